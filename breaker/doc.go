@@ -1,0 +1,15 @@
+// Package breaker is a distributed circuit breaker whose state lives in one
+// row per breaker key, changed only by conditional writes on a version.
+//
+// The package is pure: decisions (Decide) and transitions (Observe, Command)
+// take the current Row, the Policy, the time and a random number, and return
+// the next Row. Breaker combines them with a Store into load, decide,
+// conditional write and retry on conflict. The DynamoDB Store lives in the
+// dynamostore subpackage.
+//
+// States: CLOSED admits every call (during a ramp after a close, a rising
+// share of them); OPEN admits none until its cooldown ends; HALF_OPEN admits
+// up to Policy.HalfOpenPermits canaries, each holding a lease that expires;
+// FORCED_OPEN and FORCED_CLOSED are set by an operator, optionally until a
+// time.
+package breaker
