@@ -1,0 +1,84 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Invoker runs a Lambda function the way the Lambda Invoke API does
+// (RequestResponse): a function error is not a Go error but an Invocation
+// whose FunctionError is set and whose Payload is the error document
+// {"errorMessage": ..., "errorType": ...}. A Go error means the invocation
+// itself failed (unknown function, service error); its name becomes the
+// task's error (e.g. Lambda.ResourceNotFoundException).
+type Invoker interface {
+	Invoke(ctx context.Context, function string, payload []byte) (Invocation, error)
+}
+
+// Invocation is the result of one Lambda invocation.
+type Invocation struct {
+	// Payload is the function's response, or its error document.
+	Payload json.RawMessage
+	// FunctionError is "Unhandled" when the function returned an error.
+	FunctionError string
+	// ExecutedVersion is the version that ran; "$LATEST" by default.
+	ExecutedVersion string
+}
+
+// Status is an execution's status, spelled as the Step Functions API does.
+type Status string
+
+// Execution statuses.
+const (
+	Running   Status = "RUNNING"
+	Succeeded Status = "SUCCEEDED"
+	Failed    Status = "FAILED"
+	TimedOut  Status = "TIMED_OUT"
+	Aborted   Status = "ABORTED"
+)
+
+// Execution describes one execution, as DescribeExecution does.
+type Execution struct {
+	ARN             string
+	StateMachineARN string
+	Name            string
+	Status          Status
+	Input           json.RawMessage
+	Output          json.RawMessage // set when Succeeded
+	Error           string          // set when Failed, TimedOut or Aborted
+	Cause           string
+	StartDate       time.Time
+	StopDate        time.Time // zero while Running
+	// Transitions counts state transitions as AWS bills them.
+	Transitions int
+}
+
+// Event is one execution history event. It marshals to exactly the JSON
+// shape of the Step Functions API's HistoryEvent ("id", "previousEventId",
+// "timestamp", "type", and the one "<type>EventDetails" member for its
+// type), so the HTTP facade returns it as is.
+type Event struct {
+	ID              int64
+	PreviousEventID int64
+	Timestamp       time.Time
+	// Type is the API's event type, e.g. "TaskStateEntered".
+	Type string
+	// Details is the event's details object (marshalled under the API's
+	// member name for Type), or nil.
+	Details any
+}
+
+// Errors the executor returns; the HTTP facade maps each to the Step
+// Functions API error of the same name.
+var (
+	ErrInvalidDefinition        = errors.New("local: invalid state machine definition")
+	ErrInvalidName              = errors.New("local: invalid name")
+	ErrInvalidArn               = errors.New("local: invalid ARN")
+	ErrInvalidExecutionInput    = errors.New("local: invalid execution input")
+	ErrStateMachineDoesNotExist = errors.New("local: state machine does not exist")
+	ErrStateMachineExists       = errors.New("local: state machine already exists")
+	ErrExecutionDoesNotExist    = errors.New("local: execution does not exist")
+	ErrExecutionAlreadyExists   = errors.New("local: execution already exists")
+)
