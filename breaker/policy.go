@@ -39,6 +39,10 @@ type Policy struct {
 	// SuccessesToClose is how many canary successes close the breaker.
 	// Default 2.
 	SuccessesToClose int
+	// PollInterval is how long a caller waits before asking again when
+	// every HALF_OPEN permit is taken, so a freed permit or a close is
+	// noticed soon without a busy loop. Default 5s.
+	PollInterval time.Duration
 
 	// RampDuration is how long after a close the admission probability
 	// grows from RampStart to 1. Default 5m; negative disables the ramp.
@@ -46,4 +50,52 @@ type Policy struct {
 	// RampStart is the admission probability right after a close.
 	// Default 0.1; in (0, 1].
 	RampStart float64
+}
+
+// maxWindow is the largest WindowSize: the window is one uint64 bitset.
+const maxWindow = 64
+
+// The documented defaults, applied by WithDefaults to zero fields.
+const (
+	defaultConsecutiveFailures  = 5
+	defaultWindowSize           = 20
+	defaultMinimumCalls         = 10
+	defaultFailureRateThreshold = 0.5
+	defaultCooldownBase         = 30 * time.Second
+	defaultCooldownMultiplier   = 2
+	defaultCooldownMax          = 15 * time.Minute
+	defaultJitter               = 0.2
+	defaultHalfOpenPermits      = 1
+	defaultCanaryLease          = 2 * time.Minute
+	defaultSuccessesToClose     = 2
+	defaultPollInterval         = 5 * time.Second
+	defaultRampDuration         = 5 * time.Minute
+	defaultRampStart            = 0.1
+)
+
+// WithDefaults returns p with every zero field set to its documented
+// default. Negative values that mean "disabled" are kept.
+func (p Policy) WithDefaults() Policy {
+	setDefault(&p.ConsecutiveFailures, defaultConsecutiveFailures)
+	setDefault(&p.WindowSize, defaultWindowSize)
+	setDefault(&p.MinimumCalls, defaultMinimumCalls)
+	setDefault(&p.FailureRateThreshold, defaultFailureRateThreshold)
+	setDefault(&p.CooldownBase, defaultCooldownBase)
+	setDefault(&p.CooldownMultiplier, defaultCooldownMultiplier)
+	setDefault(&p.CooldownMax, defaultCooldownMax)
+	setDefault(&p.Jitter, defaultJitter)
+	setDefault(&p.HalfOpenPermits, defaultHalfOpenPermits)
+	setDefault(&p.CanaryLease, defaultCanaryLease)
+	setDefault(&p.SuccessesToClose, defaultSuccessesToClose)
+	setDefault(&p.PollInterval, defaultPollInterval)
+	setDefault(&p.RampDuration, defaultRampDuration)
+	setDefault(&p.RampStart, defaultRampStart)
+	return p
+}
+
+func setDefault[T comparable](field *T, def T) {
+	var zero T
+	if *field == zero {
+		*field = def
+	}
 }

@@ -1,0 +1,37 @@
+package breaker
+
+import (
+	"math"
+	"time"
+)
+
+// Cooldown is how long the breaker stays OPEN after its trips-th consecutive
+// trip: CooldownBase * CooldownMultiplier^(trips-1), capped at CooldownMax,
+// then spread by +/-Jitter. u is a random number in [0, 1) (0 gives the
+// shortest cooldown, values near 1 the longest).
+func (p Policy) Cooldown(trips int, u float64) time.Duration {
+	p = p.WithDefaults()
+	base := float64(p.CooldownBase) * math.Pow(p.CooldownMultiplier, float64(max(trips, 1)-1))
+	if !(base < float64(p.CooldownMax)) { // also catches +Inf
+		base = float64(p.CooldownMax)
+	}
+	return symmetric(time.Duration(base), p.Jitter, u)
+}
+
+// symmetric spreads d by +/-j: u=0 gives d*(1-j), u->1 gives d*(1+j).
+// A negative j means no jitter.
+func symmetric(d time.Duration, j, u float64) time.Duration {
+	if j <= 0 {
+		return d
+	}
+	return time.Duration(float64(d) * (1 + j*(2*u-1)))
+}
+
+// later spreads d by up to +j only, for waits that must not end before a
+// known time (a cooldown's end): waiters wake spread out but never early.
+func later(d time.Duration, j, u float64) time.Duration {
+	if j <= 0 {
+		return d
+	}
+	return time.Duration(float64(d) * (1 + j*u))
+}
