@@ -66,6 +66,8 @@ type Row struct {
 	ClosedAt time.Time
 	// ChangedAt is when State last changed.
 	ChangedAt time.Time
+	// Cause says why State last changed, one of the Cause constants.
+	Cause string
 
 	// Leases are the HALF_OPEN canary permits in use.
 	Leases []Lease
@@ -105,10 +107,18 @@ type Lease struct {
 // breaker are not written (they would change nothing else), so Successes
 // counts only successes recorded by a write.
 type Totals struct {
+	// Successes counts successes recorded by a write.
 	Successes int64
-	Failures  int64
-	Poison    int64
-	Stale     int64
-	Trips     int64
-	Closes    int64
+	// Failures counts transient failures of the current generation.
+	Failures int64
+	// Poison counts poison outcomes of the current generation.
+	Poison int64
+	// Stale is kept at zero: outcomes of an older generation are dropped
+	// without a write, so that a trip is not followed by one write per
+	// call that was in flight.
+	Stale int64
+	// Trips counts transitions to OPEN (from CLOSED or HALF_OPEN).
+	Trips int64
+	// Closes counts automatic recoveries, HALF_OPEN to CLOSED.
+	Closes int64
 }

@@ -1,0 +1,95 @@
+package breaker
+
+import "time"
+
+// Causes of a state change, stored in Row.Cause and reported in Transition.
+const (
+	CauseConsecutiveFailures = "consecutive-failures"
+	CauseFailureRate         = "failure-rate"
+	CauseCooldownElapsed     = "cooldown-elapsed"
+	CauseCanarySuccesses     = "canary-successes"
+	CauseCanaryFailure       = "canary-failure"
+	CauseForcedExpired       = "forced-expired"
+	CauseReset               = "command-reset"
+	CauseForceOpen           = "command-open"
+	CauseForceClose          = "command-close"
+	CauseRelease             = "command-release"
+)
+
+// Transition describes one change of a breaker's state (or generation), for
+// a log line and a metric per change.
+type Transition struct {
+	// Key names the breaker.
+	Key string
+	// From and To are the states before and after; equal for a command
+	// that kept the state (a reset of a CLOSED breaker).
+	From, To State
+	// Generation is the new generation.
+	Generation int64
+	// Cause is one of the Cause constants.
+	Cause string
+	// At is when the change happened.
+	At time.Time
+}
+
+// transitionOf reports the change from before to after, if there was one:
+// every state change bumps the generation.
+func transitionOf(before, after Row) (Transition, bool) {
+	if after.Generation == before.Generation {
+		return Transition{}, false
+	}
+	return Transition{
+		Key:        after.Key,
+		From:       before.State,
+		To:         after.State,
+		Generation: after.Generation,
+		Cause:      after.Cause,
+		At:         after.ChangedAt,
+	}, true
+}
+
+// moveTo records a state change: every change bumps the generation, which
+// turns every outstanding ticket stale.
+func moveTo(r Row, to State, cause string, now time.Time) Row {
+	r.State = to
+	r.Generation++
+	r.ChangedAt = now
+	r.Cause = cause
+	r.Leases = nil
+	r.CanarySuccesses = 0
+	return r
+}
+
+// closeFresh returns r CLOSED with an empty window and no trips. ramp
+// starts the admission ramp, for closes after traffic was held back.
+func closeFresh(r Row, cause string, now time.Time, ramp bool) Row {
+	r = moveTo(r, Closed, cause, now)
+	r.Window = Window{}
+	r.ConsecutiveFailures = 0
+	r.Trips = 0
+	r.OpenUntil = time.Time{}
+	r.ForcedUntil = time.Time{}
+	if ramp {
+		r.ClosedAt = now
+	}
+	return r
+}
+
+// trip opens r with the next, longer cooldown.
+func trip(p Policy, r Row, cause string, now time.Time, rnd Random) Row {
+	r = moveTo(r, Open, cause, now)
+	r.Trips++
+	r.Totals.Trips++
+	r.OpenUntil = now.Add(p.Cooldown(r.Trips, rnd.Float64()))
+	return r
+}
+
+// expireForced releases a forced mode whose ForcedUntil has passed: it
+// behaves as CLOSED with a fresh window from then on.
+func expireForced(r Row, now time.Time) (Row, bool) {
+	forced := r.State == ForcedOpen || r.State == ForcedClosed
+	if !forced || r.ForcedUntil.IsZero() || now.Before(r.ForcedUntil) {
+		return r, false
+	}
+	return closeFresh(r, CauseForcedExpired, now, r.State == ForcedOpen), true
+}
