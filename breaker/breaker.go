@@ -1,0 +1,123 @@
+package breaker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+)
+
+// Breaker is what the Lambda tasks call: each method loads the row, applies
+// the pure function, and when the row changed saves it on the condition
+// that nobody wrote in between, re-loading and retrying on a conflict.
+// Uncontended, a call costs one read and at most one conditional write.
+// It is safe for concurrent use.
+type Breaker struct {
+	store      Store
+	policy     Policy
+	now        func() time.Time
+	rnd        Random
+	maxRetries int
+	backoff    time.Duration
+	observer   func(Transition)
+
+	loads, saves, conflicts atomic.Int64
+}
+
+// Stats counts a Breaker's row I/O since it was made.
+type Stats struct {
+	// Loads counts reads of a row.
+	Loads int64
+	// Saves counts successful conditional writes.
+	Saves int64
+	// Conflicts counts conditional writes lost to another writer.
+	Conflicts int64
+}
+
+// New returns a Breaker over store with policy p (defaults applied); it
+// fails when p or an option is invalid.
+func New(store Store, p Policy, opts ...Option) (*Breaker, error) {
+	if store == nil {
+		return nil, errors.New("breaker: nil store")
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	b := &Breaker{store: store, policy: p.WithDefaults()}
+	defaultOptions(b)
+	for _, opt := range opts {
+		opt(b)
+	}
+	switch {
+	case b.now == nil:
+		return nil, errors.New("breaker: option WithClock: nil clock")
+	case b.rnd == nil:
+		return nil, errors.New("breaker: option WithRandom: nil randomness")
+	case b.maxRetries < 0:
+		return nil, fmt.Errorf("breaker: option WithMaxConflictRetries %d: must not be negative", b.maxRetries)
+	case b.backoff < 0:
+		return nil, fmt.Errorf("breaker: option WithConflictBackoff %v: must not be negative", b.backoff)
+	}
+	return b, nil
+}
+
+// Policy returns the policy in use, with defaults applied.
+func (b *Breaker) Policy() Policy { return b.policy }
+
+// Stats returns the row I/O counts so far.
+func (b *Breaker) Stats() Stats {
+	return Stats{Loads: b.loads.Load(), Saves: b.saves.Load(), Conflicts: b.conflicts.Load()}
+}
+
+// Admit decides whether one message for key may be delivered now (see
+// Decide). A Proceed or Canary carries the ticket to pass to Record.
+func (b *Breaker) Admit(ctx context.Context, key string) (Decision, error) {
+	var d Decision
+	_, _, err := b.update(ctx, key, func(r Row, now time.Time) (Row, bool, error) {
+		var next Row
+		var changed bool
+		d, next, changed = Decide(b.policy, r, now, b.rnd)
+		return next, changed, nil
+	})
+	if err != nil {
+		return Decision{}, fmt.Errorf("admit: %w", err)
+	}
+	return d, nil
+}
+
+// Record reports the outcome of a delivery admitted with ticket t (see
+// Observe) and returns the row after it.
+func (b *Breaker) Record(ctx context.Context, key string, t Ticket, o Outcome) (Row, error) {
+	if !o.Valid() {
+		return Row{}, fmt.Errorf("record breaker %q: %w %s", key, ErrInvalidOutcome, o)
+	}
+	_, after, err := b.update(ctx, key, func(r Row, now time.Time) (Row, bool, error) {
+		next, changed := Observe(b.policy, r, t, o, now, b.rnd)
+		return next, changed, nil
+	})
+	if err != nil {
+		return Row{}, fmt.Errorf("record %s: %w", o, err)
+	}
+	return after, nil
+}
+
+// Command applies an operator's command (see ApplyCommand) and returns the
+// row before and after it.
+func (b *Breaker) Command(ctx context.Context, key string, c Command) (before, after Row, err error) {
+	before, after, err = b.update(ctx, key, func(r Row, now time.Time) (Row, bool, error) {
+		return ApplyCommand(r, c, now)
+	})
+	if err != nil {
+		return Row{}, Row{}, fmt.Errorf("command %s: %w", c.Kind, err)
+	}
+	return before, after, nil
+}
+
+// Status returns the stored row for key, without changing it.
+func (b *Breaker) Status(ctx context.Context, key string) (Row, error) {
+	if key == "" {
+		return Row{}, ErrEmptyKey
+	}
+	return b.load(ctx, key)
+}
