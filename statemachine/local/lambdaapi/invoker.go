@@ -1,0 +1,50 @@
+package lambdaapi
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/redrive/redrive/statemachine/local"
+)
+
+// InvokeAPI is the one lambda.Client call the Invoker makes.
+type InvokeAPI interface {
+	Invoke(ctx context.Context, params *lambda.InvokeInput, optFns ...func(*lambda.Options)) (*lambda.InvokeOutput, error)
+}
+
+// Invoker runs Task resources on a Lambda Invoke API endpoint (AWS, or a
+// Server) through the SDK client. It implements local.Invoker.
+type Invoker struct {
+	client InvokeAPI
+}
+
+var (
+	_ local.Invoker = (*Invoker)(nil)
+	_ InvokeAPI     = (*lambda.Client)(nil)
+)
+
+// NewInvoker returns an Invoker calling client.
+func NewInvoker(client InvokeAPI) *Invoker {
+	return &Invoker{client: client}
+}
+
+// Invoke invokes function (a name or ARN, optionally ":qualifier")
+// synchronously. A function error is an Invocation with FunctionError set;
+// a service error keeps its SDK type (e.g.
+// *lambdatypes.ResourceNotFoundException) under the returned error.
+func (i *Invoker) Invoke(ctx context.Context, function string, payload []byte) (local.Invocation, error) {
+	out, err := i.client.Invoke(ctx, &lambda.InvokeInput{
+		FunctionName: aws.String(function),
+		Payload:      payload,
+	})
+	if err != nil {
+		return local.Invocation{}, fmt.Errorf("invoke lambda %q: %w", function, err)
+	}
+	return local.Invocation{
+		Payload:         out.Payload,
+		FunctionError:   aws.ToString(out.FunctionError),
+		ExecutedVersion: aws.ToString(out.ExecutedVersion),
+	}, nil
+}
