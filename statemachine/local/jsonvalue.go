@@ -1,0 +1,74 @@
+package local
+
+import (
+	"strconv"
+
+	"github.com/ohler55/ojg/oj"
+)
+
+// Helpers over JSON values as oj parses them: map[string]any, []any,
+// int64, float64, string, bool and nil.
+
+// textOptions renders compact JSON with sorted keys and without HTML
+// escapes, as Step Functions prints JSON.
+var textOptions = oj.Options{Sort: true, HTMLUnsafe: true}
+
+// jsonText renders a value as compact JSON.
+func jsonText(v any) string { return oj.JSON(v, &textOptions) }
+
+// toFloat returns a JSON number as a float64.
+func toFloat(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return float64(n), true
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	}
+	return 0, false
+}
+
+// jsonEqual reports whether two JSON values are equal; numbers compare by
+// value whatever their Go type.
+func jsonEqual(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !jsonEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if fa, ok := toFloat(a); ok {
+		fb, ok := toFloat(b)
+		return ok && fa == fb
+	}
+	return a == b
+}
+
+// canonicalKey returns a key equal for jsonEqual values (numbers by value,
+// object members sorted).
+func canonicalKey(v any) string {
+	if f, ok := toFloat(v); ok {
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return jsonText(v)
+}
