@@ -1,0 +1,251 @@
+package breaker_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/breaker"
+)
+
+// observeAll feeds outcomes one by one to a row at now, as Decide-admitted
+// calls of the row's current generation.
+func observeAll(t *testing.T, p breaker.Policy, r breaker.Row, now time.Time, outcomes ...breaker.Outcome) breaker.Row {
+	t.Helper()
+	for _, o := range outcomes {
+		r, _ = breaker.Observe(p, r, breaker.Ticket{Generation: r.Generation}, o, now, &fixedRandom{f: 0.5})
+	}
+	return r
+}
+
+func repeat(o breaker.Outcome, n int) []breaker.Outcome {
+	out := make([]breaker.Outcome, n)
+	for i := range out {
+		out[i] = o
+	}
+	return out
+}
+
+func TestObserveClosedTrips(t *testing.T) {
+	S, F, P := breaker.Success, breaker.Transient, breaker.Poison
+	cases := []struct {
+		name     string
+		policy   func(*breaker.Policy)
+		outcomes []breaker.Outcome
+		state    breaker.State
+		cause    string
+	}{
+		{name: "two failures in a row stay closed", outcomes: []breaker.Outcome{F, F}, state: breaker.Closed},
+		{name: "three failures in a row trip", outcomes: []breaker.Outcome{F, F, F}, state: breaker.Open, cause: breaker.CauseConsecutiveFailures},
+		{
+			name:     "a success resets the run",
+			policy:   func(p *breaker.Policy) { p.FailureRateThreshold = -1 },
+			outcomes: []breaker.Outcome{F, F, S, F, F}, state: breaker.Closed,
+		},
+		{name: "poison is neutral", outcomes: []breaker.Outcome{F, F, P, P, P, P, P, P, P, P, P, P, P}, state: breaker.Closed},
+		{name: "poison does not break a run either", outcomes: []breaker.Outcome{F, F, P, F}, state: breaker.Open, cause: breaker.CauseConsecutiveFailures},
+		{
+			name:     "rate below MinimumCalls does not trip",
+			policy:   func(p *breaker.Policy) { p.ConsecutiveFailures = -1 },
+			outcomes: []breaker.Outcome{F, F, S, F}, state: breaker.Closed,
+		},
+		{
+			name:     "rate trips once MinimumCalls are in",
+			policy:   func(p *breaker.Policy) { p.ConsecutiveFailures = -1 },
+			outcomes: []breaker.Outcome{F, F, S, S, F}, state: breaker.Open, cause: breaker.CauseFailureRate,
+		},
+		{
+			name:     "rate below the threshold stays closed",
+			policy:   func(p *breaker.Policy) { p.ConsecutiveFailures = -1 },
+			outcomes: []breaker.Outcome{F, S, S, F, S, S, F, S, S, F}, state: breaker.Closed,
+		},
+		{
+			name:     "old failures slide out of the window",
+			policy:   func(p *breaker.Policy) { p.ConsecutiveFailures = -1 },
+			outcomes: append(append(repeat(F, 4), repeat(S, 10)...), F, S, F, S, S), state: breaker.Closed,
+		},
+		{
+			name:     "rate disabled trips only on a run",
+			policy:   func(p *breaker.Policy) { p.FailureRateThreshold = -1 },
+			outcomes: []breaker.Outcome{F, F, S, F, F, S, F, F, S, F, F, S}, state: breaker.Closed,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := testPolicy
+			if tc.policy != nil {
+				tc.policy(&p)
+			}
+			start := breaker.Row{Key: "k", Generation: 1}
+			r := observeAll(t, p, start, t0, tc.outcomes...)
+			assert.Equal(t, tc.state, r.State)
+			if tc.state != breaker.Open {
+				assert.Equal(t, start.Generation, r.Generation)
+				assert.Zero(t, r.Totals.Trips)
+				return
+			}
+			assert.Equal(t, tc.cause, r.Cause)
+			assert.Equal(t, start.Generation+1, r.Generation)
+			assert.Equal(t, 1, r.Trips)
+			assert.Equal(t, int64(1), r.Totals.Trips)
+			assert.Equal(t, t0.Add(10*time.Second), r.OpenUntil, "first trip: CooldownBase")
+			assert.Equal(t, t0, r.ChangedAt)
+		})
+	}
+}
+
+func TestObserveCounts(t *testing.T) {
+	r := observeAll(t, testPolicy, breaker.Row{Key: "k"}, t0,
+		breaker.Success, breaker.Transient, breaker.Poison, breaker.Success, breaker.Transient, breaker.Poison)
+	assert.Equal(t, breaker.Totals{Successes: 2, Failures: 2, Poison: 2}, r.Totals)
+	assert.Equal(t, breaker.Window{Failures: 0b0101, Count: 4}, r.Window, "newest outcome in bit 0, poison not in the window")
+	assert.Equal(t, 1, r.ConsecutiveFailures)
+}
+
+func TestObserveHealthyBreakerWritesNothing(t *testing.T) {
+	cases := []struct {
+		name    string
+		row     breaker.Row
+		changed bool
+	}{
+		{"full window of successes", healthyRow(), false},
+		{"forced closed and healthy", func() breaker.Row { r := healthyRow(); r.State = breaker.ForcedClosed; return r }(), false},
+		{"window not full yet", func() breaker.Row { r := healthyRow(); r.Window.Count = 9; return r }(), true},
+		{"a failure in the window", func() breaker.Row { r := healthyRow(); r.Window.Failures = 1 << 9; return r }(), true},
+		{"a failure older than the window is forgotten", func() breaker.Row { r := healthyRow(); r.Window.Failures = 1 << 10; return r }(), false},
+		{"a run of failures to reset", func() breaker.Row { r := healthyRow(); r.ConsecutiveFailures = 1; return r }(), true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			after, changed := breaker.Observe(testPolicy, tc.row, breaker.Ticket{Generation: tc.row.Generation}, breaker.Success, t0, &fixedRandom{})
+			assert.Equal(t, tc.changed, changed)
+			if !changed {
+				assert.Equal(t, tc.row, after)
+				return
+			}
+			assert.Equal(t, tc.row.Totals.Successes+1, after.Totals.Successes)
+			assert.Zero(t, after.ConsecutiveFailures)
+			assert.Zero(t, after.Window.Failures&1, "the success is the newest bit")
+		})
+	}
+}
+
+func TestObserveIgnores(t *testing.T) {
+	now := t0.Add(time.Minute)
+	live := breaker.Lease{ID: "live", Expires: now.Add(time.Second)}
+	expired := breaker.Lease{ID: "old", Expires: now}
+	cases := []struct {
+		name    string
+		row     breaker.Row
+		ticket  breaker.Ticket
+		outcome breaker.Outcome
+	}{
+		{"a late failure of an older generation", healthyRow(), breaker.Ticket{Generation: 1}, breaker.Transient},
+		{"a late poison of an older generation", healthyRow(), breaker.Ticket{Generation: 1}, breaker.Poison},
+		{"a late success after a re-open", openRow(2, now.Add(time.Minute)), breaker.Ticket{Generation: 3}, breaker.Success},
+		{"an undefined outcome", healthyRow(), breaker.Ticket{Generation: 2}, breaker.Outcome(0)},
+		{"anything in OPEN", openRow(1, now.Add(time.Minute)), breaker.Ticket{Generation: 4}, breaker.Transient},
+		{"anything in FORCED_OPEN", breaker.Row{State: breaker.ForcedOpen, Generation: 4}, breaker.Ticket{Generation: 4}, breaker.Transient},
+		{"a canary without a lease", halfOpenRow(live), breaker.Ticket{Generation: 5}, breaker.Transient},
+		{"a canary with an unknown lease", halfOpenRow(live), breaker.Ticket{Generation: 5, LeaseID: "nope"}, breaker.Transient},
+		{"a canary whose lease expired", halfOpenRow(live, expired), breaker.Ticket{Generation: 5, LeaseID: "old"}, breaker.Success},
+		{"a canary of an older half-open", halfOpenRow(live), breaker.Ticket{Generation: 3, LeaseID: "live"}, breaker.Success},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			after, changed := breaker.Observe(testPolicy, tc.row, tc.ticket, tc.outcome, now, &fixedRandom{})
+			assert.False(t, changed)
+			assert.Equal(t, tc.row, after)
+		})
+	}
+}
+
+func TestObserveCanaries(t *testing.T) {
+	now := t0.Add(time.Minute)
+	a := breaker.Lease{ID: "a", Expires: now.Add(time.Second)}
+	b := breaker.Lease{ID: "b", Expires: now.Add(2 * time.Second)}
+	ticket := func(id string) breaker.Ticket { return breaker.Ticket{Generation: 5, LeaseID: id} }
+	rnd := &fixedRandom{f: 0.5}
+
+	t.Run("a success frees the lease and counts", func(t *testing.T) {
+		r := halfOpenRow(a, b)
+		after, changed := breaker.Observe(testPolicy, r, ticket("a"), breaker.Success, now, rnd)
+		require.True(t, changed)
+		assert.Equal(t, breaker.HalfOpen, after.State)
+		assert.Equal(t, []breaker.Lease{b}, after.Leases)
+		assert.Equal(t, 1, after.CanarySuccesses)
+		assert.Equal(t, r.Generation, after.Generation)
+		assert.Equal(t, []breaker.Lease{a, b}, r.Leases, "the input row is not modified")
+	})
+
+	t.Run("SuccessesToClose successes close the breaker", func(t *testing.T) {
+		r := halfOpenRow(a, b)
+		r.Trips = 3
+		r.Window = breaker.Window{Failures: 0b111, Count: 3}
+		r.ConsecutiveFailures = 3
+		r, _ = breaker.Observe(testPolicy, r, ticket("a"), breaker.Success, now, rnd)
+		after, changed := breaker.Observe(testPolicy, r, ticket("b"), breaker.Success, now, rnd)
+		require.True(t, changed)
+		assert.Equal(t, breaker.Closed, after.State)
+		assert.Equal(t, breaker.CauseCanarySuccesses, after.Cause)
+		assert.Equal(t, int64(6), after.Generation)
+		assert.Equal(t, now, after.ClosedAt, "the ramp starts")
+		assert.Equal(t, now, after.ChangedAt)
+		assert.Zero(t, after.Trips)
+		assert.Zero(t, after.ConsecutiveFailures)
+		assert.Zero(t, after.CanarySuccesses)
+		assert.Equal(t, breaker.Window{}, after.Window)
+		assert.Empty(t, after.Leases)
+		assert.Equal(t, int64(1), after.Totals.Closes)
+		assert.Equal(t, int64(2), after.Totals.Successes)
+	})
+
+	t.Run("a failure re-opens with the next cooldown", func(t *testing.T) {
+		r := halfOpenRow(a, b)
+		r.Trips = 2
+		r.CanarySuccesses = 1
+		after, changed := breaker.Observe(testPolicy, r, ticket("b"), breaker.Transient, now, rnd)
+		require.True(t, changed)
+		assert.Equal(t, breaker.Open, after.State)
+		assert.Equal(t, breaker.CauseCanaryFailure, after.Cause)
+		assert.Equal(t, 3, after.Trips)
+		assert.Equal(t, now.Add(40*time.Second), after.OpenUntil, "third trip: 10s x 2^2")
+		assert.Equal(t, int64(6), after.Generation)
+		assert.Empty(t, after.Leases, "the other canary's lease goes with the generation")
+		assert.Zero(t, after.CanarySuccesses)
+		assert.Equal(t, int64(1), after.Totals.Trips)
+		assert.Equal(t, int64(1), after.Totals.Failures)
+	})
+
+	t.Run("poison frees the permit without counting", func(t *testing.T) {
+		r := halfOpenRow(a, b)
+		after, changed := breaker.Observe(testPolicy, r, ticket("a"), breaker.Poison, now, rnd)
+		require.True(t, changed)
+		assert.Equal(t, breaker.HalfOpen, after.State)
+		assert.Equal(t, []breaker.Lease{b}, after.Leases)
+		assert.Zero(t, after.CanarySuccesses)
+		assert.Equal(t, int64(1), after.Totals.Poison)
+	})
+}
+
+func TestObserveForcedClosedRecordsButNeverTrips(t *testing.T) {
+	r := breaker.Row{Key: "k", State: breaker.ForcedClosed, Generation: 9}
+	r = observeAll(t, testPolicy, r, t0, repeat(breaker.Transient, 25)...)
+	assert.Equal(t, breaker.ForcedClosed, r.State)
+	assert.Equal(t, int64(9), r.Generation)
+	assert.Equal(t, int64(25), r.Totals.Failures)
+	assert.Equal(t, 25, r.ConsecutiveFailures)
+	assert.Equal(t, breaker.Window{Failures: 1<<10 - 1, Count: 10}, r.Window)
+	assert.Zero(t, r.Totals.Trips)
+}
+
+func TestObserveReleasesAnExpiredForcedMode(t *testing.T) {
+	r := breaker.Row{Key: "k", State: breaker.ForcedClosed, Generation: 9, ForcedUntil: t0}
+	after, changed := breaker.Observe(testPolicy, r, breaker.Ticket{Generation: 9}, breaker.Transient, t0, &fixedRandom{})
+	require.True(t, changed, "the release is written")
+	assert.Equal(t, breaker.Closed, after.State)
+	assert.Equal(t, int64(10), after.Generation)
+	assert.Zero(t, after.Totals.Failures, "the outcome was admitted under the forced generation")
+}
