@@ -1,0 +1,190 @@
+package dynamostore
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/redrive/redrive/breaker"
+)
+
+// Attribute names of a breaker item (see the package doc for their types).
+const (
+	attrPK                  = "pk"
+	attrState               = "state"
+	attrVersion             = "version"
+	attrGeneration          = "generation"
+	attrWindowFailures      = "window_failures"
+	attrWindowCount         = "window_count"
+	attrConsecutiveFailures = "consecutive_failures"
+	attrTrips               = "trips"
+	attrCanarySuccesses     = "canary_successes"
+	attrOpenUntil           = "open_until"
+	attrClosedAt            = "closed_at"
+	attrChangedAt           = "changed_at"
+	attrCause               = "cause"
+	attrForcedUntil         = "forced_until"
+	attrActor               = "actor"
+	attrReason              = "reason"
+	attrLeases              = "leases"
+	attrTotals              = "totals"
+
+	leaseID      = "id"
+	leaseExpires = "expires"
+
+	totalSuccesses = "successes"
+	totalFailures  = "failures"
+	totalPoison    = "poison"
+	totalStale     = "stale"
+	totalTrips     = "trips"
+	totalCloses    = "closes"
+)
+
+// encode returns row's attributes, without the key. Every attribute is
+// always written, so a Save replaces the whole row; zero times, empty
+// strings and no leases are NULL. (SET of NULL rather than REMOVE: minidyn
+// ignores REMOVE of a top-level attribute and drops empty lists.)
+func encode(row breaker.Row) map[string]types.AttributeValue {
+	var leases types.AttributeValue = null
+	if len(row.Leases) > 0 {
+		list := make([]types.AttributeValue, len(row.Leases))
+		for i, l := range row.Leases {
+			list[i] = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+				leaseID:      str(l.ID),
+				leaseExpires: timestamp(l.Expires),
+			}}
+		}
+		leases = &types.AttributeValueMemberL{Value: list}
+	}
+	return map[string]types.AttributeValue{
+		attrState:               str(row.State.String()),
+		attrVersion:             num(row.Version),
+		attrGeneration:          num(row.Generation),
+		attrWindowFailures:      str(formatBits(row.Window.Failures)),
+		attrWindowCount:         num(int64(row.Window.Count)),
+		attrConsecutiveFailures: num(int64(row.ConsecutiveFailures)),
+		attrTrips:               num(int64(row.Trips)),
+		attrCanarySuccesses:     num(int64(row.CanarySuccesses)),
+		attrOpenUntil:           timestamp(row.OpenUntil),
+		attrClosedAt:            timestamp(row.ClosedAt),
+		attrChangedAt:           timestamp(row.ChangedAt),
+		attrForcedUntil:         timestamp(row.ForcedUntil),
+		attrCause:               optional(row.Cause),
+		attrActor:               optional(row.Actor),
+		attrReason:              optional(row.Reason),
+		attrLeases:              leases,
+		attrTotals: &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+			totalSuccesses: num(row.Totals.Successes),
+			totalFailures:  num(row.Totals.Failures),
+			totalPoison:    num(row.Totals.Poison),
+			totalStale:     num(row.Totals.Stale),
+			totalTrips:     num(row.Totals.Trips),
+			totalCloses:    num(row.Totals.Closes),
+		}},
+	}
+}
+
+// update sets every attribute of item, in name order so that the same row
+// always builds the same expression.
+func update(item map[string]types.AttributeValue) expression.UpdateBuilder {
+	var ub expression.UpdateBuilder
+	for _, name := range slices.Sorted(maps.Keys(item)) {
+		ub = ub.Set(expression.Name(name), expression.Value(rawValue{item[name]}))
+	}
+	return ub
+}
+
+// rawValue passes an AttributeValue through the expression builder, which
+// would otherwise marshal the AttributeValue struct itself as a map.
+type rawValue struct{ av types.AttributeValue }
+
+// MarshalDynamoDBAttributeValue implements attributevalue.Marshaler.
+func (r rawValue) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
+	return r.av, nil
+}
+
+// decode turns a stored item back into the row for key.
+func decode(key string, item map[string]types.AttributeValue) (breaker.Row, error) {
+	var problem error
+	f := fields{key: key, m: item, err: &problem}
+	row := breaker.Row{
+		Key:                 key,
+		Version:             f.int64(attrVersion, true),
+		Generation:          f.int64(attrGeneration, false),
+		Window:              breaker.Window{Failures: f.bits(attrWindowFailures), Count: f.int(attrWindowCount)},
+		ConsecutiveFailures: f.int(attrConsecutiveFailures),
+		Trips:               f.int(attrTrips),
+		CanarySuccesses:     f.int(attrCanarySuccesses),
+		OpenUntil:           f.time(attrOpenUntil, false),
+		ClosedAt:            f.time(attrClosedAt, false),
+		ChangedAt:           f.time(attrChangedAt, false),
+		Cause:               f.str(attrCause, false),
+		ForcedUntil:         f.time(attrForcedUntil, false),
+		Actor:               f.str(attrActor, false),
+		Reason:              f.str(attrReason, false),
+	}
+	if name := f.str(attrState, true); problem == nil {
+		state, err := breaker.ParseState(name)
+		if err != nil {
+			f.fail(attrState, "unknown state %q", name)
+		}
+		row.State = state
+	}
+	if problem == nil && row.Version < 1 {
+		f.fail(attrVersion, "version %d of a stored row, want at least 1", row.Version)
+	}
+	for i, lease := range f.list(attrLeases) {
+		l := f.elem(attrLeases, i, lease)
+		row.Leases = append(row.Leases, breaker.Lease{ID: l.str(leaseID, true), Expires: l.time(leaseExpires, true)})
+	}
+	if t, ok := f.sub(attrTotals); ok {
+		row.Totals = breaker.Totals{
+			Successes: t.int64(totalSuccesses, false),
+			Failures:  t.int64(totalFailures, false),
+			Poison:    t.int64(totalPoison, false),
+			Stale:     t.int64(totalStale, false),
+			Trips:     t.int64(totalTrips, false),
+			Closes:    t.int64(totalCloses, false),
+		}
+	}
+	if problem != nil {
+		return breaker.Row{}, problem
+	}
+	return row, nil
+}
+
+// null stands for a zero value that has no natural stored form.
+var null = &types.AttributeValueMemberNULL{Value: true}
+
+func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+
+// optional is s, or NULL when s is empty.
+func optional(s string) types.AttributeValue {
+	if s == "" {
+		return null
+	}
+	return str(s)
+}
+
+// timestamp is t in UTC with nanoseconds, so that times sort as strings and
+// read back equal; NULL when t is zero.
+func timestamp(t time.Time) types.AttributeValue {
+	if t.IsZero() {
+		return null
+	}
+	return str(t.UTC().Format(time.RFC3339Nano))
+}
+
+func num(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+// formatBits writes the window bitset as 16 hex digits. It is a string, not
+// a number: minidyn evaluates update expressions in float64, which rounds
+// numbers above 2^53 and so would lose the oldest outcomes of a full window.
+func formatBits(b uint64) string { return fmt.Sprintf("%016x", b) }

@@ -1,0 +1,120 @@
+package dynamostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/redrive/redrive/breaker"
+)
+
+// KeyPrefix starts the partition key of every breaker item.
+const KeyPrefix = "breaker#"
+
+// ErrInvalidRow reports a Load or Save the store refuses before calling
+// DynamoDB: an empty key, a version that does not follow the previous one,
+// or a state with no name.
+var ErrInvalidRow = errors.New("dynamostore: invalid row")
+
+// API is the part of the DynamoDB client the store calls; *dynamodb.Client
+// satisfies it.
+type API interface {
+	GetItem(ctx context.Context, params *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	UpdateItem(ctx context.Context, params *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+}
+
+// Store keeps breaker rows in one DynamoDB table whose partition key is the
+// string attribute pk (see TableInput).
+type Store struct {
+	api   API
+	table string
+}
+
+var _ breaker.Store = (*Store)(nil)
+
+// New returns a Store on table through api.
+func New(api API, table string) *Store {
+	return &Store{api: api, table: table}
+}
+
+// Load returns the row for key with a strongly consistent read; a missing
+// item is Row{Key: key}.
+func (s *Store) Load(ctx context.Context, key string) (breaker.Row, error) {
+	if key == "" {
+		return breaker.Row{}, fmt.Errorf("load breaker: %w: empty key", ErrInvalidRow)
+	}
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.table),
+		Key:            itemKey(key),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return breaker.Row{}, fmt.Errorf("load breaker %q from table %q: %w", key, s.table, err)
+	}
+	if len(out.Item) == 0 {
+		return breaker.Row{Key: key}, nil
+	}
+	row, err := decode(key, out.Item)
+	if err != nil {
+		return breaker.Row{}, fmt.Errorf("load breaker %q from table %q: %w", key, s.table, err)
+	}
+	return row, nil
+}
+
+// Save writes next in one UpdateItem on the condition that the stored
+// version is prevVersion (that no item exists when prevVersion is 0). A
+// failed condition returns an error matching breaker.ErrConflict.
+func (s *Store) Save(ctx context.Context, prevVersion int64, next breaker.Row) error {
+	if err := checkSave(prevVersion, next); err != nil {
+		return fmt.Errorf("save breaker %q over version %d: %w", next.Key, prevVersion, err)
+	}
+	cond := expression.AttributeNotExists(expression.Name(attrPK))
+	if prevVersion > 0 {
+		cond = expression.Name(attrVersion).Equal(expression.Value(prevVersion))
+	}
+	expr, err := expression.NewBuilder().WithCondition(cond).WithUpdate(update(encode(next))).Build()
+	if err != nil {
+		return fmt.Errorf("save breaker %q over version %d: build expression: %w", next.Key, prevVersion, err)
+	}
+	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.table),
+		Key:                       itemKey(next.Key),
+		ConditionExpression:       expr.Condition(),
+		UpdateExpression:          expr.Update(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+	})
+	if ccf, ok := errors.AsType[*types.ConditionalCheckFailedException](err); ok {
+		return fmt.Errorf("save breaker %q over version %d: %w (%s)", next.Key, prevVersion, breaker.ErrConflict, ccf.ErrorMessage())
+	}
+	if err != nil {
+		return fmt.Errorf("save breaker %q over version %d to table %q: %w", next.Key, prevVersion, s.table, err)
+	}
+	return nil
+}
+
+// checkSave rejects a Save that is a programming error rather than a race.
+func checkSave(prevVersion int64, next breaker.Row) error {
+	switch {
+	case next.Key == "":
+		return fmt.Errorf("%w: empty key", ErrInvalidRow)
+	case prevVersion < 0:
+		return fmt.Errorf("%w: negative previous version", ErrInvalidRow)
+	case next.Version != prevVersion+1:
+		return fmt.Errorf("%w: next version %d, want %d", ErrInvalidRow, next.Version, prevVersion+1)
+	}
+	if _, err := breaker.ParseState(next.State.String()); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidRow, err)
+	}
+	return nil
+}
+
+// itemKey is the primary key of key's item.
+func itemKey(key string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{attrPK: &types.AttributeValueMemberS{Value: KeyPrefix + key}}
+}

@@ -1,0 +1,71 @@
+package dynamostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// TableAPI is the part of the DynamoDB client CreateTable calls;
+// *dynamodb.Client satisfies it.
+type TableAPI interface {
+	CreateTable(ctx context.Context, params *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
+	DescribeTable(ctx context.Context, params *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+}
+
+// tablePoll is how often CreateTable asks whether a new table is active.
+const tablePoll = 25 * time.Millisecond
+
+// TableInput is the schema of the table the store (and the delivery
+// records) live in: partition key pk (S), no sort key, on-demand billing.
+// The CDK stack and the local emulators create the same table.
+func TableInput(name string) *dynamodb.CreateTableInput {
+	return &dynamodb.CreateTableInput{
+		TableName: aws.String(name),
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String(attrPK), AttributeType: types.ScalarAttributeTypeS},
+		},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
+		},
+		BillingMode: types.BillingModePayPerRequest,
+	}
+}
+
+// CreateTable creates the table described by TableInput(name), unless a
+// table of that name exists already, and returns once it is active. An
+// emulator that reports no table status (minidyn) counts as active.
+func CreateTable(ctx context.Context, api TableAPI, name string) error {
+	_, err := api.CreateTable(ctx, TableInput(name))
+	if _, exists := errors.AsType[*types.ResourceInUseException](err); err != nil && !exists {
+		return fmt.Errorf("create table %q: %w", name, err)
+	}
+	ticker := time.NewTicker(tablePoll)
+	defer ticker.Stop()
+	for {
+		out, err := api.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		if err != nil {
+			return fmt.Errorf("wait for table %q: %w", name, err)
+		}
+		if out.Table == nil {
+			return fmt.Errorf("wait for table %q: DescribeTable returned no table", name)
+		}
+		switch status := out.Table.TableStatus; status {
+		case types.TableStatusActive, "":
+			return nil
+		case types.TableStatusCreating, types.TableStatusUpdating:
+		default:
+			return fmt.Errorf("wait for table %q: status %s", name, status)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for table %q: %w", name, ctx.Err())
+		case <-ticker.C:
+		}
+	}
+}
