@@ -11,7 +11,7 @@ export npm_config_update_notifier := false
 export npm_config_fund := false
 export npm_config_audit := false
 
-.PHONY: all test vet fmt-check unit test-dynalite bench
+.PHONY: all test vet fmt-check unit test-dynalite bench bench-dynalite
 
 all: test
 
@@ -29,10 +29,15 @@ fmt-check:
 unit:
 	$(GO) test $(GOFLAGS_T) ./...
 
-## test-dynalite: the DynamoDB store suite against dynalite from npm,
+## test-dynalite: the DynamoDB-backed suites against dynalite from npm,
 ## installed under .cache/ and started on a free loopback port.
+DYNAMO_PKGS := ./breaker/dynamostore/...
 test-dynalite:
-	scripts/with-dynalite.sh $(GO) test $(GOFLAGS_T) ./breaker/...
+	scripts/with-dynalite.sh $(GO) test $(GOFLAGS_T) $(DYNAMO_PKGS)
+
+## bench-dynalite: the DynamoDB store benchmarks against dynalite.
+bench-dynalite:
+	scripts/with-dynalite.sh $(GO) test -run '^$$' -bench . -benchmem $(DYNAMO_PKGS)
 
 ## bench: the benchmarks whose figures the README reports.
 bench:
