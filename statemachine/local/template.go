@@ -2,7 +2,6 @@ package local
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -132,14 +131,9 @@ func compileNode(raw any, where string) (tmplNode, error) {
 
 // compileObject compiles an object, resolving ".$" keys.
 func compileObject(obj map[string]any, where string) (tmplNode, error) {
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys) // deterministic errors
 	n := &objectNode{}
 	dynamic := false
-	for _, k := range keys {
+	for _, k := range sortedKeys(obj) {
 		at := where + "." + strconv.Quote(k)
 		name, isExpr := strings.CutSuffix(k, ".$")
 		if !isExpr {
