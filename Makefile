@@ -31,7 +31,7 @@ unit:
 
 ## test-dynalite: the DynamoDB-backed suites against dynalite from npm,
 ## installed under .cache/ and started on a free loopback port.
-DYNAMO_PKGS := ./breaker/dynamostore/...
+DYNAMO_PKGS := ./breaker/dynamostore/... ./internal/ddbtest/...
 test-dynalite:
 	scripts/with-dynalite.sh $(GO) test $(GOFLAGS_T) $(DYNAMO_PKGS)
 

@@ -60,11 +60,15 @@ func fullRow(key string) breaker.Row {
 	}
 }
 
+// maxIncrementAttempts bounds increment so that a store that never lets a
+// write through fails the test instead of hanging it.
+const maxIncrementAttempts = 10_000
+
 // increment adds one failure to key's totals the way a breaker writes: load,
 // change, conditional save, and again after a fresh load on conflict. It
 // returns the version it wrote and how many conflicts it met on the way.
 func increment(ctx context.Context, store breaker.Store, key string) (version int64, conflicts int, err error) {
-	for {
+	for range maxIncrementAttempts {
 		row, err := store.Load(ctx, key)
 		if err != nil {
 			return 0, conflicts, err
@@ -82,4 +86,5 @@ func increment(ctx context.Context, store breaker.Store, key string) (version in
 		}
 		return row.Version, conflicts, nil
 	}
+	return 0, conflicts, fmt.Errorf("increment %q: no write after %d conflicts", key, conflicts)
 }
