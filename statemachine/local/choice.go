@@ -326,8 +326,8 @@ func compareValues(kind choiceKind, a, b any) (c int, ok bool) {
 
 // compareNumbers compares two JSON numbers, exactly when both are integers.
 func compareNumbers(a, b any) (int, bool) {
-	if x, ok := a.(int64); ok {
-		if y, ok := b.(int64); ok {
+	if x, ok := toInt64(a); ok {
+		if y, ok := toInt64(b); ok {
 			return cmp.Compare(x, y), true
 		}
 	}

@@ -15,6 +15,7 @@ const choiceInput = `{
 	"n": 22,
 	"f": 22.5,
 	"big": 9007199254740993,
+	"maxint": 9223372036854775807,
 	"t": "2001-01-01T12:00:00Z",
 	"toff": "2001-01-01T13:00:00+01:00",
 	"tfrac": "2001-01-01T12:00:00.5Z",
@@ -62,6 +63,9 @@ func TestChoiceComparisons(t *testing.T) {
 		{"$.n", "NumericGreaterThanEquals", 20, true},
 		{"$.n", "NumericGreaterThanEquals", 30, false},
 		{"$.big", "NumericEquals", 9007199254740992, false}, // exact for integers
+		{"$.maxint", "NumericEquals", int64(9223372036854775807), true},
+		{"$.maxint", "NumericGreaterThan", int64(9223372036854775806), true},
+		{"$.maxint", "IsNumeric", true, true},
 		{"$.b", "BooleanEquals", true, true},
 		{"$.b", "BooleanEquals", false, false},
 		{"$.t", "TimestampEquals", "2001-01-01T12:00:00Z", true},

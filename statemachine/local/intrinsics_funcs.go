@@ -99,20 +99,28 @@ func fnFormat(n *callNode, args []any, _ *evalEnv) (any, error) {
 	if len(segs)-1 != len(args)-1 {
 		return nil, fmt.Errorf("the template has %d '{}' placeholders but %d values follow it", len(segs)-1, len(args)-1)
 	}
-	var b strings.Builder
-	b.WriteString(segs[0])
+	buf := make([]byte, 0, 64)
+	buf = append(buf, segs[0]...)
 	for i, v := range args[1:] {
 		switch x := v.(type) {
 		case string:
-			b.WriteString(x)
+			buf = append(buf, x...)
+		case int64:
+			buf = strconv.AppendInt(buf, x, 10)
+		case float64:
+			buf = strconv.AppendFloat(buf, x, 'f', -1, 64)
+		case bool:
+			buf = strconv.AppendBool(buf, x)
+		case nil:
+			buf = append(buf, "null"...)
 		case map[string]any, []any:
 			return nil, fmt.Errorf("argument %d must be a string, number, boolean or null, got %s", i+2, jsonText(v))
-		default:
-			b.WriteString(jsonText(x))
+		default: // other number types
+			buf = append(buf, jsonText(x)...)
 		}
-		b.WriteString(segs[i+1])
+		buf = append(buf, segs[i+1]...)
 	}
-	return b.String(), nil
+	return string(buf), nil
 }
 
 // fnStringToJSON implements States.StringToJson.
@@ -462,12 +470,12 @@ func objectArg(args []any, i int) (map[string]any, error) {
 // intArg returns argument i as an integer; like Step Functions, it rounds
 // a non-integer number to the nearest integer.
 func intArg(args []any, i int) (int64, error) {
+	if n, ok := toInt64(args[i]); ok {
+		return n, nil
+	}
 	f, ok := toFloat(args[i])
 	if !ok {
 		return 0, fmt.Errorf("argument %d must be an integer, got %s", i+1, jsonText(args[i]))
-	}
-	if n, ok := args[i].(int64); ok {
-		return n, nil
 	}
 	r := math.Round(f)
 	if math.IsNaN(r) || r < math.MinInt64 || r >= math.MaxInt64 {

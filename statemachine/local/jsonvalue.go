@@ -1,6 +1,7 @@
 package local
 
 import (
+	"encoding/json"
 	"strconv"
 
 	"github.com/ohler55/ojg/oj"
@@ -16,7 +17,8 @@ var textOptions = oj.Options{Sort: true, HTMLUnsafe: true}
 // jsonText renders a value as compact JSON.
 func jsonText(v any) string { return oj.JSON(v, &textOptions) }
 
-// toFloat returns a JSON number as a float64.
+// toFloat returns a JSON number as a float64. oj yields json.Number for
+// integers of 19 digits or more.
 func toFloat(v any) (float64, bool) {
 	switch n := v.(type) {
 	case int64:
@@ -25,6 +27,23 @@ func toFloat(v any) (float64, bool) {
 		return n, true
 	case int:
 		return float64(n), true
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// toInt64 returns a JSON number that is an integer within int64's range.
+func toInt64(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case int:
+		return int64(n), true
+	case json.Number:
+		i, err := n.Int64()
+		return i, err == nil
 	}
 	return 0, false
 }
