@@ -179,10 +179,6 @@ func TestBreakerLifecycle(t *testing.T) {
 	assert.Equal(t, after, status)
 	assert.Equal(t, breaker.Totals{Successes: 2, Failures: 4, Trips: 2, Closes: 1}, status.Totals)
 
-	type step struct {
-		from, to breaker.State
-		cause    string
-	}
 	var got []step
 	for i, tr := range transitions {
 		got = append(got, step{tr.From, tr.To, tr.Cause})

@@ -54,3 +54,31 @@ func halfOpenRow(leases ...breaker.Lease) breaker.Row {
 func healthyRow() breaker.Row {
 	return breaker.Row{Key: "k", State: breaker.Closed, Generation: 2, Window: breaker.Window{Count: 10}}
 }
+
+// step is one state change: from, to and why.
+type step struct {
+	from, to breaker.State
+	cause    string
+}
+
+// allowedSteps lists every state change the breaker may make; anything
+// else is a bug.
+var allowedSteps = func() map[step]bool {
+	s := map[step]bool{
+		{breaker.Closed, breaker.Open, breaker.CauseConsecutiveFailures}:   true,
+		{breaker.Closed, breaker.Open, breaker.CauseFailureRate}:           true,
+		{breaker.Open, breaker.HalfOpen, breaker.CauseCooldownElapsed}:     true,
+		{breaker.HalfOpen, breaker.Closed, breaker.CauseCanarySuccesses}:   true,
+		{breaker.HalfOpen, breaker.Open, breaker.CauseCanaryFailure}:       true,
+		{breaker.ForcedOpen, breaker.Closed, breaker.CauseForcedExpired}:   true,
+		{breaker.ForcedClosed, breaker.Closed, breaker.CauseForcedExpired}: true,
+		{breaker.ForcedOpen, breaker.Closed, breaker.CauseRelease}:         true,
+		{breaker.ForcedClosed, breaker.Closed, breaker.CauseRelease}:       true,
+	}
+	for _, from := range []breaker.State{breaker.Closed, breaker.Open, breaker.HalfOpen, breaker.ForcedOpen, breaker.ForcedClosed} {
+		s[step{from, breaker.Closed, breaker.CauseReset}] = true
+		s[step{from, breaker.ForcedOpen, breaker.CauseForceOpen}] = true
+		s[step{from, breaker.ForcedClosed, breaker.CauseForceClose}] = true
+	}
+	return s
+}()

@@ -1,0 +1,171 @@
+package breaker_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/breaker/breakertest"
+)
+
+// yieldingStore yields the processor after each Load, widening the window
+// between a load and its conditional save so that writers really collide.
+type yieldingStore struct{ *breaker.MemStore }
+
+func (s yieldingStore) Load(ctx context.Context, key string) (breaker.Row, error) {
+	defer runtime.Gosched()
+	return s.MemStore.Load(ctx, key)
+}
+
+func TestHammerMemStore(t *testing.T) {
+	b, err := breaker.New(yieldingStore{breaker.NewMemStore()}, testPolicy, breaker.WithSeed(2))
+	require.NoError(t, err)
+	res := breakertest.Hammer(t, b, "hammer", breakertest.HammerConfig{Goroutines: 64, Calls: 20, Seed: 2})
+	stats := b.Stats()
+	assert.Positive(t, stats.Conflicts, "the callers collided")
+	t.Logf("written %v, gave up %d, %+v", res.Written, res.GaveUp, stats)
+}
+
+func TestHammerCanariesMemStore(t *testing.T) {
+	for _, permits := range []int{1, 3} {
+		t.Run(fmt.Sprintf("permits=%d", permits), func(t *testing.T) {
+			p := testPolicy
+			p.HalfOpenPermits = permits
+			p.Jitter = 0.2
+			p.RampDuration = time.Minute
+			clock := breakertest.NewClock(t0)
+			b, err := breaker.New(yieldingStore{breaker.NewMemStore()}, p, breaker.WithClock(clock.Now), breaker.WithSeed(3))
+			require.NoError(t, err)
+			breakertest.HammerCanaries(t, b, clock, "canaries", 64)
+		})
+	}
+}
+
+// lossyStore writes without the version condition, like a plain PutItem:
+// the last writer wins and concurrent updates are lost.
+type lossyStore struct{ yieldingStore }
+
+func (s lossyStore) Save(ctx context.Context, _ int64, next breaker.Row) error {
+	cur, err := s.MemStore.Load(ctx, next.Key)
+	if err != nil {
+		return err
+	}
+	next.Version = cur.Version + 1
+	return s.MemStore.Save(ctx, cur.Version, next)
+}
+
+// recordingTB records failures instead of failing the test, so a test can
+// check that Hammer fails on a broken store.
+type recordingTB struct {
+	testing.TB
+	mu     sync.Mutex
+	errors []string
+}
+
+func (r *recordingTB) Helper() {}
+
+func (r *recordingTB) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+
+func (r *recordingTB) FailNow() { runtime.Goexit() }
+
+func TestHammerCatchesLostUpdates(t *testing.T) {
+	b, err := breaker.New(lossyStore{yieldingStore{breaker.NewMemStore()}}, testPolicy, breaker.WithSeed(4))
+	require.NoError(t, err)
+	rec := &recordingTB{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		breakertest.Hammer(rec, b, "lossy", breakertest.HammerConfig{Goroutines: 64, Calls: 20, Seed: 4})
+	}()
+	<-done
+	require.NotEmpty(t, rec.errors, "Hammer must fail on a store that loses updates")
+	assert.Contains(t, fmt.Sprint(rec.errors), "every written failure is counted")
+}
+
+// TestConcurrentTransitionsFormAChain runs callers with a mix of outcomes
+// while time moves, in normal mode, and checks that the reported state
+// changes form one unbroken chain of allowed steps, one generation each.
+func TestConcurrentTransitionsFormAChain(t *testing.T) {
+	p := testPolicy
+	p.Jitter = 0.2
+	p.RampDuration = 20 * time.Second
+	clock := breakertest.NewClock(t0)
+	var (
+		mu          sync.Mutex
+		transitions []breaker.Transition
+	)
+	b, err := breaker.New(yieldingStore{breaker.NewMemStore()}, p, breaker.WithClock(clock.Now), breaker.WithSeed(5),
+		breaker.WithObserver(func(tr breaker.Transition) {
+			mu.Lock()
+			defer mu.Unlock()
+			transitions = append(transitions, tr)
+		}))
+	require.NoError(t, err)
+
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for g := range 64 {
+		wg.Go(func() {
+			rnd := rand.New(rand.NewPCG(5, uint64(g)))
+			for range 30 {
+				if rnd.IntN(4) == 0 {
+					clock.Advance(time.Duration(rnd.IntN(3000)) * time.Millisecond)
+				}
+				d, err := b.Admit(ctx, "chain")
+				if !assert.NoError(t, err) || d.Verdict == breaker.Wait {
+					continue
+				}
+				o := breaker.Success
+				if rnd.Float64() < 0.45 {
+					o = breaker.Transient
+				}
+				_, err = b.Record(ctx, "chain", d.Ticket, o)
+				if err != nil {
+					assert.ErrorIs(t, err, breaker.ErrConflict)
+				}
+			}
+		})
+	}
+	wg.Wait()
+
+	row, err := b.Status(ctx, "chain")
+	require.NoError(t, err)
+	assert.Equal(t, b.Stats().Saves, row.Version, "one version per save")
+	require.NotEmpty(t, transitions)
+	slices.SortFunc(transitions, func(a, b breaker.Transition) int { return int(a.Generation - b.Generation) })
+
+	var trips, closes int64
+	state := breaker.Closed
+	for i, tr := range transitions {
+		assert.Equal(t, int64(i+1), tr.Generation, "generations are contiguous: no change lost")
+		assert.Equal(t, state, tr.From, "generation %d starts where the previous ended", tr.Generation)
+		assert.True(t, allowedSteps[step{tr.From, tr.To, tr.Cause}], "step %s -> %s (%s) is allowed", tr.From, tr.To, tr.Cause)
+		state = tr.To
+		if tr.To == breaker.Open {
+			trips++
+		}
+		if tr.From == breaker.HalfOpen && tr.To == breaker.Closed {
+			closes++
+		}
+	}
+	assert.Equal(t, state, row.State)
+	assert.Equal(t, int64(len(transitions)), row.Generation)
+	assert.Equal(t, trips, row.Totals.Trips)
+	assert.Equal(t, closes, row.Totals.Closes)
+	assert.Positive(t, trips, "the mix trips the breaker")
+	assert.Positive(t, closes, "and time lets it recover")
+	t.Logf("%d transitions, %d trips, %d closes, %+v", len(transitions), trips, closes, b.Stats())
+}
