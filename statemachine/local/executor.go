@@ -2,7 +2,13 @@ package local
 
 import (
 	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
 	"time"
+
+	"github.com/ohler55/ojg/oj"
 )
 
 // Options configures an Executor. Zero values mean the documented defaults.
@@ -29,57 +35,313 @@ type Options struct {
 	Account string
 }
 
+// StateMachine describes a state machine, as DescribeStateMachine does.
+type StateMachine struct {
+	ARN          string
+	Name         string
+	Definition   string
+	RoleARN      string
+	CreationDate time.Time
+}
+
+// stateMachine is a created state machine and its executions.
+type stateMachine struct {
+	StateMachine
+	def        *definition
+	ctxObj     map[string]any // the context object's "StateMachine" member
+	executions []*execution   // oldest first
+}
+
 // Executor runs state machines. It is safe for concurrent use; its methods
 // may be called from inside the Lambda handlers it invokes.
-type Executor struct{}
+type Executor struct {
+	opts  Options
+	sched scheduler
+
+	mu         sync.Mutex
+	rng        *rand.Rand
+	machines   map[string]*stateMachine
+	executions map[string]*execution
+}
 
 // New returns an executor with opts.
-func New(opts Options) *Executor { panic("local: not implemented") }
+func New(opts Options) *Executor {
+	if opts.TimeScale <= 0 || math.IsNaN(opts.TimeScale) || math.IsInf(opts.TimeScale, 0) {
+		opts.TimeScale = 1
+	}
+	if opts.Start.IsZero() {
+		opts.Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	if opts.Seed == 0 {
+		opts.Seed = 1
+	}
+	if opts.Workers < 1 {
+		opts.Workers = 1
+	}
+	if opts.Region == "" {
+		opts.Region = "us-east-1"
+	}
+	if opts.Account == "" {
+		opts.Account = "123456789012"
+	}
+	e := &Executor{
+		opts:       opts,
+		rng:        rand.New(rand.NewPCG(uint64(opts.Seed), 0x5eed)),
+		machines:   map[string]*stateMachine{},
+		executions: map[string]*execution{},
+	}
+	e.sched.kick = make(chan struct{}, 1)
+	e.sched.clock.Store(opts.Start.UnixNano())
+	return e
+}
 
 // Now is the executor's clock: virtual time, or the wall clock in RealTime
 // mode. Handlers read time from it.
-func (e *Executor) Now() time.Time { panic("local: not implemented") }
+func (e *Executor) Now() time.Time { return time.Unix(0, e.nowNanos()).UTC() }
+
+// at converts a point in time to the timeline: itself in virtual mode; in
+// RealTime mode the wall-clock instant when it is due, its distance from
+// now divided by TimeScale.
+func (e *Executor) at(t time.Time) int64 {
+	if e.opts.RealTime {
+		return e.after(t.Sub(e.Now()))
+	}
+	return t.UnixNano()
+}
 
 // CreateStateMachine validates and stores a definition and returns its ARN.
+// Creating the same name again with the same definition and role returns
+// the existing ARN, as AWS does; anything else is ErrStateMachineExists.
 func (e *Executor) CreateStateMachine(ctx context.Context, name, definition, roleARN string) (string, error) {
-	panic("local: not implemented")
+	if err := validateName("state machine", name); err != nil {
+		return "", err
+	}
+	def, err := loadDefinition(definition)
+	if err != nil {
+		return "", err
+	}
+	arn := e.stateMachineARN(name)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if old := e.machines[arn]; old != nil {
+		if old.Definition == definition && old.RoleARN == roleARN {
+			return arn, nil
+		}
+		return "", fmt.Errorf("%w: %s", ErrStateMachineExists, arn)
+	}
+	e.machines[arn] = &stateMachine{
+		StateMachine: StateMachine{ARN: arn, Name: name, Definition: definition, RoleARN: roleARN, CreationDate: e.Now()},
+		def:          def,
+		ctxObj:       map[string]any{"Id": arn, "Name": name},
+	}
+	return arn, nil
+}
+
+// DescribeStateMachine returns a state machine by ARN.
+func (e *Executor) DescribeStateMachine(ctx context.Context, arn string) (StateMachine, error) {
+	sm, err := e.machine(arn)
+	if err != nil {
+		return StateMachine{}, err
+	}
+	return sm.StateMachine, nil
+}
+
+// machine looks a state machine up by ARN.
+func (e *Executor) machine(arn string) (*stateMachine, error) {
+	if _, err := parseARN(arn, "stateMachine"); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	sm := e.machines[arn]
+	e.mu.Unlock()
+	if sm == nil {
+		return nil, fmt.Errorf("%w: %s", ErrStateMachineDoesNotExist, arn)
+	}
+	return sm, nil
 }
 
 // StartExecution starts an execution (name "" means a generated UUID) with
 // AWS's idempotency: the same name and input while running returns the
 // running execution; otherwise a reused name is ErrExecutionAlreadyExists.
+// An empty input means "{}". The input must be JSON of at most 256 KiB.
 func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, input string) (Execution, error) {
-	panic("local: not implemented")
+	sm, err := e.machine(stateMachineARN)
+	if err != nil {
+		return Execution{}, err
+	}
+	if name == "" {
+		e.mu.Lock()
+		name = formatUUID(e.rng.Uint64(), e.rng.Uint64())
+		e.mu.Unlock()
+	}
+	if err := validateName("execution", name); err != nil {
+		return Execution{}, err
+	}
+	if input == "" {
+		input = "{}"
+	}
+	if len(input) > maxPayloadBytes {
+		return Execution{}, fmt.Errorf("%w: input is %d bytes, over the %d-byte limit (States.DataLimitExceeded)", ErrInvalidExecutionInput, len(input), maxPayloadBytes)
+	}
+	parsed, err := oj.ParseString(input)
+	if err != nil {
+		return Execution{}, fmt.Errorf("%w: input is not valid JSON: %v", ErrInvalidExecutionInput, err)
+	}
+	arn := e.executionARN(sm.Name, name)
+
+	e.mu.Lock()
+	if old := e.executions[arn]; old != nil {
+		e.mu.Unlock()
+		old.mu.Lock()
+		defer old.mu.Unlock()
+		if old.status == Running && old.inputText == input {
+			return old.describe(), nil
+		}
+		return Execution{}, fmt.Errorf("%w: %s", ErrExecutionAlreadyExists, arn)
+	}
+	start := e.Now()
+	x := &execution{
+		e: e, sm: sm, arn: arn, name: name, inputText: input, input: parsed, start: start,
+		ctxExec: newExecutionContext(arn, name, sm.RoleARN, parsed, start),
+		status:  Running,
+	}
+	x.rng = *rand.NewPCG(e.rng.Uint64(), e.rng.Uint64())
+	x.env = evalEnv{uuid: x.uuid, int64N: x.int64N}
+	e.executions[arn] = x
+	sm.executions = append(sm.executions, x)
+	e.mu.Unlock()
+
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.appendEvent("ExecutionStarted", executionStartedDetails{Input: jsonDoc{parsed}, RoleArn: sm.RoleARN})
+	e.schedule(e.nowNanos(), x.begin)
+	if sm.def.timeout > 0 {
+		e.schedule(e.after(sm.def.timeout), x.timeOut)
+	}
+	return x.describe(), nil
+}
+
+// timeOut ends the execution when the definition's TimeoutSeconds passes.
+func (x *execution) timeOut(context.Context) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.status != Running {
+		return
+	}
+	x.appendEvent("ExecutionTimedOut", errorDetails{Error: errTimeout})
+	x.close(TimedOut, errTimeout, "")
+}
+
+// int64N returns a number in [0, n) from the execution's seeded source
+// (States.MathRandom). Call with x.mu held.
+func (x *execution) int64N(n int64) int64 {
+	if n <= 0 {
+		return 0
+	}
+	return int64(x.rng.Uint64() % uint64(n))
+}
+
+// execution looks an execution up by ARN.
+func (e *Executor) execution(arn string) (*execution, error) {
+	if _, err := parseARN(arn, "execution"); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	x := e.executions[arn]
+	e.mu.Unlock()
+	if x == nil {
+		return nil, fmt.Errorf("%w: %s", ErrExecutionDoesNotExist, arn)
+	}
+	return x, nil
 }
 
 // DescribeExecution returns an execution by ARN.
 func (e *Executor) DescribeExecution(ctx context.Context, arn string) (Execution, error) {
-	panic("local: not implemented")
+	x, err := e.execution(arn)
+	if err != nil {
+		return Execution{}, err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.describe(), nil
 }
 
 // History returns an execution's events, oldest first.
 func (e *Executor) History(ctx context.Context, arn string) ([]Event, error) {
-	panic("local: not implemented")
+	x, err := e.execution(arn)
+	if err != nil {
+		return nil, err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return append([]Event(nil), x.history...), nil
 }
 
 // ListExecutions lists a state machine's executions, newest first,
 // optionally only those with status ("" means all).
 func (e *Executor) ListExecutions(ctx context.Context, stateMachineARN string, status Status) ([]Execution, error) {
-	panic("local: not implemented")
+	sm, err := e.machine(stateMachineARN)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	xs := append([]*execution(nil), sm.executions...)
+	e.mu.Unlock()
+	out := make([]Execution, 0, len(xs))
+	for i := len(xs) - 1; i >= 0; i-- {
+		xs[i].mu.Lock()
+		d := xs[i].describe()
+		xs[i].mu.Unlock()
+		if status == "" || d.Status == status {
+			out = append(out, d)
+		}
+	}
+	return out, nil
 }
 
-// StopExecution aborts a running execution with an optional error and cause.
+// StopExecution aborts a running execution with an optional error and
+// cause; a Lambda handler in flight sees its context cancelled. Stopping an
+// execution that already ended changes nothing.
 func (e *Executor) StopExecution(ctx context.Context, arn, errName, cause string) (Execution, error) {
-	panic("local: not implemented")
+	x, err := e.execution(arn)
+	if err != nil {
+		return Execution{}, err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.status == Running {
+		x.appendEvent("ExecutionAborted", errorDetails{Error: errName, Cause: cause})
+		x.close(Aborted, errName, cause)
+	}
+	return x.describe(), nil
 }
 
 // At schedules fn on the executor's timeline at t (simulation inputs such as
-// message arrivals or a target's health changes).
-func (e *Executor) At(t time.Time, fn func(ctx context.Context)) { panic("local: not implemented") }
+// message arrivals or a target's health changes). A time in the past runs
+// at the next step.
+func (e *Executor) At(t time.Time, fn func(ctx context.Context)) {
+	e.schedule(max(e.at(t), e.nowNanos()), fn)
+}
 
 // Run processes events until no execution is running and nothing is
 // scheduled, or ctx ends. In virtual mode time jumps from event to event.
-func (e *Executor) Run(ctx context.Context) error { panic("local: not implemented") }
+// In RealTime mode Run does not return when idle: it waits for new work
+// (executions started from other goroutines, e.g. behind the HTTP facade)
+// until ctx ends, and then returns ctx's error. Only one Run or RunUntil
+// may process events at a time.
+func (e *Executor) Run(ctx context.Context) error {
+	return e.loop(ctx, math.MaxInt64)
+}
 
-// RunUntil processes events due up to t and leaves the clock at t.
-func (e *Executor) RunUntil(ctx context.Context, t time.Time) error { panic("local: not implemented") }
+// RunUntil processes events due up to t and leaves the clock at t (in
+// RealTime mode: until the wall clock reaches t).
+func (e *Executor) RunUntil(ctx context.Context, t time.Time) error {
+	limit := e.at(t)
+	if err := e.loop(ctx, limit); err != nil {
+		return err
+	}
+	if !e.opts.RealTime {
+		e.advanceClock(limit)
+	}
+	return nil
+}

@@ -1,0 +1,94 @@
+package local
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+// maxPayloadBytes is Step Functions' payload quota: 256 KiB of UTF-8 JSON
+// for an execution's input and every state's input, result and output.
+const maxPayloadBytes = 262144
+
+// overLimit reports whether v's compact JSON text is longer than
+// maxPayloadBytes. It measures without serialising, and stops counting
+// once past the limit.
+func overLimit(v any) bool {
+	return jsonSize(v, maxPayloadBytes) > maxPayloadBytes
+}
+
+// jsonSize returns the length in bytes of v's compact JSON text, or some
+// number above limit as soon as it is known to exceed it.
+func jsonSize(v any, limit int) int {
+	switch x := v.(type) {
+	case nil:
+		return 4
+	case bool:
+		if x {
+			return 4
+		}
+		return 5
+	case string:
+		return stringSize(x)
+	case int64:
+		var buf [24]byte
+		return len(strconv.AppendInt(buf[:0], x, 10))
+	case float64:
+		var buf [32]byte
+		return len(strconv.AppendFloat(buf[:0], x, 'g', -1, 64))
+	case json.Number:
+		return len(x)
+	case []any:
+		n := 2 + max(len(x)-1, 0)
+		for _, item := range x {
+			if n += jsonSize(item, limit-n); n > limit {
+				return n
+			}
+		}
+		return n
+	case map[string]any:
+		n := 2 + max(len(x)-1, 0)
+		for k, item := range x {
+			n += stringSize(k) + 1
+			if n += jsonSize(item, limit-n); n > limit {
+				return n
+			}
+		}
+		return n
+	}
+	return len(fmt.Sprint(v))
+}
+
+// stringSize is the length of s as a JSON string literal.
+func stringSize(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			_, size := utf8.DecodeRuneInString(s[i:])
+			n += size
+			i += size
+			continue
+		}
+		switch {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+			n += 2
+		case c < 0x20:
+			n += 6
+		default:
+			n++
+		}
+		i++
+	}
+	return n
+}
+
+// dataLimitError is the States.DataLimitExceeded error for what (e.g.
+// "returned a result", "received an input") of the state or task name.
+func dataLimitError(kind, name, what string) *stateError {
+	return &stateError{
+		Name:  errDataLimitExceeded,
+		Cause: fmt.Sprintf("The %s '%s' %s with a size exceeding the maximum number of bytes service limit.", kind, name, what),
+	}
+}

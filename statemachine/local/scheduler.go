@@ -1,0 +1,220 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// errRunInProgress is returned when Run or RunUntil is called while another
+// call is processing events (for example from inside a handler).
+var errRunInProgress = errors.New("local: Run or RunUntil is already in progress")
+
+// event is one entry on the executor's timeline: fn runs at virtual (or,
+// in RealTime mode, wall-clock) time at, in Unix nanoseconds. Events due at
+// the same instant run in the order they were scheduled (seq).
+type event struct {
+	at  int64
+	seq uint64
+	fn  func(ctx context.Context)
+}
+
+// timeline is a binary min-heap of events ordered by (at, seq).
+type timeline []event
+
+func (t timeline) less(i, j int) bool {
+	return t[i].at < t[j].at || (t[i].at == t[j].at && t[i].seq < t[j].seq)
+}
+
+func (t *timeline) push(ev event) {
+	*t = append(*t, ev)
+	h := *t
+	for i := len(h) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !h.less(i, parent) {
+			break
+		}
+		h[i], h[parent] = h[parent], h[i]
+		i = parent
+	}
+}
+
+func (t *timeline) pop() event {
+	h := *t
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h[last] = event{}
+	h = h[:last]
+	for i := 0; ; {
+		small, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && h.less(l, small) {
+			small = l
+		}
+		if r < len(h) && h.less(r, small) {
+			small = r
+		}
+		if small == i {
+			break
+		}
+		h[i], h[small] = h[small], h[i]
+		i = small
+	}
+	*t = h
+	return top
+}
+
+// scheduler is the executor's discrete-event loop state.
+type scheduler struct {
+	mu      sync.Mutex
+	queue   timeline
+	seq     uint64
+	clock   atomic.Int64 // virtual now, Unix nanoseconds
+	kick    chan struct{}
+	running atomic.Bool
+	batch   []event // reused by the one running loop
+}
+
+// now returns the executor's clock in Unix nanoseconds.
+func (e *Executor) nowNanos() int64 {
+	if e.opts.RealTime {
+		return time.Now().UnixNano()
+	}
+	return e.sched.clock.Load()
+}
+
+// after returns the clock time d from now, scaled in RealTime mode.
+func (e *Executor) after(d time.Duration) int64 {
+	if e.opts.RealTime {
+		d = time.Duration(float64(d) / e.opts.TimeScale)
+	}
+	return e.nowNanos() + int64(d)
+}
+
+// schedule puts fn on the timeline at at (Unix nanoseconds). It may be
+// called from any goroutine, including from inside events and handlers.
+func (e *Executor) schedule(at int64, fn func(ctx context.Context)) {
+	s := &e.sched
+	s.mu.Lock()
+	s.seq++
+	s.queue.push(event{at: at, seq: s.seq, fn: fn})
+	s.mu.Unlock()
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// loop processes events due up to limit. In virtual mode it returns when
+// nothing is left at or before limit; in RealTime mode it waits for events
+// (sleeping until the next one is due) until the wall clock passes limit,
+// and with limit math.MaxInt64 until ctx ends.
+func (e *Executor) loop(ctx context.Context, limit int64) error {
+	s := &e.sched
+	if !s.running.CompareAndSwap(false, true) {
+		return errRunInProgress
+	}
+	defer s.running.Store(false)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		batch, wait := e.due(limit)
+		if len(batch) > 0 {
+			e.runBatch(ctx, batch)
+			continue
+		}
+		if wait <= 0 {
+			return nil
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		case <-s.kick:
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
+}
+
+// due pops the next events to run. In virtual mode that is the earliest
+// event (with Workers > 1, every event due at that same instant) and the
+// clock jumps to it. In RealTime mode it is every event already due. With
+// nothing to run it returns how long to wait, or 0 to stop.
+func (e *Executor) due(limit int64) ([]event, time.Duration) {
+	s := &e.sched
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	batch := s.batch[:0]
+	if !e.opts.RealTime {
+		if len(s.queue) == 0 || s.queue[0].at > limit {
+			return nil, 0
+		}
+		ev := s.queue.pop()
+		if ev.at > s.clock.Load() {
+			s.clock.Store(ev.at)
+		}
+		batch = append(batch, ev)
+		for e.opts.Workers > 1 && len(s.queue) > 0 && s.queue[0].at == ev.at {
+			batch = append(batch, s.queue.pop())
+		}
+		s.batch = batch
+		return batch, 0
+	}
+	now := time.Now().UnixNano()
+	for len(s.queue) > 0 && s.queue[0].at <= now && s.queue[0].at <= limit {
+		batch = append(batch, s.queue.pop())
+	}
+	s.batch = batch
+	if len(batch) > 0 {
+		return batch, 0
+	}
+	if now >= limit {
+		return nil, 0
+	}
+	next := limit
+	if len(s.queue) > 0 && s.queue[0].at < next {
+		next = s.queue[0].at
+	}
+	if next == math.MaxInt64 {
+		return nil, time.Duration(math.MaxInt64)
+	}
+	return nil, time.Duration(next - now)
+}
+
+// runBatch runs events, concurrently on up to Workers goroutines when
+// there are several (virtual mode, same instant).
+func (e *Executor) runBatch(ctx context.Context, batch []event) {
+	workers := min(e.opts.Workers, len(batch))
+	if workers <= 1 || e.opts.RealTime {
+		for i := range batch {
+			batch[i].fn(ctx)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(len(batch)); i = next.Add(1) - 1 {
+				batch[i].fn(ctx)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// advanceClock moves the virtual clock forward to t (never backwards).
+func (e *Executor) advanceClock(t int64) {
+	s := &e.sched
+	s.mu.Lock()
+	if t > s.clock.Load() {
+		s.clock.Store(t)
+	}
+	s.mu.Unlock()
+}
