@@ -73,13 +73,13 @@ func (c Command) Validate(now time.Time) error {
 
 // ApplyCommand applies an operator's command to r at now. It returns the
 // row after it and whether it changed; every applied command records Actor
-// and Reason and bumps the generation, so outstanding tickets turn stale.
+// and Reason and bumps the generation once, so outstanding tickets turn
+// stale. A forced mode past its ForcedUntil is still forced until the next
+// call: Release releases it, the other commands replace it.
 func ApplyCommand(r Row, c Command, now time.Time) (Row, bool, error) {
 	if err := c.Validate(now); err != nil {
 		return r, false, err
 	}
-	r, expired := expireForced(r, now)
-
 	switch c.Kind {
 	case Reset:
 		held := r.State != Closed && r.State != ForcedClosed
@@ -92,7 +92,7 @@ func ApplyCommand(r Row, c Command, now time.Time) (Row, bool, error) {
 		r.ForcedUntil = c.Until
 	case Release:
 		if r.State != ForcedOpen && r.State != ForcedClosed {
-			return r, expired, nil
+			return r, false, nil
 		}
 		r = closeFresh(r, CauseRelease, now, r.State == ForcedOpen)
 	}

@@ -211,8 +211,13 @@ func TestForcedModesExpire(t *testing.T) {
 
 			released, changed, err := breaker.ApplyCommand(r, breaker.Command{Kind: breaker.Release}, end.Add(time.Minute))
 			require.NoError(t, err)
-			assert.True(t, changed, "the expiry itself is written")
-			assert.Equal(t, breaker.CauseForcedExpired, released.Cause, "release after expiry has nothing more to do")
+			assert.True(t, changed, "an expired mode not yet written as released is released")
+			assert.Equal(t, breaker.CauseRelease, released.Cause)
+			assert.Equal(t, r.Generation+1, released.Generation, "one change, one generation")
+
+			reset, _, err := breaker.ApplyCommand(r, breaker.Command{Kind: breaker.Reset}, end.Add(time.Minute))
+			require.NoError(t, err)
+			assert.Equal(t, r.Generation+1, reset.Generation, "one change, one generation")
 		})
 	}
 	t.Run("without until, a forced mode lasts", func(t *testing.T) {
