@@ -1,0 +1,73 @@
+package sfnapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/redrive/redrive/statemachine/local"
+)
+
+// apiError is a Step Functions API error: its code is the "__type".
+type apiError struct {
+	code, message string
+}
+
+func (e *apiError) Error() string { return e.code + ": " + e.message }
+
+// apiCodes maps the executor's errors to the API's error codes.
+var apiCodes = []struct {
+	err  error
+	code string
+}{
+	{local.ErrInvalidDefinition, "InvalidDefinition"},
+	{local.ErrInvalidName, "InvalidName"},
+	{local.ErrInvalidArn, "InvalidArn"},
+	{local.ErrInvalidExecutionInput, "InvalidExecutionInput"},
+	{local.ErrStateMachineDoesNotExist, "StateMachineDoesNotExist"},
+	{local.ErrStateMachineExists, "StateMachineAlreadyExists"},
+	{local.ErrExecutionDoesNotExist, "ExecutionDoesNotExist"},
+	{local.ErrExecutionAlreadyExists, "ExecutionAlreadyExists"},
+}
+
+// writeError answers with err as the API does: HTTP 400 and
+// {"__type", "message"} for a client error, HTTP 500 InternalFailure for
+// anything the executor did not classify.
+func writeError(w http.ResponseWriter, err error) {
+	status, code := http.StatusBadRequest, ""
+	var ae *apiError
+	if errors.As(err, &ae) {
+		code = ae.code
+		err = errors.New(ae.message)
+	}
+	for _, c := range apiCodes {
+		if code == "" && errors.Is(err, c.err) {
+			code = c.code
+		}
+	}
+	if code == "" {
+		status, code = http.StatusInternalServerError, "InternalFailure"
+	}
+	body, _ := json.Marshal(struct { // two strings: cannot fail
+		Type    string `json:"__type"`
+		Message string `json:"message"`
+	}{code, err.Error()})
+	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// validation is the ValidationException for one member.
+func validation(member, constraint string) error {
+	return &apiError{code: "ValidationException",
+		message: fmt.Sprintf("1 validation error detected: Value at '%s' failed to satisfy constraint: %s", member, constraint)}
+}
+
+// required checks that a required string member was given.
+func required(member, value string) error {
+	if value == "" {
+		return validation(member, "Member must not be null")
+	}
+	return nil
+}
