@@ -228,7 +228,7 @@ scan:
 		c := p.s[p.pos]
 		switch {
 		case quote != 0:
-			if c == '\\' {
+			if c == '\\' && p.pos+1 < len(p.s) {
 				p.pos++
 			} else if c == quote {
 				quote = 0
