@@ -79,9 +79,6 @@ func (p *path) get(input, ctxObj any) (any, error) {
 	return v, nil
 }
 
-// String returns the path as written.
-func (p *path) String() string { return p.expr }
-
 // walkSteps follows steps from doc.
 func walkSteps(doc any, steps []pathStep) (any, bool) {
 	v := doc
@@ -264,9 +261,6 @@ func compileReferencePath(expr string) (*refPath, error) {
 	}
 	return &refPath{expr: expr, steps: steps}, nil
 }
-
-// String returns the path as written.
-func (p *refPath) String() string { return p.expr }
 
 // set returns doc with value placed at the path, as ResultPath does: "$"
 // yields value itself; a deeper path yields a copy of doc with the value

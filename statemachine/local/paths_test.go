@@ -138,7 +138,7 @@ func TestCompileReferencePath(t *testing.T) {
 		t.Run(expr, func(t *testing.T) {
 			p, err := compileReferencePath(expr)
 			require.NoError(t, err)
-			assert.Equal(t, expr, p.String())
+			assert.Equal(t, expr, p.expr)
 		})
 	}
 	invalid := []struct{ expr, want string }{
