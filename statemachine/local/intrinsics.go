@@ -13,10 +13,9 @@ const maxIntrinsicNesting = 10
 
 // callNode is a compiled intrinsic function invocation, States.Name(args).
 type callNode struct {
-	name  string
-	spec  *intrinsicSpec
-	args  []tmplNode
-	field string
+	name string
+	spec *intrinsicSpec
+	args []tmplNode
 }
 
 func (n *callNode) eval(input, ctxObj any, env *evalEnv) (any, error) {
@@ -31,11 +30,7 @@ func (n *callNode) eval(input, ctxObj any, env *evalEnv) (any, error) {
 	}
 	out, err := n.spec.fn(n, args, env)
 	if err != nil {
-		var se *stateError
-		if errors.As(err, &se) {
-			return nil, se
-		}
-		return nil, intrinsicErrorf("Invalid arguments in %s: %v", n.name, err)
+		return nil, runtimeErrorf("Invalid arguments in %s: %v", n.name, err)
 	}
 	return out, nil
 }
@@ -97,7 +92,7 @@ func (p *intrinsicParser) call(depth int) (tmplNode, error) {
 		return nil, fmt.Errorf("expected '(' after %s", name)
 	}
 	p.pos++
-	n := &callNode{name: name, spec: spec, field: p.field}
+	n := &callNode{name: name, spec: spec}
 	if p.skipSpace() < len(p.s) && p.s[p.pos] == ')' {
 		p.pos++
 	} else {

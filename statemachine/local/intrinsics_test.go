@@ -219,7 +219,7 @@ func TestIntrinsicFailures(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.expr, func(t *testing.T) {
 			_, err := evalIntrinsic(t, tc.expr, nil)
-			assertStateError(t, err, "States.IntrinsicFailure", tc.cause)
+			assertStateError(t, err, "States.Runtime", tc.cause)
 		})
 	}
 }
@@ -232,7 +232,7 @@ func TestIntrinsicLengthLimits(t *testing.T) {
 			_, err := evalIntrinsic(t, fmt.Sprintf(fn, ok), nil)
 			require.NoError(t, err)
 			_, err = evalIntrinsic(t, fmt.Sprintf(fn, long), nil)
-			assertStateError(t, err, "States.IntrinsicFailure", "argument 1 has 10001 characters; at most 10000 are allowed")
+			assertStateError(t, err, "States.Runtime", "argument 1 has 10001 characters; at most 10000 are allowed")
 		})
 	}
 }

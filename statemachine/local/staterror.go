@@ -3,6 +3,8 @@ package local
 import "fmt"
 
 // Error names of the States.* errors raised by input and output processing.
+// AWS documents States.IntrinsicFailure as reserved: intrinsic functions
+// fail with States.Runtime.
 const (
 	errNameRuntime                = "States.Runtime"
 	errNameIntrinsicFailure       = "States.IntrinsicFailure"
@@ -29,10 +31,4 @@ func (e *stateError) Error() string { return e.Name + ": " + e.Cause }
 // runtimeErrorf returns a States.Runtime error with a formatted cause.
 func runtimeErrorf(format string, args ...any) *stateError {
 	return &stateError{Name: errNameRuntime, Cause: fmt.Sprintf(format, args...)}
-}
-
-// intrinsicErrorf returns a States.IntrinsicFailure error with a formatted
-// cause.
-func intrinsicErrorf(format string, args ...any) *stateError {
-	return &stateError{Name: errNameIntrinsicFailure, Cause: fmt.Sprintf(format, args...)}
 }
