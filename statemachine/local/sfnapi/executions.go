@@ -180,9 +180,10 @@ func (s *server) listExecutions(ctx context.Context, in *listExecutionsInput) (l
 	}
 	status := local.Status(in.StatusFilter)
 	switch status {
-	case "", local.Running, local.Succeeded, local.Failed, local.TimedOut, local.Aborted:
+	// PENDING_REDRIVE is valid, but no local execution is ever redriven.
+	case "", local.Running, local.Succeeded, local.Failed, local.TimedOut, local.Aborted, "PENDING_REDRIVE":
 	default:
-		return listExecutionsOutput{}, validation("statusFilter", "Member must satisfy enum value set: [RUNNING, SUCCEEDED, FAILED, TIMED_OUT, ABORTED]")
+		return listExecutionsOutput{}, validation("statusFilter", "Member must satisfy enum value set: [RUNNING, SUCCEEDED, FAILED, TIMED_OUT, ABORTED, PENDING_REDRIVE]")
 	}
 	// Page over all executions and filter here, so that a page boundary
 	// survives the status change of the execution it is at.
