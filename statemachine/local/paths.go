@@ -1,7 +1,9 @@
 package local
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -66,17 +68,69 @@ func (p *path) get(input, ctxObj any) (any, error) {
 		doc = ctxObj
 	}
 	if p.query != nil {
-		matches := p.query.Get(doc)
-		if matches == nil {
-			matches = []any{}
-		}
-		return matches, nil
+		return p.matches(doc), nil
 	}
 	v, ok := walkSteps(doc, p.steps)
 	if !ok {
 		return nil, runtimeErrorf("Invalid path '%s' : No results for path: %s", p.expr, normalized(p.steps))
 	}
 	return v, nil
+}
+
+// matches evaluates an indefinite path. The matches come ordered by their
+// location (array elements by index, object members by key: Go maps have
+// no order of their own), so that results are deterministic.
+func (p *path) matches(doc any) []any {
+	locs := p.query.Locate(doc, 0)
+	slices.SortFunc(locs, compareLocations)
+	out := make([]any, len(locs))
+	for i, loc := range locs {
+		out[i] = valueAt(doc, loc)
+	}
+	return out
+}
+
+// compareLocations orders normalized locations ($, names, indexes) as a
+// pre-order walk of the document with sorted object keys.
+func compareLocations(a, b jp.Expr) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		var c int
+		switch x := a[i].(type) {
+		case jp.Nth:
+			y, _ := b[i].(jp.Nth)
+			c = cmp.Compare(x, y)
+		case jp.Child:
+			y, _ := b[i].(jp.Child)
+			c = cmp.Compare(x, y)
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// valueAt returns the value at a normalized location found by Locate.
+func valueAt(doc any, loc jp.Expr) any {
+	v := doc
+	for _, f := range loc {
+		switch x := f.(type) {
+		case jp.Child:
+			m, _ := v.(map[string]any)
+			v = m[string(x)]
+		case jp.Nth:
+			a, _ := v.([]any)
+			i := int(x)
+			if i < 0 {
+				i += len(a)
+			}
+			if i < 0 || i >= len(a) {
+				return nil
+			}
+			v = a[i]
+		}
+	}
+	return v
 }
 
 // walkSteps follows steps from doc.

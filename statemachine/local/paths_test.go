@@ -70,6 +70,10 @@ func TestPathGet(t *testing.T) {
 		{"$.items[?(@.ok == true)].id", `[1, 3]`},
 		{"$..cdr", `[true]`},
 		{"$.missing[*]", `[]`},
+		{"$.car.*", `[true]`},
+		{"$..id", `[1, 2, 3]`},
+		{"$.*", `[["a", "b", "c"], {"cdr": true}, {"Error": "E"}, 123, [{"id": 1, "ok": true}, {"id": 2, "ok": false}, {"id": 3, "ok": true}], null, {"it's": 1}]`},
+		{"$..ok", `[true, false, true]`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.path, func(t *testing.T) {

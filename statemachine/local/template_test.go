@@ -45,6 +45,7 @@ func TestTemplateEval(t *testing.T) {
 		{"intrinsic", `{"msg.$": "States.Format('{} costs {}', $.product.sku, $.product.cost)"}`,
 			`{"msg": "2317 costs $23"}`},
 		{"indefinite path", `{"values.$": "$..size"}`, `{"values": ["small"]}`},
+		{"wildcard over an object, in key order", `{"values.$": "$.product.details.*"}`, `{"values": ["blue", "cotton", "small"]}`},
 		{"not an object", `"just a string"`, `"just a string"`},
 		{"array at the top", `[{"s.$": "$.product.details.size"}]`, `[{"s": "small"}]`},
 	}
