@@ -1,0 +1,103 @@
+package lambdaapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/redrive/redrive/statemachine/local"
+	"github.com/redrive/redrive/statemachine/local/lambdaapi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// callDef invokes the function named in the input through lambda:invoke
+// and returns its payload, or the caught error.
+const callDef = `{
+  "StartAt": "Call",
+  "States": {
+    "Call": {
+      "Type": "Task",
+      "Resource": "arn:aws:states:::lambda:invoke",
+      "Parameters": {"FunctionName.$": "$.fn", "Payload.$": "$.payload"},
+      "ResultSelector": {"payload.$": "$.Payload", "status.$": "$.StatusCode"},
+      "Catch": [{"ErrorEquals": ["States.ALL"], "ResultPath": "$.error", "Next": "Caught"}],
+      "End": true
+    },
+    "Caught": {"Type": "Pass", "OutputPath": "$.error", "End": true}
+  }
+}`
+
+// plainDef invokes greet by its function ARN: the input is the payload and
+// the output the function's response.
+const plainDef = `{
+  "StartAt": "Greet",
+  "States": {
+    "Greet": {"Type": "Task", "Resource": "arn:aws:lambda:us-east-1:123456789012:function:greet", "End": true}
+  }
+}`
+
+// The executor reaching in-process handlers through the Invoke API over
+// HTTP sees what it sees in process: results, function errors and service
+// errors by name.
+func TestExecutorThroughHTTP(t *testing.T) {
+	client, _ := newClient(t, lambdaapi.NewServer(newRegistry(t)))
+	e := local.New(local.Options{Invoker: lambdaapi.NewInvoker(client)})
+	ctx := context.Background()
+	const role = "arn:aws:iam::123456789012:role/redrive-local"
+	call, err := e.CreateStateMachine(ctx, "call", callDef, role)
+	require.NoError(t, err)
+	plain, err := e.CreateStateMachine(ctx, "plain", plainDef, role)
+	require.NoError(t, err)
+
+	tests := []struct {
+		name, machine, input, want string
+	}{
+		{
+			name:    "lambda:invoke result",
+			machine: call,
+			input:   `{"fn":"greet","payload":{"name":"ops"}}`,
+			want:    `{"payload":{"message":"hello ops","arn":"arn:aws:lambda:us-east-1:123456789012:function:greet"},"status":200}`,
+		},
+		{
+			name:    "plain function ARN",
+			machine: plain,
+			input:   `{"name":"plain"}`,
+			want:    `{"message":"hello plain","arn":"arn:aws:lambda:us-east-1:123456789012:function:greet"}`,
+		},
+		{
+			name:    "function error",
+			machine: call,
+			input:   `{"fn":"deliver","payload":{"name":"x"}}`,
+			want:    `{"Error":"TargetDown","Cause":"{\"errorMessage\":\"target answered 503\",\"errorType\":\"TargetDown\"}"}`,
+		},
+		{
+			name:    "unknown function",
+			machine: call,
+			input:   `{"fn":"nope","payload":{}}`,
+		},
+	}
+	arns := make([]string, len(tests))
+	for i, tt := range tests {
+		ex, err := e.StartExecution(ctx, tt.machine, "", tt.input)
+		require.NoError(t, err, tt.name)
+		arns[i] = ex.ARN
+	}
+	require.NoError(t, e.Run(ctx))
+
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ex, err := e.DescribeExecution(ctx, arns[i])
+			require.NoError(t, err)
+			require.Equal(t, local.Succeeded, ex.Status, "%s: %s", ex.Error, ex.Cause)
+			if tt.want != "" {
+				assert.JSONEq(t, tt.want, string(ex.Output))
+				return
+			}
+			var caught struct{ Error, Cause string }
+			require.NoError(t, json.Unmarshal(ex.Output, &caught))
+			assert.Equal(t, "Lambda.ResourceNotFoundException", caught.Error)
+			assert.Contains(t, caught.Cause, "Function not found")
+		})
+	}
+}
