@@ -17,14 +17,20 @@ type call struct {
 	function string
 	payload  []byte
 	deadline int64 // clock time at which the task times out
+	timed    bool  // the state sets TimeoutSeconds(Path)
 
 	ctx    context.Context
 	cancel context.CancelFunc
 	// yield carries the handler's Delay durations (nanoseconds) to the
-	// loop, and -1 when Invoke has returned.
+	// loop, and -1 when Invoke has returned; resume lets it continue.
 	yield    chan int64
 	resume   chan struct{}
 	finished atomic.Bool
+	// suspended is true while the handler waits in Delay (x.mu).
+	suspended bool
+	// done increases when the call completes (RealTime mode), making its
+	// timeout event stale.
+	done atomic.Uint64
 
 	inv Invocation
 	err error
@@ -66,31 +72,7 @@ func (c *call) runHandler() {
 func (x *execution) invoke(ctx context.Context, c *call) {
 	x.call = c
 	if x.e.opts.RealTime {
-		go func() {
-			c.runHandler()
-			x.e.schedule(x.e.nowNanos(), func(ctx context.Context) {
-				x.mu.Lock()
-				defer x.mu.Unlock()
-				if x.call != c || x.status != Running {
-					return
-				}
-				x.call = nil
-				c.cancel()
-				x.taskDone(ctx, c)
-				x.run(ctx)
-			})
-		}()
-		x.e.schedule(c.deadline, func(ctx context.Context) {
-			x.mu.Lock()
-			defer x.mu.Unlock()
-			if x.call != c || x.status != Running {
-				return
-			}
-			x.call = nil
-			c.cancel()
-			x.taskTimedOut(ctx)
-			x.run(ctx)
-		})
+		x.invokeAsync(c)
 		return
 	}
 	go c.runHandler()
@@ -98,6 +80,50 @@ func (x *execution) invoke(ctx context.Context, c *call) {
 	d := <-c.yield
 	x.mu.Lock()
 	x.afterYield(ctx, c, d)
+}
+
+// invokeAsync runs c's handler on its own goroutine (RealTime mode) and
+// posts its completion, or its timeout, to the timeline.
+func (x *execution) invokeAsync(c *call) {
+	go func() {
+		c.runHandler()
+		x.later(x.e.nowNanos(), func(ctx context.Context) {
+			x.mu.Lock()
+			defer x.mu.Unlock()
+			c.done.Add(1)
+			c.cancel()
+			if x.call != c || x.status != Running {
+				return
+			}
+			x.call = nil
+			x.taskDone(ctx, c)
+			x.run(ctx)
+		})
+	}()
+	if !c.timed {
+		return // no TimeoutSeconds: nothing to schedule
+	}
+	x.e.scheduleIf(c.deadline, &c.done, 0, func(ctx context.Context) {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		if x.call != c || x.status != Running {
+			return
+		}
+		x.call = nil
+		c.cancel()
+		x.taskTimedOut(ctx)
+		x.run(ctx)
+	})
+}
+
+// handOver lets c's suspended handler continue and waits until it yields
+// again. Call with x.mu held; it is released meanwhile.
+func (x *execution) handOver(c *call) int64 {
+	x.mu.Unlock()
+	c.resume <- struct{}{}
+	d := <-c.yield
+	x.mu.Lock()
+	return d
 }
 
 // afterYield continues once the handler of c yielded d (virtual mode):
@@ -115,36 +141,42 @@ func (x *execution) afterYield(ctx context.Context, c *call, d int64) {
 		}
 		return
 	}
+	c.suspended = true
 	wake, timeout := x.e.nowNanos()+d, false
 	if wake >= c.deadline {
 		wake, timeout = c.deadline, true
 	}
-	x.e.schedule(wake, func(ctx context.Context) {
-		x.mu.Lock()
-		defer x.mu.Unlock()
-		if timeout || x.call != c || x.status != Running {
-			c.cancel() // Delay returns at once from now on
-		}
-		x.mu.Unlock()
-		c.resume <- struct{}{}
-		d := <-c.yield
-		x.mu.Lock()
-		if timeout {
-			// Delay returns at once once the call is cancelled, so the
-			// handler runs to its end now; its result is ignored.
-			for d >= 0 {
-				x.mu.Unlock()
-				c.resume <- struct{}{}
-				d = <-c.yield
-				x.mu.Lock()
-			}
-			if x.call == c {
-				x.call = nil
-				x.taskTimedOut(ctx)
-			}
-		} else {
-			x.afterYield(ctx, c, d)
-		}
+	x.later(wake, func(ctx context.Context) { x.resumeCall(ctx, c, timeout) })
+}
+
+// resumeCall wakes c's handler from Delay (virtual mode). On a timeout, or
+// when the execution has ended, the call is cancelled first: Delay then
+// returns at once, the handler runs to its end, and its result is ignored.
+func (x *execution) resumeCall(ctx context.Context, c *call, timeout bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !c.suspended {
+		return
+	}
+	c.suspended = false
+	abandon := timeout || x.call != c || x.status != Running
+	if abandon {
+		c.cancel()
+	}
+	d := x.handOver(c)
+	if !abandon {
+		x.afterYield(ctx, c, d)
 		x.run(ctx)
-	})
+		return
+	}
+	for d >= 0 { // Delay does not suspend a cancelled call; be safe anyway
+		d = x.handOver(c)
+	}
+	if x.call == c {
+		x.call = nil
+		if timeout && x.status == Running {
+			x.taskTimedOut(ctx)
+			x.run(ctx)
+		}
+	}
 }

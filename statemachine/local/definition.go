@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/ohler55/ojg/oj"
 )
 
 // Limits from the Amazon States Language and Step Functions' quotas.
@@ -110,9 +108,9 @@ func defError(st, field, format string, args ...any) error {
 
 // loadDefinition parses and validates an ASL definition.
 func loadDefinition(text string) (*definition, error) {
-	raw, err := oj.ParseString(text)
+	raw, err := decodeJSON([]byte(text))
 	if err != nil {
-		return nil, fmt.Errorf("%w: definition is not valid JSON: %v", ErrInvalidDefinition, err)
+		return nil, fmt.Errorf("%w: definition: %v", ErrInvalidDefinition, err)
 	}
 	top, ok := raw.(map[string]any)
 	if !ok {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ohler55/ojg/oj"
@@ -34,9 +35,9 @@ type execution struct {
 	stop        time.Time
 	transitions int
 	history     []Event
-	// epoch increases whenever a scheduled continuation becomes stale
-	// (the execution ended); events carry the epoch they were made in.
-	epoch uint64
+	// epoch increases when the execution ends, making the continuations
+	// it scheduled stale; it is written with mu held.
+	epoch atomic.Uint64
 
 	// next and nextInput are the state to enter next and its input: the
 	// run loop enters states until none is left (suspended or finished).
@@ -92,14 +93,19 @@ func (x *execution) run(ctx context.Context) {
 	}
 }
 
+// later schedules fn at clock time at, unless the execution ends first.
+func (x *execution) later(at int64, fn func(ctx context.Context)) {
+	x.e.scheduleIf(at, &x.epoch, x.epoch.Load(), fn)
+}
+
 // suspend continues the execution with fn at clock time at, unless it has
 // ended by then. Call with x.mu held.
 func (x *execution) suspend(at int64, fn func(ctx context.Context)) {
-	epoch := x.epoch
-	x.e.schedule(at, func(ctx context.Context) {
+	epoch := x.epoch.Load()
+	x.later(at, func(ctx context.Context) {
 		x.mu.Lock()
 		defer x.mu.Unlock()
-		if x.epoch != epoch || x.status != Running {
+		if x.epoch.Load() != epoch || x.status != Running {
 			return
 		}
 		fn(ctx)
@@ -354,10 +360,15 @@ func (x *execution) fail(name, cause string) {
 func (x *execution) close(status Status, name, cause string) {
 	x.status, x.errName, x.cause = status, name, cause
 	x.stop = x.e.Now()
-	x.epoch++
+	x.epoch.Add(1)
 	x.next, x.nextInput = nil, nil
-	if x.call != nil {
-		x.call.cancel()
+	if c := x.call; c != nil {
+		c.cancel()
+		if c.suspended {
+			// Let the handler return from Delay now rather than when
+			// it was due.
+			x.later(x.e.nowNanos(), func(ctx context.Context) { x.resumeCall(ctx, c, false) })
+		}
 	}
 }
 

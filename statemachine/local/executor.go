@@ -7,8 +7,6 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
-
-	"github.com/ohler55/ojg/oj"
 )
 
 // Options configures an Executor. Zero values mean the documented defaults.
@@ -183,7 +181,7 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 	if len(input) > maxPayloadBytes {
 		return Execution{}, fmt.Errorf("%w: input is %d bytes, over the %d-byte limit (States.DataLimitExceeded)", ErrInvalidExecutionInput, len(input), maxPayloadBytes)
 	}
-	parsed, err := oj.ParseString(input)
+	parsed, err := decodeJSON([]byte(input))
 	if err != nil {
 		return Execution{}, fmt.Errorf("%w: input is not valid JSON: %v", ErrInvalidExecutionInput, err)
 	}
@@ -216,7 +214,7 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 	x.appendEvent("ExecutionStarted", executionStartedDetails{Input: jsonDoc{parsed}, RoleArn: sm.RoleARN})
 	e.schedule(e.nowNanos(), x.begin)
 	if sm.def.timeout > 0 {
-		e.schedule(e.after(sm.def.timeout), x.timeOut)
+		x.later(e.after(sm.def.timeout), x.timeOut)
 	}
 	return x.describe(), nil
 }

@@ -20,7 +20,14 @@ type event struct {
 	at  int64
 	seq uint64
 	fn  func(ctx context.Context)
+	// gen and want make the event cancellable: it is stale, and skipped
+	// without moving the clock, once *gen no longer equals want.
+	gen  *atomic.Uint64
+	want uint64
 }
+
+// stale reports whether the event was cancelled.
+func (ev *event) stale() bool { return ev.gen != nil && ev.gen.Load() != ev.want }
 
 // timeline is a binary min-heap of events ordered by (at, seq).
 type timeline []event
@@ -97,10 +104,16 @@ func (e *Executor) after(d time.Duration) int64 {
 // schedule puts fn on the timeline at at (Unix nanoseconds). It may be
 // called from any goroutine, including from inside events and handlers.
 func (e *Executor) schedule(at int64, fn func(ctx context.Context)) {
+	e.scheduleIf(at, nil, 0, fn)
+}
+
+// scheduleIf schedules fn at at unless *gen has changed from want by then
+// (a nil gen never goes stale).
+func (e *Executor) scheduleIf(at int64, gen *atomic.Uint64, want uint64, fn func(ctx context.Context)) {
 	s := &e.sched
 	s.mu.Lock()
 	s.seq++
-	s.queue.push(event{at: at, seq: s.seq, fn: fn})
+	s.queue.push(event{at: at, seq: s.seq, fn: fn, gen: gen, want: want})
 	s.mu.Unlock()
 	select {
 	case s.kick <- struct{}{}:
@@ -152,23 +165,30 @@ func (e *Executor) due(limit int64) ([]event, time.Duration) {
 	defer s.mu.Unlock()
 	batch := s.batch[:0]
 	if !e.opts.RealTime {
-		if len(s.queue) == 0 || s.queue[0].at > limit {
-			return nil, 0
-		}
-		ev := s.queue.pop()
-		if ev.at > s.clock.Load() {
-			s.clock.Store(ev.at)
-		}
-		batch = append(batch, ev)
-		for e.opts.Workers > 1 && len(s.queue) > 0 && s.queue[0].at == ev.at {
-			batch = append(batch, s.queue.pop())
+		for len(s.queue) > 0 && s.queue[0].at <= limit {
+			ev := s.queue.pop()
+			if ev.stale() {
+				continue
+			}
+			if ev.at > s.clock.Load() {
+				s.clock.Store(ev.at)
+			}
+			batch = append(batch, ev)
+			for e.opts.Workers > 1 && len(s.queue) > 0 && s.queue[0].at == ev.at {
+				if next := s.queue.pop(); !next.stale() {
+					batch = append(batch, next)
+				}
+			}
+			break
 		}
 		s.batch = batch
 		return batch, 0
 	}
 	now := time.Now().UnixNano()
 	for len(s.queue) > 0 && s.queue[0].at <= now && s.queue[0].at <= limit {
-		batch = append(batch, s.queue.pop())
+		if ev := s.queue.pop(); !ev.stale() {
+			batch = append(batch, ev)
+		}
 	}
 	s.batch = batch
 	if len(batch) > 0 {

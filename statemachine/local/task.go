@@ -161,7 +161,9 @@ func (x *execution) startTask(ctx context.Context) {
 		x.taskError(ctx, runtimeErrorf("no Invoker is configured in local.Options to run %s", function))
 		return
 	}
-	x.invoke(ctx, newCall(ctx, x, function, body, x.e.after(timeout)))
+	c := newCall(ctx, x, function, body, x.e.after(timeout))
+	c.timed = st.task.timeoutSet
+	x.invoke(ctx, c)
 }
 
 // taskTimeout returns the attempt's timeout: TimeoutSeconds, the positive
@@ -221,7 +223,7 @@ func (x *execution) taskDone(ctx context.Context, c *call) {
 	var payload any
 	if len(c.inv.Payload) > 0 {
 		var err error
-		if payload, err = oj.Parse(c.inv.Payload); err != nil {
+		if payload, err = decodeJSON(c.inv.Payload); err != nil {
 			x.taskFailed(ctx, "Lambda.SdkClientException", fmt.Sprintf("the function's response is not valid JSON: %v", err))
 			return
 		}
@@ -342,7 +344,7 @@ func lambdaErrorName(err error) string {
 // document itself.
 func functionError(payload []byte) (name, cause string) {
 	name = "Lambda.Unknown"
-	if doc, err := oj.Parse(payload); err == nil {
+	if doc, err := decodeJSON(payload); err == nil {
 		if m, ok := doc.(map[string]any); ok {
 			if t, ok := m["errorType"].(string); ok && t != "" {
 				name = t

@@ -1,0 +1,184 @@
+package local
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// wrap builds a definition with one state S (given as JSON) started at,
+// plus any extra states.
+func wrap(state string, extra ...string) string {
+	states := `"S":` + state
+	for _, x := range extra {
+		states += "," + x
+	}
+	return `{"StartAt":"S","States":{` + states + `}}`
+}
+
+const okTask = `"Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName":"f"}`
+
+func TestLoadDefinitionErrors(t *testing.T) {
+	tests := []struct {
+		name, def string
+		want      []string // substrings of the error: the state and field
+	}{
+		{"not json", `{`, []string{"not valid JSON"}},
+		{"not object", `[]`, []string{"must be a JSON object"}},
+		{"missing StartAt", `{"States":{"S":{"Type":"Succeed"}}}`, []string{`"StartAt"`, "required"}},
+		{"StartAt unknown", `{"StartAt":"X","States":{"S":{"Type":"Succeed"}}}`, []string{`"StartAt"`, `"X"`}},
+		{"no states", `{"StartAt":"S","States":{}}`, []string{`"States"`}},
+		{"unknown top-level field", `{"StartAt":"S","Foo":1,"States":{"S":{"Type":"Succeed"}}}`, []string{`"Foo"`}},
+		{"JSONata", `{"StartAt":"S","QueryLanguage":"JSONata","States":{"S":{"Type":"Succeed"}}}`, []string{`"QueryLanguage"`}},
+		{"bad Version", `{"StartAt":"S","Version":"2.0","States":{"S":{"Type":"Succeed"}}}`, []string{`"Version"`}},
+		{"bad execution TimeoutSeconds", `{"StartAt":"S","TimeoutSeconds":0,"States":{"S":{"Type":"Succeed"}}}`, []string{`"TimeoutSeconds"`}},
+		{"state not object", wrap(`5`), []string{`state "S"`, "JSON object"}},
+		{"missing Type", wrap(`{}`), []string{`state "S"`, `"Type"`}},
+		{"Map", wrap(`{"Type":"Map","End":true}`), []string{`state "S"`, `"Type"`, `"Map"`}},
+		{"Parallel", wrap(`{"Type":"Parallel","End":true}`), []string{`state "S"`, `"Parallel"`}},
+		{"unknown field", wrap(`{"Type":"Pass","End":true,"Foo":1}`), []string{`state "S"`, `"Foo"`}},
+		{"Assign", wrap(`{"Type":"Pass","End":true,"Assign":{"a":1}}`), []string{`state "S"`, `"Assign"`}},
+		{"state QueryLanguage", wrap(`{"Type":"Pass","End":true,"QueryLanguage":"JSONata"}`), []string{`state "S"`, `"QueryLanguage"`}},
+		{"HeartbeatSeconds", wrap(`{"Type":"Task",` + okTask + `,"End":true,"HeartbeatSeconds":5}`), []string{`state "S"`, `"HeartbeatSeconds"`}},
+		{"ResultSelector on Pass", wrap(`{"Type":"Pass","End":true,"ResultSelector":{}}`), []string{`state "S"`, `"ResultSelector"`}},
+		{"InputPath on Fail", wrap(`{"Type":"Fail","InputPath":"$"}`), []string{`state "S"`, `"InputPath"`}},
+		{"no Next or End", wrap(`{"Type":"Pass"}`), []string{`state "S"`, `"Next"`}},
+		{"Next and End", wrap(`{"Type":"Pass","Next":"S","End":true}`), []string{`state "S"`, `"End"`}},
+		{"End false", wrap(`{"Type":"Pass","End":false}`), []string{`state "S"`, `"End"`}},
+		{"Next unknown", wrap(`{"Type":"Pass","Next":"Nope"}`), []string{`state "S"`, `"Next"`, `"Nope"`}},
+		{"Next on Succeed", wrap(`{"Type":"Succeed","Next":"S"}`), []string{`state "S"`, `"Next"`}},
+		{"unreachable", wrap(`{"Type":"Succeed"}`, `"Lost":{"Type":"Succeed"}`), []string{`state "Lost"`, "not reachable"}},
+		{"bad InputPath", wrap(`{"Type":"Pass","End":true,"InputPath":"a.b"}`), []string{`state "S"`, `"InputPath"`}},
+		{"InputPath number", wrap(`{"Type":"Pass","End":true,"InputPath":5}`), []string{`state "S"`, `"InputPath"`}},
+		{"ResultPath context", wrap(`{"Type":"Pass","End":true,"ResultPath":"$$.Execution"}`), []string{`state "S"`, `"ResultPath"`}},
+		{"ResultPath wildcard", wrap(`{"Type":"Pass","End":true,"ResultPath":"$.a[*]"}`), []string{`state "S"`, `"ResultPath"`}},
+		{"Parameters not object", wrap(`{"Type":"Pass","End":true,"Parameters":[1]}`), []string{`state "S"`, `"Parameters"`}},
+		{"Parameters bad path", wrap(`{"Type":"Pass","End":true,"Parameters":{"a.$":"nope"}}`), []string{`state "S"`, `"Parameters"`, "a.$"}},
+		{"Parameters bad intrinsic", wrap(`{"Type":"Pass","End":true,"Parameters":{"a.$":"States.Nope(1)"}}`), []string{`state "S"`, `"Parameters"`}},
+		{"Task no Resource", wrap(`{"Type":"Task","End":true}`), []string{`state "S"`, `"Resource"`}},
+		{"Task unsupported Resource", wrap(`{"Type":"Task","Resource":"arn:aws:states:::sqs:sendMessage","End":true}`), []string{`state "S"`, `"Resource"`, "sqs:sendMessage"}},
+		{"waitForTaskToken", wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke.waitForTaskToken","Parameters":{"FunctionName":"f"},"End":true}`), []string{`state "S"`, `"Resource"`}},
+		{"invoke without Parameters", wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","End":true}`), []string{`state "S"`, `"Parameters"`, "FunctionName"}},
+		{"invoke without FunctionName", wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"Payload":{}},"End":true}`), []string{`state "S"`, `"Parameters"`, "FunctionName"}},
+		{"invoke unknown parameter", wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName":"f","Nope":1},"End":true}`), []string{`state "S"`, `"Parameters"`, "Nope"}},
+		{"invoke async", wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName":"f","InvocationType":"Event"},"End":true}`), []string{`state "S"`, "InvocationType"}},
+		{"TimeoutSeconds zero", wrap(`{"Type":"Task",` + okTask + `,"End":true,"TimeoutSeconds":0}`), []string{`state "S"`, `"TimeoutSeconds"`}},
+		{"TimeoutSeconds fraction", wrap(`{"Type":"Task",` + okTask + `,"End":true,"TimeoutSeconds":1.5}`), []string{`state "S"`, `"TimeoutSeconds"`, "integer"}},
+		{"both timeouts", wrap(`{"Type":"Task",` + okTask + `,"End":true,"TimeoutSeconds":5,"TimeoutSecondsPath":"$.t"}`), []string{`state "S"`, `"TimeoutSecondsPath"`}},
+		{"Retry not array", wrap(`{"Type":"Task",` + okTask + `,"End":true,"Retry":{}}`), []string{`state "S"`, `"Retry"`}},
+		{"Retry no ErrorEquals", wrap(`{"Type":"Task",` + okTask + `,"End":true,"Retry":[{}]}`), []string{`state "S"`, `"Retry[0].ErrorEquals"`}},
+		{"Retry empty ErrorEquals", wrap(`{"Type":"Task",` + okTask + `,"End":true,"Retry":[{"ErrorEquals":[]}]}`), []string{`state "S"`, `"Retry[0].ErrorEquals"`}},
+		{"States.ALL not alone", wrap(`{"Type":"Task",` + okTask + `,"End":true,"Retry":[{"ErrorEquals":["States.ALL","X"]}]}`), []string{`state "S"`, `"Retry[0].ErrorEquals"`, "alone"}},
+		{"States.ALL not last", wrap(`{"Type":"Task",` + okTask + `,"End":true,"Retry":[{"ErrorEquals":["States.ALL"]},{"ErrorEquals":["X"]}]}`), []string{`state "S"`, `"Retry[0].ErrorEquals"`, "last"}},
+		{"unknown States error", wrap(`{"Type":"Task",` + okTask + `,"End":true,"Retry":[{"ErrorEquals":["States.Nope"]}]}`), []string{`state "S"`, "States.Nope"}},
+		{"IntervalSeconds zero", wrap(`{"Type":"Task",` + okTask + `,"End":true,"Retry":[{"ErrorEquals":["X"],"IntervalSeconds":0}]}`), []string{`state "S"`, `"Retry[0].IntervalSeconds"`}},
+		{"MaxAttempts negative", wrap(`{"Type":"Task",` + okTask + `,"End":true,"Retry":[{"ErrorEquals":["X"],"MaxAttempts":-1}]}`), []string{`state "S"`, `"Retry[0].MaxAttempts"`}},
+		{"BackoffRate below 1", wrap(`{"Type":"Task",` + okTask + `,"End":true,"Retry":[{"ErrorEquals":["X"],"BackoffRate":0.5}]}`), []string{`state "S"`, `"Retry[0].BackoffRate"`}},
+		{"MaxDelaySeconds zero", wrap(`{"Type":"Task",` + okTask + `,"End":true,"Retry":[{"ErrorEquals":["X"],"MaxDelaySeconds":0}]}`), []string{`state "S"`, `"Retry[0].MaxDelaySeconds"`}},
+		{"bad JitterStrategy", wrap(`{"Type":"Task",` + okTask + `,"End":true,"Retry":[{"ErrorEquals":["X"],"JitterStrategy":"HALF"}]}`), []string{`state "S"`, `"Retry[0].JitterStrategy"`}},
+		{"unknown retrier field", wrap(`{"Type":"Task",` + okTask + `,"End":true,"Retry":[{"ErrorEquals":["X"],"Foo":1}]}`), []string{`state "S"`, `"Retry[0].Foo"`}},
+		{"Catch no Next", wrap(`{"Type":"Task",` + okTask + `,"End":true,"Catch":[{"ErrorEquals":["X"]}]}`), []string{`state "S"`, `"Catch[0].Next"`}},
+		{"Catch Next unknown", wrap(`{"Type":"Task",` + okTask + `,"End":true,"Catch":[{"ErrorEquals":["X"],"Next":"Nope"}]}`), []string{`state "S"`, `"Catch[0].Next"`, `"Nope"`}},
+		{"Catch bad ResultPath", wrap(`{"Type":"Task",` + okTask + `,"End":true,"Catch":[{"ErrorEquals":["X"],"Next":"S","ResultPath":"x"}]}`), []string{`state "S"`, `"Catch[0].ResultPath"`}},
+		{"Choice no Choices", wrap(`{"Type":"Choice"}`), []string{`state "S"`, `"Choices"`}},
+		{"Choice empty Choices", wrap(`{"Type":"Choice","Choices":[]}`), []string{`state "S"`, `"Choices"`}},
+		{"Choice rule without Next", wrap(`{"Type":"Choice","Choices":[{"Variable":"$.a","IsPresent":true}],"Default":"E"}`, `"E":{"Type":"Succeed"}`), []string{`state "S"`, "Choices[0].Next"}},
+		{"Choice bad operator", wrap(`{"Type":"Choice","Choices":[{"Variable":"$.a","Foo":1,"Next":"E"}]}`, `"E":{"Type":"Succeed"}`), []string{`state "S"`, "Choices[0]", "Foo"}},
+		{"Choice Next unknown", wrap(`{"Type":"Choice","Choices":[{"Variable":"$.a","IsPresent":true,"Next":"Nope"}]}`), []string{`state "S"`, `"Choices[0].Next"`, `"Nope"`}},
+		{"Choice Default unknown", wrap(`{"Type":"Choice","Choices":[{"Variable":"$.a","IsPresent":true,"Next":"S"}],"Default":"Nope"}`), []string{`state "S"`, `"Default"`}},
+		{"Wait nothing", wrap(`{"Type":"Wait","End":true}`), []string{`state "S"`, "Seconds"}},
+		{"Wait two", wrap(`{"Type":"Wait","Seconds":1,"SecondsPath":"$.s","End":true}`), []string{`state "S"`, "exactly one"}},
+		{"Wait negative", wrap(`{"Type":"Wait","Seconds":-1,"End":true}`), []string{`state "S"`, `"Seconds"`}},
+		{"Wait bad Timestamp", wrap(`{"Type":"Wait","Timestamp":"tomorrow","End":true}`), []string{`state "S"`, `"Timestamp"`}},
+		{"Fail Error and ErrorPath", wrap(`{"Type":"Fail","Error":"E","ErrorPath":"$.e"}`), []string{`state "S"`, `"ErrorPath"`}},
+		{"Fail Cause number", wrap(`{"Type":"Fail","Cause":5}`), []string{`state "S"`, `"Cause"`}},
+		{"long state name", `{"StartAt":"` + strings.Repeat("a", 81) + `","States":{"` + strings.Repeat("a", 81) + `":{"Type":"Succeed"}}}`, []string{"1-80"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := loadDefinition(tt.def)
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, ErrInvalidDefinition), "%v is not ErrInvalidDefinition", err)
+			for _, w := range tt.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestLoadDefinitionValid(t *testing.T) {
+	tests := []struct{ name, def string }{
+		{"all state types", `{"Comment":"c","Version":"1.0","TimeoutSeconds":60,"QueryLanguage":"JSONPath","StartAt":"P","States":{
+			"P":{"Type":"Pass","Comment":"c","InputPath":null,"OutputPath":null,"ResultPath":null,"Result":{"a":1},"Next":"T"},
+			"T":{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName.$":"$.f","Payload.$":"$","Qualifier":"live"},
+				"ResultSelector":{"p.$":"$.Payload"},"ResultPath":"$.r","TimeoutSecondsPath":"$.t",
+				"Retry":[{"ErrorEquals":["X","States.Timeout"],"IntervalSeconds":2,"MaxAttempts":0,"BackoffRate":1.5,"MaxDelaySeconds":10,"JitterStrategy":"FULL","Comment":"r"},{"ErrorEquals":["States.ALL"]}],
+				"Catch":[{"ErrorEquals":["States.TaskFailed"],"ResultPath":"$.err","Next":"F"},{"ErrorEquals":["States.ALL"],"ResultPath":null,"Next":"F"}],"Next":"C"},
+			"C":{"Type":"Choice","Choices":[{"And":[{"Variable":"$.a","NumericGreaterThan":1},{"Not":{"Variable":"$.b","IsPresent":true}}],"Next":"W"}],"Default":"L"},
+			"W":{"Type":"Wait","TimestampPath":"$.when","Next":"W2"},
+			"W2":{"Type":"Wait","Timestamp":"2026-01-01T00:00:00Z","Next":"L"},
+			"L":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:fn:live","TimeoutSeconds":5,"End":true},
+			"F":{"Type":"Fail","ErrorPath":"$.err.Error","CausePath":"$.err.Cause"}}}`},
+		{"minimal", `{"StartAt":"S","States":{"S":{"Type":"Succeed"}}}`},
+		{"loop", `{"StartAt":"A","States":{"A":{"Type":"Pass","Next":"B"},"B":{"Type":"Pass","Next":"A"}}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := loadDefinition(tt.def)
+			require.NoError(t, err)
+			assert.NotNil(t, d.startAt)
+		})
+	}
+}
+
+func TestLoadDefinitionCompiles(t *testing.T) {
+	d, err := loadDefinition(`{"StartAt":"T","TimeoutSeconds":30,"States":{
+		"T":{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName":"f","Payload.$":"$$.Execution.Input"},
+			"Retry":[{"ErrorEquals":["X"],"IntervalSeconds":3,"MaxAttempts":4,"BackoffRate":1.5,"MaxDelaySeconds":7,"JitterStrategy":"FULL"}],
+			"Catch":[{"ErrorEquals":["States.ALL"],"Next":"D"}],"TimeoutSeconds":9,"Next":"D"},
+		"D":{"Type":"Succeed"}}}`)
+	require.NoError(t, err)
+	st := d.states["T"]
+	require.NotNil(t, st.task)
+	assert.Equal(t, lambdaInvoke, st.task.kind)
+	assert.True(t, st.usesContext)
+	assert.False(t, d.states["D"].usesContext)
+	assert.Equal(t, int64(9), int64(st.timeout.Seconds()))
+	assert.Equal(t, int64(30), int64(d.timeout.Seconds()))
+	require.Len(t, st.retriers, 1)
+	r := st.retriers[0]
+	assert.Equal(t, 4, r.maxAttempts)
+	assert.InDelta(t, 1.5, r.backoffRate, 0)
+	assert.True(t, r.fullJitter)
+	require.Len(t, st.catchers, 1)
+	assert.Same(t, d.states["D"], st.catchers[0].next)
+	assert.Same(t, d.states["D"], st.next)
+}
+
+// FuzzLoadDefinition checks that no definition makes loading panic or
+// hang, and that every rejection is an ErrInvalidDefinition.
+func FuzzLoadDefinition(f *testing.F) {
+	for _, seed := range []string{
+		benchMachine,
+		wrap(`{"Type":"Pass","End":true}`),
+		wrap(`{"Type":"Choice","Choices":[{"Or":[{"Variable":"$.a","StringMatches":"a*"}],"Next":"S"}]}`),
+		wrap(`{"Type":"Task",` + okTask + `,"Retry":[{"ErrorEquals":["States.ALL"]}],"End":true}`),
+		wrap(`{"Type":"Wait","SecondsPath":"$.s","End":true}`),
+		`{"StartAt":1,"States":[]}`,
+		`{"":{"":},"":""0`, // made ojg's parser panic
+		`null`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, def string) {
+		d, err := loadDefinition(def)
+		if err != nil {
+			assert.ErrorIs(t, err, ErrInvalidDefinition)
+			return
+		}
+		assert.NotNil(t, d.startAt)
+	})
+}
