@@ -84,7 +84,7 @@ func checkFormat(args []tmplNode) error {
 }
 
 // fnFormat implements States.Format: the template with each unescaped "{}"
-// replaced by the next argument (a string, number, boolean or null).
+// replaced by the next argument.
 func fnFormat(n *callNode, args []any, _ *evalEnv) (any, error) {
 	var segs []string
 	if lit, ok := n.args[0].(*strLiteral); ok {
@@ -102,25 +102,44 @@ func fnFormat(n *callNode, args []any, _ *evalEnv) (any, error) {
 	buf := make([]byte, 0, 64)
 	buf = append(buf, segs[0]...)
 	for i, v := range args[1:] {
-		switch x := v.(type) {
-		case string:
-			buf = append(buf, x...)
-		case int64:
-			buf = strconv.AppendInt(buf, x, 10)
-		case float64:
-			buf = strconv.AppendFloat(buf, x, 'f', -1, 64)
-		case bool:
-			buf = strconv.AppendBool(buf, x)
-		case nil:
-			buf = append(buf, "null"...)
-		case map[string]any, []any:
-			return nil, fmt.Errorf("argument %d must be a string, number, boolean or null, got %s", i+2, jsonText(v))
-		default: // other number types
-			buf = append(buf, jsonText(x)...)
-		}
+		buf = appendFormatValue(buf, v)
 		buf = append(buf, segs[i+1]...)
 	}
 	return string(buf), nil
+}
+
+// appendFormatValue renders a States.Format argument as Step Functions
+// does: strings as they are, other scalars as JSON, and objects and arrays
+// the way Java prints maps and lists ({a=1, b=[x, y]}).
+func appendFormatValue(buf []byte, v any) []byte {
+	switch x := v.(type) {
+	case string:
+		return append(buf, x...)
+	case int64:
+		return strconv.AppendInt(buf, x, 10)
+	case float64:
+		return strconv.AppendFloat(buf, x, 'f', -1, 64)
+	case map[string]any:
+		buf = append(buf, '{')
+		for i, k := range sortedKeys(x) {
+			if i > 0 {
+				buf = append(buf, ", "...)
+			}
+			buf = append(append(buf, k...), '=')
+			buf = appendFormatValue(buf, x[k])
+		}
+		return append(buf, '}')
+	case []any:
+		buf = append(buf, '[')
+		for i, e := range x {
+			if i > 0 {
+				buf = append(buf, ", "...)
+			}
+			buf = appendFormatValue(buf, e)
+		}
+		return append(buf, ']')
+	}
+	return append(buf, jsonText(v)...) // null, booleans, other number types
 }
 
 // fnStringToJSON implements States.StringToJson.
