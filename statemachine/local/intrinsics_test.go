@@ -109,6 +109,8 @@ func TestIntrinsics(t *testing.T) {
 		{"States.ArrayGetItem($.inputArray, 0)", `1`},
 		{"States.ArrayLength(States.Array())", `0`},
 		{"States.ArrayUnique(States.Array(1, 1.0, 'a', 'a', $.json1, $.json1, null, null))", `[1,"a",{"a":{"a1":1,"a2":2},"b":2},null]`},
+		{"States.ArrayUnique(States.Array(9007199254740993, 9007199254740992, 2.5, 2.5))", `[9007199254740993,9007199254740992,2.5]`},
+		{"States.ArrayContains(States.Array(9007199254740993), 9007199254740992)", `false`},
 		// Math: non-integers are rounded, as AWS documents.
 		{"States.MathAdd(1, 2)", `3`},
 		{"States.MathAdd($.float, 0)", `3`},

@@ -2,6 +2,7 @@ package local
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 
 	"github.com/ohler55/ojg/oj"
@@ -76,6 +77,11 @@ func jsonEqual(a, b any) bool {
 		}
 		return true
 	}
+	if ia, ok := toInt64(a); ok {
+		if ib, ok := toInt64(b); ok {
+			return ia == ib
+		}
+	}
 	if fa, ok := toFloat(a); ok {
 		fb, ok := toFloat(b)
 		return ok && fa == fb
@@ -86,7 +92,13 @@ func jsonEqual(a, b any) bool {
 // canonicalKey returns a key equal for jsonEqual values (numbers by value,
 // object members sorted).
 func canonicalKey(v any) string {
+	if i, ok := toInt64(v); ok {
+		return strconv.FormatInt(i, 10)
+	}
 	if f, ok := toFloat(v); ok {
+		if f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+			return strconv.FormatInt(int64(f), 10)
+		}
 		return strconv.FormatFloat(f, 'g', -1, 64)
 	}
 	return jsonText(v)
