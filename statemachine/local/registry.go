@@ -34,14 +34,14 @@ var functionNamePattern = regexp.MustCompile(`^(?:arn:(aws[a-zA-Z-]*)?:lambda:)?
 // handler's context. It implements Invoker and is safe for concurrent use.
 type Registry struct {
 	mu        sync.RWMutex
-	functions map[string]*function
+	functions map[string]*hostedFunction
 	requests  atomic.Uint64
 }
 
-// function is one registered handler. Handlers built by aws-lambda-go reuse
-// one output buffer per handler, so concurrent invocations each take their
-// own from the pool.
-type function struct {
+// hostedFunction is one registered handler. Handlers built by aws-lambda-go
+// reuse one output buffer per handler, so concurrent invocations each take
+// their own from the pool.
+type hostedFunction struct {
 	handlers sync.Pool
 }
 
@@ -54,7 +54,7 @@ var _ Invoker = (*Registry)(nil)
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{functions: make(map[string]*function)}
+	return &Registry{functions: make(map[string]*hostedFunction)}
 }
 
 // Register hosts handler under name (a function name or ARN, optionally
@@ -74,7 +74,7 @@ func (r *Registry) Register(name string, handler any) error {
 	if _, ok := handler.(lambda.Handler); !ok && reflect.TypeOf(handler).Kind() != reflect.Func {
 		return fmt.Errorf("register %q: handler is a %T, not a function or lambda.Handler", name, handler)
 	}
-	f := &function{}
+	f := &hostedFunction{}
 	f.handlers.New = func() any { return lambda.NewHandler(handler) }
 	r.mu.Lock()
 	r.functions[ref.key()] = f
@@ -141,7 +141,7 @@ func (r *Registry) Invoke(ctx context.Context, function string, payload []byte) 
 
 // lookup finds the handler for ref: its exact qualifier first, then the
 // unqualified registration.
-func (r *Registry) lookup(ref functionRef) *function {
+func (r *Registry) lookup(ref functionRef) *hostedFunction {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if f, ok := r.functions[ref.key()]; ok {
@@ -152,7 +152,7 @@ func (r *Registry) lookup(ref functionRef) *function {
 
 // call runs one handler from the pool and returns a copy of its response,
 // or the error document aws-lambda-go's runtime would report.
-func (f *function) call(ctx context.Context, payload []byte) (response []byte, errDoc *messages.InvokeResponse_Error) {
+func (f *hostedFunction) call(ctx context.Context, payload []byte) (response []byte, errDoc *messages.InvokeResponse_Error) {
 	h := f.handlers.Get().(lambda.Handler)
 	defer func() {
 		if v := recover(); v != nil {
