@@ -23,7 +23,7 @@ const rampPolls = 10
 // A forced mode whose ForcedUntil has passed is released to CLOSED first.
 func Decide(p Policy, r Row, now time.Time, rnd Random) (Decision, Row, bool) {
 	p = p.WithDefaults()
-	r, changed := expireForced(r, now)
+	changed := expireForced(&r, now)
 
 	switch r.State {
 	case Closed:

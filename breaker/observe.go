@@ -18,7 +18,7 @@ import (
 // breaker writes nothing; FORCED_CLOSED records outcomes but never trips.
 func Observe(p Policy, r Row, t Ticket, o Outcome, now time.Time, rnd Random) (Row, bool) {
 	p = p.WithDefaults()
-	r, changed := expireForced(r, now)
+	changed := expireForced(&r, now)
 	if t.Generation != r.Generation || !o.Valid() {
 		return r, changed
 	}

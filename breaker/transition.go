@@ -84,12 +84,14 @@ func trip(p Policy, r Row, cause string, now time.Time, rnd Random) Row {
 	return r
 }
 
-// expireForced releases a forced mode whose ForcedUntil has passed: it
-// behaves as CLOSED with a fresh window from then on.
-func expireForced(r Row, now time.Time) (Row, bool) {
+// expireForced releases a forced mode whose ForcedUntil has passed, in
+// place: it behaves as CLOSED with a fresh window from then on. It reports
+// whether it changed r.
+func expireForced(r *Row, now time.Time) bool {
 	forced := r.State == ForcedOpen || r.State == ForcedClosed
 	if !forced || r.ForcedUntil.IsZero() || now.Before(r.ForcedUntil) {
-		return r, false
+		return false
 	}
-	return closeFresh(r, CauseForcedExpired, now, r.State == ForcedOpen), true
+	*r = closeFresh(*r, CauseForcedExpired, now, r.State == ForcedOpen)
+	return true
 }
