@@ -1,11 +1,13 @@
 // Package breaker is a distributed circuit breaker whose state lives in one
 // row per breaker key, changed only by conditional writes on a version.
 //
-// The package is pure: decisions (Decide) and transitions (Observe, Command)
-// take the current Row, the Policy, the time and a random number, and return
-// the next Row. Breaker combines them with a Store into load, decide,
-// conditional write and retry on conflict. The DynamoDB Store lives in the
-// dynamostore subpackage.
+// The core is pure: decisions (Decide) and transitions (Observe,
+// ApplyCommand) take the current Row, the Policy, the time and randomness,
+// and return the next Row and whether it changed. Breaker combines them with
+// a Store into load, decide, conditional write and retry on conflict; each
+// call reads the row once and writes it only when it changed. The DynamoDB
+// Store lives in the dynamostore subpackage, an in-memory one is MemStore,
+// and breakertest holds the concurrency checks every Store must pass.
 //
 // States: CLOSED admits every call (during a ramp after a close, a rising
 // share of them); OPEN admits none until its cooldown ends; HALF_OPEN admits
