@@ -45,14 +45,16 @@ type execution struct {
 	nextInput any
 
 	// The current state entry.
-	cur        *state
-	rawInput   any // the state's input, before InputPath
-	enteredAt  time.Time
-	enteredID  int64
-	ctxObj     any   // the context object, built on first use per attempt
-	retries    []int // attempts used per retrier
-	retryCount int   // $$.State.RetryCount
-	call       *call // the Lambda invocation in flight, if any
+	cur       *state
+	rawInput  any // the state's input, before InputPath
+	enteredAt time.Time
+	enteredID int64
+	ctxObj    any   // the context object, built on first use per attempt
+	retries   []int // retries per retrier (the backoff exponent)
+	// retriedNames counts retries per retrier and error name (MaxAttempts).
+	retriedNames []retryCount
+	retryCount   int   // $$.State.RetryCount
+	call         *call // the Lambda invocation in flight, if any
 }
 
 // describe snapshots the execution. Call with x.mu held.
@@ -120,6 +122,7 @@ func (x *execution) enter(ctx context.Context, st *state, in any) {
 	x.enteredAt = x.e.Now()
 	x.ctxObj = nil
 	x.retryCount = 0
+	x.retriedNames = x.retriedNames[:0]
 	x.retries = x.retries[:0]
 	for range st.retriers {
 		x.retries = append(x.retries, 0)
@@ -295,10 +298,20 @@ func (x *execution) outputPath(st *state, out any) (any, error) {
 // the payload quota.
 func (x *execution) effectiveInput(st *state, in any) (any, error) {
 	eff, err := x.inputPath(st, in)
-	if err != nil || st.parameters == nil {
-		return eff, err
+	if err != nil {
+		return nil, err
 	}
-	if eff, err = st.parameters.eval(eff, x.contextObject(), &x.env); err != nil {
+	return x.parameters(st, eff)
+}
+
+// parameters applies Parameters to the input InputPath selected; the
+// result must fit the payload quota.
+func (x *execution) parameters(st *state, eff any) (any, error) {
+	if st.parameters == nil {
+		return eff, nil
+	}
+	eff, err := st.parameters.eval(eff, x.contextObject(), &x.env)
+	if err != nil {
 		return nil, err
 	}
 	if overLimit(eff) {

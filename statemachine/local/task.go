@@ -120,12 +120,17 @@ func checkInvokeParameters(f *fields) error {
 // Parameters, so $$.State.RetryCount is current. Call with x.mu held.
 func (x *execution) startTask(ctx context.Context) {
 	st := x.cur
-	eff, err := x.effectiveInput(st, x.rawInput)
+	selected, err := x.inputPath(st, x.rawInput)
 	if err != nil {
 		x.taskError(ctx, err)
 		return
 	}
-	timeout, err := x.taskTimeout(st, eff)
+	timeout, err := x.taskTimeout(st, selected)
+	if err != nil {
+		x.taskError(ctx, err)
+		return
+	}
+	eff, err := x.parameters(st, selected)
 	if err != nil {
 		x.taskError(ctx, err)
 		return
@@ -167,13 +172,13 @@ func (x *execution) startTask(ctx context.Context) {
 }
 
 // taskTimeout returns the attempt's timeout: TimeoutSeconds, the positive
-// integer TimeoutSecondsPath selects from the effective input, or the
-// default.
-func (x *execution) taskTimeout(st *state, eff any) (time.Duration, error) {
+// integer TimeoutSecondsPath selects from the state input (after
+// InputPath, before Parameters), or the default.
+func (x *execution) taskTimeout(st *state, selected any) (time.Duration, error) {
 	if st.timeoutPath == nil {
 		return st.timeout, nil
 	}
-	v, err := st.timeoutPath.get(eff, x.contextObject())
+	v, err := st.timeoutPath.get(selected, x.contextObject())
 	if err != nil {
 		return 0, err
 	}
@@ -284,8 +289,11 @@ func (x *execution) taskError(ctx context.Context, err error) {
 // handleError applies the Task state's retriers, then its catchers, to an
 // error; an unhandled error fails the execution. The first retrier whose
 // ErrorEquals matches decides: once its attempts are used up the catchers
-// apply, even if a later retrier would also match. Each retry is billed as
-// a transition.
+// apply, even if a later retrier would also match. As AWS documents it
+// ("Complex retry scenarios": ErrorA, ErrorB, ErrorC, ErrorB, ErrorB wait
+// 1, 2, 5 and 4 seconds, then the fifth is caught), MaxAttempts counts
+// retries per error name within a retrier, while the backoff grows with
+// all of the retrier's retries. Each retry is billed as a transition.
 func (x *execution) handleError(ctx context.Context, name, cause string) {
 	if x.status != Running {
 		return
@@ -295,9 +303,10 @@ func (x *execution) handleError(ctx context.Context, name, cause string) {
 		if !matches(r.errorEquals, name) {
 			continue
 		}
-		if x.retries[i] < r.maxAttempts {
+		if x.retriesOf(i, name) < r.maxAttempts {
 			d := r.delay(x.retries[i], x.random())
 			x.retries[i]++
+			x.countRetry(i, name)
 			x.retryCount++
 			x.transitions++
 			x.ctxObj = nil
