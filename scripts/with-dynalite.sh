@@ -35,9 +35,16 @@ fi
 
 work="$(mktemp -d)"
 pid=""
+# cleanup stops dynalite: TERM, then KILL if it is still there after 5 s (a
+# TERM that lands between fork and exec is taken by the shell's trap, not
+# by node).
 cleanup() {
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill "$pid" 2>/dev/null || true
+	if [ -n "$pid" ] && kill "$pid" 2>/dev/null; then
+		for _ in $(seq 50); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 	fi
 	rm -rf "$work"
@@ -49,6 +56,10 @@ trap 'exit 143' TERM
 # Listening on port 0 lets the kernel pick a free loopback port with no race
 # between choosing it and binding it; the server prints the port it got.
 # Tables become ACTIVE at once instead of after dynalite's default 500 ms.
+# The files exist before node starts: the background job's redirections are
+# made after the fork, possibly after the loop below first reads them.
+: >"$work/port"
+: >"$work/log"
 node -e '
 	const server = require(process.argv[1])({createTableMs: 0, deleteTableMs: 0, updateTableMs: 0});
 	server.listen(0, "127.0.0.1", () => console.log(server.address().port));
