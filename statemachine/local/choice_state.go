@@ -50,8 +50,8 @@ func (x *execution) choose(st *state) {
 		}
 	}
 	if target == nil {
-		// AWS reports this one without the state prefix.
-		x.fail("States.NoChoiceMatched", "No Matches!")
+		// States.NoChoiceMatched is reserved: AWS reports States.Runtime.
+		x.failState(runtimeErrorf("No Choice Rule matched the input and the Choice state has no Default."))
 		return
 	}
 	out, err := x.outputPath(st, eff)

@@ -176,7 +176,7 @@ func TestRuntimeErrorsFailTheExecution(t *testing.T) {
 		{"SecondsPath negative", wrap(`{"Type":"Wait","SecondsPath":"$.s","End":true}`), `{"s":-1}`, "States.Runtime", "SecondsPath"},
 		{"TimestampPath bad", wrap(`{"Type":"Wait","TimestampPath":"$.s","End":true}`), `{"s":"soon"}`, "States.Runtime", "TimestampPath"},
 		{"Choice variable missing", wrap(`{"Type":"Choice","Choices":[{"Variable":"$.x","NumericEquals":1,"Next":"E"}],"Default":"E"}`, `"E":{"Type":"Succeed"}`), `{}`, "States.Runtime", "$.x"},
-		{"no choice matched", wrap(`{"Type":"Choice","Choices":[{"Variable":"$.x","NumericEquals":1,"Next":"E"}]}`, `"E":{"Type":"Succeed"}`), `{"x":2}`, "States.NoChoiceMatched", "No Matches!"},
+		{"no choice matched", wrap(`{"Type":"Choice","Choices":[{"Variable":"$.x","NumericEquals":1,"Next":"E"}]}`, `"E":{"Type":"Succeed"}`), `{"x":2}`, "States.Runtime", "No Choice Rule matched"},
 		{"ResultPath into a string", wrap(`{"Type":"Pass","Result":1,"ResultPath":"$.a.b","End":true}`), `{"a":"s"}`, "States.ResultPathMatchFailure", "$.a.b"},
 		{"Fail ErrorPath", wrap(`{"Type":"Fail","ErrorPath":"$.e","CausePath":"$.c"}`), `{"e":"Boom","c":"because"}`, "Boom", "because"},
 		{"Fail ErrorPath not a string", wrap(`{"Type":"Fail","ErrorPath":"$.e"}`), `{"e":5}`, "States.Runtime", "ErrorPath"},

@@ -45,16 +45,14 @@ type execution struct {
 	nextInput any
 
 	// The current state entry.
-	cur       *state
-	rawInput  any // the state's input, before InputPath
-	enteredAt time.Time
-	enteredID int64
-	ctxObj    any   // the context object, built on first use per attempt
-	retries   []int // retries per retrier (the backoff exponent)
-	// retriedNames counts retries per retrier and error name (MaxAttempts).
-	retriedNames []retryCount
-	retryCount   int   // $$.State.RetryCount
-	call         *call // the Lambda invocation in flight, if any
+	cur        *state
+	rawInput   any // the state's input, before InputPath
+	enteredAt  time.Time
+	enteredID  int64
+	ctxObj     any   // the context object, built on first use per attempt
+	retries    []int // retries used per retrier
+	retryCount int   // $$.State.RetryCount
+	call       *call // the Lambda invocation in flight, if any
 }
 
 // describe snapshots the execution. Call with x.mu held.
@@ -122,7 +120,6 @@ func (x *execution) enter(ctx context.Context, st *state, in any) {
 	x.enteredAt = x.e.Now()
 	x.ctxObj = nil
 	x.retryCount = 0
-	x.retriedNames = x.retriedNames[:0]
 	x.retries = x.retries[:0]
 	for range st.retriers {
 		x.retries = append(x.retries, 0)

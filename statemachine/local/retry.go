@@ -209,33 +209,3 @@ func (r *retrier) delay(attempt int, rnd float64) time.Duration {
 	}
 	return time.Duration(d)
 }
-
-// retryCount is how often one retrier retried one error name in the
-// current state entry.
-type retryCount struct {
-	retrier int
-	name    string
-	n       int
-}
-
-// retriesOf returns how often retrier i retried errors named name in the
-// current state entry. Call with x.mu held.
-func (x *execution) retriesOf(i int, name string) int {
-	for _, c := range x.retriedNames {
-		if c.retrier == i && c.name == name {
-			return c.n
-		}
-	}
-	return 0
-}
-
-// countRetry records a retry of name by retrier i. Call with x.mu held.
-func (x *execution) countRetry(i int, name string) {
-	for j := range x.retriedNames {
-		if c := &x.retriedNames[j]; c.retrier == i && c.name == name {
-			c.n++
-			return
-		}
-	}
-	x.retriedNames = append(x.retriedNames, retryCount{retrier: i, name: name, n: 1})
-}

@@ -289,11 +289,10 @@ func (x *execution) taskError(ctx context.Context, err error) {
 // handleError applies the Task state's retriers, then its catchers, to an
 // error; an unhandled error fails the execution. The first retrier whose
 // ErrorEquals matches decides: once its attempts are used up the catchers
-// apply, even if a later retrier would also match. As AWS documents it
-// ("Complex retry scenarios": ErrorA, ErrorB, ErrorC, ErrorB, ErrorB wait
-// 1, 2, 5 and 4 seconds, then the fifth is caught), MaxAttempts counts
-// retries per error name within a retrier, while the backoff grows with
-// all of the retrier's retries. Each retry is billed as a transition.
+// apply, even if a later retrier would also match (AWS's "Complex retry
+// scenarios": ErrorA, ErrorB, ErrorC, ErrorB wait 1, 2 and 5 seconds, then
+// the fourth error is caught because the first retrier's MaxAttempts of 2
+// is used up). Each retry is billed as a transition.
 func (x *execution) handleError(ctx context.Context, name, cause string) {
 	if x.status != Running {
 		return
@@ -303,10 +302,9 @@ func (x *execution) handleError(ctx context.Context, name, cause string) {
 		if !matches(r.errorEquals, name) {
 			continue
 		}
-		if x.retriesOf(i, name) < r.maxAttempts {
+		if x.retries[i] < r.maxAttempts {
 			d := r.delay(x.retries[i], x.random())
 			x.retries[i]++
-			x.countRetry(i, name)
 			x.retryCount++
 			x.transitions++
 			x.ctxObj = nil

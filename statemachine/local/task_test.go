@@ -74,21 +74,22 @@ func TestRetryBackoff(t *testing.T) {
 }
 
 func TestRetrierPrecedenceAWSExample(t *testing.T) {
-	// From AWS's "Complex retry scenarios": errors ErrorA, ErrorB, ErrorC,
-	// ErrorB, ErrorB wait 1, 2, 5 and 4 seconds, then the fifth is caught.
+	// From AWS's "Complex retry scenarios": errors ErrorA, ErrorB, ErrorC
+	// and ErrorB wait 1, 2 and 5 seconds, then the fourth is caught: the
+	// first retrier's MaxAttempts of 2 is used up.
 	var calls atomic.Int32
-	e := New(Options{Invoker: funcInvoker{"x": failing(&calls, "ErrorA", "ErrorB", "ErrorC", "ErrorB", "ErrorB")}})
+	e := New(Options{Invoker: funcInvoker{"x": failing(&calls, "ErrorA", "ErrorB", "ErrorC", "ErrorB")}})
 	x, h := runMachine(t, e, wrap(invokeTask("x", `,"Next":"Y",
 		"Retry":[{"ErrorEquals":["ErrorA","ErrorB"],"IntervalSeconds":1,"BackoffRate":2.0,"MaxAttempts":2},{"ErrorEquals":["ErrorC"],"IntervalSeconds":5}],
 		"Catch":[{"ErrorEquals":["States.ALL"],"Next":"Z"}]`), `"Y":{"Type":"Succeed"}`, `"Z":{"Type":"Pass","End":true}`), `{}`)
 	require.Equal(t, Succeeded, x.Status)
-	assert.Equal(t, []time.Duration{time.Second, 2 * time.Second, 5 * time.Second, 4 * time.Second}, scheduledGaps(h))
-	assert.Equal(t, int32(5), calls.Load())
+	assert.Equal(t, []time.Duration{time.Second, 2 * time.Second, 5 * time.Second}, scheduledGaps(h))
+	assert.Equal(t, int32(4), calls.Load())
 	var out map[string]any
 	require.NoError(t, json.Unmarshal(x.Output, &out))
 	assert.Equal(t, "ErrorB", out["Error"])
 	assert.Equal(t, []string{"TaskStateExited", "PassStateEntered"}, eventTypes(h[len(h)-4:len(h)-2]))
-	assert.Equal(t, 1+4+1, x.Transitions)
+	assert.Equal(t, 1+3+1, x.Transitions)
 }
 
 func TestRetryJitter(t *testing.T) {
