@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/ohler55/ojg/oj"
 )
@@ -28,5 +29,33 @@ func decodeJSON(text []byte) (v any, err error) {
 			v, err = nil, fmt.Errorf("%w: %v", errNotJSON, r)
 		}
 	}()
-	return oj.Parse(text)
+	if v, err = oj.Parse(text); err != nil {
+		return nil, fmt.Errorf("%w: %v", errNotJSON, err)
+	}
+	if !finite(v) {
+		return nil, fmt.Errorf("%w: a number is out of the range of a 64-bit float", errNotJSON)
+	}
+	return v, nil
+}
+
+// finite reports whether every number in v is finite (ojg turns 1e400
+// into +Inf, which has no JSON form).
+func finite(v any) bool {
+	switch x := v.(type) {
+	case float64:
+		return !math.IsInf(x, 0) && !math.IsNaN(x)
+	case []any:
+		for _, item := range x {
+			if !finite(item) {
+				return false
+			}
+		}
+	case map[string]any:
+		for _, item := range x {
+			if !finite(item) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -263,6 +263,7 @@ func TestStartExecutionValidation(t *testing.T) {
 		{"malformed input", arn, "a", `{"a":`, ErrInvalidExecutionInput},
 		{"two values", arn, "a", `{} {}`, ErrInvalidExecutionInput},
 		{"oversize input", arn, "a", `"` + strings.Repeat("x", maxPayloadBytes) + `"`, ErrInvalidExecutionInput},
+		{"number out of range", arn, "a", `{"n":[1e400]}`, ErrInvalidExecutionInput},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -113,7 +113,11 @@ func (x *execution) suspend(at int64, fn func(ctx context.Context)) {
 	})
 }
 
-// enter starts a state entry. Each entered state is one billed transition.
+// enter starts a state entry. Transitions are counted as AWS bills them
+// (https://aws.amazon.com/step-functions/pricing/: "Step Functions counts a
+// state transition each time a step of your workflow is executed ...
+// including retries"): one per state entered here, and one per retry in
+// handleError. Starting and ending the execution are not transitions.
 func (x *execution) enter(ctx context.Context, st *state, in any) {
 	x.transitions++
 	x.cur, x.rawInput = st, in

@@ -5,6 +5,14 @@ import (
 	"strconv"
 )
 
+// fixedHeaders are the AllHttpHeaders values that never change; data is
+// never modified once built, so every result shares them.
+var fixedHeaders = map[string]any{
+	"x-amzn-Remapped-Content-Length": []any{"0"},
+	"Connection":                     []any{"keep-alive"},
+	"Content-Type":                   []any{"application/json"},
+}
+
 // invokeResult builds arn:aws:states:::lambda:invoke's result: the Lambda
 // Invoke API response as Step Functions' SDK integration returns it, with
 // the function's response under Payload. Call with x.mu held.
@@ -18,21 +26,25 @@ func (x *execution) invokeResult(c *call, payload any) map[string]any {
 	date := now.UTC().Format(http.TimeFormat)
 	trace := "root=1-" + strconv.FormatInt(now.Unix(), 16) + "-" + x.hex(24) + ";sampled=0"
 	length := strconv.Itoa(len(c.inv.Payload))
-	headers := [][2]string{
-		{"X-Amz-Executed-Version", version},
-		{"x-amzn-Remapped-Content-Length", "0"},
-		{"Connection", "keep-alive"},
-		{"x-amzn-RequestId", requestID},
-		{"Content-Length", length},
-		{"Date", date},
-		{"X-Amzn-Trace-Id", trace},
-		{"Content-Type", "application/json"},
+	all := map[string]any{
+		"X-Amz-Executed-Version":         []any{version},
+		"x-amzn-Remapped-Content-Length": fixedHeaders["x-amzn-Remapped-Content-Length"],
+		"Connection":                     fixedHeaders["Connection"],
+		"x-amzn-RequestId":               []any{requestID},
+		"Content-Length":                 []any{length},
+		"Date":                           []any{date},
+		"X-Amzn-Trace-Id":                []any{trace},
+		"Content-Type":                   fixedHeaders["Content-Type"],
 	}
-	all := make(map[string]any, len(headers))
-	single := make(map[string]any, len(headers))
-	for _, h := range headers {
-		all[h[0]] = []any{h[1]}
-		single[h[0]] = h[1]
+	single := map[string]any{
+		"X-Amz-Executed-Version":         version,
+		"x-amzn-Remapped-Content-Length": "0",
+		"Connection":                     "keep-alive",
+		"x-amzn-RequestId":               requestID,
+		"Content-Length":                 length,
+		"Date":                           date,
+		"X-Amzn-Trace-Id":                trace,
+		"Content-Type":                   "application/json",
 	}
 	return map[string]any{
 		"ExecutedVersion": version,
