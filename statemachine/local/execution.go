@@ -189,7 +189,7 @@ func (x *execution) wait(st *state) {
 		x.failState(err)
 		return
 	}
-	finish := func(context.Context) {
+	finish := func() {
 		out, err := x.outputPath(st, eff)
 		if err != nil {
 			x.failState(err)
@@ -198,10 +198,10 @@ func (x *execution) wait(st *state) {
 		x.exit(st, out, st.next)
 	}
 	if until <= x.e.nowNanos() {
-		finish(nil)
+		finish()
 		return
 	}
-	x.suspend(until, finish)
+	x.suspend(until, func(context.Context) { finish() })
 }
 
 // waitUntil returns the clock time a Wait state's input makes it wait for.

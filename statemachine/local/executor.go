@@ -52,6 +52,13 @@ type stateMachine struct {
 
 // Executor runs state machines. It is safe for concurrent use; its methods
 // may be called from inside the Lambda handlers it invokes.
+//
+// Executions advance only while Run or RunUntil processes the timeline. In
+// virtual mode (the default) a handler runs while the clock stands still:
+// it consumes time only through Delay, so a handler must not block on wall
+// time (an Invoker calling a Lambda endpoint over HTTP should have a client
+// timeout). With Workers 1, a given Seed replays identically: scheduling,
+// generated names, retry jitter, States.UUID and request ids.
 type Executor struct {
 	opts  Options
 	sched scheduler

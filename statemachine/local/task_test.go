@@ -349,3 +349,16 @@ func wrapUsed(state string, extra ...string) string {
 	}
 	return wrap(state, used...)
 }
+
+func TestDelayOutsideTheExecutor(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	Delay(ctx, time.Hour) // returns at once: ctx has ended
+	Delay(context.Background(), -time.Second)
+	Delay(context.Background(), time.Millisecond) // a plain sleep
+	e := New(Options{})
+	x := &execution{e: e}
+	c := newCall(context.Background(), x, "f", nil, 0)
+	c.finished.Store(true)
+	Delay(c.ctx, time.Millisecond) // a finished call's context only sleeps
+}
