@@ -49,11 +49,31 @@ func benchInvoker() funcInvoker {
 	}
 }
 
+// benchRegistry hosts the bench machine's two functions as Go Lambda
+// handlers in the Registry, as aws-lambda-go would run them.
+func benchRegistry(b *testing.B) *Registry {
+	r := NewRegistry()
+	require.NoError(b, r.Register("attempt", func(ctx context.Context, in struct{ ID string }) (map[string]string, error) {
+		return map[string]string{"next": "DONE"}, nil
+	}))
+	require.NoError(b, r.Register("park", func(ctx context.Context, in map[string]any) (map[string]bool, error) {
+		return map[string]bool{"ok": true}, nil
+	}))
+	return r
+}
+
 // BenchmarkTransitions runs the 10-state machine (every execution takes 9
 // transitions: Init, Attempt, Route, Record, Park, Check, Shape, Final,
 // Done) in batches of executions started together, and reports state
-// transitions per wall second and heap allocations per transition.
+// transitions per wall second and heap allocations per transition; once
+// with a minimal Invoker (the engine alone) and once with the handlers in
+// the Registry.
 func BenchmarkTransitions(b *testing.B) {
+	b.Run("invoker=func", func(b *testing.B) { benchTransitions(b, benchInvoker()) })
+	b.Run("invoker=Registry", func(b *testing.B) { benchTransitions(b, benchRegistry(b)) })
+}
+
+func benchTransitions(b *testing.B, inv Invoker) {
 	const batch = 1000
 	ctx := context.Background()
 	var transitions int
@@ -61,7 +81,7 @@ func BenchmarkTransitions(b *testing.B) {
 	runtime.ReadMemStats(&ms0)
 	b.ResetTimer()
 	for done := 0; done < b.N; {
-		e := New(Options{Invoker: benchInvoker()})
+		e := New(Options{Invoker: inv})
 		arn, err := e.CreateStateMachine(ctx, "bench", benchMachine, "")
 		require.NoError(b, err)
 		n := min(batch, b.N-done)
