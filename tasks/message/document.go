@@ -1,0 +1,125 @@
+package message
+
+import (
+	"maps"
+	"slices"
+	"time"
+)
+
+// Next tells the state machine's Route state where to go after an Attempt.
+type Next string
+
+// The routes the redrive state machine knows.
+const (
+	// NextDone: delivered; the execution succeeds.
+	NextDone Next = "DONE"
+	// NextWait: wait WaitSeconds, then attempt again.
+	NextWait Next = "WAIT"
+	// NextPark: send the message to the parking lot.
+	NextPark Next = "PARK"
+	// NextContinue: carry on in a new execution (history limit).
+	NextContinue Next = "CONTINUE"
+)
+
+// Document is the redrive execution's input and the Attempt task's output:
+// the state machine passes it from task to task whole. String fields that
+// name breaker values use the breaker package's names ("HALF_OPEN",
+// "CANARY", "TRANSIENT").
+type Document struct {
+	// Message is the message being redriven, unwrapped, without its
+	// "redrive" attribute (the fields below carry the lineage).
+	Message Message `json:"message"`
+	// OriginID is the message's first SQS message id.
+	OriginID string `json:"originId"`
+	// Attempt is the DLQ round trip, from 1.
+	Attempt int `json:"attempt"`
+	// BreakerKey names the breaker the message is delivered through.
+	BreakerKey string `json:"breakerKey"`
+	// ReceivedAt is when the starter received the message.
+	ReceivedAt time.Time `json:"receivedAt"`
+	// Tries counts delivery tries in this round trip.
+	Tries int `json:"tries"`
+	// Cycles counts Attempt cycles in this execution.
+	Cycles int `json:"cycles"`
+	// Continuation counts how many times the redrive continued as a new
+	// execution.
+	Continuation int `json:"continuation"`
+	// History holds the most recent failures, oldest first, at most
+	// MaxHistory.
+	History []Failure `json:"history,omitempty"`
+
+	// Next is where the state machine goes after the Attempt; empty in an
+	// execution's input.
+	Next Next `json:"next"`
+	// WaitSeconds is how long to wait when Next is NextWait.
+	WaitSeconds int `json:"waitSeconds"`
+	// Decision is the breaker's verdict: "PROCEED", "CANARY" or "WAIT".
+	Decision string `json:"decision"`
+	// Outcome is the delivery's outcome: "SUCCESS", "TRANSIENT",
+	// "POISON", or "" when nothing was delivered.
+	Outcome string `json:"outcome"`
+	// BreakerState is the breaker's state after the Attempt.
+	BreakerState string `json:"breakerState"`
+	// ParkReason says why Next is NextPark.
+	ParkReason string `json:"parkReason"`
+
+	// Failure is set by the state machine's Catch (ResultPath $.failure)
+	// when a task failed for good, for the Park task to report.
+	Failure *TaskFailure `json:"failure,omitempty"`
+}
+
+// TaskFailure is a Step Functions error as a Catch records it.
+type TaskFailure struct {
+	// Error is the error name, e.g. "States.Timeout" or "InvalidDocument".
+	Error string `json:"Error"`
+	// Cause is the error's details; for a Lambda error, its JSON.
+	Cause string `json:"Cause"`
+}
+
+// NewDocument starts the execution document for a message taken off the DLQ
+// at receivedAt: it unwraps an envelope, and reads the lineage. A message
+// that comes back with lineage starts the next round trip (Attempt is the
+// lineage's plus one) and keeps its origin and failure history; a new one
+// is attempt 1 with its own id as origin. The caller sets BreakerKey. A
+// malformed lineage is an error matching ErrMalformedLineage.
+func NewDocument(msg Message, receivedAt time.Time) (Document, error) {
+	inner, _, err := Unwrap(msg)
+	if err != nil {
+		return Document{}, err
+	}
+	lin, found, err := lineageAttribute(inner)
+	if err != nil {
+		return Document{}, err
+	}
+	inner.MessageAttributes = maps.Clone(inner.MessageAttributes)
+	delete(inner.MessageAttributes, AttributeName)
+	if len(inner.MessageAttributes) == 0 {
+		inner.MessageAttributes = nil
+	}
+	doc := Document{Message: inner, OriginID: lin.OriginID, Attempt: lin.Attempt, ReceivedAt: receivedAt, History: lin.History}
+	if found {
+		doc.Attempt++
+	}
+	return doc, nil
+}
+
+// Lineage is the lineage a redriven copy of the document's message carries.
+func (d Document) Lineage() Lineage {
+	lin := Lineage{OriginID: d.OriginID, Attempt: d.Attempt, History: slices.Clone(d.History)}
+	if n := len(d.History); n > 0 {
+		lin.LastError = d.History[n-1].summary()
+	}
+	return lin
+}
+
+// AddFailure appends f to the history, its message truncated to
+// MaxFailureMessage bytes, dropping the oldest beyond MaxHistory.
+func (d *Document) AddFailure(f Failure) {
+	d.History = appendFailure(d.History, f)
+}
+
+// ForRedrive returns the document's message with its lineage, ready to send
+// back to a queue or to the parking lot (see WithLineage).
+func ForRedrive(d Document) (msg Message, enveloped bool, err error) {
+	return WithLineage(d.Message, d.Lineage())
+}

@@ -1,0 +1,153 @@
+package message_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/tasks/message"
+)
+
+func TestLineageOfNewMessage(t *testing.T) {
+	lin, found, err := message.LineageOf(message.Message{ID: "m-1", Body: "x"})
+	require.NoError(t, err)
+	assert.False(t, found)
+	assert.Equal(t, message.Lineage{OriginID: "m-1", Attempt: 1}, lin)
+}
+
+func TestLineageOfMalformed(t *testing.T) {
+	tests := []struct {
+		name    string
+		attr    message.Attribute
+		body    string
+		problem string
+	}{
+		{name: "not JSON", attr: message.StringAttribute("{originId:"), problem: "not a lineage JSON object"},
+		{name: "JSON of another shape", attr: message.StringAttribute(`["m-1", 2]`), problem: "not a lineage JSON object"},
+		{name: "attempt as a string", attr: message.StringAttribute(`{"originId":"m-1","attempt":"2"}`), problem: "not a lineage JSON object"},
+		{name: "no origin", attr: message.StringAttribute(`{"attempt":2}`), problem: "originId is missing"},
+		{name: "attempt zero", attr: message.StringAttribute(`{"originId":"m-1","attempt":0}`), problem: "attempt 0, want at least 1"},
+		{name: "unknown outcome", attr: message.StringAttribute(`{"originId":"m-1","attempt":1,"history":[{"try":1,"outcome":"MAYBE"}]}`), problem: `history[0].outcome "MAYBE"`},
+		{name: "bad time", attr: message.StringAttribute(`{"originId":"m-1","attempt":1,"history":[{"at":"yesterday","try":1,"outcome":"POISON"}]}`), problem: "not a lineage JSON object"},
+		{name: "binary attribute", attr: message.Attribute{DataType: "Binary", BinaryValue: []byte("{}")}, problem: `data type "Binary", want String`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg := message.Message{ID: "m-2", Body: "x", MessageAttributes: map[string]message.Attribute{message.AttributeName: tt.attr}}
+			_, _, err := message.LineageOf(msg)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, message.ErrMalformedLineage)
+			assert.Contains(t, err.Error(), `attribute "redrive"`)
+			assert.Contains(t, err.Error(), tt.problem)
+
+			_, err = message.NewDocument(msg, receivedAt)
+			assert.ErrorIs(t, err, message.ErrMalformedLineage, "the starter parks it as poison")
+		})
+	}
+}
+
+func TestLineageOfKeepsNewestHistory(t *testing.T) {
+	var history []string
+	for i := range message.MaxHistory + 3 {
+		history = append(history, fmt.Sprintf(`{"at":"2026-01-01T00:00:00Z","try":%d,"outcome":"TRANSIENT"}`, i+1))
+	}
+	attr := message.StringAttribute(`{"originId":"m-1","attempt":5,"history":[` + strings.Join(history, ",") + `]}`)
+	lin, found, err := message.LineageOf(message.Message{ID: "m-9", MessageAttributes: map[string]message.Attribute{"redrive": attr}})
+	require.NoError(t, err)
+	assert.True(t, found)
+	require.Len(t, lin.History, message.MaxHistory)
+	assert.Equal(t, 4, lin.History[0].Try)
+	assert.Equal(t, message.MaxHistory+3, lin.History[message.MaxHistory-1].Try)
+}
+
+func TestRoundTripThroughTheDLQ(t *testing.T) {
+	first := message.Message{ID: "origin-1", Body: `{"order":1}`, MessageAttributes: map[string]message.Attribute{"tenant": message.StringAttribute("acme")}}
+	doc, err := message.NewDocument(first, receivedAt)
+	require.NoError(t, err)
+	assert.Equal(t, "origin-1", doc.OriginID)
+	assert.Equal(t, 1, doc.Attempt)
+	assert.Empty(t, doc.History)
+
+	doc.AddFailure(message.Failure{At: receivedAt, Try: 1, Outcome: message.OutcomeTransient, ErrorType: "Timeout", BreakerState: "CLOSED"})
+	sent, enveloped, err := message.ForRedrive(doc)
+	require.NoError(t, err)
+	assert.False(t, enveloped)
+	assert.Equal(t, first.Body, sent.Body)
+	assert.Equal(t, first.MessageAttributes["tenant"], sent.MessageAttributes["tenant"])
+	assert.Len(t, first.MessageAttributes, 1, "the document's message is not changed")
+
+	// SQS gives the copy that comes back to the DLQ a new id.
+	back := sent
+	back.ID = "copy-2"
+	again, err := message.NewDocument(back, receivedAt.Add(time.Hour))
+	require.NoError(t, err)
+	assert.Equal(t, "origin-1", again.OriginID, "origin survives the round trip")
+	assert.Equal(t, 2, again.Attempt, "a message that comes back starts the next round trip")
+	assert.Equal(t, doc.History, again.History)
+	assert.Equal(t, "copy-2", again.Message.ID)
+	assert.Equal(t, first.MessageAttributes, again.Message.MessageAttributes, "the lineage attribute is not part of the document's message")
+}
+
+func TestAddFailure(t *testing.T) {
+	var doc message.Document
+	for i := range message.MaxHistory + 5 {
+		doc.AddFailure(message.Failure{Try: i + 1, Outcome: message.OutcomeTransient, Message: strings.Repeat("é", 200)})
+	}
+	require.Len(t, doc.History, message.MaxHistory)
+	assert.Equal(t, 6, doc.History[0].Try, "oldest dropped")
+	assert.Equal(t, message.MaxHistory+5, doc.History[message.MaxHistory-1].Try)
+	for _, f := range doc.History {
+		assert.LessOrEqual(t, len(f.Message), message.MaxFailureMessage)
+		assert.True(t, utf8.ValidString(f.Message))
+	}
+
+	// A document's history never shares its array with another's.
+	copied := doc
+	copied.AddFailure(message.Failure{Try: 99, Outcome: message.OutcomePoison})
+	assert.Equal(t, message.MaxHistory+5, doc.History[message.MaxHistory-1].Try)
+}
+
+func TestLastError(t *testing.T) {
+	tests := []struct {
+		failure message.Failure
+		want    string
+	}{
+		{failure: message.Failure{ErrorType: "Timeout", Message: "after 30s"}, want: "Timeout: after 30s"},
+		{failure: message.Failure{ErrorType: "Timeout"}, want: "Timeout"},
+		{failure: message.Failure{Message: "after 30s"}, want: "after 30s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			doc := message.Document{History: []message.Failure{{ErrorType: "Older"}, tt.failure}}
+			assert.Equal(t, tt.want, doc.Lineage().LastError)
+		})
+	}
+	assert.Empty(t, message.Document{}.Lineage().LastError)
+}
+
+func TestTruncate(t *testing.T) {
+	tests := []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{in: "hello", max: 10, want: "hello"},
+		{in: "hello", max: 5, want: "hello"},
+		{in: "hello", max: 3, want: "hel"},
+		{in: "héllo", max: 2, want: "h"}, // é is two bytes: not split
+		{in: "héllo", max: 3, want: "hé"},
+		{in: "日本", max: 5, want: "日"},
+		{in: "abc", max: 0, want: ""},
+		{in: "abc", max: -1, want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s/%d", tt.in, tt.max), func(t *testing.T) {
+			assert.Equal(t, tt.want, message.Truncate(tt.in, tt.max))
+		})
+	}
+}
