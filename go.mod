@@ -3,7 +3,7 @@ module github.com/redrive/redrive
 go 1.26
 
 require (
-	github.com/aws/aws-lambda-go v1.50.0 // indirect
+	github.com/aws/aws-lambda-go v1.55.1 // indirect
 	github.com/aws/aws-sdk-go-v2 v1.39.6 // indirect
 	github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream v1.7.2 // indirect
 	github.com/aws/aws-sdk-go-v2/config v1.31.17 // indirect
