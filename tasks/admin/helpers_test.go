@@ -1,0 +1,78 @@
+package admin_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/breaker/breakertest"
+	"github.com/redrive/redrive/breaker/dynamostore"
+	"github.com/redrive/redrive/internal/ddbtest"
+	"github.com/redrive/redrive/tasks/admin"
+)
+
+// t0 is the tests' fixed starting time.
+var t0 = time.Date(2026, 1, 2, 15, 0, 0, 0, time.UTC)
+
+// policy is jitter-free so cooldowns in expected outputs are exact.
+var policy = breaker.Policy{ConsecutiveFailures: 3, Jitter: -1, CooldownBase: time.Minute, RampDuration: -1}
+
+// fixture is an admin Handler over a real breaker on the real DynamoDB
+// store (minidyn, or DDB_ENDPOINT), with a manual clock and a captured log.
+type fixture struct {
+	handler *admin.Handler
+	breaker *breaker.Breaker
+	store   breaker.Store
+	clock   *breakertest.Clock
+	log     *bytes.Buffer
+}
+
+// newFixture builds a fixture; wrap, when given, wraps the DynamoDB store
+// (to inject failures).
+func newFixture(t *testing.T, wrap func(breaker.Store) breaker.Store) fixture {
+	t.Helper()
+	client, backend := ddbtest.Client(t)
+	table := ddbtest.CreateTable(t, client, func(ctx context.Context, name string) error {
+		return dynamostore.CreateTable(ctx, client, name)
+	})
+	t.Logf("backend %s, table %s", backend, table)
+	var store breaker.Store = dynamostore.New(client, table)
+	if wrap != nil {
+		store = wrap(store)
+	}
+	clock := breakertest.NewClock(t0)
+	b, err := breaker.New(store, policy, breaker.WithClock(clock.Now), breaker.WithSeed(1),
+		breaker.WithConflictBackoff(0), breaker.WithMaxConflictRetries(2))
+	require.NoError(t, err)
+	var log bytes.Buffer
+	h := admin.New(b, slog.New(slog.NewJSONHandler(&log, nil)))
+	h.Now = clock.Now
+	return fixture{handler: h, breaker: b, store: store, clock: clock, log: &log}
+}
+
+// trip opens key's breaker with consecutive transient failures.
+func (f fixture) trip(t *testing.T, key string) {
+	t.Helper()
+	for range policy.ConsecutiveFailures {
+		d, err := f.breaker.Admit(t.Context(), key)
+		require.NoError(t, err)
+		require.Equal(t, breaker.Proceed, d.Verdict)
+		_, err = f.breaker.Record(t.Context(), key, d.Ticket, breaker.Transient)
+		require.NoError(t, err)
+	}
+	row, err := f.breaker.Status(t.Context(), key)
+	require.NoError(t, err)
+	require.Equal(t, breaker.Open, row.State)
+}
+
+// command runs one request through the handler as the admin state machine
+// sends it.
+func (f fixture) command(t *testing.T, r admin.Request) (admin.Output, error) {
+	t.Helper()
+	return f.handler.Handle(t.Context(), admin.Input{Request: r, ExecutionName: "ops-1"})
+}

@@ -1,0 +1,167 @@
+package admin
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redrive/redrive/breaker"
+)
+
+// Input is the admin function's event, as admin.asl.json builds it: the
+// execution's input as the request, and the execution's name.
+type Input struct {
+	// Request is what the operator started the execution with.
+	Request Request `json:"request"`
+	// ExecutionName names the execution; the default actor.
+	ExecutionName string `json:"executionName"`
+}
+
+// Request is one operator command.
+type Request struct {
+	// Command is one of Commands().
+	Command string `json:"command"`
+	// Breaker is the breaker key, e.g. "orders".
+	Breaker string `json:"breaker"`
+	// Reason says why; required for every command but status.
+	Reason string `json:"reason,omitempty"`
+	// Until ends an open or close, RFC 3339; empty means until released.
+	Until string `json:"until,omitempty"`
+	// Actor says who; default "execution:<execution name>".
+	Actor string `json:"actor,omitempty"`
+
+	// problems are what UnmarshalJSON found wrong with the JSON itself
+	// (unknown fields, values that are not strings).
+	problems []Problem
+	// notObject is set by UnmarshalJSON when the request is not a JSON
+	// object: that is then the only problem worth reporting.
+	notObject bool
+}
+
+// CommandStatus reads a breaker without changing it; the other commands
+// are breaker.CommandKind names.
+const CommandStatus = "status"
+
+// Commands lists the command names a Request may use.
+func Commands() []string {
+	return []string{CommandStatus, breaker.Reset.String(), breaker.ForceOpen.String(),
+		breaker.ForceClose.String(), breaker.Release.String()}
+}
+
+// requestFields lists Request's JSON field names, in the order problems
+// are reported.
+var requestFields = []string{"command", "breaker", "reason", "until", "actor"}
+
+// UnmarshalJSON reads a request leniently: an unknown field or a value that
+// is not a string is remembered as a problem for validation to report with
+// the others (as an *InvalidCommand), instead of failing the decode with an
+// error the state machine could not name.
+func (r *Request) UnmarshalJSON(data []byte) error {
+	*r = Request{}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil || fields == nil {
+		r.notObject = true
+		return nil
+	}
+	dest := map[string]*string{"command": &r.Command, "breaker": &r.Breaker, "reason": &r.Reason, "until": &r.Until, "actor": &r.Actor}
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		ptr, known := dest[name]
+		switch {
+		case !known:
+			r.problems = append(r.problems, Problem{Field: name, Problem: "unknown field; want " + strings.Join(requestFields, ", ")})
+		case json.Unmarshal(fields[name], ptr) != nil:
+			r.problems = append(r.problems, Problem{Field: name, Problem: "want a string"})
+		}
+	}
+	return nil
+}
+
+// parsed is a valid request, ready to apply.
+type parsed struct {
+	key     string
+	command string
+	// change is the breaker command; Kind is 0 for status.
+	change breaker.Command
+}
+
+// parse checks in at now and returns the command to apply, or an
+// *InvalidCommand listing every problem.
+func parse(in Input, now time.Time) (parsed, error) {
+	r := in.Request
+	if r.notObject {
+		return parsed{}, &InvalidCommand{Problems: []Problem{{Field: "request",
+			Problem: `want a JSON object, e.g. {"command": "status", "breaker": "orders"}`}}}
+	}
+	problems := slices.Clone(r.problems)
+	fail := func(field, problem string) { problems = append(problems, Problem{Field: field, Problem: problem}) }
+
+	p := parsed{key: r.Breaker, command: r.Command}
+	known := r.Command == CommandStatus
+	if !known {
+		kind, err := breaker.ParseCommandKind(r.Command)
+		known = err == nil
+		p.change.Kind = kind
+	}
+	switch {
+	case r.Command == "":
+		fail("command", "required; want one of "+strings.Join(Commands(), ", "))
+	case !known:
+		fail("command", "unknown command "+strconv.Quote(r.Command)+"; want one of "+strings.Join(Commands(), ", "))
+	}
+
+	switch {
+	case r.Breaker == "":
+		fail("breaker", `required: the breaker key, e.g. "orders"`)
+	case strings.TrimSpace(r.Breaker) != r.Breaker:
+		fail("breaker", "must not start or end with spaces: "+strconv.Quote(r.Breaker))
+	}
+
+	// What the rest needs depends on the command; an unknown one is
+	// reported alone rather than with guesses.
+	if !known {
+		return parsed{}, &InvalidCommand{Problems: problems}
+	}
+	changes := p.change.Kind != 0
+	p.change.Reason = strings.TrimSpace(r.Reason)
+	if changes && p.change.Reason == "" {
+		fail("reason", "required for "+r.Command+": it is kept on the breaker for the audit trail")
+	}
+	if r.Until != "" {
+		until, problem := parseUntil(r.Until, p.change.Kind, now)
+		if problem != "" {
+			fail("until", problem)
+		}
+		p.change.Until = until
+	}
+	p.change.Actor = strings.TrimSpace(r.Actor)
+	if p.change.Actor == "" && in.ExecutionName != "" {
+		p.change.Actor = "execution:" + in.ExecutionName
+	}
+	if changes && p.change.Actor == "" {
+		fail("actor", "required when the input has no executionName to default it from")
+	}
+
+	if len(problems) > 0 {
+		return parsed{}, &InvalidCommand{Problems: problems}
+	}
+	return p, nil
+}
+
+// parseUntil reads an until for a command of kind at now; problem is ""
+// when it is valid.
+func parseUntil(s string, kind breaker.CommandKind, now time.Time) (until time.Time, problem string) {
+	if kind != breaker.ForceOpen && kind != breaker.ForceClose {
+		return time.Time{}, "only for open and close"
+	}
+	until, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, `want an RFC 3339 time with a zone, e.g. "2026-01-02T15:04:05Z", not ` + strconv.Quote(s)
+	}
+	if !until.After(now) {
+		return time.Time{}, strconv.Quote(s) + " is not in the future (now " + now.UTC().Format(time.RFC3339) + ")"
+	}
+	return until.UTC(), ""
+}

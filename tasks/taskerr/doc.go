@@ -1,0 +1,9 @@
+// Package taskerr holds the task errors that more than one state machine
+// matches by name in its Retry and Catch rules.
+//
+// A Lambda handler's error reaches Step Functions as its Go type name
+// (aws-lambda-go reports *BreakerContention as "BreakerContention"; an
+// fmt.Errorf wrapper as "wrapError"), so these are exported struct types
+// that the handlers return unwrapped. Errors only one handler returns live
+// in that handler's package.
+package taskerr
