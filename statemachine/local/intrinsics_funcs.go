@@ -17,7 +17,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ohler55/ojg/oj"
 )
 
 // Limits the AWS documentation sets on intrinsic arguments.
@@ -148,10 +147,7 @@ func fnStringToJSON(_ *callNode, args []any, _ *evalEnv) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := oj.ParseString(s)
-	if err == nil && strings.TrimSpace(s) == "" {
-		err = errors.New("empty string")
-	}
+	v, err := decodeJSON([]byte(s))
 	if err != nil {
 		return nil, fmt.Errorf("argument 1 is not a JSON text: %v", err)
 	}

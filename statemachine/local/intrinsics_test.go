@@ -193,6 +193,8 @@ func TestIntrinsicFailures(t *testing.T) {
 		{"States.Format($.Id)", "the template (argument 1) must be a string, got 123456"},
 		{"States.StringToJson($.name)", "Invalid arguments in States.StringToJson: argument 1 is not a JSON text"},
 		{"States.StringToJson('')", "argument 1 is not a JSON text"},
+		{`States.StringToJson('{"":{"":},"":""0')`, "argument 1 is not a JSON text"}, // made the JSON parser panic
+		{"States.StringToJson('1e400')", "argument 1 is not a JSON text"},            // no finite JSON form
 		{"States.StringToJson($.Id)", "argument 1 must be a string, got 123456"},
 		{"States.ArrayPartition($.inputArray, 0)", "the chunk size (argument 2) must be a positive integer, got 0"},
 		{"States.ArrayPartition($.name, 2)", `argument 1 must be an array, got "Arnav"`},
