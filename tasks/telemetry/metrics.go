@@ -1,0 +1,146 @@
+package telemetry
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/redrive/redrive/breaker"
+)
+
+// Namespace and Dimension name where the metrics go in CloudWatch.
+const (
+	Namespace = "Redrive"
+	Dimension = "Breaker"
+)
+
+// Name is a count metric.
+type Name string
+
+// The count metrics, per breaker.
+const (
+	// Delivered counts messages the target accepted.
+	Delivered Name = "Delivered"
+	// Transient counts deliveries that failed in a way that counts toward
+	// the breaker.
+	Transient Name = "Transient"
+	// Poison counts deliveries that failed because of the message itself.
+	Poison Name = "Poison"
+	// Parked counts messages sent to the parking lot.
+	Parked Name = "Parked"
+	// Trips counts transitions to OPEN.
+	Trips Name = "Trips"
+	// Closes counts recoveries, HALF_OPEN to CLOSED.
+	Closes Name = "Closes"
+	// Canaries counts canary deliveries in HALF_OPEN.
+	Canaries Name = "Canaries"
+	// Waits counts attempts told to wait by the breaker or the backoff.
+	Waits Name = "Waits"
+	// Duplicates counts DLQ messages whose execution already existed.
+	Duplicates Name = "Duplicates"
+	// StartThrottled counts StartExecution calls refused for throttling.
+	StartThrottled Name = "StartThrottled"
+)
+
+// StateMetric is the gauge of a breaker's state, written on every state
+// change with the value StateValue gives.
+const StateMetric = "BreakerState"
+
+// StateValue is the BreakerState value of s, ordered by how much traffic
+// is held back: 0 CLOSED, 1 HALF_OPEN, 2 OPEN, 3 FORCED_OPEN, 4
+// FORCED_CLOSED; -1 for a state that is none of them.
+func StateValue(s breaker.State) int64 {
+	switch s {
+	case breaker.Closed:
+		return 0
+	case breaker.HalfOpen:
+		return 1
+	case breaker.Open:
+		return 2
+	case breaker.ForcedOpen:
+		return 3
+	case breaker.ForcedClosed:
+		return 4
+	}
+	return -1
+}
+
+// Metrics writes EMF lines to one writer, each with one Write call. It is
+// safe for concurrent use, and Count does not allocate.
+type Metrics struct {
+	log *slog.Logger
+	now func() time.Time
+
+	mu  sync.Mutex
+	w   io.Writer
+	buf []byte
+	err error
+}
+
+// NewMetrics returns Metrics writing to w (stdout in Lambda), logging
+// state changes to log and reading the time from now; nil means io.Discard,
+// no logging and time.Now.
+func NewMetrics(w io.Writer, log *slog.Logger, now func() time.Time) *Metrics {
+	if w == nil {
+		w = io.Discard
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Metrics{w: w, log: log, now: now, buf: make([]byte, 0, 512)}
+}
+
+// Count writes one line adding n to the metric name of breaker key.
+func (m *Metrics) Count(key string, name Name, n int64) {
+	m.emit(key, m.now(), metric{name: string(name), unit: unitCount, value: n})
+}
+
+// OnTransition reports a breaker state change: one log line (warning when
+// the breaker stops traffic) and one metric line with BreakerState, plus
+// Trips on a trip or Closes on a recovery. Pass it to breaker.WithObserver.
+func (m *Metrics) OnTransition(t breaker.Transition) {
+	level := slog.LevelInfo
+	if t.To == breaker.Open || t.To == breaker.ForcedOpen {
+		level = slog.LevelWarn
+	}
+	m.log.LogAttrs(context.Background(), level, "breaker state change",
+		slog.String("breaker", t.Key),
+		slog.String("from", t.From.String()),
+		slog.String("to", t.To.String()),
+		slog.String("cause", t.Cause),
+		slog.Int64("generation", t.Generation),
+		slog.Time("at", t.At),
+	)
+	state := metric{name: StateMetric, unit: unitNone, value: StateValue(t.To)}
+	switch {
+	case t.To == breaker.Open:
+		m.emit(t.Key, t.At, state, metric{name: string(Trips), unit: unitCount, value: 1})
+	case t.From == breaker.HalfOpen && t.To == breaker.Closed:
+		m.emit(t.Key, t.At, state, metric{name: string(Closes), unit: unitCount, value: 1})
+	default:
+		m.emit(t.Key, t.At, state)
+	}
+}
+
+// Err returns the first error the writer returned, if any: metrics never
+// fail a task, but a broken writer should be noticed.
+func (m *Metrics) Err() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.err
+}
+
+// emit writes one EMF line for key at time at.
+func (m *Metrics) emit(key string, at time.Time, metrics ...metric) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.buf = appendLine(m.buf[:0], key, at, metrics)
+	if _, err := m.w.Write(m.buf); err != nil && m.err == nil {
+		m.err = err
+	}
+}
