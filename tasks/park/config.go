@@ -1,0 +1,102 @@
+package park
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/redrive/redrive/tasks/config"
+)
+
+// The environment variables a LotConfig is read from.
+const (
+	// EnvQueueURL is the parking-lot queue's URL. Required.
+	EnvQueueURL = "PARKING_LOT_URL"
+	// EnvMaxMessageSize is the parking lot's MaximumMessageSize in bytes;
+	// default DefaultMaxMessageSize.
+	EnvMaxMessageSize = "PARKING_LOT_MAX_MESSAGE_SIZE"
+)
+
+// DefaultMaxMessageSize is SQS's default and largest maximum message size,
+// 1 MiB (256 KiB before August 2025).
+const DefaultMaxMessageSize = 1 << 20
+
+// minMessageSize is SQS's smallest MaximumMessageSize.
+const minMessageSize = 1024
+
+// LotConfig says where the parking lot is and how large a message it takes.
+type LotConfig struct {
+	// QueueURL is PARKING_LOT_URL.
+	QueueURL string
+	// MaxMessageSize is PARKING_LOT_MAX_MESSAGE_SIZE, in bytes: the
+	// queue's MaximumMessageSize, which Lot.Park keeps every message under.
+	MaxMessageSize int
+}
+
+// LotConfigFromEnv reads a LotConfig and records every bad variable in
+// env, so the starter reports them with the rest of its settings.
+func LotConfigFromEnv(env *config.Env) LotConfig {
+	c := LotConfig{
+		QueueURL:       env.Value(EnvQueueURL),
+		MaxMessageSize: env.Int(EnvMaxMessageSize, DefaultMaxMessageSize),
+	}
+	for _, p := range c.problems() {
+		env.Fail(p.Name, p.Problem)
+	}
+	return c
+}
+
+// Validate reports every problem with c, each naming its variable.
+func (c LotConfig) Validate() error {
+	var errs []error
+	for _, p := range c.problems() {
+		errs = append(errs, p)
+	}
+	return errors.Join(errs...)
+}
+
+// problems lists what is wrong with c.
+func (c LotConfig) problems() []*config.VarError {
+	var out []*config.VarError
+	if p := queueURLProblem(c.QueueURL); p != "" {
+		out = append(out, &config.VarError{Name: EnvQueueURL, Value: c.QueueURL, Problem: p})
+	}
+	if c.MaxMessageSize < minMessageSize || c.MaxMessageSize > DefaultMaxMessageSize {
+		out = append(out, &config.VarError{
+			Name:    EnvMaxMessageSize,
+			Value:   fmt.Sprint(c.MaxMessageSize),
+			Problem: fmt.Sprintf("want a size in bytes from %d to %d, as SQS allows", minMessageSize, DefaultMaxMessageSize),
+		})
+	}
+	return out
+}
+
+// queueURLProblem says what is wrong with a queue URL; "" if nothing.
+func queueURLProblem(raw string) string {
+	if raw == "" {
+		return "required but not set"
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || strings.Trim(u.Path, "/") == "" {
+		return "want a queue URL, e.g. https://sqs.us-east-1.amazonaws.com/123456789012/orders-parking-lot"
+	}
+	return ""
+}
+
+// Config is the Park task's settings.
+type Config struct {
+	// Lot is the parking lot.
+	Lot LotConfig
+}
+
+// ConfigFromEnv reads a Config through getenv; the error names every bad
+// variable.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	env := config.From(getenv)
+	c := Config{Lot: LotConfigFromEnv(env)}
+	return c, env.Err()
+}
+
+// Validate reports every problem with c, each naming its variable.
+func (c Config) Validate() error { return c.Lot.Validate() }

@@ -1,0 +1,101 @@
+package park
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/tasks/telemetry"
+)
+
+// SendMessageAPI is the one SQS call the parking lot makes, with the SDK's
+// signature so *sqs.Client satisfies it.
+type SendMessageAPI interface {
+	SendMessage(ctx context.Context, params *sqs.SendMessageInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageOutput, error)
+}
+
+var _ SendMessageAPI = (*sqs.Client)(nil)
+
+// Counter adds to a metric of a breaker; *telemetry.Metrics is one.
+type Counter interface {
+	Count(key string, name telemetry.Name, n int64)
+}
+
+var _ Counter = (*telemetry.Metrics)(nil)
+
+// Lot sends messages to the parking-lot queue. It is safe for concurrent
+// use.
+type Lot struct {
+	// SQS sends the message.
+	SQS SendMessageAPI
+	// Config says where and how large.
+	Config LotConfig
+	// Metrics counts each parked message; Logger logs it.
+	Metrics Counter
+	Logger  *slog.Logger
+}
+
+// Parked is what Lot.Park did; it is also the Park task's output.
+type Parked struct {
+	// QueueURL is the parking lot the message was sent to.
+	QueueURL string `json:"queueUrl"`
+	// MessageID is the parked message's new SQS message id.
+	MessageID string `json:"messageId"`
+	// Enveloped reports that the message was wrapped in an envelope because
+	// all its attributes were taken.
+	Enveloped bool `json:"enveloped"`
+	// Reason says why it was parked.
+	Reason string `json:"reason"`
+	// Truncated reports that the Record was shortened to fit.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// Park sends msg (the original message, unwrapped, without a lineage
+// attribute of its own) to the parking lot with rec in its "redrive"
+// attribute, or in an envelope when msg already uses all 10 attributes.
+//
+// When the Record would push the message over the parking lot's size
+// limit, the Record is shrunk until it fits, least useful part first: the
+// task failure's cause and the malformed lineage copy are cut to 1 KiB,
+// then history failures are dropped oldest first, then the cause and the
+// copy go; the Record is marked truncated. A message that cannot fit even
+// then is an error matching ErrTooLarge, as is any SendMessage error: the
+// caller keeps the message (the starter leaves it in the DLQ, the state
+// machine retries Park).
+func (l *Lot) Park(ctx context.Context, msg message.Message, rec Record) (Parked, error) {
+	out, enveloped, rec, err := fit(msg, rec, l.Config.MaxMessageSize)
+	if err != nil {
+		return Parked{}, err
+	}
+	sent, err := l.SQS.SendMessage(ctx, &sqs.SendMessageInput{
+		QueueUrl:          aws.String(l.Config.QueueURL),
+		MessageBody:       aws.String(out.Body),
+		MessageAttributes: out.SQSAttributes(),
+	})
+	if err != nil {
+		return Parked{}, fmt.Errorf("park message %q (origin %q) in %s: %w", msg.ID, rec.OriginID, l.Config.QueueURL, err)
+	}
+	p := Parked{
+		QueueURL:  l.Config.QueueURL,
+		MessageID: aws.ToString(sent.MessageId),
+		Enveloped: enveloped,
+		Reason:    rec.Reason,
+		Truncated: rec.Truncated,
+	}
+	l.Metrics.Count(rec.BreakerKey, telemetry.Parked, 1)
+	l.Logger.LogAttrs(ctx, slog.LevelWarn, "message parked",
+		slog.String("originId", rec.OriginID),
+		slog.Int("attempt", rec.Attempt),
+		slog.String("breaker", rec.BreakerKey),
+		slog.String("reason", rec.Reason),
+		slog.String("parkedMessageId", p.MessageID),
+		slog.Bool("enveloped", enveloped),
+		slog.Bool("truncated", rec.Truncated),
+		slog.String("executionArn", rec.ExecutionARN),
+	)
+	return p, nil
+}
