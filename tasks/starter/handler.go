@@ -1,0 +1,96 @@
+package starter
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/tasks/park"
+	"github.com/redrive/redrive/tasks/telemetry"
+)
+
+// StartExecutionAPI is the one Step Functions call the starter makes, with
+// the SDK's signature so *sfn.Client satisfies it.
+type StartExecutionAPI interface {
+	StartExecution(ctx context.Context, params *sfn.StartExecutionInput, optFns ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error)
+}
+
+var _ StartExecutionAPI = (*sfn.Client)(nil)
+
+// Breaker is what the starter asks of the breaker to record a consumer
+// failure (sqs target); *breaker.Breaker is one.
+type Breaker interface {
+	Status(ctx context.Context, key string) (breaker.Row, error)
+	Record(ctx context.Context, key string, t breaker.Ticket, o breaker.Outcome) (breaker.Row, error)
+}
+
+var _ Breaker = (*breaker.Breaker)(nil)
+
+// Counter adds to a metric of a breaker; *telemetry.Metrics is one.
+type Counter interface {
+	Count(key string, name telemetry.Name, n int64)
+}
+
+var _ Counter = (*telemetry.Metrics)(nil)
+
+// Handler is the starter: the DLQ's event source function.
+type Handler struct {
+	// SFN starts executions.
+	SFN StartExecutionAPI
+	// Lot parks what cannot be started.
+	Lot park.Parker
+	// Breaker records consumer failures; needed only when
+	// Config.RecordsReturns().
+	Breaker Breaker
+	// Config is the starter's settings.
+	Config Config
+	// Metrics and Logger report what happened to each record.
+	Metrics Counter
+	Logger  *slog.Logger
+	// Now stamps receivedAt; default time.Now. The local executor passes
+	// its virtual clock.
+	Now func() time.Time
+}
+
+// Handle processes an SQS batch from the DLQ, Config.Concurrency records at
+// a time, and reports the records to retry as batch item failures, in the
+// order of the batch (see process for what each record becomes). It never
+// returns an error: every failure is a record's, and the others are done.
+func (h *Handler) Handle(ctx context.Context, event events.SQSEvent) (events.SQSEventResponse, error) {
+	failed := make([]bool, len(event.Records))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(max(h.Config.Concurrency, 1), len(event.Records)) {
+		wg.Go(func() {
+			for i := range next {
+				failed[i] = h.process(ctx, event.Records[i]) != nil
+			}
+		})
+	}
+	for i := range event.Records {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+
+	resp := events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{}}
+	for i, f := range failed {
+		if f {
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: event.Records[i].MessageId})
+		}
+	}
+	return resp, nil
+}
+
+// now reads the handler's clock.
+func (h *Handler) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}

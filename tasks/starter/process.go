@@ -1,0 +1,143 @@
+package starter
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
+
+	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/tasks/park"
+	"github.com/redrive/redrive/tasks/telemetry"
+)
+
+// throttles tells a throttling error from others, by the codes the SDK's
+// retryer treats as throttling (ThrottlingException among them).
+var throttles = retry.IsErrorThrottles(retry.DefaultThrottles)
+
+// process turns one DLQ record into an execution, or parks it; a non-nil
+// error leaves the record in the DLQ for a later batch.
+//
+//   - A malformed lineage attribute or envelope: parked as poison.
+//   - A document over MaxInputBytes: parked as oversize.
+//   - Started: done. With the sqs target, a message back with lineage
+//     carries its consumer's failure in its history, and once started the
+//     failure is recorded on its breaker (see recordReturn).
+//   - ExecutionAlreadyExists: a duplicate delivery of the DLQ message
+//     (the execution name is the origin id and attempt); done, counted as
+//     a Duplicate. A duplicate that arrives while the first execution is
+//     still running with a byte-identical input gets Step Functions'
+//     idempotent success instead and looks like a start; receivedAt and
+//     ApproximateReceiveCount make that input differ in practice.
+//   - InvalidExecutionInput: Step Functions will never take it; parked.
+//   - Throttling (counted as StartThrottled) and any other error, and a
+//     park that failed: retried.
+func (h *Handler) process(ctx context.Context, record events.SQSMessage) error {
+	msg := message.FromEvent(record)
+	now := h.now()
+	doc, err := message.NewDocument(msg, now)
+	if err != nil {
+		return h.parkMalformed(ctx, msg, err)
+	}
+	doc.BreakerKey = h.key(ctx, doc.Message)
+	returned := doc.Attempt > 1 && h.Config.RecordsReturns()
+	if returned {
+		doc.AddFailure(returnFailure(now, doc.Attempt-1))
+	}
+
+	input, err := json.Marshal(doc)
+	if err != nil {
+		return fmt.Errorf("starter: encode document of %q: %w", msg.ID, err)
+	}
+	if len(input) > MaxInputBytes {
+		doc.ParkReason = fmt.Sprintf("oversize: %d bytes exceeds the %d-byte limit on an execution input (Step Functions' %d less %d of headroom)",
+			len(input), MaxInputBytes, StepFunctionsPayloadLimit, InputHeadroom)
+		return h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
+	}
+
+	name := message.ExecutionName(doc.OriginID, doc.Attempt, 0)
+	log := h.Logger.With(slog.String("messageId", msg.ID), slog.String("originId", doc.OriginID),
+		slog.Int("attempt", doc.Attempt), slog.String("breaker", doc.BreakerKey), slog.String("execution", name))
+	out, err := h.SFN.StartExecution(ctx, &sfn.StartExecutionInput{
+		StateMachineArn: aws.String(h.Config.StateMachineARN),
+		Name:            aws.String(name),
+		Input:           aws.String(string(input)),
+	})
+	if _, ok := errors.AsType[*sfntypes.ExecutionAlreadyExists](err); ok {
+		h.Metrics.Count(doc.BreakerKey, telemetry.Duplicates, 1)
+		log.InfoContext(ctx, "duplicate DLQ delivery: execution already exists")
+		return nil
+	}
+	if invalid, ok := errors.AsType[*sfntypes.InvalidExecutionInput](err); ok {
+		doc.ParkReason = "poison: Step Functions refused the execution input: " + invalid.ErrorMessage()
+		return h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
+	}
+	if err != nil {
+		if throttles.IsErrorThrottle(err) == aws.TrueTernary {
+			h.Metrics.Count(doc.BreakerKey, telemetry.StartThrottled, 1)
+		}
+		log.ErrorContext(ctx, "start execution failed; the message stays in the DLQ", slog.Any("error", err))
+		return fmt.Errorf("starter: start %s: %w", name, err)
+	}
+	log.InfoContext(ctx, "execution started", slog.String("executionArn", aws.ToString(out.ExecutionArn)))
+	if returned {
+		h.recordReturn(ctx, doc.BreakerKey, log)
+	}
+	return nil
+}
+
+// key is the message's breaker key, or the fallback key (logged) when the
+// configured attribute or pointer does not give one.
+func (h *Handler) key(ctx context.Context, msg message.Message) string {
+	key, err := h.Config.Keys.Select(msg)
+	if err != nil {
+		key = h.Config.Keys.Fallback()
+		h.Logger.WarnContext(ctx, "no breaker key in the message; using the fallback key",
+			slog.String("messageId", msg.ID), slog.String("breaker", key), slog.Any("error", err))
+	}
+	return key
+}
+
+// parkMalformed parks a message whose lineage attribute or envelope does
+// not decode, as it arrived, with a new lineage (its own id as origin,
+// attempt 1) and the undecodable attribute kept in the Record.
+func (h *Handler) parkMalformed(ctx context.Context, msg message.Message, cause error) error {
+	rec := park.Record{
+		Lineage:          message.Lineage{OriginID: msg.ID, Attempt: 1},
+		BreakerKey:       h.key(ctx, msg),
+		Reason:           "poison: " + cause.Error(),
+		MalformedLineage: attributeText(msg.MessageAttributes[message.AttributeName]),
+		ParkedAt:         h.now(),
+	}
+	return h.park(ctx, msg, rec)
+}
+
+// attributeText is an attribute's value as text: its string, or its bytes
+// in base64.
+func attributeText(a message.Attribute) string {
+	if a.IsString() {
+		return a.StringValue
+	}
+	if len(a.BinaryValue) == 0 {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString(a.BinaryValue)
+}
+
+// park sends msg to the parking lot; an error keeps the record in the DLQ.
+func (h *Handler) park(ctx context.Context, msg message.Message, rec park.Record) error {
+	if _, err := h.Lot.Park(ctx, msg, rec); err != nil {
+		h.Logger.ErrorContext(ctx, "park failed; the message stays in the DLQ",
+			slog.String("messageId", msg.ID), slog.String("reason", rec.Reason), slog.Any("error", err))
+		return fmt.Errorf("starter: %w", err)
+	}
+	return nil
+}
