@@ -33,7 +33,7 @@ unit:
 ## installed under .cache/ and started on a free loopback port.
 DYNAMO_PKGS := ./breaker/dynamostore/... ./internal/ddbtest/...
 test-dynalite:
-	scripts/with-dynalite.sh $(GO) test $(GOFLAGS_T) $(DYNAMO_PKGS)
+	scripts/with-dynalite.sh $(GO) test $(GOFLAGS_T) $(DYNAMO_PKGS) ./tasks/delivery/...
 
 ## bench-dynalite: the DynamoDB store benchmarks against dynalite.
 bench-dynalite:
