@@ -57,7 +57,7 @@ func TestExecutionName(t *testing.T) {
 }
 
 func TestExecutionNameForbiddenCharacters(t *testing.T) {
-	forbidden := []rune(" \t\n\r\v\f\u00a0\u2003<>{}[]?*\"#%\\^|~`$&,;:/\x00\x01\x1f\x7f\u0080\u009f")
+	const forbidden = " \t\n\r\v\f\u00a0\u2003<>{}[]?*\"#%\\^|~`$&,;:/\x00\x01\x1f\x7f\u0080\u009f"
 	for _, r := range forbidden {
 		t.Run(fmt.Sprintf("%U", r), func(t *testing.T) {
 			origin := "a" + string(r) + "b"
