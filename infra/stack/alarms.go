@@ -1,0 +1,175 @@
+package stack
+
+import (
+	"fmt"
+	"net/url"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+var fiveMinutes = awscdk.Duration_Minutes(jsii.Number(5))
+
+// alarmSpec is one alarm: what it watches, when it fires, and what to do.
+type alarmSpec struct {
+	id          string
+	description string
+	metric      awscloudwatch.IMetric
+	threshold   int
+	periods     int // evaluation periods, all of which must breach; default 1
+	missing     awscloudwatch.TreatMissingData
+}
+
+// newAlarms creates the alarms, notifying Alarms.TopicArn when set.
+func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[string]*function, sms *stateMachines) []awscloudwatch.Alarm {
+	specs := []alarmSpec{
+		{
+			id: "DeadLetterQueueAgeAlarm",
+			description: fmt.Sprintf("The DLQ's oldest message is older than %v: the starter is not taking messages "+
+				"(disabled event source, failing or throttled starter, StartExecution quota). See the starter's logs.", s.Alarms.DeadLetterQueueAge),
+			metric: st.dlq.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{
+				Statistic: jsii.String("Maximum"), Period: minute,
+			}),
+			threshold: int(s.Alarms.DeadLetterQueueAge.Std().Seconds()),
+			periods:   5,
+			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		},
+		{
+			id: "ParkingLotDepthAlarm",
+			description: fmt.Sprintf("%d or more messages are parked: poison, or out of attempts. Each carries its lineage "+
+				"and failure history; fix the cause, then move them back with SQS's redrive.", s.Alarms.ParkingLotDepth),
+			metric: st.parkingLot.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
+				Statistic: jsii.String("Maximum"), Period: minute,
+			}),
+			threshold: s.Alarms.ParkingLotDepth,
+			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		},
+		{
+			id: "FailedExecutionsAlarm",
+			description: fmt.Sprintf("%d or more redrive executions failed, timed out or were aborted in 5 minutes. "+
+				"A failed execution keeps its message in its input and history: redrive it from the console.", s.Alarms.FailedExecutions),
+			metric:    sumOf("Failed, timed-out and aborted executions", sms.redrive.MetricFailed(nil), sms.redrive.MetricTimedOut(nil), sms.redrive.MetricAborted(nil)),
+			threshold: s.Alarms.FailedExecutions,
+			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		},
+		{
+			id: "BreakerTrippedAlarm",
+			description: "A breaker tripped (CLOSED or HALF_OPEN to OPEN), any key: its target is failing. " +
+				"Messages wait in their executions; nothing is lost. See the dashboard's breaker state.",
+			metric:    insightsSum(metricTrips, minute),
+			threshold: 1,
+			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		},
+		{
+			id: "ThrottlesAlarm",
+			description: fmt.Sprintf("%d or more function invocations or state transitions were throttled in 5 minutes: "+
+				"raise the Lambda concurrency or Step Functions quotas, or lower StarterMaxConcurrency.", s.Alarms.Throttles),
+			metric:    sumOf("Throttles", throttleMetrics(fns, sms)...),
+			threshold: s.Alarms.Throttles,
+			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		},
+		{
+			id: "StartThrottledAlarm",
+			description: "StartExecution was throttled in each of 5 minutes: the starter retries through the DLQ, but the " +
+				"Step Functions StartExecution quota is too low for the rate; lower StarterMaxConcurrency or raise the quota.",
+			metric:    insightsSum(metricStartThrottled, minute),
+			threshold: 1,
+			periods:   5,
+			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		},
+	}
+	for _, key := range s.AlarmBreakerKeys {
+		specs = append(specs, breakerNotClosed(key))
+	}
+
+	var topic awssns.ITopic
+	if s.Alarms.TopicArn != "" {
+		topic = awssns.Topic_FromTopicArn(scope, jsii.String("AlarmTopic"), jsii.String(s.Alarms.TopicArn))
+	}
+	alarms := make([]awscloudwatch.Alarm, 0, len(specs))
+	for _, spec := range specs {
+		alarms = append(alarms, spec.create(scope, topic))
+	}
+	return alarms
+}
+
+// breakerNotClosed alarms while key's breaker is open, half-open or forced
+// open. BreakerState is written only on a change, so missing data keeps the
+// alarm's state; the period's minimum is the state it ended in unless it
+// changed more than once in that minute.
+func breakerNotClosed(key string) alarmSpec {
+	return alarmSpec{
+		id: breakerAlarmID(key),
+		description: fmt.Sprintf("Breaker %q is not closed (open, half-open or forced open): its target is failing or an "+
+			"operator forced it. Messages wait in their executions. Admin state machine: {\"command\": \"status\", \"breaker\": %q}.", key, key),
+		metric: awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+			Expression:   jsii.String("IF(state >= 1 AND state <= 3, 1, 0)"),
+			UsingMetrics: &map[string]awscloudwatch.IMetric{"state": breakerMetric(metricBreakerState, key, "Minimum")},
+			Label:        jsii.String(key + " not closed"),
+			Period:       minute,
+		}),
+		threshold: 1,
+		missing:   awscloudwatch.TreatMissingData_IGNORE,
+	}
+}
+
+// create makes the alarm and its actions.
+func (a alarmSpec) create(scope constructs.Construct, topic awssns.ITopic) awscloudwatch.Alarm {
+	periods := max(a.periods, 1)
+	alarm := awscloudwatch.NewAlarm(scope, jsii.String(a.id), &awscloudwatch.AlarmProps{
+		AlarmDescription:   jsii.String(a.description),
+		Metric:             a.metric,
+		Threshold:          jsii.Number(float64(a.threshold)),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+		EvaluationPeriods:  jsii.Number(float64(periods)),
+		DatapointsToAlarm:  jsii.Number(float64(periods)),
+		TreatMissingData:   a.missing,
+	})
+	if topic != nil {
+		action := awscloudwatchactions.NewSnsAction(topic)
+		alarm.AddAlarmAction(action)
+		alarm.AddOkAction(action)
+	}
+	return alarm
+}
+
+// sumOf adds metrics over 5 minutes, a missing value counting as 0.
+func sumOf(label string, metrics ...awscloudwatch.IMetric) awscloudwatch.MathExpression {
+	using := map[string]awscloudwatch.IMetric{}
+	expr := ""
+	for i, m := range metrics {
+		id := fmt.Sprintf("m%d", i)
+		using[id] = m
+		if i > 0 {
+			expr += " + "
+		}
+		expr += "FILL(" + id + ", 0)"
+	}
+	return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+		Expression:   &expr,
+		UsingMetrics: &using,
+		Label:        &label,
+		Period:       fiveMinutes,
+	})
+}
+
+// throttleMetrics are every function's throttles and the redrive state
+// machine's throttled transitions, summed per period.
+func throttleMetrics(fns map[string]*function, sms *stateMachines) []awscloudwatch.IMetric {
+	sum := &awscloudwatch.MetricOptions{Statistic: jsii.String("Sum")}
+	var out []awscloudwatch.IMetric
+	for _, spec := range functions {
+		out = append(out, fns[spec.name].fn.MetricThrottles(sum))
+	}
+	return append(out, sms.redrive.MetricThrottled(sum))
+}
+
+// breakerAlarmID names key's alarm construct; path-escaping keeps keys
+// apart and "/", the construct path separator, out.
+func breakerAlarmID(key string) string {
+	return "BreakerNotClosedAlarm[" + url.PathEscape(key) + "]"
+}

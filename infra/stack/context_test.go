@@ -1,0 +1,81 @@
+package stack
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSettingsFromContext(t *testing.T) {
+	want := Settings{
+		DeadLetterQueueArn: dlqArn,
+		Target:             Target{Kind: TargetLambda, FunctionArn: consumerArn},
+		BreakerKey:         KeySelector{Attribute: "tenant"},
+		Policy:             map[string]string{"BREAKER_COOLDOWN_BASE": "1m"},
+		BackoffBase:        Duration(2 * time.Second),
+		Alarms:             Alarms{DeadLetterQueueAge: Duration(30 * time.Minute)},
+	}
+	object := map[string]any{
+		"deadLetterQueueArn": dlqArn,
+		"target":             map[string]any{"kind": "lambda", "functionArn": consumerArn},
+		"breakerKey":         map[string]any{"attribute": "tenant"},
+		"policy":             map[string]any{"BREAKER_COOLDOWN_BASE": "1m"},
+		"backoffBase":        "2s",
+		"alarms":             map[string]any{"deadLetterQueueAge": "30m"},
+	}
+	text := `{"deadLetterQueueArn": "` + dlqArn + `", "target": {"kind": "lambda", "functionArn": "` + consumerArn + `"},
+		"breakerKey": {"attribute": "tenant"}, "policy": {"BREAKER_COOLDOWN_BASE": "1m"}, "backoffBase": "2s",
+		"alarms": {"deadLetterQueueAge": "30m"}}`
+
+	tests := []struct {
+		name  string
+		value any
+		want  Settings
+	}{
+		{"cdk.json object", object, want},
+		{"-c JSON string", text, want},
+		{"no context", nil, Settings{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := SettingsFromContext(tt.value)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestSettingsFromContextErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		value any
+		want  string
+	}{
+		{"misspelt field", map[string]any{"deadLetterQueue": dlqArn}, `unknown field "deadLetterQueue"`},
+		{"misspelt nested field", `{"target": {"kind": "sqs", "queueArn": "x"}}`, `unknown field "queueArn"`},
+		{"duration without unit", `{"backoffBase": "30"}`, `"30"`},
+		{"duration as a number", `{"backoffBase": 30}`, "want a string"},
+		{"not JSON", `demoQueues=true`, `context "redrive"`},
+		{"two values", `{} {}`, "more than one JSON value"},
+		{"wrong type", map[string]any{"maxAttempts": "five"}, "maxAttempts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := SettingsFromContext(tt.value)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestDurationJSONRoundTrip(t *testing.T) {
+	d := Duration(90 * time.Second)
+	b, err := d.MarshalJSON()
+	require.NoError(t, err)
+	assert.JSONEq(t, `"1m30s"`, string(b))
+	var back Duration
+	require.NoError(t, back.UnmarshalJSON(b))
+	assert.Equal(t, d, back)
+}

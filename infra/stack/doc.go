@@ -1,0 +1,10 @@
+// Package stack is the Redrive CDK stack: the breaker table, the parking
+// lot, the five Go Lambda functions from `make build`, the starter's event
+// source on the dead-letter queue, the redrive and admin state machines from
+// the embedded ASL, least-privilege IAM, alarms and a dashboard.
+//
+// NewRedriveStack validates its Props first and returns every problem,
+// each naming the field, before it creates anything; the breaker policy is
+// checked by the same parser the Lambda functions use at cold start
+// (tasks/config), so a policy that synthesizes is one the tasks accept.
+package stack

@@ -1,0 +1,163 @@
+package stack
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// allStatements returns every policy statement in the template: identity
+// policies, roles' inline and trust policies, and resource policies.
+func allStatements(v any) []map[string]any {
+	var out []map[string]any
+	switch v := v.(type) {
+	case map[string]any:
+		if list, ok := v["Statement"].([]any); ok {
+			for _, st := range list {
+				if m, ok := st.(map[string]any); ok {
+					out = append(out, m)
+				}
+			}
+		}
+		for _, item := range v {
+			out = append(out, allStatements(item)...)
+		}
+	case []any:
+		for _, item := range v {
+			out = append(out, allStatements(item)...)
+		}
+	}
+	return out
+}
+
+// TestNoWildcardActions: no statement that allows anything names a
+// wildcard action. (Deny statements may: the queues' TLS-only policy
+// denies sqs:* without TLS, which only takes away.)
+func TestNoWildcardActions(t *testing.T) {
+	for _, fixture := range []string{existingName, demoName} {
+		t.Run(fixture, func(t *testing.T) {
+			s := synth(t, fixture)
+			allows := 0
+			for _, st := range allStatements(s.template["Resources"]) {
+				if st["Effect"] != "Allow" {
+					continue
+				}
+				allows++
+				for _, action := range renderAll(st["Action"]) {
+					assert.NotContains(t, action, "*", "wildcard action in %s", render(st))
+				}
+				assert.Nil(t, st["NotAction"], "NotAction allows everything else: %s", render(st))
+			}
+			assert.Greater(t, allows, 10, "the walk found the stack's policies")
+		})
+	}
+}
+
+// wildcardResourceActions are the only actions allowed on "*": IAM takes
+// no resource for them.
+var wildcardResourceActions = []string{
+	"logs:CreateLogDelivery", "logs:GetLogDelivery", "logs:UpdateLogDelivery", "logs:DeleteLogDelivery",
+	"logs:ListLogDeliveries", "logs:PutResourcePolicy", "logs:DescribeResourcePolicies", "logs:DescribeLogGroups",
+	"xray:PutTraceSegments", "xray:PutTelemetryRecords", "xray:GetSamplingRules", "xray:GetSamplingTargets",
+}
+
+func TestWildcardResourcesOnlyWhereIAMHasNoResource(t *testing.T) {
+	for _, fixture := range []string{existingName, demoName} {
+		t.Run(fixture, func(t *testing.T) {
+			s := synth(t, fixture)
+			for _, st := range allStatements(s.template["Resources"]) {
+				if st["Effect"] != "Allow" || !slices.Contains(renderAll(st["Resource"]), "*") {
+					continue
+				}
+				for _, action := range renderAll(st["Action"]) {
+					assert.Contains(t, wildcardResourceActions, action, "allowed on every resource")
+				}
+			}
+		})
+	}
+}
+
+// TestLeastPrivilege lists everything each role may do, exactly.
+func TestLeastPrivilege(t *testing.T) {
+	for _, fixture := range []string{existingName, demoName} {
+		s := synth(t, fixture)
+		ref := func(typ, constructID string) string { return "{" + s.id(t, typ, constructID) + "}" }
+		arn := func(typ, constructID string) string { return "{" + s.id(t, typ, constructID) + ".Arn}" }
+		fnArn := func(name string) string { id, _ := s.function(t, name); return "{" + id + ".Arn}" }
+		on := func(resource string, actions ...string) []string {
+			out := make([]string, len(actions))
+			for i, a := range actions {
+				out[i] = a + " on " + resource
+			}
+			return out
+		}
+		logs := func(id string) []string {
+			return on(arn("AWS::Logs::LogGroup", id+"Logs"), "logs:CreateLogStream", "logs:PutLogEvents")
+		}
+		table := arn("AWS::DynamoDB::Table", "Table")
+		lot := arn("AWS::SQS::Queue", "ParkingLot")
+		redrive := ref("AWS::StepFunctions::StateMachine", "RedriveStateMachine")
+		dlq, source := dlqArn, sourceArn
+		if fixture == demoName {
+			dlq, source = arn("AWS::SQS::Queue", "DeadLetterQueue"), arn("AWS::SQS::Queue", "SourceQueue")
+		}
+		var xray []string
+		if s.settings.Tracing {
+			xray = on("*", "xray:PutTraceSegments", "xray:PutTelemetryRecords")
+		}
+
+		want := map[string][]string{
+			"Starter": join(logs("Starter"), xray,
+				on(dlq, "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"),
+				on(redrive, "states:StartExecution"), on(lot, "sqs:SendMessage")),
+			"Attempt":   join(logs("Attempt"), xray, on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem")),
+			"Park":      join(logs("Park"), xray, on(lot, "sqs:SendMessage")),
+			"Continuer": join(logs("Continuer"), xray, on(redrive, "states:StartExecution")),
+			"Admin":     join(logs("Admin"), xray, on(table, "dynamodb:GetItem", "dynamodb:UpdateItem")),
+		}
+		switch fixture {
+		case existingName:
+			want["Starter"] = join(want["Starter"], on(dlqKeyArn, "kms:Decrypt"))
+			want["Attempt"] = join(want["Attempt"], on(consumerArn, "lambda:InvokeFunction"))
+		case demoName:
+			want["Starter"] = join(want["Starter"], on(table, "dynamodb:GetItem", "dynamodb:UpdateItem"))
+			want["Attempt"] = join(want["Attempt"], on(source, "sqs:SendMessage"))
+		}
+		invoke := func(names ...string) []string {
+			var out []string
+			for _, n := range names {
+				out = append(out, on(fnArn(n), "lambda:InvokeFunction")...)
+				out = append(out, on(fnArn(n)+":*", "lambda:InvokeFunction")...)
+			}
+			return out
+		}
+		delivery := on("*", wildcardResourceActions[:8]...)
+		var smXray []string
+		if s.settings.Tracing {
+			smXray = on("*", wildcardResourceActions[8:]...)
+		}
+		want["RedriveStateMachine"] = join(delivery, smXray, invoke(attemptFn, continuerFn, parkFn))
+		want["AdminStateMachine"] = join(delivery, smXray, invoke(adminFn))
+
+		for role, grants := range want {
+			t.Run(fixture+"/"+role, func(t *testing.T) {
+				slices.Sort(grants)
+				assert.Equal(t, grants, s.grants(t, s.id(t, "AWS::IAM::Role", role+"Role")))
+			})
+		}
+		t.Run(fixture+"/no managed policies", func(t *testing.T) {
+			for _, id := range s.ofType("AWS::IAM::Role") {
+				assert.Nil(t, s.resources[id].Properties["ManagedPolicyArns"], "role %s", id)
+			}
+		})
+	}
+}
+
+func join(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}

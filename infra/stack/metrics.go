@@ -1,0 +1,76 @@
+package stack
+
+import (
+	"fmt"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// The embedded metrics the tasks write (tasks/telemetry): namespace, the
+// one dimension, and the metric names.
+const (
+	metricNamespace = "Redrive"
+	metricDimension = "Breaker"
+
+	metricDelivered      = "Delivered"
+	metricTransient      = "Transient"
+	metricPoison         = "Poison"
+	metricParked         = "Parked"
+	metricTrips          = "Trips"
+	metricCloses         = "Closes"
+	metricCanaries       = "Canaries"
+	metricWaits          = "Waits"
+	metricDuplicates     = "Duplicates"
+	metricStartThrottled = "StartThrottled"
+	// metricBreakerState is written on every state change: 0 closed,
+	// 1 half-open, 2 open, 3 forced open, 4 forced closed.
+	metricBreakerState = "BreakerState"
+)
+
+var minute = awscdk.Duration_Minutes(jsii.Number(1))
+
+// breakerMetric is one breaker's metric.
+func breakerMetric(name, key, statistic string) awscloudwatch.Metric {
+	return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+		Namespace:     jsii.String(metricNamespace),
+		MetricName:    jsii.String(name),
+		DimensionsMap: &map[string]*string{metricDimension: jsii.String(key)},
+		Statistic:     jsii.String(statistic),
+		Period:        minute,
+	})
+}
+
+// searchExpression is the SEARCH over every breaker's metric name, so
+// breakers keyed by attribute or body show up without a list of keys.
+func searchExpression(name, statistic string) string {
+	return fmt.Sprintf(`SEARCH('{%s,%s} MetricName="%s"', '%s', 60)`, metricNamespace, metricDimension, name, statistic)
+}
+
+// perBreaker graphs name for every breaker, one line per key.
+func perBreaker(name, statistic string) awscloudwatch.SearchExpression {
+	return awscloudwatch.NewSearchExpression(&awscloudwatch.SearchExpressionProps{
+		Expression: jsii.String(searchExpression(name, statistic)),
+		Period:     minute,
+	})
+}
+
+// allBreakers sums name over every breaker, per minute.
+func allBreakers(name string) awscloudwatch.MathExpression {
+	return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+		Expression: jsii.String("SUM(" + searchExpression(name, "Sum") + ")"),
+		Label:      jsii.String(name),
+		Period:     minute,
+	})
+}
+
+// insightsSum is a Metrics Insights query summing name over every breaker;
+// unlike SEARCH, an alarm can watch it.
+func insightsSum(name string, period awscdk.Duration) awscloudwatch.MathExpression {
+	return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+		Expression: jsii.String(fmt.Sprintf(`SELECT SUM(%s) FROM SCHEMA("%s", %s)`, name, metricNamespace, metricDimension)),
+		Label:      jsii.String(name + " (all breakers)"),
+		Period:     period,
+	})
+}

@@ -1,0 +1,58 @@
+package stack
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestAwsSolutions fails on any cdk-nag AwsSolutions error or warning that
+// no suppression covers.
+func TestAwsSolutions(t *testing.T) {
+	for _, fixture := range []string{existingName, demoName} {
+		t.Run(fixture, func(t *testing.T) {
+			assert.Empty(t, synth(t, fixture).findings)
+		})
+	}
+}
+
+// TestSuppressions lists exactly what the suppressions hide, so a new
+// finding cannot hide behind an old suppression unnoticed. Each
+// suppression's reason is in the code that adds it.
+func TestSuppressions(t *testing.T) {
+	const (
+		redriveRole = "/Redrive/RedriveStateMachine/Role/DefaultPolicy/Resource: AwsSolutions-IAM5"
+		adminRole   = "/Redrive/AdminStateMachine/Role/DefaultPolicy/Resource: AwsSolutions-IAM5"
+	)
+	stateMachines := []string{
+		redriveRole + "[Resource::*]",
+		redriveRole + "[Resource::<Attempt.Arn>:*]",
+		redriveRole + "[Resource::<Continuer.Arn>:*]",
+		redriveRole + "[Resource::<Park.Arn>:*]",
+		adminRole + "[Resource::*]",
+		adminRole + "[Resource::<Admin.Arn>:*]",
+		"/Redrive/RedriveStateMachine/Resource: AwsSolutions-SF1",
+	}
+	tests := []struct {
+		fixture string
+		want    []string
+	}{
+		{existingName, join(stateMachines, []string{
+			"/Redrive/ParkingLot/Resource: AwsSolutions-SQS3",
+			"/Redrive/StarterRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
+			"/Redrive/AttemptRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
+			"/Redrive/ParkRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
+			"/Redrive/ContinuerRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
+			"/Redrive/AdminRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
+		})},
+		{demoName, join(stateMachines, []string{
+			"/Redrive/RedriveStateMachine/Resource: AwsSolutions-SF2",
+			"/Redrive/AdminStateMachine/Resource: AwsSolutions-SF2",
+		})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			assert.ElementsMatch(t, tt.want, synth(t, tt.fixture).suppressed)
+		})
+	}
+}

@@ -1,0 +1,211 @@
+package stack
+
+import (
+	"strings"
+	"time"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+)
+
+// Props configures NewRedriveStack: the CDK stack options and the Redrive
+// settings.
+type Props struct {
+	awscdk.StackProps
+	Settings
+}
+
+// Settings are the Redrive deployment's choices. The zero value of every
+// field means the default its comment names; they are what cdk.json's
+// "redrive" context object holds (see the JSON tags).
+type Settings struct {
+	// DeadLetterQueueArn is the existing dead-letter queue to redrive from,
+	// in the stack's account and Region. Exactly one of it and DemoQueues.
+	DeadLetterQueueArn string `json:"deadLetterQueueArn,omitempty"`
+	// DeadLetterQueueKeyArn is the KMS key the dead-letter queue is
+	// encrypted with, when it is a customer-managed key; the starter gets
+	// kms:Decrypt on it. Empty for SSE-SQS or no encryption.
+	DeadLetterQueueKeyArn string `json:"deadLetterQueueKeyArn,omitempty"`
+	// DemoQueues creates a source queue and its dead-letter queue (three
+	// receives, then dead-lettered) instead of using an existing one.
+	DemoQueues bool `json:"demoQueues,omitempty"`
+
+	// Target is where redriven messages are delivered.
+	Target Target `json:"target"`
+	// BreakerKey chooses each message's breaker. Default: one fixed
+	// breaker named "default".
+	BreakerKey KeySelector `json:"breakerKey"`
+	// AlarmBreakerKeys are the breakers that get their own "breaker not
+	// closed" alarm. Default: the fixed key, if BreakerKey is fixed; with
+	// attribute or pointer keys the "any breaker tripped" alarm covers every
+	// key without a list.
+	AlarmBreakerKeys []string `json:"alarmBreakerKeys,omitempty"`
+	// Policy is the breaker policy as the BREAKER_* variables the tasks read
+	// (tasks/config), e.g. {"BREAKER_COOLDOWN_BASE": "1m"}. Unset
+	// variables take the policy's documented defaults.
+	Policy map[string]string `json:"policy,omitempty"`
+
+	// MaxAttempts bounds delivery tries per message before it is parked
+	// (MAX_ATTEMPTS). Default: the attempt task's.
+	MaxAttempts int `json:"maxAttempts,omitempty"`
+	// BackoffBase and BackoffMax shape the per-message exponential backoff
+	// between tries (BACKOFF_BASE, BACKOFF_MAX). Default: the attempt
+	// task's.
+	BackoffBase Duration `json:"backoffBase,omitempty"`
+	BackoffMax  Duration `json:"backoffMax,omitempty"`
+	// MaxCycles is how many Attempt cycles an execution runs before it
+	// continues as a new one (MAX_CYCLES), keeping far below the 25,000
+	// history events limit. Default: the attempt task's; at most 500.
+	MaxCycles int `json:"maxCycles,omitempty"`
+	// PoisonErrorTypes are the consumer error types that mean the message
+	// itself is bad: parked at once, never counted against the breaker
+	// (POISON_ERROR_TYPES).
+	PoisonErrorTypes []string `json:"poisonErrorTypes,omitempty"`
+	// AttemptTimeout is the attempt function's timeout; it must cover the
+	// consumer's own timeout when Target.Kind is lambda. Default 60s; at
+	// most 15m.
+	AttemptTimeout Duration `json:"attemptTimeout,omitempty"`
+	// DeliveryLease is how long a delivery record stays IN_PROGRESS before
+	// another Attempt may take it over (DELIVERY_LEASE). Default
+	// AttemptTimeout + 30s; it must be longer than AttemptTimeout, so a
+	// lease never expires under a still-running delivery.
+	DeliveryLease Duration `json:"deliveryLease,omitempty"`
+
+	// StarterBatchSize is how many DLQ messages one starter invocation
+	// gets. Default 10; 1 to 10.
+	StarterBatchSize int `json:"starterBatchSize,omitempty"`
+	// StarterMaxConcurrency caps concurrent starter invocations, which
+	// bounds the StartExecution rate (see the README). Default 2; 2 to 1000.
+	StarterMaxConcurrency int `json:"starterMaxConcurrency,omitempty"`
+
+	// Alarms sets the alarm thresholds and where alarms notify.
+	Alarms Alarms `json:"alarms"`
+	// LogRetentionDays is how long function and state machine logs are
+	// kept; one of CloudWatch Logs' retention values. Default 30.
+	LogRetentionDays int `json:"logRetentionDays,omitempty"`
+	// LogLevel is the functions' log level: DEBUG, INFO, WARN or ERROR
+	// (LOG_LEVEL). Default INFO.
+	LogLevel string `json:"logLevel,omitempty"`
+	// ExecutionLogLevel is the redrive state machine's CloudWatch Logs
+	// level: ALL, ERROR, FATAL or OFF. Default ERROR: ALL logs every
+	// message body on every transition (cost and data exposure), and the
+	// execution history already shows each step for 90 days.
+	ExecutionLogLevel string `json:"executionLogLevel,omitempty"`
+	// Tracing turns on X-Ray for the functions and state machines.
+	Tracing bool `json:"tracing,omitempty"`
+	// BuildDir holds build/<function>/bootstrap from `make build`. Default
+	// "../build" (relative to infra/, where the CDK CLI runs the app).
+	BuildDir string `json:"buildDir,omitempty"`
+}
+
+// Target kinds.
+const (
+	// TargetLambda invokes the consumer function synchronously.
+	TargetLambda = "lambda"
+	// TargetSQS sends the message back to the source queue.
+	TargetSQS = "sqs"
+)
+
+// Target says where redriven messages go.
+type Target struct {
+	// Kind is TargetLambda or TargetSQS. Required.
+	Kind string `json:"kind"`
+	// FunctionArn is the consumer's ARN (optionally with a version or
+	// alias). Required for lambda.
+	FunctionArn string `json:"functionArn,omitempty"`
+	// SourceQueueArn is the queue the messages came from. Required for sqs
+	// (they are sent back to it) unless DemoQueues; optional for lambda,
+	// where it becomes the records' eventSourceARN.
+	SourceQueueArn string `json:"sourceQueueArn,omitempty"`
+	// SourceQueueKeyArn is the source queue's customer-managed KMS key, if
+	// any; the attempt function gets kms:GenerateDataKey and kms:Decrypt on
+	// it to send there. sqs only.
+	SourceQueueKeyArn string `json:"sourceQueueKeyArn,omitempty"`
+}
+
+// KeySelector chooses each message's breaker: at most one of Fixed,
+// Attribute and Pointer; with none, every message uses Default.
+type KeySelector struct {
+	// Fixed is one breaker for every message (BREAKER_KEY).
+	Fixed string `json:"fixed,omitempty"`
+	// Attribute names the message attribute holding the key
+	// (BREAKER_KEY_ATTRIBUTE).
+	Attribute string `json:"attribute,omitempty"`
+	// Pointer is an RFC 6901 JSON pointer to the key in the body
+	// (BREAKER_KEY_POINTER), e.g. "/tenant/id".
+	Pointer string `json:"pointer,omitempty"`
+	// Default is the key for messages the key cannot be taken from
+	// (BREAKER_KEY_DEFAULT). Default "default".
+	Default string `json:"default,omitempty"`
+}
+
+// Alarms sets the alarm thresholds.
+type Alarms struct {
+	// DeadLetterQueueAge alarms when the DLQ's oldest message is older: the
+	// starter normally takes messages within seconds. Default 15m.
+	DeadLetterQueueAge Duration `json:"deadLetterQueueAge,omitempty"`
+	// ParkingLotDepth alarms at this many visible parked messages.
+	// Default 1: every parked message needs a person.
+	ParkingLotDepth int `json:"parkingLotDepth,omitempty"`
+	// FailedExecutions alarms at this many failed, timed-out or aborted
+	// redrive executions in 5 minutes. Default 1.
+	FailedExecutions int `json:"failedExecutions,omitempty"`
+	// Throttles alarms at this many throttled function invocations plus
+	// throttled state transitions in 5 minutes. Default 1.
+	Throttles int `json:"throttles,omitempty"`
+	// TopicArn is an SNS topic notified on ALARM and OK. Empty: alarms
+	// only show in the console.
+	TopicArn string `json:"topicArn,omitempty"`
+}
+
+// The defaults withDefaults applies.
+const (
+	defaultKey                = "default"
+	defaultAttemptTimeout     = 60 * time.Second
+	defaultLeaseMargin        = 30 * time.Second
+	defaultStarterBatchSize   = 10
+	defaultStarterConcurrency = 2
+	defaultDLQAge             = 15 * time.Minute
+	defaultParkingLotDepth    = 1
+	defaultFailedExecutions   = 1
+	defaultThrottles          = 1
+	defaultLogRetentionDays   = 30
+	defaultLogLevel           = "INFO"
+	defaultExecutionLogLevel  = "ERROR"
+	defaultBuildDir           = "../build"
+)
+
+// withDefaults returns s with every zero field that has a default set to
+// it.
+func (s Settings) withDefaults() Settings {
+	if s.BreakerKey.Default == "" {
+		s.BreakerKey.Default = defaultKey
+	}
+	if s.BreakerKey.Fixed == "" && s.BreakerKey.Attribute == "" && s.BreakerKey.Pointer == "" {
+		s.BreakerKey.Fixed = s.BreakerKey.Default
+	}
+	if s.AlarmBreakerKeys == nil && s.BreakerKey.Fixed != "" {
+		s.AlarmBreakerKeys = []string{s.BreakerKey.Fixed}
+	}
+	setDefault(&s.AttemptTimeout, Duration(defaultAttemptTimeout))
+	setDefault(&s.DeliveryLease, s.AttemptTimeout+Duration(defaultLeaseMargin))
+	setDefault(&s.StarterBatchSize, defaultStarterBatchSize)
+	setDefault(&s.StarterMaxConcurrency, defaultStarterConcurrency)
+	setDefault(&s.Alarms.DeadLetterQueueAge, Duration(defaultDLQAge))
+	setDefault(&s.Alarms.ParkingLotDepth, defaultParkingLotDepth)
+	setDefault(&s.Alarms.FailedExecutions, defaultFailedExecutions)
+	setDefault(&s.Alarms.Throttles, defaultThrottles)
+	setDefault(&s.LogRetentionDays, defaultLogRetentionDays)
+	setDefault(&s.LogLevel, defaultLogLevel)
+	setDefault(&s.ExecutionLogLevel, defaultExecutionLogLevel)
+	s.LogLevel = strings.ToUpper(s.LogLevel)
+	s.ExecutionLogLevel = strings.ToUpper(s.ExecutionLogLevel)
+	setDefault(&s.BuildDir, defaultBuildDir)
+	return s
+}
+
+func setDefault[T comparable](field *T, def T) {
+	var zero T
+	if *field == zero {
+		*field = def
+	}
+}

@@ -1,0 +1,69 @@
+package stack
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// NewRedriveStack validates props and builds the Redrive stack in scope.
+// Invalid props return every problem (see Settings.Validate) and build
+// nothing.
+func NewRedriveStack(scope constructs.Construct, id string, props *Props) (awscdk.Stack, error) {
+	if props == nil {
+		props = &Props{}
+	}
+	if err := errors.Join(props.Settings.Validate(), checkRegion(props)); err != nil {
+		return nil, err
+	}
+	s := props.Settings.withDefaults()
+	stack := awscdk.NewStack(scope, &id, &props.StackProps)
+
+	st := newStorage(stack, s)
+	r := st.refs()
+	fns := map[string]*function{}
+	for _, name := range []string{attemptFn, parkFn, continuerFn, adminFn} {
+		fns[name] = newFunction(stack, name, s, r)
+	}
+	sms, err := newStateMachines(stack, s, fns)
+	if err != nil {
+		return nil, err
+	}
+	r.stateMachineArn = *sms.redrive.StateMachineArn()
+	fns[starterFn] = newFunction(stack, starterFn, s, r)
+	continuerPolicy := grantAccess(stack, s, st, fns, r.stateMachineArn)
+
+	// Batch size and concurrency bound the StartExecution rate; see the
+	// README for the arithmetic.
+	mapping := fns[starterFn].fn.AddEventSourceMapping(jsii.String("DeadLetterQueue"), &awslambda.EventSourceMappingOptions{
+		EventSourceArn:          st.dlq.QueueArn(),
+		BatchSize:               jsii.Number(float64(s.StarterBatchSize)),
+		MaxConcurrency:          jsii.Number(float64(s.StarterMaxConcurrency)),
+		ReportBatchItemFailures: jsii.Bool(true),
+	})
+	// No execution may start before every function can do its part.
+	mapping.Node().AddDependency(continuerPolicy)
+
+	alarms := newAlarms(stack, s, st, fns, sms)
+	dashboard := newDashboard(stack, st, fns, sms, alarms)
+	newOutputs(stack, st, sms, dashboard)
+	return stack, nil
+}
+
+// checkRegion rejects a dead-letter queue in another Region than the
+// stack's, when the stack's Region is known: an event source mapping reads
+// a queue in its own Region only.
+func checkRegion(props *Props) error {
+	if props.Env == nil || props.Env.Region == nil || *awscdk.Token_IsUnresolved(props.Env.Region) || props.DeadLetterQueueArn == "" {
+		return nil
+	}
+	a, err := parseARN(props.DeadLetterQueueArn, "sqs")
+	if err != nil || a.region == *props.Env.Region {
+		return nil // a malformed ARN is reported by Validate
+	}
+	return &PropError{Field: "DeadLetterQueueArn", Problem: fmt.Sprintf("queue is in %s, the stack in %s; deploy the stack to the queue's Region", a.region, *props.Env.Region)}
+}

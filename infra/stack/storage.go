@@ -1,0 +1,98 @@
+package stack
+
+import (
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// Table layout, shared with breaker/dynamostore and tasks/delivery.
+const (
+	partitionKey = "pk"  // "breaker#<key>" and "delivery#<origin>#<attempt>#<try>"
+	ttlAttribute = "ttl" // delivery records' expiry, epoch seconds
+)
+
+// Queue settings.
+const (
+	retention14Days = 14 // SQS's maximum, in days
+	// demoMaxReceives is how often the demo source queue's consumer may
+	// fail a message before SQS dead-letters it.
+	demoMaxReceives = 3
+	// dlqMaxReceives is how often the starter may fail to start a message
+	// (throttled, say) before SQS moves it from the demo DLQ to the parking
+	// lot, rather than let it expire.
+	dlqMaxReceives = 50
+	// dlqVisibility is 6x the starter's timeout, AWS's advice for SQS event
+	// sources, so throttled retries do not burn receives.
+	dlqVisibility = 6 * taskTimeout
+)
+
+// storage is the stack's data: the breaker and delivery table, the parking
+// lot, and the queues messages come from.
+type storage struct {
+	table      awsdynamodb.Table
+	parkingLot awssqs.Queue
+	dlq        awssqs.IQueue
+	source     awssqs.IQueue // the source queue; nil when not known (lambda target without SourceQueueArn)
+	demo       bool
+}
+
+// newStorage creates the table and the parking lot, and the demo queues or
+// references to the existing ones.
+func newStorage(scope constructs.Construct, s Settings) *storage {
+	st := &storage{
+		table: awsdynamodb.NewTable(scope, jsii.String("Table"), &awsdynamodb.TableProps{
+			PartitionKey: &awsdynamodb.Attribute{Name: jsii.String(partitionKey), Type: awsdynamodb.AttributeType_STRING},
+			BillingMode:  awsdynamodb.BillingMode_PAY_PER_REQUEST,
+			PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
+				PointInTimeRecoveryEnabled: jsii.Bool(true),
+			},
+			TimeToLiveAttribute: jsii.String(ttlAttribute),
+			Encryption:          awsdynamodb.TableEncryption_AWS_MANAGED,
+			RemovalPolicy:       awscdk.RemovalPolicy_RETAIN,
+		}),
+		parkingLot: awssqs.NewQueue(scope, jsii.String("ParkingLot"), &awssqs.QueueProps{
+			RetentionPeriod: awscdk.Duration_Days(jsii.Number(retention14Days)),
+			Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+			EnforceSSL:      jsii.Bool(true),
+			RemovalPolicy:   awscdk.RemovalPolicy_RETAIN,
+		}),
+		demo: s.DemoQueues,
+	}
+	suppress(st.parkingLot, "AwsSolutions-SQS3", "The parking lot is the end of the line for messages a person must "+
+		"look at; a dead-letter queue behind it would be a second parking lot. It is itself the DLQ of the demo DLQ.")
+
+	if s.DemoQueues {
+		dlq := awssqs.NewQueue(scope, jsii.String("DeadLetterQueue"), &awssqs.QueueProps{
+			RetentionPeriod:   awscdk.Duration_Days(jsii.Number(retention14Days)),
+			VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(dlqVisibility.Seconds())),
+			Encryption:        awssqs.QueueEncryption_SQS_MANAGED,
+			EnforceSSL:        jsii.Bool(true),
+			DeadLetterQueue:   &awssqs.DeadLetterQueue{Queue: st.parkingLot, MaxReceiveCount: jsii.Number(dlqMaxReceives)},
+		})
+		st.dlq = dlq
+		st.source = awssqs.NewQueue(scope, jsii.String("SourceQueue"), &awssqs.QueueProps{
+			Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+			EnforceSSL:      jsii.Bool(true),
+			DeadLetterQueue: &awssqs.DeadLetterQueue{Queue: dlq, MaxReceiveCount: jsii.Number(demoMaxReceives)},
+		})
+		return st
+	}
+	st.dlq = awssqs.Queue_FromQueueArn(scope, jsii.String("DeadLetterQueue"), jsii.String(s.DeadLetterQueueArn))
+	if s.Target.SourceQueueArn != "" {
+		st.source = awssqs.Queue_FromQueueArn(scope, jsii.String("SourceQueue"), jsii.String(s.Target.SourceQueueArn))
+	}
+	return st
+}
+
+// refs returns the storage's names and addresses for the environment.
+func (st *storage) refs() refs {
+	r := refs{tableName: *st.table.TableName(), parkingLotURL: *st.parkingLot.QueueUrl()}
+	if st.source != nil {
+		r.targetQueueURL = *st.source.QueueUrl()
+		r.sourceQueueArn = *st.source.QueueArn()
+	}
+	return r
+}

@@ -1,0 +1,341 @@
+package stack
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/redrive/redrive/tasks/config"
+)
+
+// ErrInvalidProps matches every *PropError, so callers can tell bad
+// settings from other failures with errors.Is.
+var ErrInvalidProps = errors.New("stack: invalid props")
+
+// PropError names one invalid setting and what is wrong with it.
+type PropError struct {
+	// Field is the setting's path, e.g. "Target.FunctionArn".
+	Field string
+	// Problem says what the value must be instead.
+	Problem string
+}
+
+// Error implements error.
+func (e *PropError) Error() string { return fmt.Sprintf("stack: %s: %s", e.Field, e.Problem) }
+
+// Unwrap makes errors.Is(err, ErrInvalidProps) hold.
+func (e *PropError) Unwrap() error { return ErrInvalidProps }
+
+// Limits the settings are checked against.
+const (
+	maxKeyLength       = 256 // tasks/message.MaxKeyLength: part of a table key
+	maxDimensionLength = 255 // a CloudWatch dimension value, for per-key alarms
+	maxCycles          = 500 // ~40 history events per cycle with retries, far below 25,000
+	maxLambdaTimeout   = 15 * time.Minute
+	minStarterConc     = 2 // Lambda's minimum MaximumConcurrency for SQS
+	maxStarterConc     = 1000
+	maxStarterBatch    = 10 // larger batches need a batching window and a longer starter timeout
+	lineageAttribute   = "redrive"
+)
+
+var (
+	logLevels          = []string{"DEBUG", "INFO", "WARN", "ERROR"}
+	executionLogLevels = []string{"ALL", "ERROR", "FATAL", "OFF"}
+	// SQS message attribute names: letters, digits, _ - and ., no leading,
+	// trailing or repeated period, and not reserved for AWS.
+	attributeName = regexp.MustCompile(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`)
+)
+
+// Validate reports every invalid setting (after defaults), joined into one
+// error of *PropError values; nil means NewRedriveStack can build it. It
+// also checks that BuildDir holds every function's bootstrap.
+func (s Settings) Validate() error {
+	s = s.withDefaults()
+	v := &validator{}
+	v.source(s)
+	v.target(s)
+	v.keys(s)
+	v.policy(s.Policy)
+	v.attempt(s)
+	v.starter(s)
+	v.alarms(s.Alarms)
+	v.logs(s)
+	v.build(s.BuildDir)
+	return errors.Join(v.errs...)
+}
+
+// validator collects PropErrors.
+type validator struct{ errs []error }
+
+func (v *validator) fail(field, format string, args ...any) {
+	v.errs = append(v.errs, &PropError{Field: field, Problem: fmt.Sprintf(format, args...)})
+}
+
+// arn checks an optional ARN of service and returns it parsed.
+func (v *validator) arn(field, value, service string) (arn, bool) {
+	if value == "" {
+		return arn{}, false
+	}
+	a, err := parseARN(value, service)
+	if err != nil {
+		v.fail(field, "%v", err)
+		return arn{}, false
+	}
+	return a, true
+}
+
+// queue checks an optional queue ARN: a standard queue, since each message
+// is redriven on its own and a FIFO group's order cannot be kept.
+func (v *validator) queue(field, value string) {
+	if a, ok := v.arn(field, value, "sqs"); ok && strings.HasSuffix(a.resource, ".fifo") {
+		v.fail(field, "%q is a FIFO queue; Redrive handles standard queues only (one execution per message cannot keep a message group's order)", value)
+	}
+}
+
+func (v *validator) source(s Settings) {
+	switch {
+	case s.DeadLetterQueueArn == "" && !s.DemoQueues:
+		v.fail("DeadLetterQueueArn", "required: the ARN of the dead-letter queue to redrive, or set DemoQueues")
+	case s.DeadLetterQueueArn != "" && s.DemoQueues:
+		v.fail("DeadLetterQueueArn", "set either DeadLetterQueueArn or DemoQueues, not both")
+	}
+	v.queue("DeadLetterQueueArn", s.DeadLetterQueueArn)
+	v.arn("DeadLetterQueueKeyArn", s.DeadLetterQueueKeyArn, "kms")
+	if s.DemoQueues && s.DeadLetterQueueKeyArn != "" {
+		v.fail("DeadLetterQueueKeyArn", "only for an existing DeadLetterQueueArn; the demo queues use SSE-SQS")
+	}
+}
+
+func (v *validator) target(s Settings) {
+	t := s.Target
+	switch t.Kind {
+	case TargetLambda:
+		if t.FunctionArn == "" {
+			v.fail("Target.FunctionArn", "required when Target.Kind is %q", TargetLambda)
+		}
+		v.arn("Target.FunctionArn", t.FunctionArn, "lambda")
+		if t.SourceQueueKeyArn != "" {
+			v.fail("Target.SourceQueueKeyArn", "only for Target.Kind %q: the lambda target does not write to the source queue", TargetSQS)
+		}
+	case TargetSQS:
+		if t.FunctionArn != "" {
+			v.fail("Target.FunctionArn", "only for Target.Kind %q", TargetLambda)
+		}
+		switch {
+		case t.SourceQueueArn == "" && !s.DemoQueues:
+			v.fail("Target.SourceQueueArn", "required when Target.Kind is %q: the queue messages are sent back to", TargetSQS)
+		case t.SourceQueueArn != "" && s.DemoQueues:
+			v.fail("Target.SourceQueueArn", "leave empty with DemoQueues: messages go back to the demo source queue")
+		}
+		v.arn("Target.SourceQueueKeyArn", t.SourceQueueKeyArn, "kms")
+	case "":
+		v.fail("Target.Kind", "required: %q or %q", TargetLambda, TargetSQS)
+	default:
+		v.fail("Target.Kind", "%q, want %q or %q", t.Kind, TargetLambda, TargetSQS)
+	}
+	v.queue("Target.SourceQueueArn", t.SourceQueueArn)
+	for _, typ := range s.PoisonErrorTypes {
+		if typ == "" || strings.ContainsAny(typ, ", \t\n") {
+			v.fail("PoisonErrorTypes", "%q: an error type is one non-empty word without commas or spaces", typ)
+		}
+	}
+}
+
+func (v *validator) keys(s Settings) {
+	k := s.BreakerKey
+	var set []string
+	for _, f := range []struct{ name, value string }{{"Fixed", k.Fixed}, {"Attribute", k.Attribute}, {"Pointer", k.Pointer}} {
+		if f.value != "" {
+			set = append(set, "BreakerKey."+f.name)
+		}
+	}
+	if len(set) > 1 {
+		v.fail("BreakerKey", "set at most one of Fixed, Attribute and Pointer; %s are set", strings.Join(set, ", "))
+	}
+	v.key("BreakerKey.Fixed", k.Fixed, maxKeyLength)
+	v.key("BreakerKey.Default", k.Default, maxKeyLength)
+	if a := k.Attribute; a != "" {
+		lower := strings.ToLower(a)
+		switch {
+		case len(a) > 256 || !attributeName.MatchString(a):
+			v.fail("BreakerKey.Attribute", "%q is not an SQS message attribute name (letters, digits, _ - and single periods, at most 256)", a)
+		case strings.HasPrefix(lower, "aws.") || strings.HasPrefix(lower, "amazon."):
+			v.fail("BreakerKey.Attribute", "%q: names starting with AWS. or Amazon. are reserved", a)
+		case a == lineageAttribute:
+			v.fail("BreakerKey.Attribute", "%q is Redrive's own lineage attribute", a)
+		}
+	}
+	if p := k.Pointer; p != "" {
+		if err := checkPointer(p); err != nil {
+			v.fail("BreakerKey.Pointer", "%v", err)
+		}
+	}
+	for i, key := range s.AlarmBreakerKeys {
+		v.key(fmt.Sprintf("AlarmBreakerKeys[%d]", i), key, maxDimensionLength)
+		if slices.Index(s.AlarmBreakerKeys, key) != i {
+			v.fail(fmt.Sprintf("AlarmBreakerKeys[%d]", i), "%q is listed twice", key)
+		}
+	}
+}
+
+// key checks an optional breaker key.
+func (v *validator) key(field, key string, limit int) {
+	switch {
+	case key == "":
+	case len(key) > limit:
+		v.fail(field, "%d bytes, want at most %d", len(key), limit)
+	case !utf8.ValidString(key):
+		v.fail(field, "%q is not valid UTF-8", key)
+	}
+}
+
+// checkPointer checks an RFC 6901 JSON pointer: "/"-separated tokens where
+// "~" is only ever "~0" or "~1".
+func checkPointer(p string) error {
+	if !strings.HasPrefix(p, "/") {
+		return fmt.Errorf("JSON pointer %q must start with \"/\", e.g. \"/tenant/id\"", p)
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] == '~' && (i+1 == len(p) || (p[i+1] != '0' && p[i+1] != '1')) {
+			return fmt.Errorf("JSON pointer %q: \"~\" must be followed by 0 or 1", p)
+		}
+	}
+	return nil
+}
+
+// policy checks the BREAKER_* variables with the parser the tasks use, so
+// a policy that synthesizes is one the tasks accept at cold start.
+func (v *validator) policy(vars map[string]string) {
+	names := make([]string, 0, len(vars))
+	for name := range vars {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if !isPolicyVariable(name) {
+			v.fail("Policy."+name, "not a breaker policy variable the tasks read (BREAKER_CONSECUTIVE_FAILURES, BREAKER_COOLDOWN_BASE, ...; see tasks/config)")
+		}
+	}
+	env := config.From(func(name string) string { return vars[name] })
+	config.Policy(env)
+	for _, err := range unjoin(env.Err()) {
+		if verr, ok := errors.AsType[*config.VarError](err); ok {
+			v.fail("Policy."+verr.Name, "%s", strings.TrimPrefix(err.Error(), "config: "+verr.Name+": "))
+			continue
+		}
+		v.fail("Policy", "%v", err)
+	}
+}
+
+// isPolicyVariable reports whether config.Policy reads name: it is, if a
+// value that no variable accepts is reported against name.
+func isPolicyVariable(name string) bool {
+	env := config.From(func(n string) string {
+		if n == name {
+			return "\x00not a value"
+		}
+		return ""
+	})
+	config.Policy(env)
+	for _, err := range unjoin(env.Err()) {
+		if verr, ok := errors.AsType[*config.VarError](err); ok && verr.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *validator) attempt(s Settings) {
+	if s.MaxAttempts < 0 {
+		v.fail("MaxAttempts", "%d, want at least 1 (or 0 for the task's default)", s.MaxAttempts)
+	}
+	if s.MaxCycles < 0 || s.MaxCycles > maxCycles {
+		v.fail("MaxCycles", "%d, want 1 to %d (or 0 for the task's default): each cycle adds up to ~40 history events and an execution fails at 25,000", s.MaxCycles, maxCycles)
+	}
+	if s.BackoffBase < 0 {
+		v.fail("BackoffBase", "%v, want a positive duration", s.BackoffBase)
+	}
+	if s.BackoffMax < 0 {
+		v.fail("BackoffMax", "%v, want a positive duration", s.BackoffMax)
+	}
+	if s.BackoffBase > 0 && s.BackoffMax > 0 && s.BackoffMax < s.BackoffBase {
+		v.fail("BackoffMax", "%v, want at least BackoffBase (%v)", s.BackoffMax, s.BackoffBase)
+	}
+	timeout := s.AttemptTimeout.Std()
+	switch {
+	case timeout < time.Second || timeout > maxLambdaTimeout:
+		v.fail("AttemptTimeout", "%v, want 1s to %v (Lambda's limits)", timeout, maxLambdaTimeout)
+	case timeout%time.Second != 0:
+		v.fail("AttemptTimeout", "%v, want whole seconds (Lambda's timeout unit)", timeout)
+	}
+	if s.DeliveryLease <= s.AttemptTimeout {
+		v.fail("DeliveryLease", "%v, want longer than AttemptTimeout (%v): a lease must not expire under a running delivery", s.DeliveryLease, s.AttemptTimeout)
+	}
+}
+
+func (v *validator) starter(s Settings) {
+	if s.StarterBatchSize < 1 || s.StarterBatchSize > maxStarterBatch {
+		v.fail("StarterBatchSize", "%d, want 1 to %d", s.StarterBatchSize, maxStarterBatch)
+	}
+	if s.StarterMaxConcurrency < minStarterConc || s.StarterMaxConcurrency > maxStarterConc {
+		v.fail("StarterMaxConcurrency", "%d, want %d to %d (Lambda's limits for SQS event sources)", s.StarterMaxConcurrency, minStarterConc, maxStarterConc)
+	}
+}
+
+func (v *validator) alarms(a Alarms) {
+	if age := a.DeadLetterQueueAge.Std(); age < time.Minute || age%time.Minute != 0 {
+		v.fail("Alarms.DeadLetterQueueAge", "%v, want whole minutes, at least 1m (the metric's resolution)", age)
+	}
+	for _, c := range []struct {
+		field string
+		value int
+	}{{"Alarms.ParkingLotDepth", a.ParkingLotDepth}, {"Alarms.FailedExecutions", a.FailedExecutions}, {"Alarms.Throttles", a.Throttles}} {
+		if c.value < 1 {
+			v.fail(c.field, "%d, want at least 1", c.value)
+		}
+	}
+	v.arn("Alarms.TopicArn", a.TopicArn, "sns")
+}
+
+func (v *validator) logs(s Settings) {
+	if _, ok := retentionDays[s.LogRetentionDays]; !ok {
+		v.fail("LogRetentionDays", "%d, want one of CloudWatch Logs' values: %v", s.LogRetentionDays, retentionChoices())
+	}
+	if !slices.Contains(logLevels, s.LogLevel) {
+		v.fail("LogLevel", "%q, want one of %v", s.LogLevel, logLevels)
+	}
+	if !slices.Contains(executionLogLevels, s.ExecutionLogLevel) {
+		v.fail("ExecutionLogLevel", "%q, want one of %v", s.ExecutionLogLevel, executionLogLevels)
+	}
+}
+
+// build checks that dir holds every function's bootstrap executable.
+func (v *validator) build(dir string) {
+	var missing []string
+	for _, fn := range functions {
+		path := filepath.Join(dir, fn.name, "bootstrap")
+		if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
+			missing = append(missing, path)
+		}
+	}
+	if len(missing) > 0 {
+		v.fail("BuildDir", "%q lacks %s; run `make build` first", dir, strings.Join(missing, ", "))
+	}
+}
+
+// unjoin splits an errors.Join result into its errors.
+func unjoin(err error) []error {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		return joined.Unwrap()
+	}
+	if err != nil {
+		return []error{err}
+	}
+	return nil
+}

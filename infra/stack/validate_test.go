@@ -1,0 +1,193 @@
+package stack
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/jsii-runtime-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestValidateAcceptsFixtures(t *testing.T) {
+	for _, name := range []string{existingName, demoName} {
+		t.Run(name, func(t *testing.T) {
+			assert.NoError(t, fixtureSettings(name).Validate())
+		})
+	}
+}
+
+func TestValidateNamesTheField(t *testing.T) {
+	valid := func() Settings { return fixtureSettings(existingName) }
+	demo := func() Settings { return fixtureSettings(demoName) }
+	tests := []struct {
+		name   string
+		edit   func() Settings
+		field  string
+		reason string // a fragment of the problem
+	}{
+		{"no source", func() Settings { s := valid(); s.DeadLetterQueueArn = ""; s.DeadLetterQueueKeyArn = ""; return s },
+			"DeadLetterQueueArn", "required"},
+		{"two sources", func() Settings { s := valid(); s.DemoQueues = true; return s }, "DeadLetterQueueArn", "not both"},
+		{"DLQ not an ARN", func() Settings { s := valid(); s.DeadLetterQueueArn = "orders-dlq"; return s }, "DeadLetterQueueArn", "not an ARN"},
+		{"DLQ of another service", func() Settings {
+			s := valid()
+			s.DeadLetterQueueArn = "arn:aws:sns:eu-west-1:123456789012:orders"
+			return s
+		}, "DeadLetterQueueArn", `want "sqs"`},
+		{"FIFO DLQ", func() Settings { s := valid(); s.DeadLetterQueueArn = dlqArn + ".fifo"; return s }, "DeadLetterQueueArn", "FIFO"},
+		{"bad account", func() Settings {
+			s := valid()
+			s.DeadLetterQueueArn = "arn:aws:sqs:eu-west-1:1234:orders-dlq"
+			return s
+		}, "DeadLetterQueueArn", "12 digits"},
+		{"key with demo queues", func() Settings { s := demo(); s.DeadLetterQueueKeyArn = dlqKeyArn; return s },
+			"DeadLetterQueueKeyArn", "existing"},
+		{"bad key ARN", func() Settings { s := valid(); s.DeadLetterQueueKeyArn = "arn:aws:kms:eu-west-1:123456789012:alias/x"; return s },
+			"DeadLetterQueueKeyArn", "resource"},
+		{"no target kind", func() Settings { s := valid(); s.Target.Kind = ""; return s }, "Target.Kind", "required"},
+		{"unknown target kind", func() Settings { s := valid(); s.Target.Kind = "http"; return s }, "Target.Kind", `"http"`},
+		{"lambda without function", func() Settings { s := valid(); s.Target.FunctionArn = ""; return s }, "Target.FunctionArn", "required"},
+		{"function ARN of a queue", func() Settings { s := valid(); s.Target.FunctionArn = sourceArn; return s }, "Target.FunctionArn", `want "lambda"`},
+		{"lambda with a queue key", func() Settings { s := valid(); s.Target.SourceQueueKeyArn = dlqKeyArn; return s },
+			"Target.SourceQueueKeyArn", "only for"},
+		{"sqs without a queue", func() Settings {
+			s := valid()
+			s.Target = Target{Kind: TargetSQS}
+			return s
+		}, "Target.SourceQueueArn", "required"},
+		{"sqs with a function", func() Settings { s := demo(); s.Target.FunctionArn = consumerArn; return s }, "Target.FunctionArn", "only for"},
+		{"sqs queue with demo queues", func() Settings { s := demo(); s.Target.SourceQueueArn = sourceArn; return s },
+			"Target.SourceQueueArn", "demo"},
+		{"FIFO source", func() Settings { s := valid(); s.Target.SourceQueueArn = sourceArn + ".fifo"; return s }, "Target.SourceQueueArn", "FIFO"},
+		{"poison type with a comma", func() Settings { s := valid(); s.PoisonErrorTypes = []string{"A,B"}; return s }, "PoisonErrorTypes", "commas"},
+		{"two key sources", func() Settings { s := valid(); s.BreakerKey.Attribute = "tenant"; return s }, "BreakerKey", "at most one"},
+		{"pointer without slash", func() Settings { s := demo(); s.BreakerKey.Pointer = "tenant"; return s }, "BreakerKey.Pointer", `start with "/"`},
+		{"pointer bad escape", func() Settings { s := demo(); s.BreakerKey.Pointer = "/a~2b"; return s }, "BreakerKey.Pointer", "~"},
+		{"attribute reserved", func() Settings { s := demo(); s.BreakerKey = KeySelector{Attribute: "AWS.tenant"}; return s },
+			"BreakerKey.Attribute", "reserved"},
+		{"attribute is the lineage", func() Settings { s := demo(); s.BreakerKey = KeySelector{Attribute: "redrive"}; return s },
+			"BreakerKey.Attribute", "lineage"},
+		{"attribute bad name", func() Settings { s := demo(); s.BreakerKey = KeySelector{Attribute: "ten ant"}; return s },
+			"BreakerKey.Attribute", "not an SQS message attribute name"},
+		{"key too long", func() Settings { s := valid(); s.BreakerKey.Fixed = strings.Repeat("k", 257); return s }, "BreakerKey.Fixed", "at most 256"},
+		{"alarm key twice", func() Settings { s := demo(); s.AlarmBreakerKeys = []string{"a", "a"}; return s }, "AlarmBreakerKeys[1]", "twice"},
+		{"alarm key too long", func() Settings { s := demo(); s.AlarmBreakerKeys = []string{strings.Repeat("k", 256)}; return s },
+			"AlarmBreakerKeys[0]", "at most 255"},
+		{"unknown policy variable", func() Settings { s := valid(); s.Policy = map[string]string{"BREAKER_COOLDOWN": "1m"}; return s },
+			"Policy.BREAKER_COOLDOWN", "not a breaker policy variable"},
+		{"policy value unparsable", func() Settings { s := valid(); s.Policy = map[string]string{"BREAKER_COOLDOWN_BASE": "60"}; return s },
+			"Policy.BREAKER_COOLDOWN_BASE", "duration"},
+		{"policy invalid as a whole", func() Settings { s := valid(); s.Policy = map[string]string{"BREAKER_WINDOW_SIZE": "5"}; return s },
+			"Policy.BREAKER_MINIMUM_CALLS", "BREAKER_WINDOW_SIZE"},
+		{"negative max attempts", func() Settings { s := valid(); s.MaxAttempts = -1; return s }, "MaxAttempts", "at least 1"},
+		{"too many cycles", func() Settings { s := valid(); s.MaxCycles = 501; return s }, "MaxCycles", "25,000"},
+		{"backoff max below base", func() Settings { s := valid(); s.BackoffMax = Duration(time.Second); return s }, "BackoffMax", "BackoffBase"},
+		{"attempt timeout too long", func() Settings { s := valid(); s.AttemptTimeout = Duration(16 * time.Minute); return s },
+			"AttemptTimeout", "15m"},
+		{"attempt timeout fractional", func() Settings {
+			s := valid()
+			s.AttemptTimeout = Duration(1500 * time.Millisecond)
+			s.DeliveryLease = Duration(time.Minute)
+			return s
+		}, "AttemptTimeout", "whole seconds"},
+		{"lease not longer than timeout", func() Settings { s := valid(); s.DeliveryLease = s.AttemptTimeout; return s }, "DeliveryLease", "longer"},
+		{"batch too large", func() Settings { s := valid(); s.StarterBatchSize = 11; return s }, "StarterBatchSize", "1 to 10"},
+		{"concurrency below Lambda's minimum", func() Settings { s := valid(); s.StarterMaxConcurrency = 1; return s },
+			"StarterMaxConcurrency", "2 to 1000"},
+		{"DLQ age not whole minutes", func() Settings { s := valid(); s.Alarms.DeadLetterQueueAge = Duration(90 * time.Second); return s },
+			"Alarms.DeadLetterQueueAge", "whole minutes"},
+		{"negative parking lot depth", func() Settings { s := valid(); s.Alarms.ParkingLotDepth = -1; return s }, "Alarms.ParkingLotDepth", "at least 1"},
+		{"topic of another service", func() Settings { s := valid(); s.Alarms.TopicArn = sourceArn; return s }, "Alarms.TopicArn", `want "sns"`},
+		{"retention not offered", func() Settings { s := valid(); s.LogRetentionDays = 31; return s }, "LogRetentionDays", "30"},
+		{"log level", func() Settings { s := valid(); s.LogLevel = "verbose"; return s }, "LogLevel", "DEBUG"},
+		{"execution log level", func() Settings { s := valid(); s.ExecutionLogLevel = "info"; return s }, "ExecutionLogLevel", "ALL"},
+		{"no build", func() Settings { s := valid(); s.BuildDir = t.TempDir(); return s }, "BuildDir", "make build"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.edit().Validate()
+			require.Error(t, err)
+			assert.ErrorIs(t, err, ErrInvalidProps)
+			perr := findPropError(err, tt.field)
+			require.NotNil(t, perr, "no problem reported for %s in: %v", tt.field, err)
+			assert.Contains(t, perr.Problem, tt.reason)
+		})
+	}
+}
+
+// findPropError returns the problem reported for field, or nil.
+func findPropError(err error, field string) *PropError {
+	for _, e := range unjoin(err) {
+		if perr, ok := errors.AsType[*PropError](e); ok && perr.Field == field {
+			return perr
+		}
+	}
+	return nil
+}
+
+func TestValidateReportsEveryProblem(t *testing.T) {
+	s := Settings{Target: Target{Kind: "smtp"}, StarterBatchSize: 20, LogLevel: "loud", BuildDir: t.TempDir()}
+	err := s.Validate()
+	require.Error(t, err)
+	for _, field := range []string{"DeadLetterQueueArn", "Target.Kind", "StarterBatchSize", "LogLevel", "BuildDir"} {
+		assert.NotNil(t, findPropError(err, field), "no problem reported for %s", field)
+	}
+}
+
+func TestValidateBuildNeedsEveryBootstrap(t *testing.T) {
+	dir := t.TempDir()
+	for _, fn := range functions[1:] {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, fn.name), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fn.name, "bootstrap"), []byte("x"), 0o755))
+	}
+	s := fixtureSettings(existingName)
+	s.BuildDir = dir
+	perr := findPropError(s.Validate(), "BuildDir")
+	require.NotNil(t, perr)
+	assert.Contains(t, perr.Problem, filepath.Join(dir, functions[0].name, "bootstrap"))
+	assert.NotContains(t, perr.Problem, filepath.Join(dir, functions[1].name, "bootstrap"))
+}
+
+func TestNewRedriveStackRejectsBadPropsBeforeBuilding(t *testing.T) {
+	app := awscdk.NewApp(nil)
+	s := fixtureSettings(existingName)
+	s.Target.FunctionArn = ""
+	stack, err := NewRedriveStack(app, "Bad", &Props{Settings: s})
+	require.Error(t, err)
+	assert.Nil(t, stack)
+	assert.NotNil(t, findPropError(err, "Target.FunctionArn"))
+	assert.Empty(t, *app.Node().Children(), "nothing is built from invalid props")
+}
+
+func TestNewRedriveStackRejectsQueueInAnotherRegion(t *testing.T) {
+	app := awscdk.NewApp(nil)
+	_, err := NewRedriveStack(app, "Elsewhere", &Props{
+		StackProps: awscdk.StackProps{Env: &awscdk.Environment{Account: jsii.String(testAccount), Region: jsii.String("us-east-1")}},
+		Settings:   fixtureSettings(existingName),
+	})
+	perr := findPropError(err, "DeadLetterQueueArn")
+	require.NotNil(t, perr, "error: %v", err)
+	assert.Contains(t, perr.Problem, "eu-west-1")
+}
+
+func TestWithDefaults(t *testing.T) {
+	s := Settings{LogLevel: "debug"}.withDefaults()
+	assert.Equal(t, KeySelector{Fixed: "default", Default: "default"}, s.BreakerKey)
+	assert.Equal(t, []string{"default"}, s.AlarmBreakerKeys, "a fixed breaker gets its own alarm")
+	assert.Equal(t, Duration(60*time.Second), s.AttemptTimeout)
+	assert.Equal(t, Duration(90*time.Second), s.DeliveryLease, "lease = timeout + 30s")
+	assert.Equal(t, "DEBUG", s.LogLevel)
+	assert.Equal(t, "ERROR", s.ExecutionLogLevel)
+	assert.Equal(t, 10, s.StarterBatchSize)
+	assert.Equal(t, 2, s.StarterMaxConcurrency)
+
+	pointer := Settings{BreakerKey: KeySelector{Pointer: "/tenant"}}.withDefaults()
+	assert.Empty(t, pointer.BreakerKey.Fixed, "a pointer selector stays a pointer selector")
+	assert.Nil(t, pointer.AlarmBreakerKeys, "keys taken from messages have no fixed alarm list")
+}
