@@ -48,7 +48,11 @@ func TestValidateNamesTheField(t *testing.T) {
 		}, "DeadLetterQueueArn", "12 digits"},
 		{"key with demo queues", func() Settings { s := demo(); s.DeadLetterQueueKeyArn = dlqKeyArn; return s },
 			"DeadLetterQueueKeyArn", "existing"},
-		{"bad key ARN", func() Settings { s := valid(); s.DeadLetterQueueKeyArn = "arn:aws:kms:eu-west-1:123456789012:alias/x"; return s },
+		{"bad key ARN", func() Settings {
+			s := valid()
+			s.DeadLetterQueueKeyArn = "arn:aws:kms:eu-west-1:123456789012:alias/x"
+			return s
+		},
 			"DeadLetterQueueKeyArn", "resource"},
 		{"no target kind", func() Settings { s := valid(); s.Target.Kind = ""; return s }, "Target.Kind", "required"},
 		{"unknown target kind", func() Settings { s := valid(); s.Target.Kind = "http"; return s }, "Target.Kind", `"http"`},
