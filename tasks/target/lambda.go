@@ -77,7 +77,9 @@ func (t *lambdaTarget) Deliver(ctx context.Context, doc message.Document) Result
 // event is the SQS event the consumer receives: one record with doc's
 // message, unchanged, plus the lineage in the "redrive" attribute. Unlike
 // SendMessage, an event has no attribute limit, so the lineage is never
-// wrapped in an envelope: the consumer always gets the original body.
+// wrapped in an envelope: the consumer always gets the original body. The
+// receipt handle is empty: the message is on no queue the consumer could
+// delete it from.
 func (t *lambdaTarget) event(doc message.Document) ([]byte, error) {
 	lineage, err := json.Marshal(doc.Lineage())
 	if err != nil {
