@@ -9,11 +9,10 @@ import (
 	"github.com/redrive/redrive/tasks/message"
 )
 
-// ErrTooLarge reports a message that does not fit the parking lot's size
-// limit even with the smallest Record: the original body and attributes
-// alone (or their envelope) are too large. Nothing is dropped: the error
-// is returned, so the message stays where it is (the DLQ, or the failed
-// execution's input).
+// ErrTooLarge reports a message larger than the parking lot's size limit
+// as it is, without a Record (a parking lot configured smaller than the
+// source queue). Nothing is dropped: the error is returned, so the message
+// stays where it is (the DLQ, or the failed execution's input).
 var ErrTooLarge = errors.New("park: message too large for the parking lot")
 
 // Bounds the Record's free-text fields are cut to, in bytes, when the
@@ -37,23 +36,29 @@ func sizeOf(m message.Message) int {
 
 // fit returns msg carrying rec, shrinking rec step by step (see shrink)
 // until the message is at most limit bytes; the Record it carries is
-// returned too. It fails with ErrTooLarge when even the smallest Record
-// does not fit.
-func fit(msg message.Message, rec Record, limit int) (message.Message, bool, Record, error) {
+// returned too. When even the smallest Record does not fit (a message at
+// SQS's size limit already), it returns msg as it is and the whole Record
+// with inLog set: the Record then goes only to the log. A message that does not fit without a
+// Record either is an error matching ErrTooLarge.
+func fit(msg message.Message, rec Record, limit int) (out message.Message, enveloped bool, fitted Record, inLog bool, err error) {
+	whole := rec
 	for {
-		out, enveloped, err := withRecord(msg, rec)
+		out, enveloped, err = withRecord(msg, rec)
 		if err != nil {
-			return message.Message{}, false, Record{}, err
+			return message.Message{}, false, Record{}, false, err
 		}
-		size := sizeOf(out)
-		if size <= limit {
-			return out, enveloped, rec, nil
+		if sizeOf(out) <= limit {
+			return out, enveloped, rec, false, nil
 		}
 		if !shrink(&rec) {
-			return message.Message{}, false, Record{}, fmt.Errorf("%w: message %q is %d bytes with its smallest record (enveloped: %t), over the %d-byte limit",
-				ErrTooLarge, msg.ID, size, enveloped, limit)
+			break
 		}
 	}
+	if size := sizeOf(msg); size > limit {
+		return message.Message{}, false, Record{}, false, fmt.Errorf("%w: message %q is %d bytes as it arrived, over the %d-byte limit",
+			ErrTooLarge, msg.ID, size, limit)
+	}
+	return msg, false, whole, true, nil
 }
 
 // shrink makes rec smaller by one step, least useful first: cut the task

@@ -52,6 +52,10 @@ type Parked struct {
 	Reason string `json:"reason"`
 	// Truncated reports that the Record was shortened to fit.
 	Truncated bool `json:"truncated,omitempty"`
+	// RecordInLogOnly reports that the message was at the size limit
+	// already: it was parked exactly as it arrived, and its Record is only
+	// in the "message parked" log line.
+	RecordInLogOnly bool `json:"recordInLogOnly,omitempty"`
 }
 
 // Park sends msg (the original message, unwrapped, without a lineage
@@ -62,12 +66,16 @@ type Parked struct {
 // limit, the Record is shrunk until it fits, least useful part first: the
 // task failure's cause and the malformed lineage copy are cut to 1 KiB,
 // then history failures are dropped oldest first, then the cause and the
-// copy go; the Record is marked truncated. A message that cannot fit even
-// then is an error matching ErrTooLarge, as is any SendMessage error: the
-// caller keeps the message (the starter leaves it in the DLQ, the state
-// machine retries Park).
+// copy go; the Record is marked truncated. A message at the size limit
+// already (SQS allows 1 MiB, so the starter parks such a message as
+// oversize) has no room for any Record: it is parked exactly as it
+// arrived, and the whole Record is written to the log line instead
+// (RecordInLogOnly). A message over the limit as it is fails with
+// ErrTooLarge; that and any SendMessage error are returned, and the caller
+// keeps the message (the starter leaves it in the DLQ, the state machine
+// retries Park).
 func (l *Lot) Park(ctx context.Context, msg message.Message, rec Record) (Parked, error) {
-	out, enveloped, rec, err := fit(msg, rec, l.Config.MaxMessageSize)
+	out, enveloped, rec, inLog, err := fit(msg, rec, l.Config.MaxMessageSize)
 	if err != nil {
 		return Parked{}, err
 	}
@@ -80,14 +88,15 @@ func (l *Lot) Park(ctx context.Context, msg message.Message, rec Record) (Parked
 		return Parked{}, fmt.Errorf("park message %q (origin %q) in %s: %w", msg.ID, rec.OriginID, l.Config.QueueURL, err)
 	}
 	p := Parked{
-		QueueURL:  l.Config.QueueURL,
-		MessageID: aws.ToString(sent.MessageId),
-		Enveloped: enveloped,
-		Reason:    rec.Reason,
-		Truncated: rec.Truncated,
+		QueueURL:        l.Config.QueueURL,
+		MessageID:       aws.ToString(sent.MessageId),
+		Enveloped:       enveloped,
+		Reason:          rec.Reason,
+		Truncated:       rec.Truncated,
+		RecordInLogOnly: inLog,
 	}
 	l.Metrics.Count(rec.BreakerKey, telemetry.Parked, 1)
-	l.Logger.LogAttrs(ctx, slog.LevelWarn, "message parked",
+	attrs := []slog.Attr{
 		slog.String("originId", rec.OriginID),
 		slog.Int("attempt", rec.Attempt),
 		slog.String("breaker", rec.BreakerKey),
@@ -96,6 +105,10 @@ func (l *Lot) Park(ctx context.Context, msg message.Message, rec Record) (Parked
 		slog.Bool("enveloped", enveloped),
 		slog.Bool("truncated", rec.Truncated),
 		slog.String("executionArn", rec.ExecutionARN),
-	)
+	}
+	if inLog {
+		attrs = append(attrs, slog.Any("record", rec))
+	}
+	l.Logger.LogAttrs(ctx, slog.LevelWarn, "message parked", attrs...)
 	return p, nil
 }
