@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -26,7 +28,9 @@ var throttles = retry.IsErrorThrottles(retry.DefaultThrottles)
 // process turns one DLQ record into an execution, or parks it; a non-nil
 // error leaves the record in the DLQ for a later batch.
 //
-//   - A malformed lineage attribute or envelope: parked as poison.
+//   - A malformed lineage attribute or envelope, or a document that does
+//     not validate (a lineage whose history is out of range, a record
+//     without a message id): parked as poison.
 //   - A document over MaxInputBytes: parked as oversize.
 //   - Started: done. With the sqs target, a message back with lineage
 //     carries its consumer's failure in its history, and once started the
@@ -45,12 +49,16 @@ func (h *Handler) process(ctx context.Context, record events.SQSMessage) error {
 	now := h.now()
 	doc, err := message.NewDocument(msg, now)
 	if err != nil {
-		return h.parkMalformed(ctx, msg, err)
+		return h.parkMalformed(ctx, msg, err, now)
 	}
 	doc.BreakerKey = h.key(ctx, doc.Message)
 	returned := doc.Attempt > 1 && h.Config.RecordsReturns()
 	if returned {
 		doc.AddFailure(returnFailure(now, doc.Attempt-1))
+	}
+	if err := doc.Validate(); err != nil {
+		doc.ParkReason = "poison: " + strings.ReplaceAll(err.Error(), "\n", "; ")
+		return h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
 	}
 
 	input, err := json.Marshal(doc)
@@ -109,13 +117,13 @@ func (h *Handler) key(ctx context.Context, msg message.Message) string {
 // parkMalformed parks a message whose lineage attribute or envelope does
 // not decode, as it arrived, with a new lineage (its own id as origin,
 // attempt 1) and the undecodable attribute kept in the Record.
-func (h *Handler) parkMalformed(ctx context.Context, msg message.Message, cause error) error {
+func (h *Handler) parkMalformed(ctx context.Context, msg message.Message, cause error, now time.Time) error {
 	rec := park.Record{
 		Lineage:          message.Lineage{OriginID: msg.ID, Attempt: 1},
 		BreakerKey:       h.key(ctx, msg),
 		Reason:           "poison: " + cause.Error(),
 		MalformedLineage: attributeText(msg.MessageAttributes[message.AttributeName]),
-		ParkedAt:         h.now(),
+		ParkedAt:         now,
 	}
 	return h.park(ctx, msg, rec)
 }
