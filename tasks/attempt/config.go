@@ -1,0 +1,127 @@
+package attempt
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redrive/redrive/tasks/config"
+)
+
+// The environment variables Config is read from.
+const (
+	EnvMaxAttempts   = "MAX_ATTEMPTS"
+	EnvBackoffBase   = "BACKOFF_BASE"
+	EnvBackoffMax    = "BACKOFF_MAX"
+	EnvMaxCycles     = "MAX_CYCLES"
+	EnvDeliveryLease = "DELIVERY_LEASE"
+)
+
+// Defaults of Config's fields.
+const (
+	DefaultMaxAttempts   = 5
+	DefaultBackoffBase   = 30 * time.Second
+	DefaultBackoffMax    = 15 * time.Minute
+	DefaultDeliveryLease = 5 * time.Minute
+	// DefaultMaxCycles keeps an execution's history far below Step
+	// Functions' 25,000-event limit. One cycle (Attempt, Route, Cooldown)
+	// costs 9 events: the Task state 5 (TaskStateEntered, TaskScheduled,
+	// TaskStarted, TaskSucceeded, TaskStateExited), the Choice 2 and the
+	// Wait 2. 500 cycles are 4,500 events, leaving room for the 3 events
+	// (TaskScheduled, TaskStarted, TaskFailed) each Lambda retry adds; at a
+	// 15-minute cooldown they also span more than five days.
+	DefaultMaxCycles = 500
+	// MaxMaxCycles is the largest MAX_CYCLES allowed: 18,000 events of
+	// cycles, still 7,000 short of the limit.
+	MaxMaxCycles = 2000
+)
+
+// Config tunes the per-message retry. The zero value of a field means its
+// default.
+type Config struct {
+	// MaxAttempts is how many delivery tries a message gets per DLQ round
+	// trip before it is parked as exhausted. MAX_ATTEMPTS, default 5.
+	MaxAttempts int
+	// BackoffBase is the wait after a message's first transient failure;
+	// it doubles per try (BackoffBase * 2^(tries-1)). BACKOFF_BASE,
+	// default 30s.
+	BackoffBase time.Duration
+	// BackoffMax caps the per-message backoff. BACKOFF_MAX, default 15m.
+	BackoffMax time.Duration
+	// MaxCycles is how many Attempt cycles one execution runs before it
+	// continues as a new execution. MAX_CYCLES, default DefaultMaxCycles,
+	// at most MaxMaxCycles.
+	MaxCycles int
+	// DeliveryLease is how long a delivery record stays IN_PROGRESS before
+	// another invocation may take it over; it must exceed the Attempt
+	// function's timeout. DELIVERY_LEASE, default 5m.
+	DeliveryLease time.Duration
+}
+
+// WithDefaults returns c with every zero field set to its default.
+func (c Config) WithDefaults() Config {
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	defDuration := func(v *time.Duration, d time.Duration) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&c.MaxAttempts, DefaultMaxAttempts)
+	def(&c.MaxCycles, DefaultMaxCycles)
+	defDuration(&c.BackoffBase, DefaultBackoffBase)
+	defDuration(&c.BackoffMax, DefaultBackoffMax)
+	defDuration(&c.DeliveryLease, DefaultDeliveryLease)
+	return c
+}
+
+// Validate reports every field of c (defaults applied) that is out of
+// range, each by its variable; nil when c is usable.
+func (c Config) Validate() error {
+	var errs []error
+	for _, p := range c.problems() {
+		errs = append(errs, p)
+	}
+	return errors.Join(errs...)
+}
+
+// problems lists what is wrong with c (defaults applied), by variable.
+func (c Config) problems() []*config.VarError {
+	c = c.WithDefaults()
+	var out []*config.VarError
+	check := func(bad bool, name, problem string) {
+		if bad {
+			out = append(out, &config.VarError{Name: name, Problem: problem})
+		}
+	}
+	check(c.MaxAttempts < 1, EnvMaxAttempts, "must be at least 1")
+	check(c.BackoffBase < time.Second, EnvBackoffBase, "must be at least 1s (a Wait state counts whole seconds)")
+	check(c.BackoffMax < c.BackoffBase, EnvBackoffMax, fmt.Sprintf("must be at least %s (%s)", EnvBackoffBase, c.BackoffBase))
+	check(c.MaxCycles < 1 || c.MaxCycles > MaxMaxCycles, EnvMaxCycles,
+		fmt.Sprintf("must be between 1 and %d (9 history events per cycle; the limit is 25,000)", MaxMaxCycles))
+	check(c.DeliveryLease < time.Second, EnvDeliveryLease, "must be at least 1s")
+	return out
+}
+
+// ConfigFromEnv reads a Config through getenv (unset: the default); the
+// error names every bad variable.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	env := config.From(getenv)
+	c := Config{
+		MaxAttempts:   env.PositiveInt(EnvMaxAttempts, DefaultMaxAttempts),
+		BackoffBase:   env.PositiveDuration(EnvBackoffBase, DefaultBackoffBase),
+		BackoffMax:    env.PositiveDuration(EnvBackoffMax, DefaultBackoffMax),
+		MaxCycles:     env.PositiveInt(EnvMaxCycles, DefaultMaxCycles),
+		DeliveryLease: env.PositiveDuration(EnvDeliveryLease, DefaultDeliveryLease),
+	}
+	if env.Err() != nil {
+		return c, env.Err() // ranges are checked on parsed values only
+	}
+	for _, p := range c.problems() {
+		env.Fail(p.Name, p.Problem)
+	}
+	return c, env.Err()
+}

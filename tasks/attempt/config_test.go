@@ -1,0 +1,60 @@
+package attempt_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/redrive/redrive/tasks/attempt"
+	"github.com/redrive/redrive/tasks/config"
+)
+
+func TestConfigFromEnv(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		want    attempt.Config
+		wantErr []string
+	}{
+		{"defaults", nil, attempt.Config{MaxAttempts: 5, BackoffBase: 30 * time.Second, BackoffMax: 15 * time.Minute,
+			MaxCycles: 500, DeliveryLease: 5 * time.Minute}, nil},
+		{"every variable", map[string]string{"MAX_ATTEMPTS": "8", "BACKOFF_BASE": "10s", "BACKOFF_MAX": "1h",
+			"MAX_CYCLES": "1000", "DELIVERY_LEASE": "3m"},
+			attempt.Config{MaxAttempts: 8, BackoffBase: 10 * time.Second, BackoffMax: time.Hour, MaxCycles: 1000, DeliveryLease: 3 * time.Minute}, nil},
+		{"values that do not parse", map[string]string{"MAX_ATTEMPTS": "five", "BACKOFF_BASE": "30", "DELIVERY_LEASE": "-1m"}, attempt.Config{}, []string{
+			`config: MAX_ATTEMPTS="five": want an integer, e.g. 5`,
+			`config: BACKOFF_BASE="30": want a duration with a unit, e.g. "30s" or "5m"`,
+			`config: DELIVERY_LEASE="-1m": must be greater than zero`,
+		}},
+		{"zero attempts", map[string]string{"MAX_ATTEMPTS": "0"}, attempt.Config{}, []string{
+			`config: MAX_ATTEMPTS="0": must be at least 1`,
+		}},
+		{"out of range", map[string]string{"BACKOFF_BASE": "500ms", "BACKOFF_MAX": "100ms", "MAX_CYCLES": "2001"}, attempt.Config{}, []string{
+			`config: BACKOFF_BASE="500ms": must be at least 1s (a Wait state counts whole seconds)`,
+			`config: BACKOFF_MAX="100ms": must be at least BACKOFF_BASE (500ms)`,
+			`config: MAX_CYCLES="2001": must be between 1 and 2000 (9 history events per cycle; the limit is 25,000)`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := attempt.ConfigFromEnv(func(k string) string { return tt.env[k] })
+			if tt.wantErr == nil {
+				assert.NoError(t, err)
+				assert.Equal(t, tt.want, got)
+				return
+			}
+			assert.ErrorIs(t, err, config.ErrInvalid)
+			for _, want := range tt.wantErr {
+				assert.ErrorContains(t, err, want)
+			}
+		})
+	}
+}
+
+func TestConfigZeroMeansDefault(t *testing.T) {
+	assert.Equal(t, attempt.Config{MaxAttempts: attempt.DefaultMaxAttempts, BackoffBase: attempt.DefaultBackoffBase,
+		BackoffMax: attempt.DefaultBackoffMax, MaxCycles: attempt.DefaultMaxCycles, DeliveryLease: attempt.DefaultDeliveryLease},
+		attempt.Config{}.WithDefaults())
+	assert.NoError(t, attempt.Config{}.Validate())
+}

@@ -1,0 +1,251 @@
+package attempt
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/tasks/delivery"
+	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/tasks/target"
+	"github.com/redrive/redrive/tasks/taskerr"
+	"github.com/redrive/redrive/tasks/telemetry"
+)
+
+// Breaker is the part of *breaker.Breaker the handler calls.
+type Breaker interface {
+	Admit(ctx context.Context, key string) (breaker.Decision, error)
+	Record(ctx context.Context, key string, t breaker.Ticket, o breaker.Outcome) (breaker.Row, error)
+}
+
+// Ledger is the part of *delivery.Ledger the handler calls.
+type Ledger interface {
+	Get(ctx context.Context, id delivery.ID) (delivery.Record, bool, error)
+	Begin(ctx context.Context, id delivery.ID, ticket breaker.Ticket, lease time.Duration) (delivery.Record, bool, error)
+	Complete(ctx context.Context, held delivery.Record, outcome breaker.Outcome, errorType, msg string) (delivery.Record, error)
+}
+
+// Metrics counts per breaker; *telemetry.Metrics satisfies it.
+type Metrics interface {
+	Count(key string, name telemetry.Name, n int64)
+}
+
+// Random is the randomness of the backoff jitter; breaker.NewRandom's
+// result satisfies it (and is safe for concurrent use, as the local
+// executor needs).
+type Random interface {
+	// Float64 returns a number in [0, 1).
+	Float64() float64
+}
+
+var (
+	_ Breaker = (*breaker.Breaker)(nil)
+	_ Ledger  = (*delivery.Ledger)(nil)
+	_ Metrics = (*telemetry.Metrics)(nil)
+)
+
+// Handler runs the Attempt task. Every field but Config is required.
+type Handler struct {
+	// Breaker admits deliveries and records their outcomes.
+	Breaker Breaker
+	// Ledger makes each delivery try happen once.
+	Ledger Ledger
+	// Target delivers the message.
+	Target target.Target
+	// Metrics counts Delivered, Transient, Poison, Canaries and Waits.
+	Metrics Metrics
+	// Logger gets one line per invocation.
+	Logger *slog.Logger
+	// Now is the clock; the breaker's and the ledger's own.
+	Now func() time.Time
+	// Rand jitters the per-message backoff.
+	Rand Random
+	// Config tunes retries; zero fields take their defaults.
+	Config Config
+}
+
+// Handle runs one Attempt: event is the execution Document, the result the
+// same Document with next and the cycle's fields set (see the package
+// doc). It takes the raw event so that a malformed one is an
+// *InvalidDocument naming the field, not a decoding error the state
+// machine cannot tell from a crash.
+func (h *Handler) Handle(ctx context.Context, event json.RawMessage) (message.Document, error) {
+	if err := h.check(); err != nil {
+		return message.Document{}, err
+	}
+	doc, err := message.ParseDocument(event)
+	if err != nil {
+		return message.Document{}, &InvalidDocument{Err: err}
+	}
+	doc, err = h.attempt(ctx, doc, h.Config.WithDefaults())
+	if err != nil {
+		h.Logger.WarnContext(ctx, "attempt failed", "breaker", doc.BreakerKey, "originId", doc.OriginID,
+			"attempt", doc.Attempt, "try", doc.Tries+1, "error", err.Error())
+		return message.Document{}, err
+	}
+	h.Logger.InfoContext(ctx, "attempt",
+		"breaker", doc.BreakerKey, "originId", doc.OriginID, "attempt", doc.Attempt, "tries", doc.Tries,
+		"cycles", doc.Cycles, "decision", doc.Decision, "outcome", doc.Outcome, "breakerState", doc.BreakerState,
+		"next", doc.Next, "waitSeconds", doc.WaitSeconds, "parkReason", doc.ParkReason)
+	return doc, nil
+}
+
+// check reports a Handler that is missing a dependency or misconfigured,
+// instead of failing on a nil pointer mid-delivery.
+func (h *Handler) check() error {
+	var missing []string
+	for _, dep := range []struct {
+		name  string
+		isNil bool
+	}{
+		{"Breaker", h.Breaker == nil}, {"Ledger", h.Ledger == nil}, {"Target", h.Target == nil},
+		{"Metrics", h.Metrics == nil}, {"Logger", h.Logger == nil}, {"Now", h.Now == nil}, {"Rand", h.Rand == nil},
+	} {
+		if dep.isNil {
+			missing = append(missing, dep.name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("attempt: handler is missing %v", missing)
+	}
+	if err := h.Config.Validate(); err != nil {
+		return fmt.Errorf("attempt: %w", err)
+	}
+	return nil
+}
+
+// attempt is one cycle on a valid document.
+func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config) (message.Document, error) {
+	doc.Next, doc.WaitSeconds, doc.Decision, doc.Outcome, doc.BreakerState, doc.ParkReason = "", 0, "", "", "", ""
+	doc.Cycles++
+	if doc.Cycles > cfg.MaxCycles {
+		doc.Next = message.NextContinue
+		return doc, nil
+	}
+	key := doc.BreakerKey
+	id := delivery.ID{OriginID: doc.OriginID, Attempt: doc.Attempt, Try: doc.Tries + 1}
+
+	done, found, err := h.Ledger.Get(ctx, id)
+	if err != nil {
+		return doc, fmt.Errorf("attempt: %w", err)
+	}
+	switch {
+	case found && done.Status == delivery.Completed:
+		// An earlier invocation delivered this try and failed after it.
+	case found && done.ExpiresAt.After(h.Now()):
+		return doc, &DeliveryInProgress{Delivery: id.String(), ExpiresAt: done.ExpiresAt}
+	default:
+		d, err := h.Breaker.Admit(ctx, key)
+		if c := taskerr.Contention("admit", err); c != nil {
+			return doc, c
+		}
+		if err != nil {
+			return doc, fmt.Errorf("attempt: %w", err)
+		}
+		if d.Verdict == breaker.Wait {
+			doc.Decision, doc.BreakerState = d.Verdict.String(), d.State.String()
+			return h.wait(doc, d.Wait), nil
+		}
+		done, err = h.deliver(ctx, doc, id, d, cfg.DeliveryLease)
+		if err != nil {
+			return doc, err
+		}
+	}
+
+	row, err := h.Breaker.Record(ctx, key, done.Ticket, done.Outcome)
+	if c := taskerr.Contention("record "+done.Outcome.String(), err); c != nil {
+		return doc, c
+	}
+	if err != nil {
+		return doc, fmt.Errorf("attempt: delivery %s: %w", id, err)
+	}
+	doc.Tries = id.Try
+	doc.Decision = verdictOf(done.Ticket).String()
+	doc.Outcome = done.Outcome.String()
+	doc.BreakerState = row.State.String()
+	return h.next(doc, done, cfg), nil
+}
+
+// deliver takes the delivery record for id, delivers, and stores the
+// outcome on the record, which it returns COMPLETED. A record another
+// invocation completed in the meantime is returned as it is; one another
+// invocation holds is *DeliveryInProgress.
+func (h *Handler) deliver(ctx context.Context, doc message.Document, id delivery.ID, d breaker.Decision, lease time.Duration) (delivery.Record, error) {
+	held, began, err := h.Ledger.Begin(ctx, id, d.Ticket, lease)
+	if err != nil {
+		return delivery.Record{}, fmt.Errorf("attempt: %w", err)
+	}
+	if !began {
+		if held.Status == delivery.Completed {
+			return held, nil
+		}
+		return delivery.Record{}, &DeliveryInProgress{Delivery: id.String(), ExpiresAt: held.ExpiresAt}
+	}
+	if d.Verdict == breaker.Canary {
+		h.Metrics.Count(doc.BreakerKey, telemetry.Canaries, 1)
+	}
+	res := h.Target.Deliver(ctx, doc)
+	done, err := h.Ledger.Complete(ctx, held, res.Outcome, res.ErrorType, res.Message)
+	if err != nil {
+		return delivery.Record{}, fmt.Errorf("attempt: delivered with outcome %s: %w", res.Outcome, err)
+	}
+	return done, nil
+}
+
+// next routes the document after the outcome of a delivery was recorded.
+func (h *Handler) next(doc message.Document, done delivery.Record, cfg Config) message.Document {
+	key := doc.BreakerKey
+	if done.Outcome == breaker.Success {
+		h.Metrics.Count(key, telemetry.Delivered, 1)
+		doc.Next = message.NextDone
+		return doc
+	}
+	failure := message.Failure{At: done.CompletedAt, Try: done.ID.Try, Outcome: done.Outcome.String(),
+		ErrorType: done.ErrorType, Message: done.Message, BreakerState: doc.BreakerState}
+	doc.AddFailure(failure)
+	if done.Outcome == breaker.Poison {
+		h.Metrics.Count(key, telemetry.Poison, 1)
+		doc.Next, doc.ParkReason = message.NextPark, "poison: "+describe(failure)
+		return doc
+	}
+	h.Metrics.Count(key, telemetry.Transient, 1)
+	if doc.Tries >= cfg.MaxAttempts {
+		doc.Next = message.NextPark
+		doc.ParkReason = fmt.Sprintf("exhausted: %d attempts, last error %s", doc.Tries, describe(failure))
+		return doc
+	}
+	return h.wait(doc, cfg.backoff(doc.Tries, h.Rand.Float64()))
+}
+
+// wait routes the document to the Cooldown state for d.
+func (h *Handler) wait(doc message.Document, d time.Duration) message.Document {
+	h.Metrics.Count(doc.BreakerKey, telemetry.Waits, 1)
+	doc.Next, doc.WaitSeconds = message.NextWait, waitSeconds(d)
+	return doc
+}
+
+// verdictOf is the verdict a delivery was admitted with: a ticket with a
+// canary lease is a canary's.
+func verdictOf(t breaker.Ticket) breaker.Verdict {
+	if t.LeaseID != "" {
+		return breaker.Canary
+	}
+	return breaker.Proceed
+}
+
+// describe is a failure as "<errorType>: <message>", either part omitted
+// when empty.
+func describe(f message.Failure) string {
+	switch {
+	case f.ErrorType == "" && f.Message == "":
+		return "no error details"
+	case f.ErrorType == "":
+		return f.Message
+	case f.Message == "":
+		return f.ErrorType
+	}
+	return f.ErrorType + ": " + f.Message
+}
