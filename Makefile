@@ -11,13 +11,13 @@ export npm_config_update_notifier := false
 export npm_config_fund := false
 export npm_config_audit := false
 
-.PHONY: all test vet fmt-check unit test-dynalite bench bench-dynalite
+.PHONY: all test vet fmt-check unit test-dynalite bench bench-dynalite build
 
 all: test
 
 ## test: vet, gofmt check, the race-enabled unit and scenario tests on the
 ## embedded backends, then the DynamoDB suites again against dynalite.
-test: vet unit test-dynalite
+test: vet unit test-dynalite test-infra
 
 vet: fmt-check
 	$(GO) vet ./...
@@ -31,7 +31,7 @@ unit:
 
 ## test-dynalite: the DynamoDB-backed suites against dynalite from npm,
 ## installed under .cache/ and started on a free loopback port.
-DYNAMO_PKGS := ./breaker/dynamostore/... ./internal/ddbtest/...
+DYNAMO_PKGS := ./breaker/dynamostore/... ./internal/ddbtest/... ./tasks/attempt/... ./tasks/admin/...
 test-dynalite:
 	scripts/with-dynalite.sh $(GO) test $(GOFLAGS_T) $(DYNAMO_PKGS) ./tasks/delivery/...
 
@@ -42,3 +42,44 @@ bench-dynalite:
 ## bench: the benchmarks whose figures the README reports.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./breaker/...
+
+## build: one Lambda bootstrap per main under tasks/cmd (provided.al2023,
+## arm64), as build/<name>/bootstrap.
+build:
+	@set -e; for dir in tasks/cmd/*/; do \
+		name=$$(basename "$$dir"); \
+		echo "build/$$name/bootstrap"; \
+		GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath \
+			-ldflags='-s -w' -o "build/$$name/bootstrap" "./tasks/cmd/$$name"; \
+	done
+
+## CDK app (infra/, its own module). The CLI and Node 22 are installed,
+## pinned, under .cache/cdk; the app and its tests run on that Node.
+## synth: offline, the template under infra/cdk.out/. deploy, diff: need AWS
+## credentials and a bootstrapped account (see infra/README.md).
+CDK_VERSION := 2.1148.1
+CDK_PREFIX  := $(CACHE)/cdk
+CDK_STAMP   := $(CDK_PREFIX)/.installed-aws-cdk-$(CDK_VERSION)-node22
+CDK_ENV     := PATH="$(CDK_PREFIX)/node_modules/.bin:$$PATH" CDK_DISABLE_CLI_TELEMETRY=1
+CDK         := $(CDK_ENV) cdk --no-notices
+
+.PHONY: synth deploy diff test-infra
+
+$(CDK_STAMP):
+	mkdir -p $(CDK_PREFIX)
+	npm install --prefix $(CDK_PREFIX) --save-exact --loglevel=error aws-cdk@$(CDK_VERSION) node@22
+	touch $@
+
+synth: build $(CDK_STAMP)
+	cd infra && AWS_EC2_METADATA_DISABLED=true $(CDK) synth --quiet
+
+deploy: build $(CDK_STAMP)
+	cd infra && $(CDK) deploy
+
+diff: build $(CDK_STAMP)
+	cd infra && $(CDK) diff
+
+## test-infra: vet and test the CDK module (synthesizes the stack with
+## placeholder bootstraps; no -race: the jsii runtime's shutdown races).
+test-infra: $(CDK_STAMP)
+	cd infra && $(CDK_ENV) $(GO) vet ./... && $(CDK_ENV) $(GO) test -count=1 ./...
