@@ -1,0 +1,114 @@
+package sqslocal
+
+import (
+	"fmt"
+	"maps"
+	"time"
+)
+
+// MessageState is where a message stands on its queue.
+type MessageState int
+
+// The states of a message.
+const (
+	// StateVisible messages are returned by the next ReceiveMessage.
+	StateVisible MessageState = iota
+	// StateInFlight messages were received and are hidden until their
+	// visibility timeout ends or they are deleted.
+	StateInFlight
+	// StateDelayed messages were sent with a delay that has not ended.
+	StateDelayed
+)
+
+// String returns the state's name.
+func (s MessageState) String() string {
+	switch s {
+	case StateVisible:
+		return "visible"
+	case StateInFlight:
+		return "in-flight"
+	case StateDelayed:
+		return "delayed"
+	}
+	return fmt.Sprintf("MessageState(%d)", int(s))
+}
+
+// Message is a snapshot of one message on a queue, for tests and the
+// simulation; receiving it is not needed and changes nothing.
+type Message struct {
+	ID         string
+	Body       string
+	Attributes map[string]MessageAttribute
+	SentAt     time.Time
+	// ReceiveCount is ApproximateReceiveCount: how many times it was
+	// received. It travels to a dead-letter queue, plus one for the
+	// receive that moved it there.
+	ReceiveCount    int
+	FirstReceivedAt time.Time // zero if never received
+	State           MessageState
+	// VisibleAt is when a delayed or in-flight message becomes visible.
+	VisibleAt time.Time
+	// DeadLetterSourceARN is the queue it was moved from, for a message in a
+	// dead-letter queue.
+	DeadLetterSourceARN string
+}
+
+// Depth counts a queue's messages by state, as the Approximate* queue
+// attributes do.
+type Depth struct {
+	Visible  int
+	InFlight int
+	Delayed  int
+}
+
+// Total is the number of messages on the queue.
+func (d Depth) Total() int { return d.Visible + d.InFlight + d.Delayed }
+
+// Messages returns the messages on the queue called name, oldest first, or
+// an error wrapping ErrQueueNotFound.
+func (s *Server) Messages(name string) ([]Message, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.opts.Now()
+	q, err := s.inspect(name, now)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Message, 0, len(q.messages))
+	for _, m := range q.messages {
+		out = append(out, Message{
+			ID:                  m.id,
+			Body:                m.body,
+			Attributes:          maps.Clone(m.attrs),
+			SentAt:              m.sentAt,
+			ReceiveCount:        m.receiveCount,
+			FirstReceivedAt:     m.firstRecvAt,
+			State:               m.state(now),
+			VisibleAt:           m.visibleAt,
+			DeadLetterSourceARN: m.sourceARN,
+		})
+	}
+	return out, nil
+}
+
+// Depth counts the messages on the queue called name, or returns an error
+// wrapping ErrQueueNotFound.
+func (s *Server) Depth(name string) (Depth, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.opts.Now()
+	q, err := s.inspect(name, now)
+	if err != nil {
+		return Depth{}, err
+	}
+	return q.depth(now), nil
+}
+
+// inspect is lookup for the inspection methods. It runs under s.mu.
+func (s *Server) inspect(name string, now time.Time) (*queue, error) {
+	q, apiErr := s.lookup(name, now)
+	if apiErr != nil {
+		return nil, fmt.Errorf("inspect queue %q: %w", name, ErrQueueNotFound)
+	}
+	return q, nil
+}

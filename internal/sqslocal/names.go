@@ -1,0 +1,64 @@
+package sqslocal
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// queueNamePattern is SQS's rule for standard queue names: 1 to 80
+// alphanumeric characters, hyphens and underscores.
+var queueNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
+
+// checkQueueName validates a CreateQueue name. FIFO names are refused with
+// UnsupportedOperation: this server holds standard queues only.
+func checkQueueName(name string) *apiError {
+	if name == "" {
+		return missing("QueueName")
+	}
+	if strings.HasSuffix(name, ".fifo") {
+		return errUnsupportedOperation.errorf("sqslocal does not implement FIFO queues (queue name %q).", name)
+	}
+	if !queueNamePattern.MatchString(name) {
+		return invalidValue("QueueName", name, "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length")
+	}
+	return nil
+}
+
+// queueURL is the URL of queue name as seen by a client of base.
+func (s *Server) queueURL(base, name string) string {
+	return base + "/" + s.opts.Account + "/" + name
+}
+
+// queueARN is the ARN of queue name.
+func (s *Server) queueARN(name string) string {
+	return "arn:aws:sqs:" + s.opts.Region + ":" + s.opts.Account + ":" + name
+}
+
+// nameFromURL returns the queue name in a queue URL
+// (scheme://host/<account>/<name>; the host is not checked, so a URL from
+// any client of the server works). A URL of another account names no
+// queue here.
+func (s *Server) nameFromURL(raw string) (string, *apiError) {
+	if raw == "" {
+		return "", missing("QueueUrl")
+	}
+	u, err := url.Parse(raw)
+	parts := []string{}
+	if err == nil {
+		parts = strings.Split(strings.TrimPrefix(u.Path, "/"), "/")
+	}
+	if err != nil || u.Scheme == "" || u.Host == "" || len(parts) != 2 || parts[1] == "" {
+		return "", errInvalidAddress.errorf("The address %s is not valid for this endpoint.", raw)
+	}
+	if parts[0] != s.opts.Account {
+		return "", errQueueDoesNotExist.errorf("The specified queue does not exist.")
+	}
+	return parts[1], nil
+}
+
+// nameFromARN returns the queue name in an SQS ARN of this server's region
+// and account, or false.
+func (s *Server) nameFromARN(arn string) (string, bool) {
+	return strings.CutPrefix(arn, s.queueARN(""))
+}

@@ -1,0 +1,122 @@
+package sqslocal
+
+import (
+	"slices"
+	"time"
+)
+
+// queue is one standard queue. Its fields are guarded by Server.mu.
+type queue struct {
+	name     string
+	cfg      queueConfig
+	created  time.Time
+	modified time.Time
+	purgedAt time.Time // zero if never purged
+	messages []*message
+	// changed is closed (and replaced) whenever a message may have become
+	// receivable or the queue went away, waking long polls.
+	changed chan struct{}
+	gone    bool
+}
+
+// message is one message on a queue.
+type message struct {
+	id           string
+	body         string
+	attrs        map[string]MessageAttribute
+	md5Body      string
+	traceHeader  string // AWSTraceHeader system attribute, "" if unset
+	groupID      string // MessageGroupId (fair queues), "" if unset
+	sentAt       time.Time
+	visibleAt    time.Time // receivable from then on (delay or visibility timeout)
+	receiveCount int
+	firstRecvAt  time.Time
+	lastRecvAt   time.Time
+	receipt      string // receipt handle of the latest receive, "" if none
+	sourceARN    string // DeadLetterQueueSourceArn, set when moved to a DLQ
+}
+
+// newQueue returns an empty queue created at now.
+func newQueue(name string, cfg queueConfig, now time.Time) *queue {
+	return &queue{name: name, cfg: cfg, created: now, modified: now, changed: make(chan struct{})}
+}
+
+// signal wakes every long poll waiting on the queue.
+func (q *queue) signal() {
+	close(q.changed)
+	q.changed = make(chan struct{})
+}
+
+// expire drops messages older than the retention period, measured from
+// their original enqueue time as SQS does (also in a dead-letter queue).
+func (q *queue) expire(now time.Time) {
+	keep := time.Duration(q.cfg.MessageRetentionPeriod) * time.Second
+	q.messages = slices.DeleteFunc(q.messages, func(m *message) bool {
+		return !now.Before(m.sentAt.Add(keep))
+	})
+}
+
+// state is where m stands at now.
+func (m *message) state(now time.Time) MessageState {
+	switch {
+	case !now.Before(m.visibleAt):
+		return StateVisible
+	case m.receiveCount == 0:
+		return StateDelayed
+	default:
+		return StateInFlight
+	}
+}
+
+// depth counts the queue's messages by state.
+func (q *queue) depth(now time.Time) Depth {
+	var d Depth
+	for _, m := range q.messages {
+		switch m.state(now) {
+		case StateVisible:
+			d.Visible++
+		case StateInFlight:
+			d.InFlight++
+		case StateDelayed:
+			d.Delayed++
+		}
+	}
+	return d
+}
+
+// find returns the index of the message with id, or -1.
+func (q *queue) find(id string) int {
+	return slices.IndexFunc(q.messages, func(m *message) bool { return m.id == id })
+}
+
+// nextVisible is the earliest time after now at which a message becomes
+// receivable, if any will.
+func (q *queue) nextVisible(now time.Time) (time.Time, bool) {
+	var next time.Time
+	for _, m := range q.messages {
+		if m.visibleAt.After(now) && (next.IsZero() || m.visibleAt.Before(next)) {
+			next = m.visibleAt
+		}
+	}
+	return next, !next.IsZero()
+}
+
+// lookup returns the live queue called name and expires its old messages,
+// or QueueDoesNotExist. It runs under s.mu.
+func (s *Server) lookup(name string, now time.Time) (*queue, *apiError) {
+	q := s.queues[name]
+	if q == nil {
+		return nil, errQueueDoesNotExist.errorf("The specified queue does not exist.")
+	}
+	q.expire(now)
+	return q, nil
+}
+
+// lookupURL is lookup by queue URL.
+func (s *Server) lookupURL(url string, now time.Time) (*queue, *apiError) {
+	name, err := s.nameFromURL(url)
+	if err != nil {
+		return nil, err
+	}
+	return s.lookup(name, now)
+}

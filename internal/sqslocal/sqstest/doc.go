@@ -1,0 +1,12 @@
+// Package sqstest gives tests a real SQS-compatible endpoint and an
+// aws-sdk-go-v2 client talking to it over HTTP.
+//
+// By default Start runs an sqslocal server on a loopback httptest server,
+// so `go test` needs nothing installed, and hands back the server for
+// inspection. When SQS_ENDPOINT is set (scripts/with-fauxqs.sh sets it for
+// fauxqs) the client talks to that endpoint instead and the same tests run
+// against it; Backend.Server is then nil and tests that need the
+// in-process server skip. CreateQueue gives each test its own uniquely
+// named queue and deletes it when the test ends. Clock is a manual clock
+// whose Now and After drive an sqslocal server's time.
+package sqstest
