@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
@@ -85,6 +86,8 @@ type fixture struct {
 	handler *attempt.Handler
 	breaker *breaker.Breaker
 	ledger  *delivery.Ledger
+	client  *dynamodb.Client
+	table   string
 	target  *scriptedTarget
 	clock   *breakertest.Clock
 	metrics *bytes.Buffer
@@ -102,7 +105,7 @@ type options struct {
 	now func() time.Time
 }
 
-func newFixture(t *testing.T, o options, results ...target.Result) fixture {
+func newFixture(t testing.TB, o options, results ...target.Result) fixture {
 	t.Helper()
 	client, backend := ddbtest.Client(t)
 	table := ddbtest.CreateTable(t, client, func(ctx context.Context, name string) error {
@@ -128,6 +131,8 @@ func newFixture(t *testing.T, o options, results ...target.Result) fixture {
 	f := fixture{
 		breaker: b,
 		ledger:  delivery.New(client, table, now),
+		client:  client,
+		table:   table,
 		target:  &scriptedTarget{results: results},
 		clock:   clock,
 		metrics: &metricsOut,
