@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -54,6 +55,9 @@ func New(b Breaker, logger *slog.Logger) *Handler {
 // *taskerr.BreakerContention; both are returned unwrapped so the state
 // machine matches them by name.
 func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
+	if h.Breaker == nil || h.Logger == nil || h.Now == nil {
+		return Output{}, errors.New("admin: handler needs a Breaker, a Logger and a clock (use New)")
+	}
 	p, err := parse(in, h.Now())
 	if err != nil {
 		return Output{}, err

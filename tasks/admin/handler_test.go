@@ -242,3 +242,9 @@ func TestStoreFailures(t *testing.T) {
 		})
 	}
 }
+
+func TestIncompleteHandlerFailsClearly(t *testing.T) {
+	var h admin.Handler
+	_, err := h.Handle(t.Context(), admin.Input{Request: admin.Request{Command: "status", Breaker: "orders"}})
+	assert.EqualError(t, err, "admin: handler needs a Breaker, a Logger and a clock (use New)")
+}
