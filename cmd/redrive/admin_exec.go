@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
+)
+
+// adminAPI is the part of the Step Functions client the admin command
+// calls, with the SDK's signatures.
+type adminAPI interface {
+	StartExecution(ctx context.Context, params *sfn.StartExecutionInput, optFns ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error)
+	DescribeExecution(ctx context.Context, params *sfn.DescribeExecutionInput, optFns ...func(*sfn.Options)) (*sfn.DescribeExecutionOutput, error)
+}
+
+var _ adminAPI = (*sfn.Client)(nil)
+
+// Polling of a running admin execution: the first look is soon (the
+// command takes one Lambda invocation), later ones back off.
+const (
+	firstPoll = 50 * time.Millisecond
+	maxPoll   = time.Second
+)
+
+// execAdmin starts the admin execution for call, waits for it to end and
+// prints its output (pretty JSON) to stdout, or its error and cause to
+// stderr. It returns the exit code.
+func execAdmin(ctx context.Context, api adminAPI, call adminCall, stdout, stderr io.Writer) int {
+	ctx, cancel := context.WithTimeout(ctx, call.timeout)
+	defer cancel()
+	input, err := json.Marshal(call.request)
+	if err != nil {
+		fmt.Fprintf(stderr, "redrive admin: encode the request: %v\n", err)
+		return exitFailure
+	}
+	started, err := api.StartExecution(ctx, &sfn.StartExecutionInput{
+		StateMachineArn: aws.String(call.stateMachineARN),
+		Input:           aws.String(string(input)),
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "redrive admin: start %s on %s: %v\n", call.request.Command, call.stateMachineARN, err)
+		return exitFailure
+	}
+	arn := aws.ToString(started.ExecutionArn)
+	ex, err := awaitExecution(ctx, api, arn)
+	if err != nil {
+		fmt.Fprintf(stderr, "redrive admin: execution %s: %v\n", arn, err)
+		return exitFailure
+	}
+	if ex.Status != sfntypes.ExecutionStatusSucceeded {
+		fmt.Fprintf(stderr, "redrive admin: execution %s %s: %s\n", arn, ex.Status, describeFailure(aws.ToString(ex.Error), aws.ToString(ex.Cause)))
+		return exitFailure
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, []byte(aws.ToString(ex.Output)), "", "  "); err != nil {
+		fmt.Fprintf(stderr, "redrive admin: execution %s succeeded with output that is not JSON: %v\n", arn, err)
+		return exitFailure
+	}
+	out.WriteByte('\n')
+	if _, err := stdout.Write(out.Bytes()); err != nil {
+		fmt.Fprintf(stderr, "redrive admin: write the output: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// awaitExecution describes the execution until it is no longer RUNNING or
+// ctx ends.
+func awaitExecution(ctx context.Context, api adminAPI, arn string) (*sfn.DescribeExecutionOutput, error) {
+	wait := firstPoll
+	for {
+		ex, err := api.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
+		if err != nil {
+			return nil, fmt.Errorf("describe: %w", err)
+		}
+		if ex.Status != sfntypes.ExecutionStatusRunning {
+			return ex, nil
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("still RUNNING: %w", ctx.Err())
+		case <-t.C:
+		}
+		wait = min(2*wait, maxPoll)
+	}
+}
+
+// describeFailure renders an execution's error and cause. A Lambda
+// function error's cause is its error document; its message is shown.
+func describeFailure(name, cause string) string {
+	var doc struct {
+		ErrorMessage string `json:"errorMessage"`
+	}
+	if json.Unmarshal([]byte(cause), &doc) == nil && doc.ErrorMessage != "" {
+		cause = doc.ErrorMessage
+	}
+	switch {
+	case name == "":
+		return cause
+	case cause == "":
+		return name
+	}
+	return name + ": " + cause
+}

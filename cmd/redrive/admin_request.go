@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/tasks/admin"
+)
+
+// Environment variables the admin command reads its defaults from; `redrive
+// local` prints export lines for them.
+const (
+	envAdminStateMachine = "ADMIN_STATE_MACHINE_ARN"
+	envSFNEndpoint       = "SFN_ENDPOINT"
+)
+
+// stateMachineARN matches a state machine ARN; group 1 is its region.
+var stateMachineARN = regexp.MustCompile(`^arn:aws[a-zA-Z-]*:states:([a-z]{2}(?:-gov)?-[a-z]+-\d):\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$`)
+
+// adminFlags are the admin command's flags as given.
+type adminFlags struct {
+	command, breaker, reason, until, actor string
+	stateMachineARN, endpoint              string
+	timeout                                time.Duration
+}
+
+// adminCall is a validated admin command, ready to start.
+type adminCall struct {
+	// request is the admin state machine's input.
+	request admin.Request
+	// stateMachineARN is the admin state machine; region is its region.
+	stateMachineARN, region string
+	// endpoint is the Step Functions endpoint; "" means AWS.
+	endpoint string
+	// timeout bounds starting the execution and waiting for its end.
+	timeout time.Duration
+}
+
+// host is what the admin command reads from its surroundings, so tests
+// can fix it.
+type host struct {
+	getenv   func(string) string
+	hostname func() (string, error)
+	now      func() time.Time
+}
+
+// osHost is the process's environment, host name and wall clock.
+func osHost() host { return host{getenv: os.Getenv, hostname: os.Hostname, now: time.Now} }
+
+// validate checks f and builds the call; an until given as a duration is
+// made a time from h's clock. Every error is a usage error: it says what
+// is wrong with the command line.
+func (f adminFlags) validate(h host) (adminCall, error) {
+	if !slices.Contains(admin.Commands(), f.command) {
+		return adminCall{}, fmt.Errorf("unknown admin command %q; want one of %s", f.command, strings.Join(admin.Commands(), ", "))
+	}
+	if strings.TrimSpace(f.breaker) == "" {
+		return adminCall{}, fmt.Errorf("--breaker is required: the breaker key, e.g. orders")
+	}
+	until, err := f.untilTime(h.now())
+	if err != nil {
+		return adminCall{}, err
+	}
+	if f.stateMachineARN == "" {
+		return adminCall{}, fmt.Errorf("--state-machine-arn is required (or set %s)", envAdminStateMachine)
+	}
+	m := stateMachineARN.FindStringSubmatch(f.stateMachineARN)
+	if m == nil {
+		return adminCall{}, fmt.Errorf("--state-machine-arn %q is not a state machine ARN, e.g. arn:aws:states:us-east-1:123456789012:stateMachine:redrive-admin", f.stateMachineARN)
+	}
+	if f.timeout <= 0 {
+		return adminCall{}, fmt.Errorf("--timeout %s must be positive", f.timeout)
+	}
+	actor := strings.TrimSpace(f.actor)
+	if actor == "" {
+		actor = defaultActor(h)
+	}
+	return adminCall{
+		request: admin.Request{
+			Command: f.command,
+			Breaker: f.breaker,
+			Reason:  f.reason,
+			Until:   until,
+			Actor:   actor,
+		},
+		stateMachineARN: f.stateMachineARN,
+		region:          m[1],
+		endpoint:        f.endpoint,
+		timeout:         f.timeout,
+	}, nil
+}
+
+// untilTime returns --until as RFC 3339: as given, or now plus a duration
+// such as 30m. It is only for open and close.
+func (f adminFlags) untilTime(now time.Time) (string, error) {
+	if f.until == "" {
+		return "", nil
+	}
+	if f.command != breaker.ForceOpen.String() && f.command != breaker.ForceClose.String() {
+		return "", fmt.Errorf("--until is only for open and close, not %s", f.command)
+	}
+	if t, err := time.Parse(time.RFC3339, f.until); err == nil {
+		return t.Format(time.RFC3339), nil
+	}
+	d, err := time.ParseDuration(f.until)
+	if err != nil {
+		return "", fmt.Errorf("--until %q: want an RFC 3339 time (2026-01-02T15:04:05Z) or a duration (30m, 2h)", f.until)
+	}
+	if d <= 0 {
+		return "", fmt.Errorf("--until %q: a duration must be positive", f.until)
+	}
+	return now.Add(d).UTC().Format(time.RFC3339), nil
+}
+
+// defaultActor is "$USER@hostname", with "unknown" for what is missing.
+func defaultActor(h host) string {
+	user := h.getenv("USER")
+	if user == "" {
+		user = "unknown"
+	}
+	name, err := h.hostname()
+	if err != nil || name == "" {
+		name = "unknown"
+	}
+	return user + "@" + name
+}

@@ -1,0 +1,37 @@
+// Package emulator serves the whole orchestrator on local ports, in real
+// time, for `redrive local` and the Step Functions Local suite
+// (test/sfnlocal):
+//
+//   - the Lambda Invoke API for the real handlers (starter, attempt, park,
+//     continuer, admin) and a simulated consumer (internal/simtarget), so
+//     Step Functions Local's LAMBDA_ENDPOINT, the AWS CLI and the SDK can
+//     invoke them;
+//   - Step Functions: the project's executor in RealTime mode behind its
+//     Step Functions API, or an external endpoint (Step Functions Local);
+//     both state machines are created from the rendered ASL;
+//   - DynamoDB: minidyn, or an external endpoint, with the table created
+//     from dynamostore's schema;
+//   - SQS: the embedded sqslocal server with the DLQ, the parking lot and
+//     the source queue, and an emulation of the DLQ's event source that
+//     long-polls the DLQ and invokes the starter, so a message sent to the
+//     DLQ from anywhere starts an execution.
+//
+// Every call between the parts goes over HTTP with the real SDK clients,
+// as in AWS: the executor invokes the handlers through the Lambda server,
+// the starter and the continuer call the Step Functions endpoint, the
+// attempt's lambda target invokes the consumer through the Lambda server.
+//
+// # Time
+//
+// With TimeScale s, the handlers' clock (the breaker's, the delivery
+// ledger's, the consumer's) runs s times faster than the wall clock from
+// the moment Start was called: now = start + s × (wall time since start).
+// The executor divides every Wait and Retry interval by s (Step Functions
+// Local: WAIT_TIME_SCALE = 1/s multiplies them). A cooldown of C seconds
+// the breaker computes on its clock becomes a Wait of C seconds, which
+// takes C/s seconds of wall time, during which the breaker's clock
+// advances exactly C: the Attempt after the Wait finds the cooldown over,
+// as it does in AWS at s = 1. The executor's own timestamps (history
+// events, start and stop dates) stay on the wall clock. SQS runs on the
+// wall clock: the DLQ's visibility timeout is wall time.
+package emulator

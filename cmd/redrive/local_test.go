@@ -1,0 +1,338 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/cmd/redrive/emulator"
+	"github.com/redrive/redrive/internal/simtarget"
+	"github.com/redrive/redrive/tasks/message"
+)
+
+// freePorts are the local command's address flags on free loopback ports.
+var freePorts = []string{"--lambda-addr", "127.0.0.1:0", "--sfn-addr", "127.0.0.1:0", "--ddb-addr", "127.0.0.1:0", "--sqs-addr", "127.0.0.1:0"}
+
+// waitLimit bounds how long a test waits for the emulator to act; it is a
+// guard against hangs, not an assertion on speed.
+const waitLimit = 30 * time.Second
+
+func TestParseLocal(t *testing.T) {
+	t.Run("defaults", func(t *testing.T) {
+		var stderr bytes.Buffer
+		opts, _, ok := parseLocal(nil, nil, &stderr)
+		require.True(t, ok)
+		assert.Equal(t, "127.0.0.1:9001", opts.LambdaAddr)
+		assert.Equal(t, "127.0.0.1:8083", opts.SFNAddr)
+		assert.Equal(t, "127.0.0.1:8000", opts.DynamoDBAddr)
+		assert.Equal(t, "127.0.0.1:9324", opts.SQSAddr)
+		assert.Equal(t, 1.0, opts.TimeScale)
+		assert.Equal(t, emulator.Behaviour{}, opts.Target)
+		assert.Same(t, &stderr, opts.Logs, "the functions log to stderr unless --quiet")
+	})
+	t.Run("flags", func(t *testing.T) {
+		opts, _, ok := parseLocal([]string{"--time-scale", "60", "--target", "down:5m", "--quiet",
+			"--sfn-endpoint", "http://localhost:8083", "--ddb-endpoint", "http://localhost:8000"}, nil, &bytes.Buffer{})
+		require.True(t, ok)
+		assert.Equal(t, 60.0, opts.TimeScale)
+		assert.Equal(t, emulator.Behaviour{Health: simtarget.Down, For: 5 * time.Minute}, opts.Target)
+		assert.Equal(t, "http://localhost:8083", opts.StepFunctionsEndpoint)
+		assert.Equal(t, "http://localhost:8000", opts.DynamoDBEndpoint)
+		assert.Nil(t, opts.Logs)
+	})
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad target", []string{"--target", "sick"}, `--target: emulator: target "sick"`},
+		{"zero time scale", []string{"--time-scale", "0"}, "--time-scale 0: want a number > 0"},
+		{"negative time scale", []string{"--time-scale", "-2"}, "--time-scale -2: want a number > 0"},
+		{"extra argument", []string{"now"}, `unexpected argument "now"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			_, code, ok := parseLocal(tt.args, nil, &stderr)
+			assert.False(t, ok)
+			assert.Equal(t, exitUsage, code)
+			assert.Contains(t, stderr.String(), tt.want)
+		})
+	}
+}
+
+func TestLocalRedrivesAMessageSentToTheDLQ(t *testing.T) {
+	e, env := startLocal(t)
+	ctx := t.Context()
+
+	sent, err := sqsClient(env).SendMessage(ctx, &sqs.SendMessageInput{
+		QueueUrl: aws.String(env["DLQ_URL"]), MessageBody: aws.String(`{"order": 1}`),
+	})
+	require.NoError(t, err)
+	id := aws.ToString(sent.MessageId)
+
+	client := sfnClient(env)
+	arn := executionARN(env["REDRIVE_STATE_MACHINE_ARN"], message.ExecutionName(id, 1, 0))
+	ex := awaitEnd(t, client, arn)
+	require.Equal(t, sfntypes.ExecutionStatusSucceeded, ex.Status, "error %s: %s", aws.ToString(ex.Error), aws.ToString(ex.Cause))
+
+	var doc message.Document
+	require.NoError(t, json.Unmarshal([]byte(aws.ToString(ex.Output)), &doc))
+	assert.Equal(t, message.NextDone, doc.Next)
+	assert.Equal(t, "SUCCESS", doc.Outcome)
+	assert.Equal(t, `{"order": 1}`, doc.Message.Body)
+	assert.Equal(t, 3, enteredStates(t, client, arn), "the CLOSED path is Attempt, Route, Delivered")
+	assert.Equal(t, map[string]int{id: 1}, e.Consumer().Ledger().Deliveries(), "delivered once, to the demo consumer")
+}
+
+func TestLocalAdminCommands(t *testing.T) {
+	_, env := startLocal(t)
+	h := fixedHost(env)
+	h.now = time.Now // the admin function checks --until against its clock, the wall clock at time scale 1
+
+	type summary struct {
+		State       string    `json:"state"`
+		ForcedUntil time.Time `json:"forcedUntil"`
+		Actor       string    `json:"actor"`
+		Reason      string    `json:"reason"`
+	}
+	type output struct {
+		Breaker, Command string
+		Changed          bool
+		Before, After    summary
+	}
+	steps := []struct {
+		name    string
+		args    []string
+		changed bool
+		before  string
+		after   string
+	}{
+		{"status of a new breaker", []string{"status"}, false, "CLOSED", "CLOSED"},
+		{"open for 30 minutes", []string{"open", "--reason", "maintenance", "--until", "30m"}, true, "CLOSED", "FORCED_OPEN"},
+		{"status while forced open", []string{"status"}, false, "FORCED_OPEN", "FORCED_OPEN"},
+		{"close", []string{"close", "--reason", "drain the backlog"}, true, "FORCED_OPEN", "FORCED_CLOSED"},
+		{"release", []string{"release", "--reason", "done"}, true, "FORCED_CLOSED", "CLOSED"},
+		{"release again changes nothing", []string{"release", "--reason", "done"}, false, "CLOSED", "CLOSED"},
+		{"reset", []string{"reset", "--reason", "clean slate"}, true, "CLOSED", "CLOSED"},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			stdout, stderr, code := runAdminCLI(t, h, append([]string{s.args[0], "--breaker", "payments"}, s.args[1:]...)...)
+			require.Equal(t, exitOK, code, "stderr: %s", stderr)
+			var out output
+			require.NoError(t, json.Unmarshal([]byte(stdout), &out), "stdout: %s", stdout)
+			assert.Contains(t, stdout, "\n  \"breaker\": \"payments\"", "pretty-printed")
+			assert.Equal(t, "payments", out.Breaker)
+			assert.Equal(t, s.args[0], out.Command)
+			assert.Equal(t, s.changed, out.Changed)
+			assert.Equal(t, s.before, out.Before.State)
+			assert.Equal(t, s.after, out.After.State)
+			if s.args[0] == "open" {
+				assert.WithinDuration(t, time.Now().Add(30*time.Minute), out.After.ForcedUntil, time.Minute)
+				assert.Equal(t, "alice@box", out.After.Actor)
+				assert.Equal(t, "maintenance", out.After.Reason)
+			}
+		})
+	}
+
+	failures := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"reset without a reason", []string{"reset", "--breaker", "payments"},
+			"FAILED: InvalidCommand: admin: invalid request: reason: required for reset"},
+		{"open until a time in the past", []string{"open", "--breaker", "payments", "--reason", "x", "--until", "2020-01-01T00:00:00Z"},
+			`FAILED: InvalidCommand: admin: invalid request: until: "2020-01-01T00:00:00Z" is not in the future`},
+		{"breaker key with spaces", []string{"status", "--breaker", " payments"},
+			"FAILED: InvalidCommand: admin: invalid request: breaker: must not start or end with spaces"},
+		{"no such state machine", []string{"status", "--breaker", "payments", "--state-machine-arn",
+			"arn:aws:states:us-east-1:123456789012:stateMachine:nope"}, "StateMachineDoesNotExist"},
+		{"nothing listening", []string{"status", "--breaker", "payments", "--endpoint", unusedURL(t), "--timeout", "3s"},
+			"redrive admin: start status on"},
+	}
+	for _, f := range failures {
+		t.Run(f.name, func(t *testing.T) {
+			stdout, stderr, code := runAdminCLI(t, h, f.args...)
+			assert.Equal(t, exitFailure, code)
+			assert.Empty(t, stdout)
+			assert.Contains(t, stderr, f.want)
+		})
+	}
+}
+
+func TestLocalCommandServesUntilInterrupted(t *testing.T) {
+	ctx, interrupt := context.WithCancel(t.Context())
+	stdout := &syncBuffer{}
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- runLocal(ctx, append(append([]string{}, freePorts...), "--quiet"), stdout, &stderr) }()
+
+	deadline := time.Now().Add(waitLimit)
+	for !strings.Contains(stdout.String(), "export AWS_SECRET_ACCESS_KEY=local\n") {
+		require.True(t, time.Now().Before(deadline), "no export lines yet; stderr: %s", stderr.String())
+		time.Sleep(20 * time.Millisecond)
+	}
+	env := exports(t, stdout.String())
+	_, _, code := runAdminCLI(t, fixedHost(env), "status", "--breaker", "orders")
+	assert.Equal(t, exitOK, code, "the printed exports reach the admin state machine")
+
+	interrupt()
+	select {
+	case code := <-done:
+		assert.Equal(t, exitOK, code)
+	case <-time.After(waitLimit):
+		t.Fatal("redrive local did not stop after the interrupt")
+	}
+	assert.Contains(t, stderr.String(), "redrive local: shutting down")
+}
+
+func TestLocalCommandFailsWhenAnAddressIsTaken(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ln.Close() })
+	args := append(append([]string{}, freePorts...), "--lambda-addr", ln.Addr().String())
+	var stdout, stderr bytes.Buffer
+	code := runLocal(t.Context(), args, &stdout, &stderr)
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, stderr.String(), "listen for the Lambda Invoke API on "+ln.Addr().String())
+	assert.Empty(t, stdout.String())
+}
+
+// startLocal starts the emulator as `redrive local` does with args on free
+// ports, stops it when t ends, and returns it with the variables its
+// export lines set.
+func startLocal(t *testing.T, args ...string) (*emulator.Emulator, map[string]string) {
+	t.Helper()
+	var stderr bytes.Buffer
+	opts, _, ok := parseLocal(append(append(append([]string{}, freePorts...), "--quiet"), args...), nil, &stderr)
+	require.True(t, ok, "stderr: %s", stderr.String())
+	e, err := emulator.Start(t.Context(), opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, e.Close()) })
+	var stdout bytes.Buffer
+	printLocal(&stdout, e, opts)
+	return e, exports(t, stdout.String())
+}
+
+// exports reads the "export NAME=value" lines of out.
+func exports(t *testing.T, out string) map[string]string {
+	t.Helper()
+	env := map[string]string{"USER": "alice"}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		if kv, ok := strings.CutPrefix(sc.Text(), "export "); ok {
+			name, value, _ := strings.Cut(kv, "=")
+			env[name] = value
+		}
+	}
+	for _, name := range []string{envSFNEndpoint, envAdminStateMachine, "REDRIVE_STATE_MACHINE_ARN", "DLQ_URL", "AWS_ENDPOINT_URL_SQS"} {
+		require.NotEmpty(t, env[name], "export line for %s", name)
+	}
+	return env
+}
+
+// runAdminCLI runs `redrive admin args...` on h and returns its output and exit
+// code.
+func runAdminCLI(t *testing.T, h host, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	call, code, ok := parseAdmin(args, h, &errOut)
+	if !ok {
+		return out.String(), errOut.String(), code
+	}
+	client, err := newSFNClient(t.Context(), call)
+	require.NoError(t, err)
+	code = execAdmin(t.Context(), client, call, &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+// sfnClient and sqsClient are real SDK clients of the endpoints in env.
+func sfnClient(env map[string]string) *sfn.Client {
+	return sfn.New(sfn.Options{Region: env["AWS_REGION"], BaseEndpoint: aws.String(env[envSFNEndpoint]),
+		Credentials: credentials.NewStaticCredentialsProvider(env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"], "")})
+}
+
+func sqsClient(env map[string]string) *sqs.Client {
+	return sqs.New(sqs.Options{Region: env["AWS_REGION"], BaseEndpoint: aws.String(env["AWS_ENDPOINT_URL_SQS"]),
+		Credentials: credentials.NewStaticCredentialsProvider(env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"], "")})
+}
+
+// executionARN is the ARN of execution name of a state machine.
+func executionARN(stateMachineARN, name string) string {
+	return strings.Replace(stateMachineARN, ":stateMachine:", ":execution:", 1) + ":" + name
+}
+
+// awaitEnd describes the execution until it exists and has ended.
+func awaitEnd(t *testing.T, client *sfn.Client, arn string) *sfn.DescribeExecutionOutput {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for {
+		ex, err := client.DescribeExecution(t.Context(), &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
+		if _, missing := errors.AsType[*sfntypes.ExecutionDoesNotExist](err); !missing {
+			require.NoError(t, err)
+			if ex.Status != sfntypes.ExecutionStatusRunning {
+				return ex
+			}
+		}
+		require.True(t, time.Now().Before(deadline), "execution %s has not ended", arn)
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// enteredStates counts the states an execution entered, from its history.
+func enteredStates(t *testing.T, client *sfn.Client, arn string) int {
+	t.Helper()
+	out, err := client.GetExecutionHistory(t.Context(), &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(arn)})
+	require.NoError(t, err)
+	n := 0
+	for _, ev := range out.Events {
+		if strings.HasSuffix(string(ev.Type), "StateEntered") {
+			n++
+		}
+	}
+	return n
+}
+
+// unusedURL is the URL of a loopback port nothing listens on.
+func unusedURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	return "http://" + addr
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader at once.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
