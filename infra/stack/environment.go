@@ -28,6 +28,7 @@ const (
 	envBackoffMax       = "BACKOFF_MAX"
 	envMaxCycles        = "MAX_CYCLES"
 	envDeliveryLease    = "DELIVERY_LEASE"
+	envStartConcurrency = "START_CONCURRENCY"
 )
 
 // refs are the deployed resources' names and addresses the environment
@@ -53,6 +54,7 @@ func environment(name string, s Settings, r refs) map[string]string {
 		env[envStateMachineArn] = r.stateMachineArn
 		env[envParkingLotURL] = r.parkingLotURL
 		env[envTargetKind] = s.Target.Kind
+		env[envStartConcurrency] = strconv.Itoa(s.StarterRecordConcurrency)
 		setIf(env, envKey, s.BreakerKey.Fixed)
 		setIf(env, envKeyAttribute, s.BreakerKey.Attribute)
 		setIf(env, envKeyPointer, s.BreakerKey.Pointer)
@@ -66,8 +68,8 @@ func environment(name string, s Settings, r refs) map[string]string {
 			env[envTargetQueueURL] = r.targetQueueURL
 		}
 		setIf(env, envPoisonErrorTypes, strings.Join(s.PoisonErrorTypes, ","))
-		setIf(env, envMaxAttempts, positive(s.MaxAttempts))
-		setIf(env, envMaxCycles, positive(s.MaxCycles))
+		setIf(env, envMaxAttempts, nonZero(s.MaxAttempts))
+		setIf(env, envMaxCycles, nonZero(s.MaxCycles))
 		setIf(env, envBackoffBase, duration(s.BackoffBase))
 		setIf(env, envBackoffMax, duration(s.BackoffMax))
 		env[envDeliveryLease] = s.DeliveryLease.String()
@@ -78,22 +80,23 @@ func environment(name string, s Settings, r refs) map[string]string {
 }
 
 // setIf sets env[name] when value is not empty: an unset variable means
-// the task's default.
+// the task's default. Settings are rendered whenever they are not zero,
+// negative ones too, so the task's parser judges them (Validate).
 func setIf(env map[string]string, name, value string) {
 	if value != "" {
 		env[name] = value
 	}
 }
 
-func positive(n int) string {
-	if n <= 0 {
+func nonZero(n int) string {
+	if n == 0 {
 		return ""
 	}
 	return strconv.Itoa(n)
 }
 
 func duration(d Duration) string {
-	if d <= 0 {
+	if d == 0 {
 		return ""
 	}
 	return d.String()

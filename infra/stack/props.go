@@ -54,7 +54,7 @@ type Settings struct {
 	BackoffMax  Duration `json:"backoffMax,omitempty"`
 	// MaxCycles is how many Attempt cycles an execution runs before it
 	// continues as a new one (MAX_CYCLES), keeping far below the 25,000
-	// history events limit. Default: the attempt task's; at most 500.
+	// history events limit. Default: the attempt task's.
 	MaxCycles int `json:"maxCycles,omitempty"`
 	// PoisonErrorTypes are the consumer error types that mean the message
 	// itself is bad: parked at once, never counted against the breaker
@@ -73,9 +73,14 @@ type Settings struct {
 	// StarterBatchSize is how many DLQ messages one starter invocation
 	// gets. Default 10; 1 to 10.
 	StarterBatchSize int `json:"starterBatchSize,omitempty"`
-	// StarterMaxConcurrency caps concurrent starter invocations, which
-	// bounds the StartExecution rate (see the README). Default 2; 2 to 1000.
+	// StarterMaxConcurrency caps concurrent starter invocations. Default
+	// 2; 2 to 1000.
 	StarterMaxConcurrency int `json:"starterMaxConcurrency,omitempty"`
+	// StarterRecordConcurrency is how many records one starter invocation
+	// starts at once (START_CONCURRENCY). With StarterMaxConcurrency it
+	// bounds the StartExecution calls in flight, and so their rate (see
+	// the README). Default 2.
+	StarterRecordConcurrency int `json:"starterRecordConcurrency,omitempty"`
 
 	// Alarms sets the alarm thresholds and where alarms notify.
 	Alarms Alarms `json:"alarms"`
@@ -164,6 +169,7 @@ const (
 	defaultLeaseMargin        = 30 * time.Second
 	defaultStarterBatchSize   = 10
 	defaultStarterConcurrency = 2
+	defaultRecordConcurrency  = 2
 	defaultDLQAge             = 15 * time.Minute
 	defaultParkingLotDepth    = 1
 	defaultFailedExecutions   = 1
@@ -190,6 +196,7 @@ func (s Settings) withDefaults() Settings {
 	setDefault(&s.DeliveryLease, s.AttemptTimeout+Duration(defaultLeaseMargin))
 	setDefault(&s.StarterBatchSize, defaultStarterBatchSize)
 	setDefault(&s.StarterMaxConcurrency, defaultStarterConcurrency)
+	setDefault(&s.StarterRecordConcurrency, defaultRecordConcurrency)
 	setDefault(&s.Alarms.DeadLetterQueueAge, Duration(defaultDLQAge))
 	setDefault(&s.Alarms.ParkingLotDepth, defaultParkingLotDepth)
 	setDefault(&s.Alarms.FailedExecutions, defaultFailedExecutions)

@@ -125,7 +125,7 @@ func TestFunctionEnvironment(t *testing.T) {
 		case existingName:
 			want = map[string]map[string]string{
 				starterFn: with(map[string]string{"STATE_MACHINE_ARN": redrive, "PARKING_LOT_URL": lot, "TARGET_KIND": "lambda",
-					"BREAKER_KEY": "orders", "BREAKER_KEY_DEFAULT": "default"}),
+					"START_CONCURRENCY": "2", "BREAKER_KEY": "orders", "BREAKER_KEY_DEFAULT": "default"}),
 				attemptFn: with(map[string]string{"TARGET_KIND": "lambda", "TARGET_FUNCTION": consumerArn, "TARGET_SOURCE_ARN": sourceArn,
 					"POISON_ERROR_TYPES": "ValidationError,SchemaError", "MAX_ATTEMPTS": "8", "MAX_CYCLES": "200",
 					"BACKOFF_BASE": "2s", "BACKOFF_MAX": "5m0s", "DELIVERY_LEASE": "2m30s"}),
@@ -134,7 +134,7 @@ func TestFunctionEnvironment(t *testing.T) {
 			source := "{" + s.id(t, "AWS::SQS::Queue", "SourceQueue") + "}"
 			want = map[string]map[string]string{
 				starterFn: with(map[string]string{"STATE_MACHINE_ARN": redrive, "PARKING_LOT_URL": lot, "TARGET_KIND": "sqs",
-					"BREAKER_KEY_POINTER": "/tenant/id", "BREAKER_KEY_DEFAULT": "default"}),
+					"START_CONCURRENCY": "2", "BREAKER_KEY_POINTER": "/tenant/id", "BREAKER_KEY_DEFAULT": "default"}),
 				attemptFn: with(map[string]string{"TARGET_KIND": "sqs", "TARGET_QUEUE_URL": source, "DELIVERY_LEASE": "1m30s"}),
 			}
 		}
@@ -151,6 +151,38 @@ func TestFunctionEnvironment(t *testing.T) {
 					got[k] = render(v)
 				}
 				assert.Equal(t, want[spec.name], got)
+			})
+		}
+	}
+}
+
+// TestTasksAcceptTheirEnvironment feeds each function's environment, as
+// synthesized, to the parser its main uses; deploy-time references get
+// example values of their shape.
+func TestTasksAcceptTheirEnvironment(t *testing.T) {
+	for _, fixture := range []string{existingName, demoName} {
+		s := synth(t, fixture)
+		example := exampleRefs(s.settings)
+		values := map[string]string{
+			"{" + s.id(t, "AWS::DynamoDB::Table", "Table") + "}":                           example.tableName,
+			"{" + s.id(t, "AWS::StepFunctions::StateMachine", "RedriveStateMachine") + "}": example.stateMachineArn,
+			"{" + s.id(t, "AWS::SQS::Queue", "ParkingLot") + "}":                           example.parkingLotURL,
+		}
+		if fixture == demoName {
+			values["{"+s.id(t, "AWS::SQS::Queue", "SourceQueue")+"}"] = example.targetQueueURL
+		}
+		for _, spec := range functions {
+			t.Run(fixture+"/"+spec.name, func(t *testing.T) {
+				_, fn := s.function(t, spec.name)
+				env := map[string]string{}
+				for k, v := range fn.Properties["Environment"].(map[string]any)["Variables"].(map[string]any) {
+					env[k] = render(v)
+					if example, ok := values[env[k]]; ok {
+						env[k] = example
+					}
+					require.NotContains(t, env[k], "{", "%s has a reference the test has no example for", k)
+				}
+				assert.NoError(t, taskProblems(spec.name, env))
 			})
 		}
 	}

@@ -34,9 +34,7 @@ func (e *PropError) Unwrap() error { return ErrInvalidProps }
 
 // Limits the settings are checked against.
 const (
-	maxKeyLength       = 256 // tasks/message.MaxKeyLength: part of a table key
 	maxDimensionLength = 255 // a CloudWatch dimension value, for per-key alarms
-	maxCycles          = 500 // ~40 history events per cycle with retries, far below 25,000
 	maxLambdaTimeout   = 15 * time.Minute
 	minStarterConc     = 2 // Lambda's minimum MaximumConcurrency for SQS
 	maxStarterConc     = 1000
@@ -54,7 +52,9 @@ var (
 
 // Validate reports every invalid setting (after defaults), joined into one
 // error of *PropError values; nil means NewRedriveStack can build it. It
-// also checks that BuildDir holds every function's bootstrap.
+// runs each function's environment through that task's own parser, so
+// settings that validate are settings the functions accept at cold start,
+// and checks that BuildDir holds every function's bootstrap.
 func (s Settings) Validate() error {
 	s = s.withDefaults()
 	v := &validator{}
@@ -67,6 +67,7 @@ func (s Settings) Validate() error {
 	v.alarms(s.Alarms)
 	v.logs(s)
 	v.build(s.BuildDir)
+	v.tasks(s)
 	return errors.Join(v.errs...)
 }
 
@@ -141,26 +142,16 @@ func (v *validator) target(s Settings) {
 	}
 	v.queue("Target.SourceQueueArn", t.SourceQueueArn)
 	for _, typ := range s.PoisonErrorTypes {
-		if typ == "" || strings.ContainsAny(typ, ", \t\n") {
-			v.fail("PoisonErrorTypes", "%q: an error type is one non-empty word without commas or spaces", typ)
+		if strings.Contains(typ, ",") {
+			v.fail("PoisonErrorTypes", "%q: the list travels comma-separated (POISON_ERROR_TYPES), so a type cannot hold a comma", typ)
 		}
 	}
 }
 
+// keys checks what the tasks' key selector does not: the attribute name
+// (SQS's rules) and the keys that name alarms (CloudWatch's).
 func (v *validator) keys(s Settings) {
-	k := s.BreakerKey
-	var set []string
-	for _, f := range []struct{ name, value string }{{"Fixed", k.Fixed}, {"Attribute", k.Attribute}, {"Pointer", k.Pointer}} {
-		if f.value != "" {
-			set = append(set, "BreakerKey."+f.name)
-		}
-	}
-	if len(set) > 1 {
-		v.fail("BreakerKey", "set at most one of Fixed, Attribute and Pointer; %s are set", strings.Join(set, ", "))
-	}
-	v.key("BreakerKey.Fixed", k.Fixed, maxKeyLength)
-	v.key("BreakerKey.Default", k.Default, maxKeyLength)
-	if a := k.Attribute; a != "" {
+	if a := s.BreakerKey.Attribute; a != "" {
 		lower := strings.ToLower(a)
 		switch {
 		case len(a) > 256 || !attributeName.MatchString(a):
@@ -171,42 +162,15 @@ func (v *validator) keys(s Settings) {
 			v.fail("BreakerKey.Attribute", "%q is Redrive's own lineage attribute", a)
 		}
 	}
-	if p := k.Pointer; p != "" {
-		if err := checkPointer(p); err != nil {
-			v.fail("BreakerKey.Pointer", "%v", err)
-		}
-	}
 	for i, key := range s.AlarmBreakerKeys {
-		v.key(fmt.Sprintf("AlarmBreakerKeys[%d]", i), key, maxDimensionLength)
-		if slices.Index(s.AlarmBreakerKeys, key) != i {
-			v.fail(fmt.Sprintf("AlarmBreakerKeys[%d]", i), "%q is listed twice", key)
+		field := fmt.Sprintf("AlarmBreakerKeys[%d]", i)
+		switch {
+		case key == "" || len(key) > maxDimensionLength || !utf8.ValidString(key):
+			v.fail(field, "%q, want 1 to %d bytes of UTF-8 (a CloudWatch dimension value)", key, maxDimensionLength)
+		case slices.Index(s.AlarmBreakerKeys, key) != i:
+			v.fail(field, "%q is listed twice", key)
 		}
 	}
-}
-
-// key checks an optional breaker key.
-func (v *validator) key(field, key string, limit int) {
-	switch {
-	case key == "":
-	case len(key) > limit:
-		v.fail(field, "%d bytes, want at most %d", len(key), limit)
-	case !utf8.ValidString(key):
-		v.fail(field, "%q is not valid UTF-8", key)
-	}
-}
-
-// checkPointer checks an RFC 6901 JSON pointer: "/"-separated tokens where
-// "~" is only ever "~0" or "~1".
-func checkPointer(p string) error {
-	if !strings.HasPrefix(p, "/") {
-		return fmt.Errorf("JSON pointer %q must start with \"/\", e.g. \"/tenant/id\"", p)
-	}
-	for i := 0; i < len(p); i++ {
-		if p[i] == '~' && (i+1 == len(p) || (p[i+1] != '0' && p[i+1] != '1')) {
-			return fmt.Errorf("JSON pointer %q: \"~\" must be followed by 0 or 1", p)
-		}
-	}
-	return nil
 }
 
 // policy checks the BREAKER_* variables with the parser the tasks use, so
@@ -251,22 +215,9 @@ func isPolicyVariable(name string) bool {
 	return false
 }
 
+// attempt checks the attempt function's timeout and lease; the attempt
+// task checks its own settings (tasks).
 func (v *validator) attempt(s Settings) {
-	if s.MaxAttempts < 0 {
-		v.fail("MaxAttempts", "%d, want at least 1 (or 0 for the task's default)", s.MaxAttempts)
-	}
-	if s.MaxCycles < 0 || s.MaxCycles > maxCycles {
-		v.fail("MaxCycles", "%d, want 1 to %d (or 0 for the task's default): each cycle adds up to ~40 history events and an execution fails at 25,000", s.MaxCycles, maxCycles)
-	}
-	if s.BackoffBase < 0 {
-		v.fail("BackoffBase", "%v, want a positive duration", s.BackoffBase)
-	}
-	if s.BackoffMax < 0 {
-		v.fail("BackoffMax", "%v, want a positive duration", s.BackoffMax)
-	}
-	if s.BackoffBase > 0 && s.BackoffMax > 0 && s.BackoffMax < s.BackoffBase {
-		v.fail("BackoffMax", "%v, want at least BackoffBase (%v)", s.BackoffMax, s.BackoffBase)
-	}
 	timeout := s.AttemptTimeout.Std()
 	switch {
 	case timeout < time.Second || timeout > maxLambdaTimeout:

@@ -1,0 +1,109 @@
+package stack
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/redrive/redrive/tasks/admin"
+	"github.com/redrive/redrive/tasks/attempt"
+	"github.com/redrive/redrive/tasks/config"
+	"github.com/redrive/redrive/tasks/park"
+	"github.com/redrive/redrive/tasks/starter"
+	"github.com/redrive/redrive/tasks/target"
+)
+
+// settingOf names the setting behind each variable a task may reject.
+// Variables not listed carry deploy-time references the stack fills in.
+var settingOf = map[string]string{
+	envTargetKind:       "Target.Kind",
+	envTargetFunction:   "Target.FunctionArn",
+	envTargetSourceArn:  "Target.SourceQueueArn",
+	envPoisonErrorTypes: "PoisonErrorTypes",
+	envMaxAttempts:      "MaxAttempts",
+	envBackoffBase:      "BackoffBase",
+	envBackoffMax:       "BackoffMax",
+	envMaxCycles:        "MaxCycles",
+	envDeliveryLease:    "DeliveryLease",
+	envStartConcurrency: "StarterRecordConcurrency",
+	envKey:              "BreakerKey.Fixed",
+	envKeyAttribute:     "BreakerKey.Attribute",
+	envKeyPointer:       "BreakerKey.Pointer",
+	envKeyDefault:       "BreakerKey.Default",
+}
+
+// exampleRefs stand in for the deploy-time references, shaped as the
+// tasks expect them, when Validate runs the environment through the tasks'
+// parsers.
+func exampleRefs(s Settings) refs {
+	r := refs{
+		tableName:       "Redrive-Table",
+		stateMachineArn: "arn:aws:states:us-east-1:123456789012:stateMachine:Redrive",
+		parkingLotURL:   "https://sqs.us-east-1.amazonaws.com/123456789012/Redrive-ParkingLot",
+		targetQueueURL:  "https://sqs.us-east-1.amazonaws.com/123456789012/Redrive-SourceQueue",
+		sourceQueueArn:  s.Target.SourceQueueArn,
+	}
+	if s.DemoQueues {
+		r.sourceQueueArn = "arn:aws:sqs:us-east-1:123456789012:Redrive-SourceQueue"
+	}
+	return r
+}
+
+// taskProblems parses function name's environment as its main does and
+// returns what the task rejects.
+func taskProblems(name string, env map[string]string) error {
+	getenv := func(k string) string { return env[k] }
+	switch name {
+	case starterFn:
+		_, err := starter.ConfigFromEnv(getenv)
+		return err
+	case attemptFn:
+		_, err := attempt.ConfigFromEnv(getenv)
+		e := config.From(getenv)
+		e.Required(envTableName)
+		config.Policy(e)
+		target.FromEnv(e)
+		return errors.Join(err, e.Err())
+	case parkFn:
+		_, err := park.ConfigFromEnv(getenv)
+		return err
+	case adminFn:
+		_, err := admin.ConfigFromEnv(getenv)
+		return err
+	}
+	return nil // the continuer reads no settings
+}
+
+// tasks reports what the functions would refuse at cold start, against
+// the setting that causes it, unless that setting is already reported.
+// Policy problems are the policy check's.
+func (v *validator) tasks(s Settings) {
+	reported := map[string]bool{}
+	for _, err := range v.errs {
+		if perr, ok := errors.AsType[*PropError](err); ok {
+			reported[perr.Field] = true
+		}
+	}
+	r := exampleRefs(s)
+	for _, fn := range functions {
+		env := environment(fn.name, s, r)
+		for _, err := range unjoin(taskProblems(fn.name, env)) {
+			verr, ok := errors.AsType[*config.VarError](err)
+			if !ok {
+				v.fail("Settings", "the %s function rejects its environment: %v", fn.name, err)
+				continue
+			}
+			if strings.HasPrefix(verr.Name, "BREAKER_") && settingOf[verr.Name] == "" {
+				continue
+			}
+			field := settingOf[verr.Name]
+			if field == "" {
+				field = "Settings"
+			}
+			if reported[field] {
+				continue
+			}
+			reported[field] = true
+			v.fail(field, "the %s function rejects %s=%q: %s", fn.name, verr.Name, env[verr.Name], verr.Problem)
+		}
+	}
+}
