@@ -38,6 +38,8 @@ type Env struct {
 	Client *sfn.Client
 	// StateMachineARN is the redrive state machine.
 	StateMachineARN string
+	// URL is the endpoint, for a client of a test's own making.
+	URL string
 }
 
 // Start returns an Env whose Task states invoke the functions of invoker
@@ -48,13 +50,7 @@ func Start(tb testing.TB, invoker local.Invoker) *Env {
 	e := local.New(local.Options{Invoker: invoker})
 	srv := httptest.NewServer(sfnapi.NewServer(e))
 	tb.Cleanup(srv.Close)
-	client := sfn.New(sfn.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(srv.URL),
-		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-		HTTPClient:   srv.Client(),
-		Retryer:      aws.NopRetryer{},
-	})
+	client := NewClient(srv.URL)
 	definition, err := statemachine.Redrive().Render(map[string]string{
 		statemachine.AttemptFunctionArn:  AttemptFunction,
 		statemachine.ContinueFunctionArn: ContinueFunction,
@@ -71,7 +67,18 @@ func Start(tb testing.TB, invoker local.Invoker) *Env {
 	if err != nil {
 		tb.Fatalf("sfntest: create the redrive state machine: %v", err)
 	}
-	return &Env{Executor: e, Client: client, StateMachineARN: aws.ToString(created.StateMachineArn)}
+	return &Env{Executor: e, Client: client, StateMachineARN: aws.ToString(created.StateMachineArn), URL: srv.URL}
+}
+
+// NewClient returns an sfn client for endpoint that does not retry, so a
+// test sees every error the endpoint returns.
+func NewClient(endpoint string) *sfn.Client {
+	return sfn.New(sfn.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(endpoint),
+		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
+		Retryer:      aws.NopRetryer{},
+	})
 }
 
 // ExecutionARN is the ARN of the redrive execution called name.
