@@ -1,0 +1,177 @@
+package stack
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// alarmView is what an alarm watches and when it fires, as text.
+type alarmView struct {
+	Watches   []string // "expression" or "Namespace/Metric{dims} Stat/period", sorted
+	Threshold float64
+	Periods   float64 // evaluation periods, each of which must breach
+	Missing   string
+	Notifies  bool
+}
+
+// metricText renders a metric as Namespace/Metric{Name=value,...}.
+func metricText(m map[string]any) string {
+	var dims []string
+	list, _ := m["Dimensions"].([]any)
+	for _, d := range list {
+		dm := d.(map[string]any)
+		dims = append(dims, fmt.Sprintf("%v=%s", dm["Name"], render(dm["Value"])))
+	}
+	return fmt.Sprintf("%v/%v{%s}", m["Namespace"], m["MetricName"], strings.Join(dims, ","))
+}
+
+func viewAlarm(t *testing.T, p map[string]any) alarmView {
+	t.Helper()
+	require.Equal(t, "GreaterThanOrEqualToThreshold", p["ComparisonOperator"])
+	require.Equal(t, p["EvaluationPeriods"], p["DatapointsToAlarm"], "every evaluated period must breach")
+	v := alarmView{Threshold: p["Threshold"].(float64), Periods: p["EvaluationPeriods"].(float64), Missing: p["TreatMissingData"].(string)}
+	v.Notifies = p["AlarmActions"] != nil
+	if v.Notifies {
+		assert.Equal(t, render(p["AlarmActions"]), render(p["OKActions"]), "ALARM and OK notify the same topic")
+	}
+	if name, ok := p["MetricName"]; ok {
+		v.Watches = []string{fmt.Sprintf("%s %v/%v", metricText(map[string]any{
+			"Namespace": p["Namespace"], "MetricName": name, "Dimensions": p["Dimensions"],
+		}), p["Statistic"], p["Period"])}
+	}
+	metrics, _ := p["Metrics"].([]any)
+	for _, m := range metrics {
+		q := m.(map[string]any)
+		if expr, ok := q["Expression"].(string); ok {
+			v.Watches = append(v.Watches, expr)
+			continue
+		}
+		stat := q["MetricStat"].(map[string]any)
+		v.Watches = append(v.Watches, fmt.Sprintf("%v=%s %v/%v", q["Id"], metricText(stat["Metric"].(map[string]any)), stat["Stat"], stat["Period"]))
+	}
+	sort.Strings(v.Watches)
+	return v
+}
+
+func TestAlarms(t *testing.T) {
+	for _, fixture := range []string{existingName, demoName} {
+		s := synth(t, fixture)
+		notify := s.settings.Alarms.TopicArn != ""
+		dlqName, lotName := "orders-dlq", "{"+s.id(t, "AWS::SQS::Queue", "ParkingLot")+".QueueName}"
+		if fixture == demoName {
+			dlqName = "{" + s.id(t, "AWS::SQS::Queue", "DeadLetterQueue") + ".QueueName}"
+		}
+		redrive := "{" + s.id(t, "AWS::StepFunctions::StateMachine", "RedriveStateMachine") + "}"
+		fn := func(name string) string { id, _ := s.function(t, name); return "{" + id + "}" }
+		executions := func(metric, id string) string {
+			return fmt.Sprintf("%s=AWS/States/%s{StateMachineArn=%s} Sum/300", id, metric, redrive)
+		}
+		throttles := []string{"FILL(m0, 0) + FILL(m1, 0) + FILL(m2, 0) + FILL(m3, 0) + FILL(m4, 0) + FILL(m5, 0)"}
+		for i, spec := range functions {
+			throttles = append(throttles, fmt.Sprintf("m%d=AWS/Lambda/Throttles{FunctionName=%s} Sum/300", i, fn(spec.name)))
+		}
+		throttles = append(throttles, executions("ExecutionThrottled", "m5"))
+		sort.Strings(throttles)
+
+		want := map[string]alarmView{
+			"DeadLetterQueueAgeAlarm": {Watches: []string{"AWS/SQS/ApproximateAgeOfOldestMessage{QueueName=" + dlqName + "} Maximum/60"},
+				Threshold: s.settings.Alarms.DeadLetterQueueAge.Std().Seconds(), Periods: 5, Missing: "notBreaching", Notifies: notify},
+			"ParkingLotDepthAlarm": {Watches: []string{"AWS/SQS/ApproximateNumberOfMessagesVisible{QueueName=" + lotName + "} Maximum/60"},
+				Threshold: float64(s.settings.Alarms.ParkingLotDepth), Periods: 1, Missing: "notBreaching", Notifies: notify},
+			"FailedExecutionsAlarm": {Watches: []string{
+				"FILL(m0, 0) + FILL(m1, 0) + FILL(m2, 0)",
+				executions("ExecutionsFailed", "m0"), executions("ExecutionsTimedOut", "m1"), executions("ExecutionsAborted", "m2"),
+			}, Threshold: 1, Periods: 1, Missing: "notBreaching", Notifies: notify},
+			"BreakerTrippedAlarm": {Watches: []string{`SELECT SUM(Trips) FROM SCHEMA("Redrive", Breaker)`},
+				Threshold: 1, Periods: 1, Missing: "notBreaching", Notifies: notify},
+			"ThrottlesAlarm": {Watches: throttles, Threshold: 1, Periods: 1, Missing: "notBreaching", Notifies: notify},
+			"StartThrottledAlarm": {Watches: []string{`SELECT SUM(StartThrottled) FROM SCHEMA("Redrive", Breaker)`},
+				Threshold: 1, Periods: 5, Missing: "notBreaching", Notifies: notify},
+		}
+		for _, key := range s.settings.AlarmBreakerKeys {
+			want["BreakerNotClosedAlarm"+alphanumeric(key)] = alarmView{Watches: []string{
+				"IF(state >= 1 AND state <= 3, 1, 0)",
+				"state=Redrive/BreakerState{Breaker=" + key + "} Minimum/60",
+			}, Threshold: 1, Periods: 1, Missing: "ignore", Notifies: notify}
+		}
+
+		t.Run(fixture+"/count", func(t *testing.T) {
+			assert.Len(t, s.ofType("AWS::CloudWatch::Alarm"), len(want))
+		})
+		for constructID, view := range want {
+			t.Run(fixture+"/"+constructID, func(t *testing.T) {
+				assert.Equal(t, view, viewAlarm(t, s.resources[s.id(t, "AWS::CloudWatch::Alarm", constructID)].Properties))
+			})
+		}
+	}
+}
+
+// alphanumeric is what a logical id keeps of a construct id.
+func alphanumeric(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return r
+		}
+		return -1
+	}, breakerAlarmID(s)[len("BreakerNotClosedAlarm"):])
+}
+
+func TestDashboard(t *testing.T) {
+	s := synth(t, demoName)
+	_, dashboard := s.only(t, "AWS::CloudWatch::Dashboard")
+	var body struct {
+		Widgets []struct {
+			Type       string
+			Properties struct {
+				Title   string
+				Alarms  []string
+				Metrics []any
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(render(dashboard.Properties["DashboardBody"])), &body))
+	widgets := map[string]string{}
+	var alarms []string
+	for _, w := range body.Widgets {
+		if w.Type == "alarm" {
+			alarms = w.Properties.Alarms
+			continue
+		}
+		b, _ := json.Marshal(w.Properties.Metrics)
+		widgets[w.Properties.Title] = string(b)
+	}
+
+	assert.Len(t, alarms, len(s.ofType("AWS::CloudWatch::Alarm")), "every alarm on the dashboard")
+	search := func(metric, stat string) string {
+		b, _ := json.Marshal(searchExpression(metric, stat))
+		return strings.Trim(string(b), `"`)
+	}
+	tests := []struct{ widget, contains string }{
+		{"Breaker state by key (0 closed, 1 half-open, 2 open, 3 forced open, 4 forced closed)", search("BreakerState", "Maximum")},
+		{"Breaker activity per minute (all keys)", "SUM(" + search("Trips", "Sum") + ")"},
+		{"Messages per minute (all keys)", "SUM(" + search("Delivered", "Sum") + ")"},
+		{"Messages per minute (all keys)", "SUM(" + search("Transient", "Sum") + ")"},
+		{"Messages per minute (all keys)", "SUM(" + search("Parked", "Sum") + ")"},
+		{"Delivered per minute by key", search("Delivered", "Sum")},
+		{"Transient failures per minute by key", search("Transient", "Sum")},
+		{"Redrive executions per minute", "ExecutionsStarted"},
+		{"Executions running (account-wide open executions)", "OpenExecutionCount"},
+		{"Dead-letter queue", "ApproximateNumberOfMessagesVisible"},
+		{"Parking lot", "ApproximateNumberOfMessagesVisible"},
+		{"StartExecution throttled per minute", "SUM(" + search("StartThrottled", "Sum") + ")"},
+		{"Function errors per minute", "Errors"},
+		{"Attempt duration (ms)", "p99"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.widget+"/"+tt.contains, func(t *testing.T) {
+			require.Contains(t, widgets, tt.widget)
+			assert.Contains(t, widgets[tt.widget], tt.contains)
+		})
+	}
+}
