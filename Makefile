@@ -11,13 +11,14 @@ export npm_config_update_notifier := false
 export npm_config_fund := false
 export npm_config_audit := false
 
-.PHONY: all test vet fmt-check unit test-dynalite bench bench-dynalite build
+.PHONY: all test vet fmt-check unit test-dynalite test-fauxqs bench bench-dynalite build
 
 all: test
 
 ## test: vet, gofmt check, the race-enabled unit and scenario tests on the
-## embedded backends, then the DynamoDB suites again against dynalite.
-test: vet unit test-dynalite test-infra
+## embedded backends, then the DynamoDB suites again against dynalite and
+## the SQS suites against fauxqs.
+test: vet unit test-dynalite test-fauxqs test-infra
 
 vet: fmt-check
 	$(GO) vet ./...
@@ -34,6 +35,11 @@ unit:
 DYNAMO_PKGS := ./breaker/dynamostore/... ./internal/ddbtest/... ./tasks/attempt/... ./tasks/admin/...
 test-dynalite:
 	scripts/with-dynalite.sh $(GO) test $(GOFLAGS_T) $(DYNAMO_PKGS) ./tasks/delivery/...
+
+## test-fauxqs: the SQS-backed suites against fauxqs (with a pinned Node 22)
+## from npm, installed under .cache/ and started on a free loopback port.
+test-fauxqs:
+	scripts/with-fauxqs.sh $(GO) test $(GOFLAGS_T) ./internal/sqslocal/...
 
 ## bench-dynalite: the DynamoDB store benchmarks against dynalite.
 bench-dynalite:
@@ -83,3 +89,27 @@ diff: build $(CDK_STAMP)
 ## placeholder bootstraps; no -race: the jsii runtime's shutdown races).
 test-infra: $(CDK_STAMP)
 	cd infra && $(CDK_ENV) $(GO) vet ./... && $(CDK_ENV) $(GO) test -count=1 ./...
+
+## Step Functions Local and `redrive local` (cmd/redrive/README.md).
+## test-sfn-local: the scenario suite (test/sfnlocal) on Step Functions Local
+## at SFN_LOCAL_ENDPOINT, with deploy/sfn-local/sfn-local.env's settings and
+## the Lambda server on LAMBDA_SERVER_ADDR (default 0.0.0.0:9001, reachable
+## from the container); without SFN_LOCAL_ENDPOINT every test says why it
+## skips. test-sfn-selftest: the same suite on the project's executor in
+## RealTime mode; part of `make test` (about 10 s). local: `redrive local`
+## on the default loopback ports until Ctrl-C (LOCAL_FLAGS adds flags).
+SFN_LOCAL_ENV := deploy/sfn-local/sfn-local.env
+
+.PHONY: test-sfn-local test-sfn-selftest local
+
+test: test-sfn-selftest
+
+test-sfn-local:
+	set -a && . ./$(SFN_LOCAL_ENV) && set +a && \
+	LAMBDA_SERVER_ADDR=$${LAMBDA_SERVER_ADDR:-0.0.0.0:9001} $(GO) test $(GOFLAGS_T) -v ./test/sfnlocal/...
+
+test-sfn-selftest:
+	SFN_LOCAL_SELFTEST=1 WAIT_TIME_SCALE=0.1 $(GO) test $(GOFLAGS_T) ./test/sfnlocal/...
+
+local:
+	$(GO) run ./cmd/redrive local $(LOCAL_FLAGS)

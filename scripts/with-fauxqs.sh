@@ -53,6 +53,10 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# The port file exists before the server starts, so the loop below never
+# reads a file the background job has not opened yet.
+: >"$work/port"
+
 # fauxqs's own CLI listens on all interfaces on FAUXQS_PORT; building its
 # app and listening on 127.0.0.1 port 0 instead keeps it on loopback and
 # lets the kernel pick a free port with no race. The server prints the

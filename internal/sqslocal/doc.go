@@ -23,4 +23,7 @@
 // once a minute per queue, and a deleted queue's name is reusable after 60
 // seconds. FIFO queues and the permission, tag and message-move actions are
 // not implemented; they fail with UnsupportedOperation.
+//
+// The package's tests run against fauxqs too (make test-fauxqs); FAUXQS.md
+// lists where fauxqs departs from the AWS documentation.
 package sqslocal

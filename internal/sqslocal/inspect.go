@@ -1,8 +1,8 @@
 package sqslocal
 
 import (
+	"bytes"
 	"fmt"
-	"maps"
 	"time"
 )
 
@@ -79,7 +79,7 @@ func (s *Server) Messages(name string) ([]Message, error) {
 		out = append(out, Message{
 			ID:                  m.id,
 			Body:                m.body,
-			Attributes:          maps.Clone(m.attrs),
+			Attributes:          cloneAttributes(m.attrs),
 			SentAt:              m.sentAt,
 			ReceiveCount:        m.receiveCount,
 			FirstReceivedAt:     m.firstRecvAt,
@@ -89,6 +89,20 @@ func (s *Server) Messages(name string) ([]Message, error) {
 		})
 	}
 	return out, nil
+}
+
+// cloneAttributes deep-copies attributes, so a snapshot shares no bytes
+// with the queue.
+func cloneAttributes(attrs map[string]MessageAttribute) map[string]MessageAttribute {
+	if attrs == nil {
+		return nil
+	}
+	out := make(map[string]MessageAttribute, len(attrs))
+	for name, a := range attrs {
+		a.BinaryValue = bytes.Clone(a.BinaryValue)
+		out[name] = a
+	}
+	return out
 }
 
 // Depth counts the messages on the queue called name, or returns an error

@@ -20,7 +20,7 @@ func TestInspectMessagesAndDepth(t *testing.T) {
 	q := e.queue(map[string]string{"RedrivePolicy": `{"deadLetterTargetArn":"` + dlq.ARN + `","maxReceiveCount":1}`})
 	srv := e.b.Server
 
-	first := e.send(q, "first", map[string]types.MessageAttributeValue{"k": str("v")})
+	first := e.send(q, "first", map[string]types.MessageAttributeValue{"k": str("v"), "b": {DataType: aws.String("Binary"), BinaryValue: []byte{1, 2}}})
 	e.advance(time.Second)
 	e.send(q, "second", nil)
 	_, err := e.client.SendMessage(t.Context(), &sqs.SendMessageInput{QueueUrl: aws.String(q.URL), MessageBody: aws.String("third"), DelaySeconds: 60})
@@ -38,7 +38,7 @@ func TestInspectMessagesAndDepth(t *testing.T) {
 	assert.Equal(t, sqslocal.Message{
 		ID:              aws.ToString(first.MessageId),
 		Body:            "first",
-		Attributes:      map[string]sqslocal.MessageAttribute{"k": {DataType: "String", StringValue: "v"}},
+		Attributes:      map[string]sqslocal.MessageAttribute{"k": {DataType: "String", StringValue: "v"}, "b": {DataType: "Binary", BinaryValue: []byte{1, 2}}},
 		SentAt:          epoch,
 		ReceiveCount:    1,
 		FirstReceivedAt: epoch.Add(time.Second),
@@ -51,9 +51,11 @@ func TestInspectMessagesAndDepth(t *testing.T) {
 
 	// A snapshot is a copy: changing it changes nothing on the queue.
 	msgs[0].Attributes["k"] = sqslocal.MessageAttribute{DataType: "String", StringValue: "changed"}
+	msgs[0].Attributes["b"].BinaryValue[0] = 9
 	again, err := srv.Messages(q.Name)
 	require.NoError(t, err)
 	assert.Equal(t, "v", again[0].Attributes["k"].StringValue)
+	assert.Equal(t, []byte{1, 2}, again[0].Attributes["b"].BinaryValue)
 
 	e.advance(10 * time.Second)
 	e.receive(q, sqs.ReceiveMessageInput{MaxNumberOfMessages: 10}) // moves "first" to the DLQ

@@ -13,6 +13,9 @@ type queue struct {
 	modified time.Time
 	purgedAt time.Time // zero if never purged
 	messages []*message
+	// oldest is at most the earliest sentAt of messages, so expire can
+	// skip its scan while nothing can have expired.
+	oldest time.Time
 	// changed is closed (and replaced) whenever a message may have become
 	// receivable or the queue went away, waking long polls.
 	changed chan struct{}
@@ -47,13 +50,28 @@ func (q *queue) signal() {
 	q.changed = make(chan struct{})
 }
 
+// add appends m and wakes the long polls.
+func (q *queue) add(m *message) {
+	if len(q.messages) == 0 || m.sentAt.Before(q.oldest) {
+		q.oldest = m.sentAt
+	}
+	q.messages = append(q.messages, m)
+	q.signal()
+}
+
 // expire drops messages older than the retention period, measured from
 // their original enqueue time as SQS does (also in a dead-letter queue).
 func (q *queue) expire(now time.Time) {
-	keep := time.Duration(q.cfg.MessageRetentionPeriod) * time.Second
-	q.messages = slices.DeleteFunc(q.messages, func(m *message) bool {
-		return !now.Before(m.sentAt.Add(keep))
-	})
+	cutoff := now.Add(-time.Duration(q.cfg.MessageRetentionPeriod) * time.Second)
+	if len(q.messages) == 0 || q.oldest.After(cutoff) {
+		return
+	}
+	q.messages = slices.DeleteFunc(q.messages, func(m *message) bool { return !m.sentAt.After(cutoff) })
+	for i, m := range q.messages {
+		if i == 0 || m.sentAt.Before(q.oldest) {
+			q.oldest = m.sentAt
+		}
+	}
 }
 
 // state is where m stands at now.

@@ -240,6 +240,11 @@ func (s *Server) deleteQueue(_ call, in *queueURLInput) (any, *apiError) {
 		return nil, err
 	}
 	delete(s.queues, q.name)
+	for name, at := range s.deleted {
+		if !now.Before(at.Add(queueNameReuseDelay)) {
+			delete(s.deleted, name)
+		}
+	}
 	s.deleted[q.name] = now
 	q.gone = true
 	q.signal()

@@ -219,9 +219,8 @@ func (s *Server) take(q *queue, now time.Time, limit int, visibility time.Durati
 			// maxReceiveCount") and moves the message.
 			m.receiveCount++
 			m.visibleAt, m.receipt, m.sourceARN = now, "", s.queueARN(q.name)
-			dlq.messages = append(dlq.messages, m)
+			dlq.add(m)
 		}
-		dlq.signal()
 	}
 	return out, nil
 }

@@ -263,3 +263,22 @@ func TestRetentionPeriod(t *testing.T) {
 	assert.Equal(t, [3]string{"1", "0", "0"}, e.counts(q), "the first message expired")
 	assert.Equal(t, "young", aws.ToString(e.receiveOne(q, sqs.ReceiveMessageInput{MaxNumberOfMessages: 10}).Body))
 }
+
+func TestRetentionCountsFromTheOriginalSend(t *testing.T) {
+	e := newEnv(t)
+	e.embeddedOnly(t, "needs the injected clock: the shortest retention is a minute")
+	dlq := e.queue(map[string]string{"MessageRetentionPeriod": "60"})
+	q := e.queue(map[string]string{
+		"VisibilityTimeout": "1",
+		"RedrivePolicy":     `{"deadLetterTargetArn":"` + dlq.ARN + `","maxReceiveCount":1}`,
+	})
+	e.send(q, "sent first, moved last", nil)
+	e.receiveOne(q, sqs.ReceiveMessageInput{})
+	e.advance(30 * time.Second)
+	e.send(dlq, "sent to the DLQ", nil)
+	assert.Empty(t, e.receive(q, sqs.ReceiveMessageInput{}), "moves the message")
+	assert.Equal(t, [3]string{"2", "0", "0"}, e.counts(dlq))
+	e.advance(30 * time.Second)
+	assert.Equal(t, [3]string{"1", "0", "0"}, e.counts(dlq), "a minute after its first send, the moved message expired")
+	assert.Equal(t, "sent to the DLQ", aws.ToString(e.receiveOne(dlq, sqs.ReceiveMessageInput{}).Body))
+}

@@ -176,8 +176,7 @@ func checkSystemAttributes(in map[string]wireAttribute) (string, *apiError) {
 
 // enqueue adds m to q and returns SendMessage's answer for it.
 func (s *Server) enqueue(q *queue, m *message) sendResult {
-	q.messages = append(q.messages, m)
-	q.signal()
+	q.add(m)
 	return sendResult{
 		MessageID:                    m.id,
 		MD5OfMessageBody:             m.md5Body,

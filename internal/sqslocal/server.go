@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,7 +22,8 @@ type Server struct {
 	queues  map[string]*queue
 	deleted map[string]time.Time // queue name -> when it was deleted
 
-	randMu sync.Mutex // serialises reads of opts.Rand
+	randMu   sync.Mutex // serialises reads of opts.Rand
+	requests atomic.Uint64
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -89,16 +91,15 @@ func (s *Server) Close() {
 
 // ServeHTTP answers one SQS JSON 1.0 call.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	requestID, err := s.newUUID()
-	if err == nil {
-		w.Header().Set("x-amzn-RequestId", requestID)
-		var out any
-		if out, err = s.serve(r); err == nil {
-			writeJSON(w, http.StatusOK, out)
-			return
-		}
+	// Request IDs count requests rather than draw on Rand, so the IDs of a
+	// seeded simulation's messages do not depend on how often it polls.
+	w.Header().Set("x-amzn-RequestId", fmt.Sprintf("00000000-0000-4000-8000-%012x", s.requests.Add(1)))
+	out, err := s.serve(r)
+	if err != nil {
+		writeError(w, err)
+		return
 	}
-	writeError(w, err)
+	writeJSON(w, http.StatusOK, out)
 }
 
 // serve checks the request's framing, decodes nothing itself, and runs the
@@ -146,7 +147,8 @@ func (s *Server) newUUID() (string, *apiError) {
 
 // random returns n bytes from the server's Rand. A reader that fails (an
 // exhausted fixed input, say) is a broken configuration: the call fails
-// with an internal error rather than hand out weak IDs.
+// with an internal error rather than hand out weak message IDs or
+// receipt handles.
 func (s *Server) random(n int) ([]byte, *apiError) {
 	b := make([]byte, n)
 	s.randMu.Lock()

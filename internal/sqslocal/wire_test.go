@@ -114,13 +114,19 @@ func TestExplicitZeroVisibilityTimeout(t *testing.T) {
 	assert.Len(t, e.receive(q, sqs.ReceiveMessageInput{}), 1, "visible again at once")
 }
 
-func TestSuccessfulRepliesCarryARequestID(t *testing.T) {
+func TestRepliesCarryARequestID(t *testing.T) {
 	e := newEnv(t)
 	e.fauxqsDiffers(t, "sends no x-amzn-RequestId")
-	resp, err := http.Post(e.b.Endpoint, "application/x-amz-json-1.0", nil)
-	require.NoError(t, err)
-	require.NoError(t, resp.Body.Close())
-	assert.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, resp.Header.Get("x-amzn-RequestId"))
+	ids := map[string]bool{}
+	for range 3 {
+		resp, err := http.Post(e.b.Endpoint, "application/x-amz-json-1.0", nil)
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		id := resp.Header.Get("x-amzn-RequestId")
+		assert.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, id)
+		ids[id] = true
+	}
+	assert.Len(t, ids, 3, "one ID per request")
 }
 
 func TestSDKRejectsATamperedChecksum(t *testing.T) {
@@ -174,10 +180,15 @@ func TestSeededRandIsReproducible(t *testing.T) {
 func TestBrokenRandFailsCalls(t *testing.T) {
 	srv, err := sqslocal.NewServer(sqslocal.Options{Rand: strings.NewReader("too short")})
 	require.NoError(t, err)
-	rec := httptest.NewRecorder()
-	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{}`))
-	req.Header.Set("X-Amz-Target", "AmazonSQS.ListQueues")
-	srv.ServeHTTP(rec, req)
+	call := func(action, body string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, "http://sqs.local/", strings.NewReader(body))
+		req.Header.Set("X-Amz-Target", "AmazonSQS."+action)
+		srv.ServeHTTP(rec, req)
+		return rec
+	}
+	require.Equal(t, http.StatusOK, call("CreateQueue", `{"QueueName":"q"}`).Code, "creating a queue draws no randomness")
+	rec := call("SendMessage", `{"QueueUrl":"http://sqs.local/123456789012/q","MessageBody":"x"}`)
 	assert.Equal(t, http.StatusInternalServerError, rec.Code)
 	assert.Equal(t, "InternalFailure;Receiver", rec.Header().Get("x-amzn-query-error"))
 	assert.Contains(t, rec.Body.String(), "Options.Rand")
