@@ -113,27 +113,3 @@ test-sfn-selftest:
 
 local:
 	$(GO) run ./cmd/redrive local $(LOCAL_FLAGS)
-
-## Step Functions Local and `redrive local` (cmd/redrive/README.md).
-## test-sfn-local: the scenario suite (test/sfnlocal) on Step Functions Local
-## at SFN_LOCAL_ENDPOINT, with deploy/sfn-local/sfn-local.env's settings and
-## the Lambda server on LAMBDA_SERVER_ADDR (default 0.0.0.0:9001, reachable
-## from the container); without SFN_LOCAL_ENDPOINT every test says why it
-## skips. test-sfn-selftest: the same suite on the project's executor in
-## RealTime mode; part of `make test` (about 10 s). local: `redrive local`
-## on the default loopback ports until Ctrl-C (LOCAL_FLAGS adds flags).
-SFN_LOCAL_ENV := deploy/sfn-local/sfn-local.env
-
-.PHONY: test-sfn-local test-sfn-selftest local
-
-test: test-sfn-selftest
-
-test-sfn-local:
-	set -a && . ./$(SFN_LOCAL_ENV) && set +a && \
-	LAMBDA_SERVER_ADDR=$${LAMBDA_SERVER_ADDR:-0.0.0.0:9001} $(GO) test $(GOFLAGS_T) -v ./test/sfnlocal/...
-
-test-sfn-selftest:
-	SFN_LOCAL_SELFTEST=1 WAIT_TIME_SCALE=0.1 $(GO) test $(GOFLAGS_T) ./test/sfnlocal/...
-
-local:
-	$(GO) run ./cmd/redrive local $(LOCAL_FLAGS)
