@@ -85,7 +85,8 @@ func TestShortOutageTripsWaitsAndClosesThroughACanary(t *testing.T) {
 		arn := s.executionOf(id)
 		ex := s.await(t, arn)
 		require.Equal(t, sfntypes.ExecutionStatusSucceeded, ex.Status, "%s: %s", aws.ToString(ex.Error), aws.ToString(ex.Cause))
-		docs := attempts(t, s.history(t, arn))
+		events := s.history(t, arn)
+		docs := attempts(t, events)
 		require.NotEmpty(t, docs)
 		last := docs[len(docs)-1]
 		assert.Equal(t, "SUCCESS", last.Outcome, "message %s delivered in the end", id)
@@ -94,7 +95,7 @@ func TestShortOutageTripsWaitsAndClosesThroughACanary(t *testing.T) {
 		// of step with the scaled Waits, a 10s cooldown would take a
 		// cycle per second of it.
 		assert.LessOrEqual(t, len(docs), 8, "Attempt cycles of %s: %s", id, cycles(docs))
-		t.Logf("%s: %s", id, cycles(docs))
+		t.Logf("%s: %d transitions, cycles %s", id, transitions(events), cycles(docs))
 		all = append(all, docs...)
 	}
 	for _, id := range ids {
