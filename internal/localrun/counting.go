@@ -1,0 +1,143 @@
+package localrun
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/redrive/redrive/breaker/dynamostore"
+	"github.com/redrive/redrive/statemachine/local"
+	"github.com/redrive/redrive/tasks/delivery"
+)
+
+// countingInvoker counts invocations per function name around an Invoker.
+type countingInvoker struct {
+	next local.Invoker
+
+	mu     sync.Mutex
+	counts map[string]int64
+}
+
+var _ local.Invoker = (*countingInvoker)(nil)
+
+// Invoke counts the call under the function's name and passes it on.
+func (c *countingInvoker) Invoke(ctx context.Context, function string, payload []byte) (local.Invocation, error) {
+	c.mu.Lock()
+	if c.counts == nil {
+		c.counts = map[string]int64{}
+	}
+	c.counts[functionName(function)]++
+	c.mu.Unlock()
+	return c.next.Invoke(ctx, function, payload)
+}
+
+// snapshot returns the counts so far.
+func (c *countingInvoker) snapshot() map[string]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int64, len(c.counts))
+	for k, v := range c.counts {
+		out[k] = v
+	}
+	return out
+}
+
+// functionName is the bare name of a function name or ARN, without a
+// qualifier: "arn:aws:lambda:r:a:function:attempt:live" is "attempt".
+func functionName(s string) string {
+	if _, rest, ok := strings.Cut(s, ":function:"); ok {
+		s = rest
+	}
+	name, _, _ := strings.Cut(s, ":")
+	return name
+}
+
+// RowIO counts the DynamoDB calls on one kind of item.
+type RowIO struct {
+	// Reads counts GetItem calls.
+	Reads int64
+	// Writes counts PutItem and UpdateItem calls that succeeded.
+	Writes int64
+	// Conflicts counts conditional writes whose condition failed.
+	Conflicts int64
+}
+
+// ioKind is the kind of item a partition key names.
+type ioKind int
+
+const (
+	ioBreaker ioKind = iota
+	ioDelivery
+	ioOther
+)
+
+// countingDB is the DynamoDB client the tasks use, counting the calls per
+// kind of item (by partition key prefix). It satisfies dynamostore.API and
+// delivery.API.
+type countingDB struct {
+	next *dynamodb.Client
+
+	mu sync.Mutex
+	io [3]RowIO
+}
+
+var (
+	_ dynamostore.API = (*countingDB)(nil)
+	_ delivery.API    = (*countingDB)(nil)
+)
+
+// GetItem reads an item and counts a read.
+func (c *countingDB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	out, err := c.next.GetItem(ctx, in, optFns...)
+	c.count(in.Key, err, true)
+	return out, err
+}
+
+// PutItem writes an item and counts a write or a conflict.
+func (c *countingDB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	out, err := c.next.PutItem(ctx, in, optFns...)
+	c.count(in.Item, err, false)
+	return out, err
+}
+
+// UpdateItem changes an item and counts a write or a conflict.
+func (c *countingDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	out, err := c.next.UpdateItem(ctx, in, optFns...)
+	c.count(in.Key, err, false)
+	return out, err
+}
+
+// count records one call on the item whose key attributes are item.
+func (c *countingDB) count(item map[string]types.AttributeValue, err error, read bool) {
+	kind := ioOther
+	if pk, ok := item["pk"].(*types.AttributeValueMemberS); ok {
+		switch {
+		case strings.HasPrefix(pk.Value, dynamostore.KeyPrefix):
+			kind = ioBreaker
+		case strings.HasPrefix(pk.Value, delivery.KeyPrefix):
+			kind = ioDelivery
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := &c.io[kind]
+	switch _, conflict := errors.AsType[*types.ConditionalCheckFailedException](err); {
+	case read:
+		n.Reads++
+	case conflict:
+		n.Conflicts++
+	case err == nil:
+		n.Writes++
+	}
+}
+
+// snapshot returns the counts for breaker rows and delivery records.
+func (c *countingDB) snapshot() (breakerIO, deliveryIO RowIO) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.io[ioBreaker], c.io[ioDelivery]
+}

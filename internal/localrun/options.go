@@ -1,0 +1,119 @@
+package localrun
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/internal/simtarget"
+	"github.com/redrive/redrive/tasks/attempt"
+)
+
+// Options configures a Stack. The zero value of every field means its
+// documented default.
+type Options struct {
+	// Seed seeds every source of randomness: the executor (retry jitter,
+	// ids), the breaker (cooldown jitter, ramp), the simulated target and
+	// SQS message ids. Default 1.
+	Seed int64
+	// Workers is how many goroutines run the events due at one virtual
+	// instant, so handlers run concurrently. Default 1: fully
+	// deterministic.
+	Workers int
+	// Start is when the virtual clock starts. Default the executor's
+	// (2026-01-01T00:00:00Z).
+	Start time.Time
+
+	// DynamoDBEndpoint is a DynamoDB-compatible endpoint to use instead of
+	// the embedded minidyn. Default DDB_ENDPOINT, when set.
+	DynamoDBEndpoint string
+
+	// Policy is the breaker policy; zero fields mean the breaker's
+	// defaults.
+	Policy breaker.Policy
+	// Attempt tunes the per-message retry and continuation; zero fields
+	// mean the attempt task's defaults.
+	Attempt attempt.Config
+	// Target configures the simulated consumer; its Now is set to the
+	// executor's clock and a zero Seed to this Seed.
+	Target simtarget.Options
+	// PoisonErrorTypes are the consumer error types that mean poison.
+	// Default ["PoisonMessage"] (simtarget's).
+	PoisonErrorTypes []string
+	// DirectInvoke has the attempt task invoke the consumer through the
+	// Registry directly rather than through the Lambda Invoke API server
+	// and the lambda client: faster, but skips the Invoke wire format.
+	DirectInvoke bool
+
+	// BreakerKey is the one breaker all messages go through, unless
+	// BreakerKeyAttribute or BreakerKeyPointer picks a key per message.
+	// Default "orders" when neither is set.
+	BreakerKey string
+	// BreakerKeyAttribute names the message attribute holding the key.
+	BreakerKeyAttribute string
+	// BreakerKeyPointer is a JSON pointer to the key in the body.
+	BreakerKeyPointer string
+
+	// BatchSize is the DLQ event source's batch size, 1 to 10. Default 10.
+	BatchSize int
+	// VisibilityTimeout is the DLQ's; a record the starter could not start
+	// reappears after it. Default 30s.
+	VisibilityTimeout time.Duration
+	// StartConcurrency is how many records of a batch the starter starts at
+	// once. Default Workers (1 keeps runs deterministic).
+	StartConcurrency int
+
+	// WrapStore, if set, wraps the breaker store of the attempt task, for
+	// fault injection.
+	WrapStore func(breaker.Store) breaker.Store
+	// Logs receives the handlers' JSON logs and metric lines. Default
+	// io.Discard.
+	Logs io.Writer
+}
+
+// withDefaults fills the zero fields and checks the ones Start uses
+// itself; the handlers' settings are checked by the handlers' own
+// configuration.
+func (o Options) withDefaults() (Options, error) {
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Workers == 0 {
+		o.Workers = 1
+	}
+	if o.DynamoDBEndpoint == "" {
+		o.DynamoDBEndpoint = os.Getenv(EnvDynamoDBEndpoint)
+	}
+	if o.PoisonErrorTypes == nil {
+		o.PoisonErrorTypes = []string{"PoisonMessage"}
+	}
+	if o.BreakerKey == "" && o.BreakerKeyAttribute == "" && o.BreakerKeyPointer == "" {
+		o.BreakerKey = "orders"
+	}
+	if o.BatchSize == 0 {
+		o.BatchSize = 10
+	}
+	if o.VisibilityTimeout == 0 {
+		o.VisibilityTimeout = 30 * time.Second
+	}
+	if o.StartConcurrency == 0 {
+		o.StartConcurrency = o.Workers
+	}
+	if o.Target.Seed == 0 {
+		o.Target.Seed = uint64(o.Seed)
+	}
+	if o.Logs == nil {
+		o.Logs = io.Discard
+	}
+	switch {
+	case o.Workers < 1:
+		return o, fmt.Errorf("localrun: options: Workers %d: want at least 1", o.Workers)
+	case o.BatchSize < 1 || o.BatchSize > 10:
+		return o, fmt.Errorf("localrun: options: BatchSize %d: want 1 to 10, as an SQS event source allows", o.BatchSize)
+	case o.VisibilityTimeout < time.Second || o.VisibilityTimeout > 12*time.Hour:
+		return o, fmt.Errorf("localrun: options: VisibilityTimeout %v: want 1s to 12h, as SQS allows", o.VisibilityTimeout)
+	}
+	return o, nil
+}

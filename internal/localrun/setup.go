@@ -1,0 +1,77 @@
+package localrun
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/redrive/redrive/statemachine"
+)
+
+// queueARN is the ARN of a local queue.
+func queueARN(name string) string {
+	return "arn:aws:sqs:" + region + ":" + account + ":" + name
+}
+
+// createQueues creates the DLQ (with the configured visibility timeout),
+// the parking lot, and the source queue whose redrive policy sends to the
+// DLQ, as a deployment has them.
+func (s *Stack) createQueues(ctx context.Context) error {
+	queues := []struct {
+		name  string
+		attrs map[string]string
+		url   *string
+	}{
+		{DLQName, map[string]string{"VisibilityTimeout": strconv.Itoa(int(s.opts.VisibilityTimeout.Seconds()))}, &s.DLQURL},
+		{ParkingLotName, nil, &s.ParkingLotURL},
+		{SourceQueueName, map[string]string{
+			"RedrivePolicy": fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"3"}`, queueARN(DLQName)),
+		}, &s.SourceQueueURL},
+	}
+	for _, q := range queues {
+		out, err := s.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(q.name), Attributes: q.attrs})
+		if err != nil {
+			return fmt.Errorf("localrun: create queue %s: %w", q.name, err)
+		}
+		*q.url = aws.ToString(out.QueueUrl)
+	}
+	return nil
+}
+
+// createStateMachines renders both definitions with the hosted functions'
+// ARNs and creates them through the Step Functions API.
+func (s *Stack) createStateMachines(ctx context.Context) error {
+	machines := []struct {
+		name   string
+		def    statemachine.Definition
+		values map[string]string
+		arn    *string
+	}{
+		{RedriveStateMachine, statemachine.Redrive(), map[string]string{
+			statemachine.AttemptFunctionArn:  functionARN(FunctionAttempt),
+			statemachine.ContinueFunctionArn: functionARN(FunctionContinuer),
+			statemachine.ParkFunctionArn:     functionARN(FunctionPark),
+		}, &s.RedriveARN},
+		{AdminStateMachine, statemachine.Admin(), map[string]string{
+			statemachine.AdminFunctionArn: functionARN(FunctionAdmin),
+		}, &s.AdminARN},
+	}
+	for _, m := range machines {
+		definition, err := m.def.Render(m.values)
+		if err != nil {
+			return fmt.Errorf("localrun: %w", err)
+		}
+		out, err := s.SFN.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{
+			Name: aws.String(m.name), Definition: aws.String(definition), RoleArn: aws.String(roleARN),
+		})
+		if err != nil {
+			return fmt.Errorf("localrun: create state machine %s: %w", m.name, err)
+		}
+		*m.arn = aws.ToString(out.StateMachineArn)
+	}
+	return nil
+}

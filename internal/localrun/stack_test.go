@@ -1,0 +1,183 @@
+package localrun_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/internal/localrun"
+	"github.com/redrive/redrive/internal/simtarget"
+	"github.com/redrive/redrive/statemachine/local"
+	"github.com/redrive/redrive/tasks/attempt"
+	"github.com/redrive/redrive/tasks/message"
+)
+
+func TestStartRejectsBadOptions(t *testing.T) {
+	tests := []struct {
+		name string
+		opts localrun.Options
+		want string
+	}{
+		{"workers", localrun.Options{Workers: -2}, "Workers -2: want at least 1"},
+		{"batch size", localrun.Options{BatchSize: 11}, "BatchSize 11: want 1 to 10"},
+		{"visibility timeout", localrun.Options{VisibilityTimeout: time.Millisecond}, "VisibilityTimeout 1ms"},
+		{"policy", localrun.Options{Policy: breaker.Policy{WindowSize: 65}}, "WindowSize"},
+		{"attempt", localrun.Options{Attempt: attempt.Config{MaxCycles: attempt.MaxMaxCycles + 1}}, "MAX_CYCLES"},
+		{"key pointer", localrun.Options{BreakerKeyPointer: "tenant"}, "BREAKER_KEY_POINTER"},
+		{"two key sources", localrun.Options{BreakerKey: "orders", BreakerKeyAttribute: "tenant"}, "set at most one of"},
+		{"target", localrun.Options{Target: simtarget.Options{Capacity: -1}}, "Capacity -1"},
+		{"poison types", localrun.Options{PoisonErrorTypes: []string{"BatchItemFailure"}}, "POISON_ERROR_TYPES"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := localrun.Start(context.Background(), tt.opts)
+			require.Error(t, err)
+			assert.Nil(t, s)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestStackWiring(t *testing.T) {
+	s := start(t, localrun.Options{})
+	assert.Equal(t, "minidyn", s.DynamoDBBackend)
+	assert.Equal(t, "arn:aws:states:us-east-1:123456789012:stateMachine:redrive", s.RedriveARN)
+	assert.Equal(t, "arn:aws:states:us-east-1:123456789012:stateMachine:redrive-admin", s.AdminARN)
+	sm, err := s.Executor.DescribeStateMachine(t.Context(), s.RedriveARN)
+	require.NoError(t, err)
+	assert.Contains(t, sm.Definition, "arn:aws:lambda:us-east-1:123456789012:function:attempt", "rendered with the hosted functions")
+	assert.NotContains(t, sm.Definition, "${")
+	for _, url := range []string{s.DLQURL, s.ParkingLotURL, s.SourceQueueURL} {
+		assert.Regexp(t, `^http://sqs\.localrun/123456789012/orders`, url)
+	}
+	assert.Equal(t, t0, s.Executor.Now())
+}
+
+func TestHealthyRunCountsEveryCall(t *testing.T) {
+	const n = 25
+	s := start(t, localrun.Options{})
+	ids, err := s.SendToDLQ(t.Context(), messages(n)...)
+	require.NoError(t, err)
+	require.Len(t, ids, n)
+	run(t, s)
+
+	deliveries := s.Target.Ledger().Deliveries()
+	for _, id := range ids {
+		assert.Equal(t, 1, deliveries[id], "message %s", id)
+	}
+	st := s.Stats()
+	assert.Equal(t, map[string]int64{
+		localrun.FunctionStarter: 3, localrun.FunctionAttempt: n, localrun.FunctionConsumer: n,
+	}, st.Invocations, "batches of 10, one Attempt and one consumer call per message")
+	assert.Equal(t, localrun.SourceStats{Polls: 4, Batches: 3, Records: n, Deleted: n}, st.Source)
+	// Two counters of the same reads, one in the breaker, one on the wire.
+	assert.Equal(t, st.Breaker.Loads, st.BreakerRows.Reads)
+	assert.Equal(t, st.Breaker.Saves, st.BreakerRows.Writes)
+	assert.EqualValues(t, 2*n, st.BreakerRows.Reads, "Admit and Record read the row once each")
+	assert.EqualValues(t, n, st.DeliveryRecords.Reads)
+	assert.EqualValues(t, 2*n, st.DeliveryRecords.Writes, "Begin and Complete")
+	assert.Zero(t, st.BreakerRows.Conflicts)
+
+	costs, err := s.Costs(t.Context())
+	require.NoError(t, err)
+	require.Len(t, costs, n)
+	for i, c := range costs {
+		assert.Equal(t, message.ExecutionName(ids[i], 1, 0), c.Execution.Name, "oldest first")
+		assert.Equal(t, []string{"Attempt", "Route", "Delivered"}, c.States)
+		assert.Equal(t, 3, c.Transitions)
+	}
+}
+
+func TestSendToDLQAtStartsLater(t *testing.T) {
+	s := start(t, localrun.Options{})
+	s.SendToDLQAt(t0.Add(5*time.Minute), messages(2)...)
+	run(t, s)
+	sent := s.Sent()
+	require.Len(t, sent, 2)
+	for _, m := range sent {
+		assert.Equal(t, t0.Add(5*time.Minute), m.At)
+	}
+	costs, err := s.Costs(t.Context())
+	require.NoError(t, err)
+	require.Len(t, costs, 2)
+	for _, c := range costs {
+		assert.Equal(t, t0.Add(5*time.Minute), c.Execution.StartDate)
+	}
+}
+
+// outageRun runs a small outage and returns what can be compared across
+// runs: each execution's name, states and waits, and each consumer call.
+func outageRun(t *testing.T, opts localrun.Options) (costs []string, calls []simtarget.Call) {
+	t.Helper()
+	opts.Target.Schedule = simtarget.Outage(t0, 10*time.Minute)
+	s := start(t, opts)
+	_, err := s.SendToDLQ(t.Context(), messages(12)...)
+	require.NoError(t, err)
+	run(t, s)
+	cs, err := s.Costs(t.Context())
+	require.NoError(t, err)
+	for _, c := range cs {
+		assert.Equal(t, c.Execution.Transitions, c.Transitions, "history count agrees with the executor's")
+		b, err := json.Marshal([]any{c.Execution.Name, c.Execution.Status, c.States, c.Waits})
+		require.NoError(t, err)
+		costs = append(costs, string(b))
+	}
+	return costs, s.Target.Ledger().Calls()
+}
+
+func TestOneWorkerReplaysASeed(t *testing.T) {
+	costs1, calls1 := outageRun(t, localrun.Options{Seed: 7})
+	costs2, calls2 := outageRun(t, localrun.Options{Seed: 7})
+	assert.Equal(t, costs1, costs2, "same seed, same executions")
+	assert.Equal(t, calls1, calls2, "same seed, same calls")
+	costs3, _ := outageRun(t, localrun.Options{Seed: 8})
+	assert.NotEqual(t, costs1, costs3, "another seed, other ids and jitter")
+}
+
+func TestDirectInvokeBehavesAsTheInvokeAPI(t *testing.T) {
+	opts := localrun.Options{Target: simtarget.Options{Poison: simtarget.BodyContains(`"n":3}`)}}
+	costsAPI, callsAPI := outageRun(t, opts)
+	opts.DirectInvoke = true
+	costsDirect, callsDirect := outageRun(t, opts)
+	assert.Equal(t, costsAPI, costsDirect)
+	assert.Equal(t, callsAPI, callsDirect)
+}
+
+func TestConsumerLatencyIsExecutorTime(t *testing.T) {
+	s := start(t, localrun.Options{Target: simtarget.Options{Latency: 90 * time.Second}})
+	_, err := s.SendToDLQ(t.Context(), messages(1)...)
+	require.NoError(t, err)
+	wall := time.Now()
+	run(t, s)
+	assert.Less(t, time.Since(wall), 90*time.Second)
+	costs, err := s.Costs(t.Context())
+	require.NoError(t, err)
+	require.Len(t, costs, 1)
+	x := costs[0].Execution
+	assert.Equal(t, local.Succeeded, x.Status)
+	assert.Equal(t, 90*time.Second, x.StopDate.Sub(x.StartDate), "the Invoke API call took the consumer's latency")
+}
+
+func TestAdminReturnsTheOutput(t *testing.T) {
+	s := start(t, localrun.Options{})
+	for _, req := range []any{
+		`{"command":"status","breaker":"orders"}`,
+		[]byte(`{"command":"status","breaker":"orders"}`),
+		json.RawMessage(`{"command":"status","breaker":"orders"}`),
+		map[string]string{"command": "status", "breaker": "orders"},
+	} {
+		out, err := s.Admin(t.Context(), req)
+		require.NoError(t, err, "%T", req)
+		assert.Equal(t, "orders", out.Breaker)
+		assert.Equal(t, "status", out.Command)
+		assert.Equal(t, "CLOSED", out.After.State)
+	}
+	_, err := s.Admin(t.Context(), func() {})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "encode admin request")
+}

@@ -1,0 +1,59 @@
+package localrun
+
+import (
+	"net/http"
+	"sync"
+	"time"
+)
+
+// startThrottle sits in front of the Step Functions API facade: while a
+// throttling window is open on the executor's clock, StartExecution
+// answers ThrottlingException, as Step Functions does when the account's
+// StartExecution token bucket is empty. Other calls pass.
+type startThrottle struct {
+	next http.Handler
+	now  func() time.Time
+
+	mu      sync.Mutex
+	windows [][2]time.Time
+	refused int64
+}
+
+// throttle opens a window [from, until).
+func (t *startThrottle) throttle(from, until time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.windows = append(t.windows, [2]time.Time{from, until})
+}
+
+// throttled reports whether now is in a window, counting a refusal.
+func (t *startThrottle) throttled() bool {
+	now := t.now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, w := range t.windows {
+		if !now.Before(w[0]) && now.Before(w[1]) {
+			t.refused++
+			return true
+		}
+	}
+	return false
+}
+
+// ServeHTTP refuses StartExecution inside a window and passes the rest.
+func (t *startThrottle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("X-Amz-Target") == "AWSStepFunctions.StartExecution" && t.throttled() {
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"__type":"ThrottlingException","message":"Rate exceeded"}`))
+		return
+	}
+	t.next.ServeHTTP(w, r)
+}
+
+// count returns how many StartExecution calls were refused.
+func (t *startThrottle) count() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.refused
+}
