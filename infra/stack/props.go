@@ -47,11 +47,12 @@ type Settings struct {
 	// MaxAttempts bounds delivery tries per message before it is parked
 	// (MAX_ATTEMPTS). Default: the attempt task's.
 	MaxAttempts int `json:"maxAttempts,omitempty"`
-	// BackoffBase and BackoffMax shape the per-message exponential backoff
-	// between tries (BACKOFF_BASE, BACKOFF_MAX). Default: the attempt
-	// task's.
+	// BackoffBase is the first per-message backoff between tries
+	// (BACKOFF_BASE). Default: the attempt task's.
 	BackoffBase Duration `json:"backoffBase,omitempty"`
-	BackoffMax  Duration `json:"backoffMax,omitempty"`
+	// BackoffMax caps the per-message exponential backoff (BACKOFF_MAX).
+	// Default: the attempt task's.
+	BackoffMax Duration `json:"backoffMax,omitempty"`
 	// MaxCycles is how many Attempt cycles an execution runs before it
 	// continues as a new one (MAX_CYCLES), keeping far below the 25,000
 	// history events limit. Default: the attempt task's.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -31,7 +32,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	for _, fn := range functions {
-		if err := os.MkdirAll(filepath.Join(dir, fn.name), 0o755); err == nil {
+		err := os.MkdirAll(filepath.Join(dir, fn.name), 0o755)
+		if err == nil {
 			err = os.WriteFile(filepath.Join(dir, fn.name, "bootstrap"), []byte("placeholder "+fn.name), 0o755)
 		}
 		if err != nil {
@@ -159,13 +161,11 @@ func synthesize(name string) (*synthesized, error) {
 	}
 	annotations := assertions.Annotations_FromStack(stack)
 	rule := assertions.Match_StringLikeRegexp(jsii.String("AwsSolutions-.*"))
-	for _, msgs := range []*[]*cxapi.SynthesisMessage{annotations.FindError(jsii.String("*"), rule), annotations.FindWarning(jsii.String("*"), rule)} {
-		for _, m := range *msgs {
-			out.findings = append(out.findings, fmt.Sprintf("%s: %v", *m.Id, m.Entry.Data))
-		}
-	}
-	for _, m := range *annotations.FindInfo(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String("was triggered but suppressed"))) {
-		out.suppressed = append(out.suppressed, *m.Id+": "+suppressedRule(fmt.Sprint(m.Entry.Data)))
+	out.findings = append(messages(annotations.FindError(jsii.String("*"), rule)),
+		messages(annotations.FindWarning(jsii.String("*"), rule))...)
+	for _, m := range messages(annotations.FindInfo(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String("was triggered but suppressed")))) {
+		path, msg, _ := strings.Cut(m, ": ")
+		out.suppressed = append(out.suppressed, path+": "+suppressedRule(msg))
 	}
 	sort.Strings(out.findings)
 	sort.Strings(out.suppressed)
@@ -202,6 +202,17 @@ func (s *synthesized) function(t testing.TB, name string) (string, resource) {
 	}
 	t.Fatalf("no function %s", name)
 	return "", resource{}
+}
+
+// messages renders annotations as "construct path: message".
+//
+//lint:ignore SA1019 the assertions API returns this type; aws-cdk-go has no other.
+func messages(list *[]*cxapi.SynthesisMessage) []string {
+	var out []string
+	for _, m := range *list {
+		out = append(out, fmt.Sprintf("%s: %v", *m.Id, m.Entry.Data)) //lint:ignore SA1019 as above
+	}
+	return out
 }
 
 // suppressedPattern reads cdk-nag's "CdkNagSuppression[Resource::<Attempt1A2B3C4D.Arn>:*]:
