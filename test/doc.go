@@ -1,0 +1,6 @@
+// Package test holds the end-to-end scenarios: the real state machines on
+// the local executor, the real Lambda handlers in process, DynamoDB
+// (minidyn, or DDB_ENDPOINT), the embedded SQS server and the simulated
+// consumer, all on virtual time (see internal/localrun). Each scenario
+// checks that no message is lost and none is delivered twice.
+package test
