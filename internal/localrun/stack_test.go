@@ -3,9 +3,13 @@ package localrun_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -45,7 +49,13 @@ func TestStartRejectsBadOptions(t *testing.T) {
 
 func TestStackWiring(t *testing.T) {
 	s := start(t, localrun.Options{})
-	assert.Equal(t, "minidyn", s.DynamoDBBackend)
+	if endpoint := os.Getenv(localrun.EnvDynamoDBEndpoint); endpoint != "" {
+		assert.Equal(t, "DDB_ENDPOINT="+endpoint, s.DynamoDBBackend)
+		assert.Regexp(t, `^redrive-local-`, s.Table, "a table of its own on a shared endpoint")
+	} else {
+		assert.Equal(t, "minidyn", s.DynamoDBBackend)
+		assert.Equal(t, "redrive", s.Table)
+	}
 	assert.Equal(t, "arn:aws:states:us-east-1:123456789012:stateMachine:redrive", s.RedriveARN)
 	assert.Equal(t, "arn:aws:states:us-east-1:123456789012:stateMachine:redrive-admin", s.AdminARN)
 	sm, err := s.Executor.DescribeStateMachine(t.Context(), s.RedriveARN)
@@ -56,6 +66,24 @@ func TestStackWiring(t *testing.T) {
 		assert.Regexp(t, `^http://sqs\.localrun/123456789012/orders`, url)
 	}
 	assert.Equal(t, t0, s.Executor.Now())
+}
+
+func TestCloseDeletesTheTableOfAnExternalEndpoint(t *testing.T) {
+	if os.Getenv(localrun.EnvDynamoDBEndpoint) == "" {
+		t.Skip("DDB_ENDPOINT is unset: minidyn's tables go with the stack")
+	}
+	s, err := localrun.Start(t.Context(), localrun.Options{})
+	require.NoError(t, err)
+	_, err = s.DynamoDB.DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String(s.Table)})
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	out, err := s.DynamoDB.DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String(s.Table)})
+	if err == nil {
+		assert.Equal(t, types.TableStatusDeleting, out.Table.TableStatus)
+		return
+	}
+	assert.ErrorAs(t, err, new(*types.ResourceNotFoundException))
+	assert.NoError(t, s.Close(), "a second Close does nothing")
 }
 
 func TestHealthyRunCountsEveryCall(t *testing.T) {
