@@ -31,10 +31,11 @@ unit:
 	$(GO) test $(GOFLAGS_T) ./...
 
 ## test-dynalite: the DynamoDB-backed suites against dynalite from npm,
-## installed under .cache/ and started on a free loopback port.
+## installed under .cache/ and started on a free loopback port. The
+## end-to-end scenarios (./test) take about 40-50 s of it with -race.
 DYNAMO_PKGS := ./breaker/dynamostore/... ./internal/ddbtest/... ./tasks/attempt/... ./tasks/admin/...
 test-dynalite:
-	scripts/with-dynalite.sh $(GO) test $(GOFLAGS_T) $(DYNAMO_PKGS) ./tasks/delivery/...
+	scripts/with-dynalite.sh $(GO) test $(GOFLAGS_T) $(DYNAMO_PKGS) ./tasks/delivery/... ./internal/localrun/... ./test
 
 ## test-fauxqs: the SQS-backed suites against fauxqs (with a pinned Node 22)
 ## from npm, installed under .cache/ and started on a free loopback port.
