@@ -11,7 +11,6 @@ import (
 // ConfigFromEnv).
 const (
 	envTableName        = "TABLE_NAME"
-	envLogLevel         = "LOG_LEVEL"
 	envStateMachineArn  = "STATE_MACHINE_ARN"
 	envParkingLotURL    = "PARKING_LOT_URL"
 	envKey              = "BREAKER_KEY"
@@ -42,12 +41,12 @@ type refs struct {
 }
 
 // environment is the variables function name gets: the common ones
-// (table, log level, the policy variables that are set) and its own. The
+// (table, the policy variables that are set) and its own. The
 // continuer needs no state machine ARN: it derives it from the executionArn
 // in its payload, which also avoids a function -> state machine -> function
 // reference cycle.
 func environment(name string, s Settings, r refs) map[string]string {
-	env := map[string]string{envTableName: r.tableName, envLogLevel: s.LogLevel}
+	env := map[string]string{envTableName: r.tableName}
 	maps.Copy(env, s.Policy)
 	switch name {
 	case starterFn:

@@ -85,8 +85,7 @@ func newFunction(scope constructs.Construct, name string, s Settings, r refs) *f
 		LogGroup:     logs,
 		// JSON logs; Lambda's own filter stays at INFO (DEBUG when asked):
 		// the embedded-metric lines carry no level, count as INFO, and a
-		// stricter filter would drop the metrics. LOG_LEVEL filters in the
-		// function.
+		// stricter filter would drop the metrics.
 		LoggingFormat:         awslambda.LoggingFormat_JSON,
 		ApplicationLogLevelV2: lambdaLogLevel(s.LogLevel),
 		SystemLogLevelV2:      awslambda.SystemLogLevel_INFO,
@@ -95,7 +94,7 @@ func newFunction(scope constructs.Construct, name string, s Settings, r refs) *f
 	return &function{fn: fn, role: role}
 }
 
-// lambdaLogLevel is Lambda's application log filter for LOG_LEVEL.
+// lambdaLogLevel is Lambda's application log filter for Settings.LogLevel.
 func lambdaLogLevel(level string) awslambda.ApplicationLogLevel {
 	if level == "DEBUG" {
 		return awslambda.ApplicationLogLevel_DEBUG

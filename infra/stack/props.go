@@ -88,8 +88,10 @@ type Settings struct {
 	// LogRetentionDays is how long function and state machine logs are
 	// kept; one of CloudWatch Logs' retention values. Default 30.
 	LogRetentionDays int `json:"logRetentionDays,omitempty"`
-	// LogLevel is the functions' log level: DEBUG, INFO, WARN or ERROR
-	// (LOG_LEVEL). Default INFO.
+	// LogLevel is the functions' log level, DEBUG or INFO, applied as
+	// Lambda's application log filter (which the functions' logger reads
+	// from AWS_LAMBDA_LOG_LEVEL). Default INFO. Nothing stricter: the
+	// embedded-metric lines count as INFO and would be dropped.
 	LogLevel string `json:"logLevel,omitempty"`
 	// ExecutionLogLevel is the redrive state machine's CloudWatch Logs
 	// level: ALL, ERROR, FATAL or OFF. Default ERROR: ALL logs every

@@ -113,7 +113,7 @@ func TestFunctionEnvironment(t *testing.T) {
 		table := "{" + s.id(t, "AWS::DynamoDB::Table", "Table") + "}"
 		lot := "{" + s.id(t, "AWS::SQS::Queue", "ParkingLot") + "}"
 		redrive := "{" + s.id(t, "AWS::StepFunctions::StateMachine", "RedriveStateMachine") + "}"
-		common := map[string]string{"TABLE_NAME": table, "LOG_LEVEL": "INFO"}
+		common := map[string]string{"TABLE_NAME": table}
 		maps.Copy(common, s.settings.Policy)
 		with := func(extra map[string]string) map[string]string {
 			out := maps.Clone(common)

@@ -43,7 +43,7 @@ const (
 )
 
 var (
-	logLevels          = []string{"DEBUG", "INFO", "WARN", "ERROR"}
+	logLevels          = []string{"DEBUG", "INFO"}
 	executionLogLevels = []string{"ALL", "ERROR", "FATAL", "OFF"}
 	// SQS message attribute names: letters, digits, _ - and ., no leading,
 	// trailing or repeated period, and not reserved for AWS.
