@@ -24,6 +24,7 @@ type ExecutionFailed struct {
 	ErrorName, Cause string
 }
 
+// Error implements error.
 func (e *ExecutionFailed) Error() string {
 	return fmt.Sprintf("localrun: execution %s %s: %s: %s", e.ARN, e.Status, e.ErrorName, e.Cause)
 }

@@ -156,7 +156,8 @@ func (s *eventSource) pollOnce(ctx context.Context) (int, error) {
 // invoke runs the function on a batch and returns the ids of the records
 // to leave on the queue. As Lambda does, a function error, an invalid
 // response, or a failure naming no record of the batch fails the whole
-// batch.
+// batch. An invocation that fails outright is an error, which stops the
+// source: retrying could not help.
 func (s *eventSource) invoke(ctx context.Context, msgs []sqstypes.Message) (map[string]bool, error) {
 	ev := events.SQSEvent{Records: make([]events.SQSMessage, len(msgs))}
 	all := make(map[string]bool, len(msgs))
@@ -170,7 +171,12 @@ func (s *eventSource) invoke(ctx context.Context, msgs []sqstypes.Message) (map[
 	}
 	s.count(func(st *SourceStats) { st.Batches++; st.Records += int64(len(msgs)) })
 	inv, err := s.invoker.Invoke(ctx, s.function, payload)
-	if err != nil || inv.FunctionError != "" {
+	if err != nil {
+		// The function could not be invoked at all (it does not exist,
+		// the event is too large): a broken stack, not a retry.
+		return nil, err
+	}
+	if inv.FunctionError != "" {
 		s.count(func(st *SourceStats) { st.FunctionErrors++ })
 		return all, nil
 	}

@@ -18,6 +18,7 @@ type Throttled struct {
 	Second time.Time
 }
 
+// Error implements error.
 func (e *Throttled) Error() string {
 	return fmt.Sprintf("simtarget: throttled: over capacity of %d calls per second at %s",
 		e.Capacity, e.Second.Format(time.RFC3339))
@@ -30,6 +31,7 @@ type Unavailable struct {
 	Health Health
 }
 
+// Error implements error.
 func (e *Unavailable) Error() string {
 	return fmt.Sprintf("simtarget: downstream unavailable (%s)", e.Health)
 }
@@ -41,6 +43,7 @@ type PoisonMessage struct {
 	MessageID string
 }
 
+// Error implements error.
 func (e *PoisonMessage) Error() string {
 	return fmt.Sprintf("simtarget: message %q is poison", e.MessageID)
 }
@@ -52,6 +55,7 @@ type Rejected struct {
 	MessageID string
 }
 
+// Error implements error.
 func (e *Rejected) Error() string {
 	return fmt.Sprintf("simtarget: message %q rejected (transient)", e.MessageID)
 }

@@ -244,3 +244,20 @@ func TestNames(t *testing.T) {
 	assert.Equal(t, "REJECTED", simtarget.OutcomeRejected.String())
 	assert.Equal(t, "Outcome(-1)", simtarget.Outcome(-1).String())
 }
+
+func TestErrorMessages(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{&simtarget.Throttled{Capacity: 5, Second: t0}, "simtarget: throttled: over capacity of 5 calls per second at 2026-01-01T00:00:00Z"},
+		{&simtarget.Unavailable{Health: simtarget.Down}, "simtarget: downstream unavailable (DOWN)"},
+		{&simtarget.PoisonMessage{MessageID: "m-1"}, `simtarget: message "m-1" is poison`},
+		{&simtarget.Rejected{MessageID: "m-2"}, `simtarget: message "m-2" rejected (transient)`},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%T", tt.err), func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.err.Error())
+		})
+	}
+}
