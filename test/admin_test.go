@@ -40,7 +40,7 @@ func TestAdminCommands(t *testing.T) {
 	outageAt := t0.Add(3 * time.Hour)
 	s := start(t, localrun.Options{
 		Start:   t0,
-		Attempt: attempt.Config{MaxAttempts: 10},
+		Attempt: attempt.Config{MaxAttempts: 10}, // the reset lets the tripped messages fail again
 		Target:  simtarget.Options{Schedule: simtarget.Outage(outageAt, 30*time.Minute)},
 	})
 

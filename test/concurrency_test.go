@@ -72,13 +72,16 @@ var allowed = map[[2]breaker.State]bool{
 func TestThousandConcurrentExecutionsOnOneBreaker(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	const n, permits = 1000, 3
+	// Three permits, so canaries race for leases. No ramp: its polls would
+	// double the Attempt cycles without adding a kind of write to check
+	// (the ramp writes nothing; the outage scenario covers it).
 	policy := breaker.Policy{HalfOpenPermits: permits, RampDuration: -1}
 	inv := &invariantStore{permits: permits, versions: map[int64]int{}}
 	s := start(t, localrun.Options{
 		Start:   t0,
 		Workers: 8,
 		Policy:  policy,
-		Attempt: attempt.Config{MaxAttempts: 10},
+		Attempt: attempt.Config{MaxAttempts: 10}, // the outage fails no message that often
 		Target:  simtarget.Options{Schedule: simtarget.Outage(t0, time.Minute)},
 		WrapStore: func(st breaker.Store) breaker.Store {
 			inv.Store = st

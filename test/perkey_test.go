@@ -41,7 +41,7 @@ func TestOneTenantsOutageDoesNotHoldAnother(t *testing.T) {
 	s = start(t, localrun.Options{
 		Start:               t0,
 		BreakerKeyAttribute: tenant,
-		Attempt:             attempt.Config{MaxAttempts: 10},
+		Attempt:             attempt.Config{MaxAttempts: 10}, // canaries fall on few messages; none exhausts its tries
 		Target:              simtarget.Options{Reject: acmeDown},
 	})
 	acme := send(t, s, withTenant("acme", bodies("acme", n))...)
