@@ -1,0 +1,86 @@
+package sim_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/internal/sim"
+)
+
+// run plays s with one strategy and measures it.
+func run(t *testing.T, st sim.Strategy, s sim.Scenario) (sim.Outcome, sim.Metrics) {
+	t.Helper()
+	require.NoError(t, s.Validate())
+	msgs := s.Plan()
+	o, err := st.Run(context.Background(), s, msgs, &recorder{})
+	require.NoError(t, err)
+	return o, sim.Measure(s, msgs, o, sim.ListPrices)
+}
+
+func TestBulkMoveSendsExhaustedMessagesBackToTheDLQ(t *testing.T) {
+	s := sim.Default()
+	s.Horizon = 25 * time.Minute
+	s.Messages = sim.Messages{Count: 2, Tenants: 1}
+	s.Target.Health = []sim.Phase{{At: time.Second, State: sim.StateDown}}
+	s.Bulk = sim.Bulk{Rate: 10, Every: 10 * time.Minute, MaxReceiveCount: 3, VisibilityTimeout: 30 * time.Second, Concurrency: 2}
+
+	o, m := run(t, sim.BulkMove{}, s)
+	// Moves at 10m and 20m; each message is received 3 times, 30s apart,
+	// then moved back to the DLQ on its 4th receive.
+	require.Len(t, o.Calls, 12)
+	for i, c := range o.Calls[:6] {
+		assert.Equal(t, sim.Epoch.Add(10*time.Minute+time.Duration(i/2)*30*time.Second), c.At.Truncate(time.Second), "call %d", i)
+	}
+	assert.Equal(t, 2, m.Parked, "back in the DLQ")
+	assert.Zero(t, m.Delivered+m.Pending+m.Lost)
+	assert.Equal(t, sim.Epoch.Add(21*time.Minute+30*time.Second), o.Parked[o.Calls[0].Records[0].OriginID].Truncate(time.Second))
+}
+
+func TestBulkMoveShowsDoubleDeliveryWhenCallsOutliveVisibility(t *testing.T) {
+	s := sim.Default()
+	s.Horizon = 10 * time.Minute
+	s.Messages = sim.Messages{Count: 3, Tenants: 1}
+	s.Target.Latency = 5 * time.Second
+	s.Target.Health = nil
+	s.Bulk = sim.Bulk{Rate: 10, Every: time.Minute, MaxReceiveCount: 3, VisibilityTimeout: 2 * time.Second, Concurrency: 10}
+
+	_, m := run(t, sim.BulkMove{}, s)
+	// Every call succeeds, but each message is visible again (and received
+	// again) before its call ends, so the delete uses a stale receipt.
+	assert.Equal(t, 3, m.Twice)
+	assert.Zero(t, m.Lost)
+}
+
+func TestNaiveBackoffParksPoisonAtOnce(t *testing.T) {
+	s := sim.Default()
+	s.Messages = sim.Messages{Count: 10, Poison: 0.2, Rate: 1, Tenants: 1}
+	s.Target.Health = nil
+
+	o, m := run(t, sim.NaiveBackoff{}, s)
+	assert.Equal(t, 8, m.Delivered)
+	assert.Equal(t, 2, m.Parked)
+	assert.Len(t, o.Calls, 10, "one call each")
+	assert.Zero(t, m.Lost+m.Twice+m.Pending)
+	assert.Equal(t, int64(10+2), o.Usage.Transitions, "a Task state each, and the poison's Park state")
+}
+
+func TestNaiveBackoffSpacesTriesExponentially(t *testing.T) {
+	s := sim.Default()
+	s.Messages = sim.Messages{Count: 1, Start: time.Minute, Tenants: 1}
+	s.Target.Health = []sim.Phase{{At: time.Second, State: sim.StateDown}}
+	s.Retry = sim.Retry{MaxAttempts: 5, BackoffBase: 10 * time.Second, BackoffMax: 40 * time.Second}
+
+	o, m := run(t, sim.NaiveBackoff{}, s)
+	require.Len(t, o.Calls, 5)
+	caps := []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second, 40 * time.Second}
+	for i, cp := range caps {
+		gap := o.Calls[i+1].At.Sub(o.Calls[i].At)
+		assert.LessOrEqual(t, gap, cp, "retry %d waits at most its (capped) interval: full jitter", i+1)
+	}
+	assert.Equal(t, 1, m.Parked)
+	assert.Equal(t, int64(1+4+1), o.Usage.Transitions, "the Task, 4 retries, the Park state")
+}

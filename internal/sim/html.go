@@ -1,0 +1,48 @@
+package sim
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+)
+
+// The report's page, style and script, inlined into every report so it
+// opens offline.
+var (
+	//go:embed report/report.html.tmpl
+	reportPage string
+	//go:embed report/report.css
+	reportCSS string
+	//go:embed report/report.js
+	reportJS string
+)
+
+var reportTemplate = template.Must(template.New("report").Parse(reportPage))
+
+// WriteHTML writes the result as a self-contained HTML page: the table,
+// and charts over time (consumer health and breaker states, calls per
+// second against capacity, backlog, deliveries, cumulative cost) drawn by
+// an inline script into inline SVG. Once drawn, the page's body has
+// data-status="drawn" and every chart data-marks (its drawn elements), or
+// data-status="error: ..." if the script failed.
+func WriteHTML(w io.Writer, r Result) error {
+	var buf bytes.Buffer
+	err := reportTemplate.Execute(&buf, map[string]any{
+		"Scenario":     r.Scenario,
+		"ScenarioText": scenarioText(r.Scenario),
+		"Table":        Table(r),
+		"CostNote":     CostNote(r.Scenario),
+		"Series":       SeriesOf(r),
+		"CSS":          template.CSS(reportCSS),
+		"JS":           template.JS(reportJS),
+	})
+	if err != nil {
+		return fmt.Errorf("sim: report: %w", err)
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("sim: write report: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,194 @@
+package sim_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/internal/sim"
+)
+
+// charts are the report's charts, by data-chart name.
+var charts = []string{"states", "calls", "backlog", "delivered", "cost"}
+
+// writeReport writes the small scenario's report into dir.
+func writeReport(t *testing.T, dir string) (string, []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, sim.WriteHTML(&buf, playSmall(t)))
+	path := filepath.Join(dir, "report.html")
+	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+	return path, buf.Bytes()
+}
+
+func TestReportIsSelfContained(t *testing.T) {
+	_, page := writeReport(t, t.TempDir())
+	html := string(page)
+	for _, bad := range []string{"<link", "src=", "@import", "url("} {
+		assert.NotContains(t, html, bad, "the report must load nothing")
+	}
+	assert.Contains(t, html, `<body data-status="loading">`)
+	for _, c := range charts {
+		assert.Contains(t, html, `data-chart="`+c+`"`)
+	}
+	assert.Contains(t, html, `const REPORT = {"stepSeconds":`, "the series inline, as JSON")
+	assert.Contains(t, html, "calls during the outage (amplification)")
+	assert.Contains(t, html, "naive backoff")
+}
+
+func TestSeriesOfTheSmallScenario(t *testing.T) {
+	r := playSmall(t)
+	s := sim.SeriesOf(r)
+	require.NotEmpty(t, s.Minutes)
+	require.Len(t, s.Strategies, 3)
+	for i, ss := range s.Strategies {
+		assert.Len(t, ss.PeakPerSecond, len(s.Minutes), ss.Name)
+		assert.Len(t, ss.Backlog, len(s.Minutes), ss.Name)
+		last := len(s.Minutes) - 1
+		assert.GreaterOrEqual(t, ss.Cost[last], ss.Cost[0], "cost only grows")
+		assert.Equal(t, r.Metrics[i].Delivered, ss.Delivered[last], "%s: every delivery within the charts", ss.Name)
+	}
+	assert.Equal(t, []sim.Band{{From: 0, To: 1, State: "healthy"}, {From: 1, To: 11, State: "down"}, {From: 11, To: s.Minutes[len(s.Minutes)-1], State: "healthy"}}, s.Health)
+	require.Len(t, s.Breakers, 2)
+	assert.Equal(t, "tenant-01", s.Breakers[0].Key)
+	assert.Equal(t, "CLOSED", s.Breakers[0].Bands[0].State)
+	assert.Equal(t, "OPEN", s.Breakers[0].Bands[1].State)
+}
+
+func TestWriteTable(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, sim.WriteTable(&buf, playSmall(t)))
+	out := buf.String()
+	header := regexp.MustCompile(`(?m)^\s+redrive\s+naive backoff\s+bulk move\s*$`)
+	assert.Regexp(t, header, out)
+	for _, row := range sim.Table(playSmall(t))[1:] {
+		assert.Contains(t, out, strings.TrimSpace(row[0]))
+	}
+	assert.Contains(t, out, "messages lost")
+	assert.Contains(t, out, "https://aws.amazon.com/step-functions/pricing/")
+}
+
+// checkDOM reads a report's DOM, as chromium --dump-dom prints it after
+// the page's script ran: the body's status must be "drawn" and every chart
+// must have drawn marks.
+func checkDOM(dom string) error {
+	status := regexp.MustCompile(`<body[^>]*\bdata-status="([^"]*)"`).FindStringSubmatch(dom)
+	if status == nil {
+		return fmt.Errorf("no <body data-status> in the DOM")
+	}
+	if status[1] != "drawn" {
+		return fmt.Errorf("page status %q, want drawn", status[1])
+	}
+	for _, c := range charts {
+		svg := regexp.MustCompile(`<svg[^>]*\bdata-chart="` + c + `"[^>]*>`).FindString(dom)
+		marks := regexp.MustCompile(`\bdata-marks="(\d+)"`).FindStringSubmatch(svg)
+		if marks == nil {
+			return fmt.Errorf("chart %q has no data-marks: not drawn", c)
+		}
+		if n, _ := strconv.Atoi(marks[1]); n == 0 {
+			return fmt.Errorf("chart %q is empty", c)
+		}
+	}
+	return nil
+}
+
+func TestCheckDOMFindsFailures(t *testing.T) {
+	var page strings.Builder
+	page.WriteString(`<body data-status="drawn">`)
+	for _, c := range charts {
+		fmt.Fprintf(&page, `<svg class="chart" data-chart="%s" viewBox="0 0 1 1" data-marks="4"></svg>`, c)
+	}
+	require.NoError(t, checkDOM(page.String()))
+	tests := []struct{ name, dom, want string }{
+		{"script error", strings.Replace(page.String(), `"drawn"`, `"error: boom"`, 1), `page status "error: boom"`},
+		{"never ran", strings.Replace(page.String(), `"drawn"`, `"loading"`, 1), `page status "loading"`},
+		{"empty chart", strings.Replace(page.String(), `data-chart="cost" viewBox="0 0 1 1" data-marks="4"`, `data-chart="cost" data-marks="0"`, 1), `chart "cost" is empty`},
+		{"undrawn chart", strings.Replace(page.String(), `data-chart="calls" viewBox="0 0 1 1" data-marks="4"`, `data-chart="calls"`, 1), `chart "calls" has no data-marks`},
+		{"no body", strings.Replace(page.String(), `<body data-status="drawn">`, "", 1), "no <body data-status>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := checkDOM(tt.dom)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+// chromiumPath is Debian's chromium, which `make browser` installs.
+const chromiumPath = "/usr/bin/chromium"
+
+// chromium runs headless chromium on a file with args, returning stdout
+// and stderr.
+func chromium(t *testing.T, page string, args ...string) (string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	base := []string{
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir=" + t.TempDir(), "--enable-logging=stderr", "--v=0",
+	}
+	cmd := exec.CommandContext(ctx, chromiumPath, append(append(base, args...), "file://"+page)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), "chromium: %s", stderr.String())
+	return stdout.String(), stderr.String()
+}
+
+// needChromium skips the test when chromium is absent, unless
+// REQUIRE_BROWSER says it must run.
+func needChromium(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("REQUIRE_BROWSER") != "" {
+			t.Fatalf("REQUIRE_BROWSER is set but %s is missing (make browser installs it)", chromiumPath)
+		}
+		t.Skipf("skipped: %s not installed (make browser installs it; REQUIRE_BROWSER=1 makes this a failure)", chromiumPath)
+	}
+}
+
+func TestReportInHeadlessChromium(t *testing.T) {
+	needChromium(t)
+	dir := t.TempDir()
+	page, _ := writeReport(t, dir)
+
+	dom, logs := chromium(t, page, "--dump-dom")
+	require.NoError(t, checkDOM(dom), "DOM:\n%.2000s", dom)
+	assert.NotContains(t, logs, "Uncaught", "no script error on the console")
+
+	shot := filepath.Join(dir, "report.png")
+	chromium(t, page, "--screenshot="+shot, "--window-size=1280,2000", "--hide-scrollbars")
+	png, err := os.ReadFile(shot)
+	require.NoError(t, err)
+	require.True(t, bytes.HasPrefix(png, []byte("\x89PNG")), "a PNG screenshot")
+	cache := filepath.Join("..", "..", ".cache")
+	require.NoError(t, os.MkdirAll(cache, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(cache, "report.png"), png, 0o644))
+	t.Logf("screenshot: %s (copied to .cache/report.png)", shot)
+}
+
+func TestBrokenReportFailsInHeadlessChromium(t *testing.T) {
+	needChromium(t)
+	dir := t.TempDir()
+	page, html := writeReport(t, dir)
+	broken := bytes.Replace(html, []byte(`lineChart("chart-cost"`), []byte(`noSuchChart("chart-cost"`), 1)
+	require.NotEqual(t, html, broken)
+	require.NoError(t, os.WriteFile(page, broken, 0o644))
+
+	dom, _ := chromium(t, page, "--dump-dom")
+	err := checkDOM(dom)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "noSuchChart is not defined")
+}

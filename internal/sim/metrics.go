@@ -1,0 +1,180 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/internal/simtarget"
+)
+
+// Metrics are one strategy's figures on a scenario, the table's column.
+type Metrics struct {
+	// Strategy names the strategy.
+	Strategy string
+	// Messages is the scenario's message count.
+	Messages int
+
+	// OutageCalls counts calls that reached the target while it was not
+	// healthy (the amplification of the outage); Calls counts them all,
+	// Throttled the ones beyond capacity.
+	OutageCalls, Calls, Throttled int
+
+	// Recovered says the scenario has a recovery (the target failed, then
+	// became healthy for good) at Recovery.
+	Recovered bool
+	Recovery  time.Duration
+	// BreakerClosed says every breaker that was not CLOSED at the recovery
+	// closed after it; RecoveryLatency is how long the last one took. Zero
+	// for a strategy without a breaker (HasBreaker false).
+	HasBreaker      bool
+	BreakerClosed   bool
+	RecoveryLatency time.Duration
+	// FirstDelivery is the recovery to the first delivery after it;
+	// HasFirstDelivery says there was one.
+	HasFirstDelivery bool
+	FirstDelivery    time.Duration
+
+	// Drained says every message that is not poison was delivered by the
+	// end; DrainTime is the recovery to the last delivery, DrainedCount the
+	// deliveries after the recovery, and PhysicalDrain the least time the
+	// target's capacity allows for them (DrainedCount / capacity).
+	Drained        bool
+	DrainTime      time.Duration
+	DrainedCount   int
+	PhysicalDrain  time.Duration
+	PeakRate       int
+	Capacity       int
+	TransitionsPer float64
+	BreakerChanges int
+
+	// Usage and Cost are the run's totals; CostPerMillion is Cost scaled
+	// to a million messages.
+	Usage          Usage
+	Cost           Cost
+	CostPerMillion Cost
+
+	// Delivered, Parked, Pending and Lost count every message exactly
+	// once; Twice counts messages the consumer processed more than once
+	// (or processed and that were also parked).
+	Delivered, Parked, Pending, Lost, Twice int
+
+	// End is the simulated time the run took; Wall the wall-clock time.
+	End  time.Duration
+	Wall time.Duration
+}
+
+// Measure computes a strategy's metrics from its outcome.
+func Measure(s Scenario, msgs []Message, o Outcome, prices Prices) Metrics {
+	m := Metrics{
+		Strategy: o.Strategy, Messages: len(msgs), Calls: len(o.Calls), Capacity: s.Target.Capacity,
+		HasBreaker: o.HasBreaker, End: o.End.Sub(Epoch), Wall: o.Wall, BreakerChanges: len(o.Transitions),
+	}
+	from, to, recovered := s.Outage()
+	m.Recovered, m.Recovery = recovered, to
+	recoveredAt := Epoch.Add(to)
+
+	deliveries := map[string]int{}
+	var firstAfter, lastAfter time.Time
+	for _, c := range o.Calls {
+		at := c.At.Sub(Epoch)
+		if recovered && at >= from && at < to {
+			m.OutageCalls++
+		}
+		for _, r := range c.Records {
+			switch r.Outcome {
+			case simtarget.OutcomeThrottled:
+				m.Throttled++
+			case simtarget.OutcomeDelivered:
+				deliveries[r.OriginID]++
+				if recovered && !c.At.Before(recoveredAt) {
+					m.DrainedCount++
+					if firstAfter.IsZero() {
+						firstAfter = c.At
+					}
+					lastAfter = c.At
+				}
+			}
+		}
+	}
+	m.PeakRate = peakRate(o.Calls)
+
+	deliverable := 0
+	for _, msg := range msgs {
+		if !msg.Poison {
+			deliverable++
+		}
+		n := deliveries[msg.ID]
+		_, delivered := o.Delivered[msg.ID]
+		_, parked := o.Parked[msg.ID]
+		switch {
+		case delivered && n > 0:
+			m.Delivered++
+		case parked:
+			m.Parked++
+		case o.Pending[msg.ID]:
+			m.Pending++
+		default:
+			m.Lost++
+		}
+		if n > 1 || (n > 0 && parked) {
+			m.Twice++
+		}
+	}
+
+	if recovered {
+		m.HasFirstDelivery = !firstAfter.IsZero()
+		m.FirstDelivery = firstAfter.Sub(recoveredAt)
+		m.Drained = m.DrainedCount > 0 && m.Delivered >= deliverable
+		m.DrainTime = lastAfter.Sub(recoveredAt)
+		m.PhysicalDrain = time.Duration(float64(m.DrainedCount) / float64(s.Target.Capacity) * float64(time.Second))
+		m.BreakerClosed, m.RecoveryLatency = closedAfter(o.Transitions, recoveredAt)
+	}
+
+	o.Usage.TargetCalls = int64(len(o.Calls))
+	m.Usage = o.Usage
+	m.TransitionsPer = float64(o.Usage.Transitions) / float64(len(msgs))
+	m.Cost = prices.Estimate(o.Usage, AssumptionsFor(s))
+	m.CostPerMillion = m.Cost.Scale(1e6 / float64(len(msgs)))
+	return m
+}
+
+// peakRate is the most calls that arrived in one virtual second.
+func peakRate(calls []simtarget.Call) int {
+	perSecond := map[int64]int{}
+	peak := 0
+	for _, c := range calls {
+		sec := c.At.Unix()
+		perSecond[sec]++
+		peak = max(peak, perSecond[sec])
+	}
+	return peak
+}
+
+// closedAfter reports whether every breaker that was not CLOSED at t
+// closed after it, and how long after t the last one did. A breaker's
+// state at t is the To of its last transition before t (CLOSED if none).
+func closedAfter(ts []breaker.Transition, t time.Time) (bool, time.Duration) {
+	state := map[string]breaker.State{}
+	closedAt := map[string]time.Time{}
+	for _, tr := range ts {
+		if tr.At.Before(t) {
+			state[tr.Key] = tr.To
+			continue
+		}
+		if _, done := closedAt[tr.Key]; !done && tr.To == breaker.Closed && state[tr.Key] != breaker.Closed {
+			closedAt[tr.Key] = tr.At
+		}
+	}
+	var latency time.Duration
+	for key, st := range state {
+		if st == breaker.Closed {
+			continue
+		}
+		at, ok := closedAt[key]
+		if !ok {
+			return false, 0
+		}
+		latency = max(latency, at.Sub(t))
+	}
+	return true, latency
+}

@@ -1,0 +1,190 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/redrive/redrive/internal/simtarget"
+	"github.com/redrive/redrive/statemachine/local"
+)
+
+// NaiveBackoff is the per-message exponential-backoff redrive without a breaker:
+// one Step Functions execution per dead-lettered message, started as it
+// arrives, whose Task invokes the consumer with a Retry of
+// Retry.MaxAttempts tries, Retry.BackoffBase doubling up to
+// Retry.BackoffMax, with full jitter. Poison is parked at once (the
+// comparison is about the breaker, not about classification); a message
+// whose tries run out is parked. It runs on the local executor like
+// Redrive, so its transitions are counted the same way.
+type NaiveBackoff struct{}
+
+// Name implements Strategy.
+func (NaiveBackoff) Name() string { return "naive backoff" }
+
+// naiveConsumer is the consumer's function name in the naive run.
+const naiveConsumer = "consumer"
+
+// naiveDefinition is the naive workflow's ASL for s.
+func naiveDefinition(s Scenario) (string, error) {
+	r := s.Retry
+	def := map[string]any{
+		"Comment": "Naive DLQ redrive: per-message exponential backoff, no breaker.",
+		"StartAt": "Deliver",
+		"States": map[string]any{
+			"Deliver": map[string]any{
+				"Type":       "Task",
+				"Resource":   "arn:aws:states:::lambda:invoke",
+				"Parameters": map[string]any{"FunctionName": naiveConsumer, "Payload.$": "$"},
+				"ResultSelector": map[string]any{
+					"delivered": true,
+				},
+				"ResultPath": "$.outcome",
+				"Retry": []any{
+					map[string]any{"ErrorEquals": []string{"PoisonMessage"}, "MaxAttempts": 0},
+					map[string]any{
+						"ErrorEquals":     []string{"States.ALL"},
+						"IntervalSeconds": int(r.BackoffBase / time.Second),
+						"MaxAttempts":     r.MaxAttempts - 1,
+						"BackoffRate":     2,
+						"MaxDelaySeconds": int(r.BackoffMax / time.Second),
+						"JitterStrategy":  "FULL",
+					},
+				},
+				"Catch": []any{map[string]any{"ErrorEquals": []string{"States.ALL"}, "ResultPath": "$.failure", "Next": "Park"}},
+				"End":   true,
+			},
+			"Park": map[string]any{
+				"Type":       "Pass",
+				"Result":     map[string]any{"parked": true},
+				"ResultPath": "$.outcome",
+				"End":        true,
+			},
+		},
+	}
+	out, err := json.Marshal(def)
+	if err != nil {
+		return "", fmt.Errorf("sim: naive definition: %w", err)
+	}
+	return string(out), nil
+}
+
+// Run implements Strategy.
+func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs Observer) (Outcome, error) {
+	wall := time.Now()
+	reg := local.NewRegistry()
+	exec := local.New(local.Options{Invoker: reg, Start: Epoch, Seed: s.Seed})
+	target, err := simtarget.New(s.TargetOptions(exec.Now))
+	if err != nil {
+		return Outcome{}, fmt.Errorf("sim: naive: consumer: %w", err)
+	}
+	if err := reg.Register(naiveConsumer, target.Handle); err != nil {
+		return Outcome{}, fmt.Errorf("sim: naive: register consumer: %w", err)
+	}
+	def, err := naiveDefinition(s)
+	if err != nil {
+		return Outcome{}, err
+	}
+	sm, err := exec.CreateStateMachine(ctx, "naive-redrive", def, "arn:aws:iam::123456789012:role/naive")
+	if err != nil {
+		return Outcome{}, fmt.Errorf("sim: naive: create state machine: %w", err)
+	}
+
+	var mu sync.Mutex
+	var started int
+	var startErr error
+	for _, m := range msgs {
+		input, err := json.Marshal(events.SQSEvent{Records: []events.SQSMessage{m.Event()}})
+		if err != nil {
+			return Outcome{}, fmt.Errorf("sim: naive: message %s: %w", m.ID, err)
+		}
+		exec.At(Epoch.Add(m.Arrival), func(ctx context.Context) {
+			_, err := exec.StartExecution(ctx, sm, m.ID, string(input))
+			mu.Lock()
+			defer mu.Unlock()
+			started++
+			if err != nil && startErr == nil {
+				startErr = fmt.Errorf("sim: naive: start execution for %s: %w", m.ID, err)
+			}
+		})
+	}
+	p := newSampler(exec, n.Name(), s, obs, func() (Usage, int, bool) {
+		xs, _ := exec.ListExecutions(ctx, sm, "")
+		var u Usage
+		settled := 0
+		for _, x := range xs {
+			u.Transitions += int64(x.Transitions)
+			if x.Status != local.Running {
+				settled++
+			}
+		}
+		mu.Lock()
+		done := started == len(msgs) && settled == len(xs)
+		mu.Unlock()
+		return u, settled, done
+	})
+	p.start()
+	if err := exec.RunUntil(ctx, Epoch.Add(s.Horizon)); err != nil {
+		return Outcome{}, fmt.Errorf("sim: naive: run: %w", err)
+	}
+	if startErr != nil {
+		return Outcome{}, startErr
+	}
+	out := Outcome{
+		Strategy:  n.Name(),
+		Calls:     target.Ledger().Calls(),
+		Delivered: map[string]time.Time{},
+		Parked:    map[string]time.Time{},
+		Pending:   map[string]bool{},
+	}
+	out.Samples, out.End = p.finish()
+	xs, err := exec.ListExecutions(ctx, sm, "")
+	if err != nil {
+		return Outcome{}, fmt.Errorf("sim: naive: list executions: %w", err)
+	}
+	for _, x := range xs {
+		out.Usage.Transitions += int64(x.Transitions)
+		if err := n.account(&out, x); err != nil {
+			return Outcome{}, err
+		}
+	}
+	out.Wall = time.Since(wall)
+	return out, nil
+}
+
+// account files an execution's message under delivered, parked or pending
+// by the execution's status and output; a failed execution files it
+// nowhere, so it counts as lost.
+func (NaiveBackoff) account(out *Outcome, x local.Execution) error {
+	switch x.Status {
+	case local.Running:
+		out.Pending[x.Name] = true
+		return nil
+	case local.Succeeded:
+	default:
+		return nil
+	}
+	var doc struct {
+		Outcome struct {
+			Delivered bool `json:"delivered"`
+			Parked    bool `json:"parked"`
+		} `json:"outcome"`
+	}
+	if err := json.Unmarshal(x.Output, &doc); err != nil {
+		return fmt.Errorf("sim: naive: output of %s: %w", x.Name, err)
+	}
+	switch {
+	case doc.Outcome.Delivered:
+		out.Delivered[x.Name] = x.StopDate
+	case doc.Outcome.Parked:
+		out.Parked[x.Name] = x.StopDate
+	default:
+		return errors.New("sim: naive: execution " + x.Name + " succeeded without an outcome")
+	}
+	return nil
+}

@@ -1,0 +1,245 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/redrive/redrive/internal/localrun"
+	"github.com/redrive/redrive/statemachine/local"
+	"github.com/redrive/redrive/tasks/attempt"
+	"github.com/redrive/redrive/tasks/message"
+)
+
+// Redrive is the real orchestrator, assembled in process by localrun: the
+// DLQ's event source invokes the starter, which starts one redrive
+// execution per message on the local executor, whose Attempt task admits
+// through the breaker (a DynamoDB row on minidyn), delivers to the
+// consumer and records the outcome; cooldowns are Wait states in virtual
+// time.
+type Redrive struct {
+	// DirectInvoke has the attempt task call the consumer through the
+	// Registry rather than through the Lambda Invoke API wire format:
+	// faster, same behaviour.
+	DirectInvoke bool
+}
+
+// Name implements Strategy.
+func (Redrive) Name() string { return "redrive" }
+
+// options are the Stack's options for s.
+func (r Redrive) options(s Scenario) localrun.Options {
+	opts := localrun.Options{
+		Seed:         s.Seed,
+		Start:        Epoch,
+		Policy:       s.Breaker.Policy(),
+		Attempt:      attempt.Config{MaxAttempts: s.Retry.MaxAttempts, BackoffBase: s.Retry.BackoffBase, BackoffMax: s.Retry.BackoffMax},
+		Target:       s.TargetOptions(nil),
+		DirectInvoke: r.DirectInvoke,
+	}
+	if s.Messages.Tenants > 1 {
+		opts.BreakerKeyAttribute = TenantAttribute
+	}
+	return opts
+}
+
+// Run implements Strategy.
+func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observer) (Outcome, error) {
+	wall := time.Now()
+	stack, err := localrun.Start(ctx, r.options(s))
+	if err != nil {
+		return Outcome{}, fmt.Errorf("sim: redrive: start the local stack: %w", err)
+	}
+	defer stack.Close()
+
+	for _, m := range msgs {
+		stack.SendToDLQAt(Epoch.Add(m.Arrival), message.Message{
+			Body:              m.Body(),
+			MessageAttributes: map[string]message.Attribute{TenantAttribute: message.StringAttribute(m.Tenant)},
+		})
+	}
+	w := &redriveWatch{stack: stack, obs: obs, name: r.Name()}
+	p := newSampler(stack.Executor, r.Name(), s, obs, func() (Usage, int, bool) {
+		return w.read(ctx, len(msgs))
+	})
+	p.start()
+	if err := stack.RunUntil(ctx, Epoch.Add(s.Horizon)); err != nil {
+		return Outcome{}, fmt.Errorf("sim: redrive: %w", err)
+	}
+	w.report()
+	out := Outcome{Strategy: r.Name(), Calls: stack.Target.Ledger().Calls(), HasBreaker: true, Transitions: stack.BreakerChanges()}
+	out.Samples, out.End = p.finish()
+	if out.Usage, err = usageOf(ctx, stack); err != nil {
+		return Outcome{}, err
+	}
+	if err := account(ctx, stack, msgs, &out); err != nil {
+		return Outcome{}, err
+	}
+	out.Wall = time.Since(wall)
+	return out, nil
+}
+
+// redriveWatch reads a running Stack for the sampler and reports breaker
+// transitions as they appear.
+type redriveWatch struct {
+	stack *localrun.Stack
+	obs   Observer
+	name  string
+
+	mu       sync.Mutex
+	reported int // transitions already reported
+}
+
+// read is the sampler's probe: usage, settled messages (executions that
+// ended, in the Delivered or Parked state), and done once every message
+// was sent, the DLQ is empty and no execution runs.
+func (w *redriveWatch) read(ctx context.Context, total int) (Usage, int, bool) {
+	w.report()
+	u, err := usageOf(ctx, w.stack)
+	if err != nil {
+		return u, 0, false
+	}
+	xs, _ := w.stack.Executor.ListExecutions(ctx, w.stack.RedriveARN, "")
+	settled, running := 0, 0
+	for _, x := range xs {
+		switch {
+		case x.Status == local.Running:
+			running++
+		case x.Status == local.Succeeded && !continued(x):
+			settled++
+		}
+	}
+	depth, err := w.stack.SQSServer.Depth(localrun.DLQName)
+	done := err == nil && len(w.stack.Sent()) == total && depth.Total() == 0 && running == 0
+	return u, settled, done
+}
+
+// report passes the transitions saved since the last report to the
+// observer.
+func (w *redriveWatch) report() {
+	changes := w.stack.BreakerChanges()
+	w.mu.Lock()
+	fresh := changes[w.reported:]
+	w.reported = len(changes)
+	w.mu.Unlock()
+	for _, t := range fresh {
+		w.obs.Transition(w.name, t)
+	}
+}
+
+// usageOf is the Stack's billable usage so far: transitions of every
+// redrive execution, the orchestrator's invocations (not the consumer's),
+// and the DynamoDB request units of breaker rows and delivery records.
+func usageOf(ctx context.Context, stack *localrun.Stack) (Usage, error) {
+	var u Usage
+	xs, err := stack.Executor.ListExecutions(ctx, stack.RedriveARN, "")
+	if err != nil {
+		return u, fmt.Errorf("sim: redrive: list executions: %w", err)
+	}
+	for _, x := range xs {
+		u.Transitions += int64(x.Transitions)
+	}
+	st := stack.Stats()
+	for name, n := range st.Invocations {
+		if name == localrun.FunctionConsumer {
+			u.WaitedCalls += n // the attempt task waits for every consumer call
+			continue
+		}
+		u.Invocations += n
+	}
+	for _, io := range []localrun.RowIO{st.BreakerRows, st.DeliveryRecords} {
+		u.DynamoReads += io.Reads
+		u.DynamoWrites += io.Writes + io.Conflicts
+	}
+	return u, nil
+}
+
+// redriveDoc is the part of a redrive execution's input and output this
+// package reads: the document's origin id and the last Attempt's decision
+// (a Delivered execution outputs its document), or the execution a
+// Continued one handed its message to.
+type redriveDoc struct {
+	OriginID     string       `json:"originId"`
+	Next         message.Next `json:"next"`
+	ExecutionARN string       `json:"executionArn"`
+}
+
+// continued reports an execution that handed its message to a new one.
+func continued(x local.Execution) bool {
+	var doc redriveDoc
+	return json.Unmarshal(x.Output, &doc) == nil && doc.ExecutionARN != ""
+}
+
+// account files every message under delivered (an execution ended in
+// Delivered), parked (it is in the parking lot) or pending (an execution
+// still runs, or it is still in the DLQ), by origin id mapped back to the
+// scenario's message id; a message found nowhere counts as lost.
+func account(ctx context.Context, stack *localrun.Stack, msgs []Message, out *Outcome) error {
+	out.Delivered, out.Parked, out.Pending = map[string]time.Time{}, map[string]time.Time{}, map[string]bool{}
+	byBody := make(map[string]string, len(msgs))
+	for _, m := range msgs {
+		byBody[m.Body()] = m.ID
+	}
+	byOrigin := map[string]string{}
+	for _, sent := range stack.Sent() {
+		id, ok := byBody[sent.Body]
+		if !ok {
+			return fmt.Errorf("sim: redrive: sent a message %s that is not the scenario's", sent.ID)
+		}
+		byOrigin[sent.ID] = id
+	}
+	// The consumer's ledger knows messages by their SQS origin id.
+	for _, c := range out.Calls {
+		for i, r := range c.Records {
+			if id, ok := byOrigin[r.OriginID]; ok {
+				c.Records[i].OriginID = id
+			}
+		}
+	}
+	xs, err := stack.Executor.ListExecutions(ctx, stack.RedriveARN, "")
+	if err != nil {
+		return fmt.Errorf("sim: redrive: list executions: %w", err)
+	}
+	for _, x := range xs {
+		var in, result redriveDoc
+		if err := json.Unmarshal(x.Input, &in); err != nil {
+			return fmt.Errorf("sim: redrive: input of %s: %w", x.Name, err)
+		}
+		id, ok := byOrigin[in.OriginID]
+		if !ok {
+			return fmt.Errorf("sim: redrive: execution %s carries unknown origin %q", x.Name, in.OriginID)
+		}
+		switch x.Status {
+		case local.Running:
+			out.Pending[id] = true
+		case local.Succeeded:
+			if json.Unmarshal(x.Output, &result) == nil && result.Next == message.NextDone {
+				out.Delivered[id] = x.StopDate
+			}
+		}
+	}
+	parked, err := stack.ReceiveParked(ctx)
+	if err != nil {
+		return fmt.Errorf("sim: redrive: %w", err)
+	}
+	for _, p := range parked {
+		id, ok := byOrigin[p.Record.OriginID]
+		if !ok {
+			return errors.New("sim: redrive: parked message of unknown origin " + p.Record.OriginID)
+		}
+		out.Parked[id] = p.Record.ParkedAt
+	}
+	left, err := stack.SQSServer.Messages(localrun.DLQName)
+	if err != nil {
+		return fmt.Errorf("sim: redrive: inspect the DLQ: %w", err)
+	}
+	for _, m := range left {
+		if id, ok := byBody[m.Body]; ok {
+			out.Pending[id] = true
+		}
+	}
+	return nil
+}
