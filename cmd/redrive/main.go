@@ -34,7 +34,7 @@ type subcommand struct {
 // subcommands lists redrive's commands in the order the usage shows them.
 func subcommands() []subcommand {
 	return []subcommand{
-		// "run" (the simulation, run.go) goes here.
+		{name: "run", summary: "simulate an outage: Redrive against a naive backoff and a bulk move, table and HTML report", run: runRun},
 		{name: "local", summary: "serve the Lambda, Step Functions, DynamoDB and SQS emulators on loopback", run: runLocal},
 		{name: "admin", summary: "status|reset|open|close|release a breaker through the admin state machine", run: runAdmin},
 	}
