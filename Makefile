@@ -114,3 +114,37 @@ test-sfn-selftest:
 
 local:
 	$(GO) run ./cmd/redrive local $(LOCAL_FLAGS)
+
+## run: `redrive run` on the default scenario: Redrive, a naive backoff and
+## a bulk move on the same simulated outage, a table, and an HTML report
+## under .cache/ (RUN_FLAGS adds flags, e.g. RUN_FLAGS='-scenario
+## scenarios/per-tenant.yaml'). bench also plays BENCH_SCENARIOS and prints
+## their tables. browser: Debian's chromium, for the report's headless
+## browser test; `make unit` installs it when /usr/bin/chromium is absent.
+CHROMIUM        := /usr/bin/chromium
+BENCH_SCENARIOS := scenarios/default.yaml scenarios/large.yaml
+REDRIVE_BIN     := $(CACHE)/bin/redrive
+
+.PHONY: run bench-scenarios browser
+
+run:
+	$(GO) run ./cmd/redrive run $(RUN_FLAGS)
+
+bench: bench-scenarios
+
+bench-scenarios:
+	$(GO) build -o $(REDRIVE_BIN) ./cmd/redrive
+	@set -e; for s in $(BENCH_SCENARIOS); do \
+		echo "== redrive run -scenario $$s"; \
+		$(REDRIVE_BIN) run -scenario $$s -report $(CACHE)/report-$$(basename $$s .yaml).html; \
+		echo; \
+	done
+
+unit: browser
+
+browser:
+	@[ -x $(CHROMIUM) ] || { \
+		echo "installing Debian's chromium for the report test"; \
+		sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$sudo apt-get update && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y chromium; \
+	}
