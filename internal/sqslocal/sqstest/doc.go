@@ -8,5 +8,8 @@
 // against it; Backend.Server is then nil and tests that need the
 // in-process server skip. CreateQueue gives each test its own uniquely
 // named queue and deletes it when the test ends. Clock is a manual clock
-// whose Now and After drive an sqslocal server's time.
+// whose Now and After drive an sqslocal server's time. NewClient's HTTP
+// client goes through DetachRequestBody, which keeps smithy-go from
+// closing a request body net/http is still checking: on loopback that
+// race loses responses over 4 KiB ("use of closed network connection").
 package sqstest
