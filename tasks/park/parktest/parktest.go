@@ -20,22 +20,17 @@ import (
 const maxMessages = 10
 
 // CreateQueue creates a parking-lot queue on b for Messages to read: a
-// test queue (sqstest.CreateQueue) whose visibility timeout is 0.
+// test queue (sqstest.CreateQueue) with SQS's default attributes, as a
+// parking lot has.
 func CreateQueue(tb testing.TB, b *sqstest.Backend) sqstest.Queue {
 	tb.Helper()
-	return sqstest.CreateQueue(tb, b.Client, map[string]string{"VisibilityTimeout": "0"})
+	return sqstest.CreateQueue(tb, b.Client, nil)
 }
 
 // Messages receives the messages on q, a queue made by CreateQueue (at
 // most 10, oldest first on the embedded server), with their message
-// attributes, through the real SQS client.
-//
-// The queue's visibility timeout of 0 keeps received messages visible, so
-// a receive the SDK retries sees them again: the SDK now and then fails to
-// read a ReceiveMessage response of a few KiB from sqslocal under -race
-// ("use of closed network connection"), and with a visibility timeout the
-// retry would find the messages already in flight. (A ReceiveMessage
-// cannot ask for 0 itself: the SDK leaves a zero VisibilityTimeout out.)
+// attributes, through the real SQS client. The messages it returns stay
+// in flight for the queue's visibility timeout: read a parking lot once.
 func Messages(tb testing.TB, b *sqstest.Backend, q sqstest.Queue) []message.Message {
 	tb.Helper()
 	got, err := b.Client.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{
