@@ -48,7 +48,7 @@ bench-dynalite:
 
 ## bench: the benchmarks whose figures the README reports.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./breaker/...
+	$(GO) test -run '^$$' -bench . -benchmem ./breaker/... ./internal/sim/...
 
 ## build: one Lambda bootstrap per main under tasks/cmd (provided.al2023,
 ## arm64), as build/<name>/bootstrap.

@@ -93,6 +93,10 @@ func Table(r Result) [][]string {
 		return thousands(int64(m.BreakerChanges))
 	})
 	row("state transitions per message", func(m Metrics) string { return fmt.Sprintf("%.1f", m.TransitionsPer) })
+	row("DynamoDB reads / writes per message", func(m Metrics) string {
+		n := float64(m.Messages)
+		return fmt.Sprintf("%.1f / %.1f", float64(m.Usage.DynamoReads)/n, float64(m.Usage.DynamoWrites)/n)
+	})
 	row("est. cost per million messages", func(m Metrics) string { return dollars(m.CostPerMillion.Total()) })
 	row("  Step Functions", func(m Metrics) string { return dollars(m.CostPerMillion.StepFunctions) })
 	row("  Lambda (orchestrator + consumer)", func(m Metrics) string { return dollars(m.CostPerMillion.Lambda) })
