@@ -114,7 +114,10 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 		})
 	}
 	p := newSampler(exec, n.Name(), s, obs, func() (Usage, int, bool) {
-		xs, _ := exec.ListExecutions(ctx, sm, "")
+		xs, err := exec.ListExecutions(ctx, sm, "")
+		if err != nil {
+			return Usage{}, 0, false
+		}
 		var u Usage
 		settled := 0
 		for _, x := range xs {

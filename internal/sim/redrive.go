@@ -47,13 +47,17 @@ func (r Redrive) options(s Scenario) localrun.Options {
 }
 
 // Run implements Strategy.
-func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observer) (Outcome, error) {
+func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observer) (_ Outcome, err error) {
 	wall := time.Now()
 	stack, err := localrun.Start(ctx, r.options(s))
 	if err != nil {
 		return Outcome{}, fmt.Errorf("sim: redrive: start the local stack: %w", err)
 	}
-	defer stack.Close()
+	defer func() {
+		if cerr := stack.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("sim: redrive: close the local stack: %w", cerr))
+		}
+	}()
 
 	for _, m := range msgs {
 		stack.SendToDLQAt(Epoch.Add(m.Arrival), message.Message{
@@ -102,7 +106,10 @@ func (w *redriveWatch) read(ctx context.Context, total int) (Usage, int, bool) {
 	if err != nil {
 		return u, 0, false
 	}
-	xs, _ := w.stack.Executor.ListExecutions(ctx, w.stack.RedriveARN, "")
+	xs, err := w.stack.Executor.ListExecutions(ctx, w.stack.RedriveARN, "")
+	if err != nil {
+		return u, 0, false
+	}
 	settled, running := 0, 0
 	for _, x := range xs {
 		switch {
