@@ -66,6 +66,24 @@ func (e *Env) Err() error {
 	return errors.Join(e.errs...)
 }
 
+// Split returns the errors err joins (an Env.Err, a Validate result, any
+// errors.Join), joins within joins flattened, so each can be reported on
+// its own; err alone if it joins none, nil if err is nil.
+func Split(err error) []error {
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		if err == nil {
+			return nil
+		}
+		return []error{err}
+	}
+	var out []error
+	for _, e := range joined.Unwrap() {
+		out = append(out, Split(e)...)
+	}
+	return out
+}
+
 // String returns name's value, or def when unset.
 func (e *Env) String(name, def string) string {
 	if v := e.Value(name); v != "" {

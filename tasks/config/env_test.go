@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -139,4 +140,32 @@ func TestNilGetenvReadsNothing(t *testing.T) {
 	assert.Equal(t, 3, env.Int("ANY", 3))
 	assert.Empty(t, env.Value("ANY"))
 	assert.NoError(t, env.Err())
+}
+
+func TestSplit(t *testing.T) {
+	first, second := errors.New("first"), errors.New("second")
+	env := envOf(map[string]string{"A": "x", "B": "y"})
+	env.Int("A", 0)
+	env.Int("B", 0)
+	tests := []struct {
+		name string
+		err  error
+		want []string
+	}{
+		{name: "nil", err: nil, want: nil},
+		{name: "one error", err: first, want: []string{"first"}},
+		{name: "joined", err: errors.Join(first, second), want: []string{"first", "second"}},
+		{name: "nested joins", err: errors.Join(errors.Join(first, nil), errors.Join(second)), want: []string{"first", "second"}},
+		{name: "wrapped join is one error", err: fmt.Errorf("ctx: %w", errors.Join(first, second)), want: []string{"ctx: first\nsecond"}},
+		{name: "env problems", err: env.Err(), want: []string{`config: A="x": want an integer, e.g. 5`, `config: B="y": want an integer, e.g. 5`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, err := range config.Split(tt.err) {
+				got = append(got, err.Error())
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
 }

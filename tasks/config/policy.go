@@ -15,6 +15,17 @@ type policyVar struct {
 	read  func(e *Env, name string, p *breaker.Policy)
 }
 
+// PolicyVariables lists the BREAKER_* variables Policy reads, one per
+// breaker.Policy field, so a deployment can reject a name the tasks would
+// silently ignore.
+func PolicyVariables() []string {
+	names := make([]string, len(policyVars))
+	for i, v := range policyVars {
+		names[i] = v.name
+	}
+	return names
+}
+
 // policyVars lists every breaker.Policy field's variable. Unset (or 0) means
 // the field's documented default; negative values disable what the Policy
 // documents as disable-able.
@@ -56,7 +67,7 @@ func Policy(env *Env) breaker.Policy {
 	for _, v := range policyVars {
 		v.read(env, v.name, &p)
 	}
-	for _, err := range unjoin(p.Validate()) {
+	for _, err := range Split(p.Validate()) {
 		perr, ok := errors.AsType[*breaker.PolicyError](err)
 		if !ok { // Validate documents none; kept rather than dropped
 			env.Fail("BREAKER_*", err.Error())
@@ -81,15 +92,4 @@ func variableOf(field string) string {
 		}
 	}
 	return field
-}
-
-// unjoin splits an errors.Join result into its errors.
-func unjoin(err error) []error {
-	if joined, ok := err.(interface{ Unwrap() []error }); ok {
-		return joined.Unwrap()
-	}
-	if err != nil {
-		return []error{err}
-	}
-	return nil
 }

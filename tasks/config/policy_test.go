@@ -160,3 +160,20 @@ func TestPolicyErrorsNameTheVariable(t *testing.T) {
 		})
 	}
 }
+
+func TestPolicyVariables(t *testing.T) {
+	names := config.PolicyVariables()
+	assert.ElementsMatch(t, slices.Collect(maps.Keys(allPolicyVars)), names)
+	assert.Len(t, names, reflect.TypeFor[breaker.Policy]().NumField(), "one variable per Policy field")
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			env := envOf(map[string]string{name: "not a value"})
+			config.Policy(env)
+			errs := varErrors(t, env.Err())
+			require.Len(t, errs, 1, "Policy reads %s", name)
+			assert.Equal(t, name, errs[0].Name)
+		})
+	}
+	names[0] = "changed"
+	assert.NotEqual(t, "changed", config.PolicyVariables()[0], "callers get their own copy")
+}
