@@ -1,0 +1,191 @@
+package assemble
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/breaker/dynamostore"
+	"github.com/redrive/redrive/tasks/admin"
+	"github.com/redrive/redrive/tasks/attempt"
+	"github.com/redrive/redrive/tasks/continuer"
+	"github.com/redrive/redrive/tasks/delivery"
+	"github.com/redrive/redrive/tasks/park"
+	"github.com/redrive/redrive/tasks/starter"
+	"github.com/redrive/redrive/tasks/target"
+	"github.com/redrive/redrive/tasks/telemetry"
+)
+
+// ErrMissingClient matches the error of a build whose function needs a
+// client that Deps.Clients lacks.
+var ErrMissingClient = errors.New("assemble: missing client")
+
+// Offsets of each source of randomness from the Builder's seed, so one
+// seed replays a run and no two sources share a sequence. Recorded local
+// runs depend on these values.
+const (
+	seedAttemptBreaker = iota
+	seedAdminBreaker
+	seedBackoff
+	seedStarterBreaker
+)
+
+// Builder builds handlers on one set of Deps: the handlers it builds share
+// its logger and metric writer, and each breaker it builds reports its
+// state changes to both and to Deps.Observe. Build at start, from one
+// goroutine.
+type Builder struct {
+	deps     Deps
+	seed     uint64
+	metrics  *telemetry.Metrics
+	breakers []*breaker.Breaker
+}
+
+// NewBuilder returns a Builder on d, its zero fields defaulted.
+func NewBuilder(d Deps) *Builder {
+	d = d.withDefaults()
+	seed := d.Seed
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	return &Builder{deps: d, seed: seed, metrics: telemetry.NewMetrics(d.MetricLines, d.Logger, d.Now)}
+}
+
+// Breakers returns the breakers built so far, for their Stats.
+func (b *Builder) Breakers() []*breaker.Breaker {
+	return append([]*breaker.Breaker(nil), b.breakers...)
+}
+
+// Starter builds the starter. It needs Clients.SFN and
+// Clients.ParkingLot, and with TARGET_KIND=sqs Clients.DynamoDB for the
+// breaker it records returned messages on.
+func (b *Builder) Starter(cfg starter.Config) (*starter.Handler, error) {
+	c := b.deps.Clients
+	if err := errors.Join(cfg.Validate(), needs("starter",
+		need{"SFN", c.SFN != nil}, need{"ParkingLot", c.ParkingLot != nil},
+		need{"DynamoDB", c.DynamoDB != nil || !cfg.RecordsReturns()})); err != nil {
+		return nil, fmt.Errorf("assemble: starter: %w", err)
+	}
+	h := &starter.Handler{
+		SFN: c.SFN, Lot: b.lot(cfg.Lot), Config: cfg, Metrics: b.metrics, Logger: b.deps.Logger, Now: b.deps.Now,
+	}
+	if cfg.RecordsReturns() {
+		br, err := b.breaker("starter", dynamostore.New(c.DynamoDB, cfg.Table), cfg.Policy, seedStarterBreaker)
+		if err != nil {
+			return nil, err
+		}
+		h.Breaker = br
+	}
+	return h, nil
+}
+
+// Attempt builds the attempt handler: its breaker (on Deps.WrapStore's
+// store, if set), the delivery ledger and the target. It needs
+// Clients.DynamoDB and the target's client in Clients.Delivery.
+func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
+	c := b.deps.Clients
+	if err := errors.Join(cfg.Validate(), needs("attempt", need{"DynamoDB", c.DynamoDB != nil})); err != nil {
+		return nil, fmt.Errorf("assemble: attempt: %w", err)
+	}
+	tgt, err := target.New(cfg.Target, c.Delivery)
+	if err != nil {
+		return nil, fmt.Errorf("assemble: attempt: %w", err)
+	}
+	var store breaker.Store = dynamostore.New(c.DynamoDB, cfg.Table)
+	if b.deps.WrapStore != nil {
+		store = b.deps.WrapStore(store)
+	}
+	br, err := b.breaker("attempt", store, cfg.Policy, seedAttemptBreaker)
+	if err != nil {
+		return nil, err
+	}
+	return &attempt.Handler{
+		Breaker: br,
+		Ledger:  delivery.New(c.DynamoDB, cfg.Table, b.deps.Now),
+		Target:  tgt,
+		Metrics: b.metrics,
+		Logger:  b.deps.Logger,
+		Now:     b.deps.Now,
+		Rand:    breaker.NewRandom(b.seed + seedBackoff),
+		Config:  cfg.Retry,
+	}, nil
+}
+
+// Park builds the park handler. It needs Clients.ParkingLot.
+func (b *Builder) Park(cfg park.Config) (*park.Handler, error) {
+	if err := errors.Join(cfg.Validate(), needs("park", need{"ParkingLot", b.deps.Clients.ParkingLot != nil})); err != nil {
+		return nil, fmt.Errorf("assemble: park: %w", err)
+	}
+	return &park.Handler{Lot: b.lot(cfg.Lot), Now: b.deps.Now}, nil
+}
+
+// Continuer builds the continuer, which has no settings. It needs
+// Clients.SFN.
+func (b *Builder) Continuer() (*continuer.Handler, error) {
+	if err := needs("continuer", need{"SFN", b.deps.Clients.SFN != nil}); err != nil {
+		return nil, fmt.Errorf("assemble: continuer: %w", err)
+	}
+	return &continuer.Handler{SFN: b.deps.Clients.SFN, Logger: b.deps.Logger}, nil
+}
+
+// Admin builds the admin handler. It needs Clients.DynamoDB. Its breaker
+// has the default policy: commands read none.
+func (b *Builder) Admin(cfg admin.Config) (*admin.Handler, error) {
+	if err := errors.Join(tableProblem(cfg.Table), needs("admin", need{"DynamoDB", b.deps.Clients.DynamoDB != nil})); err != nil {
+		return nil, fmt.Errorf("assemble: admin: %w", err)
+	}
+	br, err := b.breaker("admin", dynamostore.New(b.deps.Clients.DynamoDB, cfg.Table), breaker.Policy{}, seedAdminBreaker)
+	if err != nil {
+		return nil, err
+	}
+	return &admin.Handler{Breaker: br, Logger: b.deps.Logger, Now: b.deps.Now}, nil
+}
+
+// lot is the parking lot at cfg.
+func (b *Builder) lot(cfg park.LotConfig) *park.Lot {
+	return &park.Lot{SQS: b.deps.Clients.ParkingLot, Config: cfg, Metrics: b.metrics, Logger: b.deps.Logger}
+}
+
+// breaker builds function's breaker on store, seeded at offset from the
+// Builder's seed, and keeps it for Breakers.
+func (b *Builder) breaker(function string, store breaker.Store, p breaker.Policy, offset uint64) (*breaker.Breaker, error) {
+	br, err := breaker.New(store, p,
+		breaker.WithClock(b.deps.Now), breaker.WithSeed(b.seed+offset), breaker.WithObserver(b.observe))
+	if err != nil {
+		return nil, fmt.Errorf("assemble: %s: breaker: %w", function, err)
+	}
+	b.breakers = append(b.breakers, br)
+	return br, nil
+}
+
+// observe reports a breaker state change as a metric and a log line, then
+// to Deps.Observe.
+func (b *Builder) observe(t breaker.Transition) {
+	b.metrics.OnTransition(t)
+	if b.deps.Observe != nil {
+		b.deps.Observe(t)
+	}
+}
+
+// need is one client a function needs, and whether Clients has it.
+type need struct {
+	client string
+	ok     bool
+}
+
+// needs returns an ErrMissingClient naming every client in list that
+// function lacks; nil when it lacks none.
+func needs(function string, list ...need) error {
+	var missing []string
+	for _, n := range list {
+		if !n.ok {
+			missing = append(missing, "Clients."+n.client)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: the %s function needs %s", ErrMissingClient, function, strings.Join(missing, " and "))
+}

@@ -1,0 +1,295 @@
+package assemble_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/breaker/breakertest"
+	"github.com/redrive/redrive/tasks/admin"
+	"github.com/redrive/redrive/tasks/assemble"
+	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/tasks/park"
+	"github.com/redrive/redrive/tasks/starter"
+	"github.com/redrive/redrive/tasks/target"
+	"github.com/redrive/redrive/tasks/telemetry"
+)
+
+// t0 is where the test clocks start.
+var t0 = time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)
+
+// tripOnFirst is a jitter-free policy that trips on one transient failure.
+var tripOnFirst = breaker.Policy{ConsecutiveFailures: 1, FailureRateThreshold: -1, Jitter: -1, RampDuration: -1}
+
+// document is a new execution's document for a message on breaker key.
+func document(t *testing.T, id, key string) json.RawMessage {
+	t.Helper()
+	doc, err := message.NewDocument(message.Message{ID: id, Body: `{"order":42}`}, t0)
+	require.NoError(t, err)
+	doc.BreakerKey = key
+	raw, err := json.Marshal(doc)
+	require.NoError(t, err)
+	return raw
+}
+
+func TestAttemptAndAdminShareTheDepsButNotTheStoreWrapper(t *testing.T) {
+	ddb, table := newTable(t)
+	clock := breakertest.NewClock(t0)
+	lambda := &consumer{}
+	var logs, metrics bytes.Buffer
+	var wrapped *countingStore
+	var changes []breaker.Transition
+	b := assemble.NewBuilder(assemble.Deps{
+		Clients:     assemble.Clients{DynamoDB: ddb, Delivery: target.Clients{Lambda: lambda}},
+		Now:         clock.Now,
+		Logger:      telemetry.JSONLogger(&logs),
+		MetricLines: &metrics,
+		Seed:        7,
+		Observe:     func(t breaker.Transition) { changes = append(changes, t) },
+		WrapStore: func(s breaker.Store) breaker.Store {
+			wrapped = &countingStore{Store: s}
+			return wrapped
+		},
+	})
+	attemptH, err := b.Attempt(assemble.AttemptConfig{
+		Table: table, Policy: tripOnFirst,
+		Target: target.Config{Kind: target.KindLambda, Function: "orders-consumer"},
+	})
+	require.NoError(t, err)
+	adminH, err := b.Admin(admin.Config{Table: table})
+	require.NoError(t, err)
+	require.NotNil(t, wrapped, "the attempt's store is wrapped")
+	ctx := context.Background()
+
+	out, err := attemptH.Handle(ctx, document(t, "m-1", "orders"))
+	require.NoError(t, err)
+	assert.Equal(t, message.NextDone, out.Next)
+	assert.Equal(t, []string{"orders-consumer"}, lambda.calls, "delivered through the Delivery client")
+	assert.Positive(t, wrapped.loads.Load(), "admitted through the wrapped store")
+
+	lambda.failing = true
+	out, err = attemptH.Handle(ctx, document(t, "m-2", "orders"))
+	require.NoError(t, err)
+	assert.Equal(t, message.NextWait, out.Next)
+	require.Len(t, changes, 1, "the trip reached Observe")
+	assert.Equal(t, breaker.Open, changes[0].To)
+	assert.Equal(t, t0, changes[0].At, "the breaker reads Deps.Now")
+
+	loads := wrapped.loads.Load()
+	clock.Advance(time.Hour)
+	res, err := adminH.Handle(ctx, admin.Input{Request: admin.Request{Command: "reset", Breaker: "orders", Reason: "test"}, ExecutionName: "op"})
+	require.NoError(t, err)
+	assert.True(t, res.Changed)
+	assert.Equal(t, loads, wrapped.loads.Load(), "the admin's store is not wrapped")
+	require.Len(t, changes, 2, "the admin's breaker reports to Observe too")
+	assert.Equal(t, breaker.Closed, changes[1].To)
+	assert.Equal(t, t0.Add(time.Hour), changes[1].At)
+
+	assert.Equal(t, []string{"Delivered", telemetry.StateMetric, "Trips", "Transient", "Waits", telemetry.StateMetric},
+		metricNames(t, &metrics), "one metric writer for both handlers")
+	assert.Contains(t, logs.String(), `"breaker state change"`)
+	assert.Len(t, b.Breakers(), 2)
+}
+
+func TestSeedReplaysAndSeparatesTheRandomness(t *testing.T) {
+	backoff := func(seed uint64) []float64 {
+		b := assemble.NewBuilder(assemble.Deps{
+			Clients: assemble.Clients{DynamoDB: unusedDynamoDB{}, Delivery: target.Clients{Lambda: &consumer{}}},
+			Seed:    seed, MetricLines: &bytes.Buffer{}, Logger: telemetry.JSONLogger(&bytes.Buffer{}),
+		})
+		h, err := b.Attempt(assemble.AttemptConfig{Table: "t", Target: target.Config{Kind: target.KindLambda, Function: "c"}})
+		require.NoError(t, err)
+		out := make([]float64, 4)
+		for i := range out {
+			out[i] = h.Rand.Float64()
+		}
+		return out
+	}
+	assert.Equal(t, backoff(7), backoff(7), "one seed, one sequence")
+	assert.NotEqual(t, backoff(7), backoff(8))
+	assert.NotEqual(t, backoff(0), backoff(0), "seed 0 is a random seed")
+	assert.Equal(t, backoff(7), breakerSequence(9), "the backoff's sequence is the seed's third (offset 2)")
+}
+
+// breakerSequence is breaker.NewRandom(seed)'s first four numbers.
+func breakerSequence(seed uint64) []float64 {
+	r := breaker.NewRandom(seed)
+	out := make([]float64, 4)
+	for i := range out {
+		out[i] = r.Float64()
+	}
+	return out
+}
+
+func TestHandlersAreBuiltOnTheirSettingsAndDeps(t *testing.T) {
+	clock := breakertest.NewClock(t0)
+	lot := park.LotConfig{QueueURL: "http://sqs.local/123456789012/lot", MaxMessageSize: 2048}
+	clients := assemble.Clients{SFN: unusedSFN{}, ParkingLot: unusedSQS{}, DynamoDB: unusedDynamoDB{}}
+	b := assemble.NewBuilder(assemble.Deps{Clients: clients, Now: clock.Now, MetricLines: &bytes.Buffer{}, Logger: telemetry.JSONLogger(&bytes.Buffer{})})
+	starterCfg := starter.Config{
+		StateMachineARN: "arn:aws:states:us-east-1:123456789012:stateMachine:redrive",
+		Lot:             lot, TargetKind: target.KindLambda, Concurrency: 2,
+	}
+
+	t.Run("starter with the lambda target records no returns", func(t *testing.T) {
+		h, err := b.Starter(starterCfg)
+		require.NoError(t, err)
+		assert.Equal(t, clients.SFN, h.SFN)
+		assert.Equal(t, starterCfg, h.Config)
+		assert.Equal(t, &park.Lot{SQS: clients.ParkingLot, Config: lot, Metrics: h.Metrics, Logger: h.Logger}, h.Lot)
+		assert.Nil(t, h.Breaker)
+		assert.Equal(t, t0, h.Now())
+	})
+	t.Run("starter with the sqs target records returns on a breaker", func(t *testing.T) {
+		cfg := starterCfg
+		cfg.TargetKind, cfg.Table, cfg.Policy = target.KindSQS, "redrive", breaker.Policy{WindowSize: 10, MinimumCalls: 5}
+		before := len(b.Breakers())
+		h, err := b.Starter(cfg)
+		require.NoError(t, err)
+		require.Len(t, b.Breakers(), before+1)
+		br := b.Breakers()[before]
+		assert.Same(t, br, h.Breaker)
+		assert.Equal(t, cfg.Policy.WithDefaults(), br.Policy())
+	})
+	t.Run("park", func(t *testing.T) {
+		h, err := b.Park(park.Config{Lot: lot})
+		require.NoError(t, err)
+		got, ok := h.Lot.(*park.Lot)
+		require.True(t, ok)
+		assert.Equal(t, lot, got.Config)
+		assert.Equal(t, clients.ParkingLot, got.SQS)
+		assert.Equal(t, t0, h.Now())
+	})
+	t.Run("continuer", func(t *testing.T) {
+		h, err := b.Continuer()
+		require.NoError(t, err)
+		assert.Equal(t, clients.SFN, h.SFN)
+		assert.NotNil(t, h.Logger)
+	})
+}
+
+func TestMissingClientsAndBadSettingsAreNamed(t *testing.T) {
+	lot := park.LotConfig{QueueURL: "http://sqs.local/123456789012/lot", MaxMessageSize: park.DefaultMaxMessageSize}
+	starterCfg := starter.Config{
+		StateMachineARN: "arn:aws:states:us-east-1:123456789012:stateMachine:redrive",
+		Lot:             lot, TargetKind: target.KindSQS, Table: "redrive", Concurrency: 1,
+	}
+	attemptCfg := assemble.AttemptConfig{Table: "t", Target: target.Config{Kind: target.KindLambda, Function: "c"}}
+	tests := []struct {
+		name    string
+		clients assemble.Clients
+		build   func(b *assemble.Builder) error
+		want    []string
+		missing bool
+	}{
+		{
+			name:  "starter without clients",
+			build: func(b *assemble.Builder) error { _, err := b.Starter(starterCfg); return err },
+			want:  []string{"assemble: starter:", "the starter function needs Clients.SFN and Clients.ParkingLot and Clients.DynamoDB"}, missing: true,
+		},
+		{
+			name: "starter with bad settings", clients: assemble.Clients{SFN: unusedSFN{}, ParkingLot: unusedSQS{}, DynamoDB: unusedDynamoDB{}},
+			build: func(b *assemble.Builder) error {
+				cfg := starterCfg
+				cfg.Concurrency, cfg.Lot.QueueURL = 0, ""
+				_, err := b.Starter(cfg)
+				return err
+			},
+			want: []string{"PARKING_LOT_URL", "START_CONCURRENCY"},
+		},
+		{
+			name:  "attempt without DynamoDB",
+			build: func(b *assemble.Builder) error { _, err := b.Attempt(attemptCfg); return err },
+			want:  []string{"the attempt function needs Clients.DynamoDB"}, missing: true,
+		},
+		{
+			name: "attempt without the target's client", clients: assemble.Clients{DynamoDB: unusedDynamoDB{}},
+			build: func(b *assemble.Builder) error { _, err := b.Attempt(attemptCfg); return err },
+			want:  []string{"TARGET_KIND=lambda needs a Lambda client"},
+		},
+		{
+			name: "attempt with bad settings", clients: assemble.Clients{DynamoDB: unusedDynamoDB{}},
+			build: func(b *assemble.Builder) error {
+				_, err := b.Attempt(assemble.AttemptConfig{Policy: breaker.Policy{Jitter: 2}, Target: target.Config{Kind: "smtp"}})
+				return err
+			},
+			want: []string{"TABLE_NAME", "Jitter", "TARGET_KIND"},
+		},
+		{
+			name:  "park without SQS",
+			build: func(b *assemble.Builder) error { _, err := b.Park(park.Config{Lot: lot}); return err },
+			want:  []string{"the park function needs Clients.ParkingLot"}, missing: true,
+		},
+		{
+			name: "park with bad settings", clients: assemble.Clients{ParkingLot: unusedSQS{}},
+			build: func(b *assemble.Builder) error { _, err := b.Park(park.Config{}); return err },
+			want:  []string{"PARKING_LOT_URL", "PARKING_LOT_MAX_MESSAGE_SIZE"},
+		},
+		{
+			name:  "continuer without SFN",
+			build: func(b *assemble.Builder) error { _, err := b.Continuer(); return err },
+			want:  []string{"the continuer function needs Clients.SFN"}, missing: true,
+		},
+		{
+			name:  "admin without a table or DynamoDB",
+			build: func(b *assemble.Builder) error { _, err := b.Admin(admin.Config{}); return err },
+			want:  []string{"TABLE_NAME: required", "the admin function needs Clients.DynamoDB"}, missing: true,
+		},
+		{
+			name: "all, every function's problems", clients: assemble.Clients{DynamoDB: unusedDynamoDB{}},
+			build: func(b *assemble.Builder) error {
+				_, err := b.All(assemble.Config{Starter: starterCfg, Attempt: attemptCfg, Park: park.Config{Lot: lot}})
+				return err
+			},
+			want:    []string{"assemble: starter:", "assemble: attempt:", "assemble: park:", "assemble: continuer:", "assemble: admin:"},
+			missing: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := assemble.NewBuilder(assemble.Deps{Clients: tt.clients, MetricLines: &bytes.Buffer{}, Logger: telemetry.JSONLogger(&bytes.Buffer{})})
+			err := tt.build(b)
+			require.Error(t, err)
+			for _, part := range tt.want {
+				assert.ErrorContains(t, err, part)
+			}
+			assert.Equal(t, tt.missing, errors.Is(err, assemble.ErrMissingClient))
+			assert.Empty(t, b.Breakers(), "nothing built")
+		})
+	}
+}
+
+func TestAllByName(t *testing.T) {
+	ddb, table := newTable(t)
+	b := assemble.NewBuilder(assemble.Deps{
+		Clients: assemble.Clients{
+			DynamoDB: ddb, SFN: unusedSFN{}, ParkingLot: unusedSQS{}, Delivery: target.Clients{Lambda: &consumer{}},
+		},
+		MetricLines: &bytes.Buffer{}, Logger: telemetry.JSONLogger(&bytes.Buffer{}),
+	})
+	cfg, err := assemble.ConfigFromEnv(envOf(with(localEnv, map[string]string{"TABLE_NAME": table})))
+	require.NoError(t, err)
+	h, err := b.All(cfg)
+	require.NoError(t, err)
+	byName := h.ByName()
+	assert.Len(t, byName, 5)
+	for _, name := range []string{
+		assemble.FunctionStarter, assemble.FunctionAttempt, assemble.FunctionPark, assemble.FunctionContinuer, assemble.FunctionAdmin,
+	} {
+		assert.NotNil(t, byName[name], name)
+	}
+	assert.Len(t, b.Breakers(), 2, "the attempt's and the admin's; the lambda target's starter has none")
+
+	status, ok := byName[assemble.FunctionAdmin].(func(context.Context, admin.Input) (admin.Output, error))
+	require.True(t, ok, "admin registered as its Handle method")
+	out, err := status(context.Background(), admin.Input{Request: admin.Request{Command: "status", Breaker: "orders"}})
+	require.NoError(t, err)
+	assert.Equal(t, "orders", out.Breaker)
+}

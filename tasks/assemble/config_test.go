@@ -1,0 +1,151 @@
+package assemble_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/tasks/assemble"
+	"github.com/redrive/redrive/tasks/attempt"
+	"github.com/redrive/redrive/tasks/config"
+	"github.com/redrive/redrive/tasks/target"
+)
+
+// envOf is a getenv over vars.
+func envOf(vars map[string]string) func(string) string {
+	return func(name string) string { return vars[name] }
+}
+
+// attemptEnv is a valid attempt environment.
+var attemptEnv = map[string]string{
+	"TABLE_NAME":         "redrive",
+	"BREAKER_JITTER":     "0.2",
+	"MAX_ATTEMPTS":       "7",
+	"TARGET_KIND":        "lambda",
+	"TARGET_FUNCTION":    "orders-consumer",
+	"POISON_ERROR_TYPES": "PoisonMessage, SchemaError",
+}
+
+// with returns base with the changes; "" deletes a variable.
+func with(base map[string]string, changes map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range changes {
+		if v == "" {
+			delete(out, k)
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// badVariables returns the names of the variables err reports, in order.
+func badVariables(t *testing.T, err error) []string {
+	t.Helper()
+	var names []string
+	for _, e := range config.Split(err) {
+		var verr *config.VarError
+		require.ErrorAs(t, e, &verr)
+		names = append(names, verr.Name)
+	}
+	return names
+}
+
+func TestAttemptConfigFromEnv(t *testing.T) {
+	cfg, err := assemble.AttemptConfigFromEnv(envOf(attemptEnv))
+	require.NoError(t, err)
+	assert.Equal(t, assemble.AttemptConfig{
+		Table:  "redrive",
+		Policy: breaker.Policy{Jitter: 0.2},
+		Retry: attempt.Config{
+			MaxAttempts: 7, BackoffBase: attempt.DefaultBackoffBase, BackoffMax: attempt.DefaultBackoffMax,
+			MaxCycles: attempt.DefaultMaxCycles, DeliveryLease: attempt.DefaultDeliveryLease,
+		},
+		Target: target.Config{Kind: target.KindLambda, Function: "orders-consumer", PoisonErrorTypes: []string{"PoisonMessage", "SchemaError"}},
+	}, cfg)
+	assert.NoError(t, cfg.Validate())
+}
+
+func TestAttemptConfigErrorsNameEveryVariable(t *testing.T) {
+	tests := []struct {
+		name    string
+		changes map[string]string
+		want    []string
+	}{
+		{name: "table unset", changes: map[string]string{"TABLE_NAME": ""}, want: []string{"TABLE_NAME"}},
+		{name: "retry unparsable", changes: map[string]string{"BACKOFF_BASE": "30"}, want: []string{"BACKOFF_BASE"}},
+		{name: "policy out of range", changes: map[string]string{"BREAKER_WINDOW_SIZE": "65"}, want: []string{"BREAKER_WINDOW_SIZE"}},
+		{name: "target kind unset", changes: map[string]string{"TARGET_KIND": ""}, want: []string{"TARGET_KIND"}},
+		{
+			name:    "all at once, retry first",
+			changes: map[string]string{"TABLE_NAME": "", "MAX_CYCLES": "0", "BREAKER_JITTER": "2", "TARGET_FUNCTION": ""},
+			want:    []string{"MAX_CYCLES", "TABLE_NAME", "BREAKER_JITTER", "TARGET_FUNCTION"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := assemble.AttemptConfigFromEnv(envOf(with(attemptEnv, tt.changes)))
+			require.Error(t, err)
+			assert.ErrorIs(t, err, config.ErrInvalid)
+			assert.Equal(t, tt.want, badVariables(t, err))
+		})
+	}
+}
+
+func TestAttemptConfigValidate(t *testing.T) {
+	valid := assemble.AttemptConfig{Table: "redrive", Target: target.Config{Kind: target.KindLambda, Function: "consumer"}}
+	require.NoError(t, valid.Validate(), "zero policy and retry mean their defaults")
+	tests := []struct {
+		name   string
+		change func(c *assemble.AttemptConfig)
+		want   string
+	}{
+		{name: "no table", change: func(c *assemble.AttemptConfig) { c.Table = "" }, want: "TABLE_NAME: required"},
+		{name: "lease too short", change: func(c *assemble.AttemptConfig) { c.Retry.DeliveryLease = time.Millisecond }, want: "DELIVERY_LEASE"},
+		{name: "bad policy", change: func(c *assemble.AttemptConfig) { c.Policy.WindowSize = 65 }, want: "WindowSize"},
+		{name: "bad target", change: func(c *assemble.AttemptConfig) { c.Target.Kind = "smtp" }, want: "TARGET_KIND"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := valid
+			tt.change(&c)
+			assert.ErrorContains(t, c.Validate(), tt.want)
+		})
+	}
+}
+
+// localEnv is every function's environment in one, as a local host has it.
+var localEnv = with(attemptEnv, map[string]string{
+	"STATE_MACHINE_ARN": "arn:aws:states:us-east-1:123456789012:stateMachine:redrive",
+	"PARKING_LOT_URL":   "http://sqs.local/123456789012/orders-parking-lot",
+	"BREAKER_KEY":       "orders",
+})
+
+func TestConfigFromEnv(t *testing.T) {
+	cfg, err := assemble.ConfigFromEnv(envOf(localEnv))
+	require.NoError(t, err)
+	assert.Equal(t, "redrive", cfg.Attempt.Table)
+	assert.Equal(t, 7, cfg.Attempt.Retry.MaxAttempts)
+	assert.Equal(t, localEnv["STATE_MACHINE_ARN"], cfg.Starter.StateMachineARN)
+	assert.Equal(t, localEnv["PARKING_LOT_URL"], cfg.Starter.Lot.QueueURL)
+	assert.Equal(t, cfg.Starter.Lot, cfg.Park.Lot)
+	assert.Equal(t, "redrive", cfg.Admin.Table)
+}
+
+func TestConfigFromEnvReportsEachVariableOnce(t *testing.T) {
+	// The parking lot is the starter's and park's; the table the attempt's
+	// and admin's; MAX_ATTEMPTS the attempt's alone.
+	env := with(localEnv, map[string]string{"PARKING_LOT_MAX_MESSAGE_SIZE": "12", "TABLE_NAME": "", "MAX_ATTEMPTS": "many"})
+	_, err := assemble.ConfigFromEnv(envOf(env))
+	require.Error(t, err)
+	names := badVariables(t, err)
+	assert.ElementsMatch(t, []string{"PARKING_LOT_MAX_MESSAGE_SIZE", "TABLE_NAME", "MAX_ATTEMPTS"}, names)
+	assert.Equal(t, 1, strings.Count(err.Error(), "PARKING_LOT_MAX_MESSAGE_SIZE"))
+}

@@ -1,0 +1,74 @@
+package assemble
+
+import (
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/tasks/delivery"
+	"github.com/redrive/redrive/tasks/park"
+	"github.com/redrive/redrive/tasks/starter"
+	"github.com/redrive/redrive/tasks/target"
+	"github.com/redrive/redrive/tasks/telemetry"
+)
+
+// Clients are the AWS clients the handlers call, as the small interfaces
+// the handlers declare; the SDK's clients satisfy them. A function needs
+// only some of them (see the Builder's methods).
+type Clients struct {
+	// DynamoDB holds the breaker rows and the delivery records (attempt,
+	// admin, and the starter with TARGET_KIND=sqs).
+	DynamoDB delivery.API
+	// SFN starts executions (starter, continuer).
+	SFN starter.StartExecutionAPI
+	// ParkingLot sends to the parking-lot queue (starter, park).
+	ParkingLot park.SendMessageAPI
+	// Delivery are the target's clients (attempt): Lambda for
+	// TARGET_KIND=lambda, SQS for sqs. In AWS they make a single try (see
+	// AWSClients): the breaker and the state machine do the retrying.
+	Delivery target.Clients
+}
+
+// Deps are what a Builder builds the handlers on besides their settings.
+// The zero value of every field but Clients means its documented default,
+// the one a Lambda function wants.
+type Deps struct {
+	// Clients are the AWS clients.
+	Clients Clients
+	// Now is the clock of every handler, breaker, ledger and metric line.
+	// Default time.Now; a local host passes its virtual or scaled clock.
+	Now func() time.Time
+	// Logger gets the handlers' log lines and the breakers' state changes.
+	// Default telemetry.NewLogger().
+	Logger *slog.Logger
+	// MetricLines receives the embedded-metric-format lines. Default
+	// os.Stdout, where Lambda ships them to CloudWatch.
+	MetricLines io.Writer
+	// Seed seeds every breaker's randomness (cooldown jitter, ramp, lease
+	// ids) and the attempt's backoff jitter, each its own sequence, so a
+	// local run replays exactly. Default 0: a random seed.
+	Seed uint64
+	// Observe, if set, is called on every breaker state change, after the
+	// metric and the log line. It must be quick and safe for concurrent
+	// use.
+	Observe func(breaker.Transition)
+	// WrapStore, if set, wraps the attempt function's breaker store, for
+	// fault injection.
+	WrapStore func(breaker.Store) breaker.Store
+}
+
+// withDefaults returns d with its zero fields defaulted.
+func (d Deps) withDefaults() Deps {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Logger == nil {
+		d.Logger = telemetry.NewLogger()
+	}
+	if d.MetricLines == nil {
+		d.MetricLines = os.Stdout
+	}
+	return d
+}

@@ -1,0 +1,20 @@
+// Package assemble builds the task handlers (starter, attempt, park,
+// continuer, admin) from their settings and their dependencies, in one
+// place for every host: the Lambda mains under tasks/cmd (AWS clients,
+// the wall clock, Lambda's logger), the emulator behind `redrive local`
+// and the in-process stack of the tests and the simulation (local clients,
+// a virtual clock, seeded randomness, hooks on the breakers).
+//
+// A main reads its function's settings and builds its one handler:
+//
+//	cfg, err := assemble.AttemptConfigFromEnv(os.Getenv)
+//	...
+//	b, err := assemble.FromAWS(context.Background())
+//	...
+//	h, err := b.Attempt(cfg)
+//	...
+//	lambda.Start(h.Handle)
+//
+// A local host builds all five on its own clients with Builder.All and
+// registers Handlers.ByName.
+package assemble

@@ -1,0 +1,59 @@
+package assemble
+
+import (
+	"errors"
+
+	"github.com/redrive/redrive/tasks/admin"
+	"github.com/redrive/redrive/tasks/attempt"
+	"github.com/redrive/redrive/tasks/continuer"
+	"github.com/redrive/redrive/tasks/park"
+	"github.com/redrive/redrive/tasks/starter"
+)
+
+// The functions' names: their mains' directories under tasks/cmd, and the
+// names local hosts register them under.
+const (
+	FunctionStarter   = "starter"
+	FunctionAttempt   = "attempt"
+	FunctionPark      = "park"
+	FunctionContinuer = "continuer"
+	FunctionAdmin     = "admin"
+)
+
+// Handlers are the five task handlers of one deployment. A test may wrap
+// one by registering its own function under the handler's name.
+type Handlers struct {
+	Starter   *starter.Handler
+	Attempt   *attempt.Handler
+	Park      *park.Handler
+	Continuer *continuer.Handler
+	Admin     *admin.Handler
+}
+
+// All builds the five handlers from cfg; the error names every problem of
+// every function.
+func (b *Builder) All(cfg Config) (Handlers, error) {
+	var h Handlers
+	var errs [5]error
+	h.Starter, errs[0] = b.Starter(cfg.Starter)
+	h.Attempt, errs[1] = b.Attempt(cfg.Attempt)
+	h.Park, errs[2] = b.Park(cfg.Park)
+	h.Continuer, errs[3] = b.Continuer()
+	h.Admin, errs[4] = b.Admin(cfg.Admin)
+	if err := errors.Join(errs[:]...); err != nil {
+		return Handlers{}, err
+	}
+	return h, nil
+}
+
+// ByName returns each handler's Handle method under its function's name,
+// for a local host's registry.
+func (h Handlers) ByName() map[string]any {
+	return map[string]any{
+		FunctionStarter:   h.Starter.Handle,
+		FunctionAttempt:   h.Attempt.Handle,
+		FunctionPark:      h.Park.Handle,
+		FunctionContinuer: h.Continuer.Handle,
+		FunctionAdmin:     h.Admin.Handle,
+	}
+}
