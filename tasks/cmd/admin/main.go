@@ -9,13 +9,9 @@ import (
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/redrive/redrive/breaker"
-	"github.com/redrive/redrive/breaker/dynamostore"
 	"github.com/redrive/redrive/tasks/admin"
-	"github.com/redrive/redrive/tasks/telemetry"
+	"github.com/redrive/redrive/tasks/assemble"
 )
 
 func main() {
@@ -23,17 +19,13 @@ func main() {
 	if err != nil {
 		log.Fatalf("admin: %v", err)
 	}
-	aws, err := awsconfig.LoadDefaultConfig(context.Background())
-	if err != nil {
-		log.Fatalf("admin: load AWS configuration: %v", err)
-	}
-	logger := telemetry.NewLogger()
-	metrics := telemetry.NewMetrics(os.Stdout, logger, nil)
-	// Commands need no policy: the default only satisfies breaker.New.
-	b, err := breaker.New(dynamostore.New(dynamodb.NewFromConfig(aws), cfg.Table), breaker.Policy{},
-		breaker.WithObserver(metrics.OnTransition))
+	b, err := assemble.FromAWS(context.Background())
 	if err != nil {
 		log.Fatalf("admin: %v", err)
 	}
-	lambda.Start(admin.New(b, logger).Handle)
+	h, err := b.Admin(cfg)
+	if err != nil {
+		log.Fatalf("admin: %v", err)
+	}
+	lambda.Start(h.Handle)
 }

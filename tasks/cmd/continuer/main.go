@@ -8,18 +8,18 @@ import (
 	"log"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
-	"github.com/redrive/redrive/tasks/continuer"
-	"github.com/redrive/redrive/tasks/telemetry"
+	"github.com/redrive/redrive/tasks/assemble"
 )
 
 func main() {
-	aws, err := awsconfig.LoadDefaultConfig(context.Background())
+	b, err := assemble.FromAWS(context.Background())
 	if err != nil {
-		log.Fatalf("continuer: load AWS configuration: %v", err)
+		log.Fatalf("continuer: %v", err)
 	}
-	h := &continuer.Handler{SFN: sfn.NewFromConfig(aws), Logger: telemetry.NewLogger()}
+	h, err := b.Continuer()
+	if err != nil {
+		log.Fatalf("continuer: %v", err)
+	}
 	lambda.Start(h.Handle)
 }

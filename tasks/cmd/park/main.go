@@ -9,11 +9,9 @@ import (
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/redrive/redrive/tasks/assemble"
 	"github.com/redrive/redrive/tasks/park"
-	"github.com/redrive/redrive/tasks/telemetry"
 )
 
 func main() {
@@ -21,16 +19,13 @@ func main() {
 	if err != nil {
 		log.Fatalf("park: %v", err)
 	}
-	aws, err := awsconfig.LoadDefaultConfig(context.Background())
+	b, err := assemble.FromAWS(context.Background())
 	if err != nil {
-		log.Fatalf("park: load AWS configuration: %v", err)
+		log.Fatalf("park: %v", err)
 	}
-	logger := telemetry.NewLogger()
-	lot := &park.Lot{
-		SQS:     sqs.NewFromConfig(aws),
-		Config:  cfg.Lot,
-		Metrics: telemetry.NewMetrics(os.Stdout, logger, nil),
-		Logger:  logger,
+	h, err := b.Park(cfg)
+	if err != nil {
+		log.Fatalf("park: %v", err)
 	}
-	lambda.Start((&park.Handler{Lot: lot}).Handle)
+	lambda.Start(h.Handle)
 }

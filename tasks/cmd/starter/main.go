@@ -12,16 +12,9 @@ import (
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/sfn"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/redrive/redrive/breaker"
-	"github.com/redrive/redrive/breaker/dynamostore"
-	"github.com/redrive/redrive/tasks/park"
+	"github.com/redrive/redrive/tasks/assemble"
 	"github.com/redrive/redrive/tasks/starter"
-	"github.com/redrive/redrive/tasks/telemetry"
 )
 
 func main() {
@@ -29,25 +22,13 @@ func main() {
 	if err != nil {
 		log.Fatalf("starter: %v", err)
 	}
-	aws, err := awsconfig.LoadDefaultConfig(context.Background())
+	b, err := assemble.FromAWS(context.Background())
 	if err != nil {
-		log.Fatalf("starter: load AWS configuration: %v", err)
+		log.Fatalf("starter: %v", err)
 	}
-	logger := telemetry.NewLogger()
-	metrics := telemetry.NewMetrics(os.Stdout, logger, nil)
-	h := &starter.Handler{
-		SFN:     sfn.NewFromConfig(aws),
-		Lot:     &park.Lot{SQS: sqs.NewFromConfig(aws), Config: cfg.Lot, Metrics: metrics, Logger: logger},
-		Config:  cfg,
-		Metrics: metrics,
-		Logger:  logger,
-	}
-	if cfg.RecordsReturns() {
-		h.Breaker, err = breaker.New(dynamostore.New(dynamodb.NewFromConfig(aws), cfg.Table), cfg.Policy,
-			breaker.WithObserver(metrics.OnTransition))
-		if err != nil {
-			log.Fatalf("starter: %v", err)
-		}
+	h, err := b.Starter(cfg)
+	if err != nil {
+		log.Fatalf("starter: %v", err)
 	}
 	lambda.Start(h.Handle)
 }
