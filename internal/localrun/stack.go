@@ -18,15 +18,16 @@ import (
 	"github.com/redrive/redrive/statemachine/local"
 	"github.com/redrive/redrive/statemachine/local/lambdaapi"
 	"github.com/redrive/redrive/statemachine/local/sfnapi"
+	"github.com/redrive/redrive/tasks/assemble"
 )
 
 // The functions a Stack hosts in its Registry, by name.
 const (
-	FunctionStarter   = "starter"
-	FunctionAttempt   = "attempt"
-	FunctionPark      = "park"
-	FunctionContinuer = "continuer"
-	FunctionAdmin     = "admin"
+	FunctionStarter   = assemble.FunctionStarter
+	FunctionAttempt   = assemble.FunctionAttempt
+	FunctionPark      = assemble.FunctionPark
+	FunctionContinuer = assemble.FunctionContinuer
+	FunctionAdmin     = assemble.FunctionAdmin
 	// FunctionConsumer is the simulated consumer, the attempt's target.
 	FunctionConsumer = "consumer"
 )

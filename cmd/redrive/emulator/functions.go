@@ -1,7 +1,6 @@
 package emulator
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -11,14 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/redrive/redrive/breaker"
-	"github.com/redrive/redrive/breaker/dynamostore"
 	"github.com/redrive/redrive/statemachine/local"
-	"github.com/redrive/redrive/tasks/admin"
-	"github.com/redrive/redrive/tasks/attempt"
-	"github.com/redrive/redrive/tasks/config"
-	"github.com/redrive/redrive/tasks/continuer"
-	"github.com/redrive/redrive/tasks/delivery"
+	"github.com/redrive/redrive/tasks/assemble"
 	"github.com/redrive/redrive/tasks/park"
 	"github.com/redrive/redrive/tasks/starter"
 	"github.com/redrive/redrive/tasks/target"
@@ -27,11 +20,11 @@ import (
 
 // The functions the Lambda server hosts, by name.
 const (
-	FunctionStarter   = "starter"
-	FunctionAttempt   = "attempt"
-	FunctionPark      = "park"
-	FunctionContinuer = "continuer"
-	FunctionAdmin     = "admin"
+	FunctionStarter   = assemble.FunctionStarter
+	FunctionAttempt   = assemble.FunctionAttempt
+	FunctionPark      = assemble.FunctionPark
+	FunctionContinuer = assemble.FunctionContinuer
+	FunctionAdmin     = assemble.FunctionAdmin
 	// FunctionConsumer is the simulated consumer, the attempt's target.
 	FunctionConsumer = "consumer"
 )
@@ -67,48 +60,28 @@ func (w wiring) env(user func(string) string) func(string) string {
 }
 
 // register builds the handlers as the Lambda mains do, from getenv, on
-// clock now, and hosts them in reg with the consumer. Every bad setting is
-// reported, by variable.
+// the emulator's clients and clock now, and hosts them in reg with the
+// consumer. Every bad setting is reported, by variable.
 func register(reg *local.Registry, c clients, getenv func(string) string, now func() time.Time, consumer *switchTarget, logs io.Writer) error {
-	logger := telemetry.JSONLogger(logs)
-	metrics := telemetry.NewMetrics(logs, logger, now)
-
-	env := config.From(getenv)
-	policy := config.Policy(env)
-	targetCfg := target.FromEnv(env)
-	table := env.Required(starter.EnvTable)
-	starterCfg, starterErr := starter.ConfigFromEnv(getenv)
-	parkCfg, parkErr := park.ConfigFromEnv(getenv)
-	attemptCfg, attemptErr := attempt.ConfigFromEnv(getenv)
-	if err := errors.Join(env.Err(), starterErr, parkErr, attemptErr); err != nil {
+	cfg, err := assemble.ConfigFromEnv(getenv)
+	if err != nil {
 		return fmt.Errorf("emulator: function settings: %w", err)
 	}
-
-	b, err := breaker.New(dynamostore.New(c.dynamo, table), policy,
-		breaker.WithClock(now), breaker.WithObserver(metrics.OnTransition))
-	if err != nil {
-		return fmt.Errorf("emulator: breaker: %w", err)
-	}
-	tgt, err := target.New(targetCfg, target.Clients{Lambda: c.lambda})
+	b := assemble.NewBuilder(assemble.Deps{
+		Clients: assemble.Clients{
+			DynamoDB: c.dynamo, SFN: c.sfn, ParkingLot: c.sqs, Delivery: target.Clients{Lambda: c.lambda},
+		},
+		Now:         now,
+		Logger:      telemetry.JSONLogger(logs),
+		MetricLines: logs,
+	})
+	handlers, err := b.All(cfg)
 	if err != nil {
 		return fmt.Errorf("emulator: %w", err)
 	}
-	lot := &park.Lot{SQS: c.sqs, Config: parkCfg.Lot, Metrics: metrics, Logger: logger}
-	adminHandler := admin.New(b, logger)
-	adminHandler.Now = now
-
-	handlers := map[string]any{
-		FunctionStarter: (&starter.Handler{SFN: c.sfn, Lot: lot, Config: starterCfg, Metrics: metrics, Logger: logger, Now: now}).Handle,
-		FunctionAttempt: (&attempt.Handler{
-			Breaker: b, Ledger: delivery.New(c.dynamo, table, now), Target: tgt, Metrics: metrics,
-			Logger: logger, Now: now, Rand: breaker.NewRandom(uint64(now().UnixNano())), Config: attemptCfg,
-		}).Handle,
-		FunctionPark:      (&park.Handler{Lot: lot, Now: now}).Handle,
-		FunctionContinuer: (&continuer.Handler{SFN: c.sfn, Logger: logger}).Handle,
-		FunctionAdmin:     adminHandler.Handle,
-		FunctionConsumer:  consumer.Handle,
-	}
-	for name, h := range handlers {
+	hosted := handlers.ByName()
+	hosted[FunctionConsumer] = consumer.Handle
+	for name, h := range hosted {
 		if err := reg.Register(name, h); err != nil {
 			return fmt.Errorf("emulator: %w", err)
 		}
