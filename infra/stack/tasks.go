@@ -5,11 +5,10 @@ import (
 	"strings"
 
 	"github.com/redrive/redrive/tasks/admin"
-	"github.com/redrive/redrive/tasks/attempt"
+	"github.com/redrive/redrive/tasks/assemble"
 	"github.com/redrive/redrive/tasks/config"
 	"github.com/redrive/redrive/tasks/park"
 	"github.com/redrive/redrive/tasks/starter"
-	"github.com/redrive/redrive/tasks/target"
 )
 
 // settingOf names the setting behind each variable a task may reject.
@@ -57,12 +56,8 @@ func taskProblems(name string, env map[string]string) error {
 		_, err := starter.ConfigFromEnv(getenv)
 		return err
 	case attemptFn:
-		_, err := attempt.ConfigFromEnv(getenv)
-		e := config.From(getenv)
-		e.Required(envTableName)
-		config.Policy(e)
-		target.FromEnv(e)
-		return errors.Join(err, e.Err())
+		_, err := assemble.AttemptConfigFromEnv(getenv)
+		return err
 	case parkFn:
 		_, err := park.ConfigFromEnv(getenv)
 		return err
@@ -86,7 +81,7 @@ func (v *validator) tasks(s Settings) {
 	r := exampleRefs(s)
 	for _, fn := range functions {
 		env := environment(fn.name, s, r)
-		for _, err := range unjoin(taskProblems(fn.name, env)) {
+		for _, err := range config.Split(taskProblems(fn.name, env)) {
 			verr, ok := errors.AsType[*config.VarError](err)
 			if !ok {
 				v.fail("Settings", "the %s function rejects its environment: %v", fn.name, err)

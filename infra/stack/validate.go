@@ -3,6 +3,7 @@ package stack
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -176,43 +177,21 @@ func (v *validator) keys(s Settings) {
 // policy checks the BREAKER_* variables with the parser the tasks use, so
 // a policy that synthesizes is one the tasks accept at cold start.
 func (v *validator) policy(vars map[string]string) {
-	names := make([]string, 0, len(vars))
-	for name := range vars {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		if !isPolicyVariable(name) {
-			v.fail("Policy."+name, "not a breaker policy variable the tasks read (BREAKER_CONSECUTIVE_FAILURES, BREAKER_COOLDOWN_BASE, ...; see tasks/config)")
+	known := config.PolicyVariables()
+	for _, name := range slices.Sorted(maps.Keys(vars)) {
+		if !slices.Contains(known, name) {
+			v.fail("Policy."+name, "not a breaker policy variable the tasks read; want one of %s", strings.Join(known, ", "))
 		}
 	}
 	env := config.From(func(name string) string { return vars[name] })
 	config.Policy(env)
-	for _, err := range unjoin(env.Err()) {
+	for _, err := range config.Split(env.Err()) {
 		if verr, ok := errors.AsType[*config.VarError](err); ok {
 			v.fail("Policy."+verr.Name, "%s", strings.TrimPrefix(err.Error(), "config: "+verr.Name+": "))
 			continue
 		}
 		v.fail("Policy", "%v", err)
 	}
-}
-
-// isPolicyVariable reports whether config.Policy reads name: it is, if a
-// value that no variable accepts is reported against name.
-func isPolicyVariable(name string) bool {
-	env := config.From(func(n string) string {
-		if n == name {
-			return "\x00not a value"
-		}
-		return ""
-	})
-	config.Policy(env)
-	for _, err := range unjoin(env.Err()) {
-		if verr, ok := errors.AsType[*config.VarError](err); ok && verr.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // attempt checks the attempt function's timeout and lease; the attempt
@@ -278,15 +257,4 @@ func (v *validator) build(dir string) {
 	if len(missing) > 0 {
 		v.fail("BuildDir", "%q lacks %s; run `make build` first", dir, strings.Join(missing, ", "))
 	}
-}
-
-// unjoin splits an errors.Join result into its errors.
-func unjoin(err error) []error {
-	if joined, ok := err.(interface{ Unwrap() []error }); ok {
-		return joined.Unwrap()
-	}
-	if err != nil {
-		return []error{err}
-	}
-	return nil
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/aws/jsii-runtime-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/tasks/config"
 )
 
 func TestValidateAcceptsFixtures(t *testing.T) {
@@ -86,7 +88,7 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"alarm key too long", func() Settings { s := demo(); s.AlarmBreakerKeys = []string{strings.Repeat("k", 256)}; return s },
 			"AlarmBreakerKeys[0]", "1 to 255 bytes"},
 		{"unknown policy variable", func() Settings { s := valid(); s.Policy = map[string]string{"BREAKER_COOLDOWN": "1m"}; return s },
-			"Policy.BREAKER_COOLDOWN", "not a breaker policy variable"},
+			"Policy.BREAKER_COOLDOWN", "not a breaker policy variable the tasks read; want one of BREAKER_CONSECUTIVE_FAILURES, "},
 		{"policy value unparsable", func() Settings { s := valid(); s.Policy = map[string]string{"BREAKER_COOLDOWN_BASE": "60"}; return s },
 			"Policy.BREAKER_COOLDOWN_BASE", "duration"},
 		{"policy invalid as a whole", func() Settings { s := valid(); s.Policy = map[string]string{"BREAKER_WINDOW_SIZE": "5"}; return s },
@@ -133,7 +135,7 @@ func TestValidateNamesTheField(t *testing.T) {
 
 // findPropError returns the problem reported for field, or nil.
 func findPropError(err error, field string) *PropError {
-	for _, e := range unjoin(err) {
+	for _, e := range config.Split(err) {
 		if perr, ok := errors.AsType[*PropError](e); ok && perr.Field == field {
 			return perr
 		}
