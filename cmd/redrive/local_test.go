@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/cmd/redrive/emulator"
+	"github.com/redrive/redrive/internal/loopback"
 	"github.com/redrive/redrive/internal/simtarget"
 	"github.com/redrive/redrive/tasks/message"
 )
@@ -264,12 +265,12 @@ func runAdminCLI(t *testing.T, h host, args ...string) (stdout, stderr string, c
 
 // sfnClient and sqsClient are real SDK clients of the endpoints in env.
 func sfnClient(env map[string]string) *sfn.Client {
-	return sfn.New(sfn.Options{Region: env["AWS_REGION"], BaseEndpoint: aws.String(env[envSFNEndpoint]),
+	return sfn.New(sfn.Options{HTTPClient: loopback.NewHTTPClient(), Region: env["AWS_REGION"], BaseEndpoint: aws.String(env[envSFNEndpoint]),
 		Credentials: credentials.NewStaticCredentialsProvider(env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"], "")})
 }
 
 func sqsClient(env map[string]string) *sqs.Client {
-	return sqs.New(sqs.Options{Region: env["AWS_REGION"], BaseEndpoint: aws.String(env["AWS_ENDPOINT_URL_SQS"]),
+	return sqs.New(sqs.Options{HTTPClient: loopback.NewHTTPClient(), Region: env["AWS_REGION"], BaseEndpoint: aws.String(env["AWS_ENDPOINT_URL_SQS"]),
 		Credentials: credentials.NewStaticCredentialsProvider(env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"], "")})
 }
 

@@ -1,16 +1,16 @@
 package ddbtest
 
 import (
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/truora/minidyn/server"
+
+	"github.com/redrive/redrive/internal/loopback"
 )
 
 // EndpointEnv names the environment variable that points the tests at an
@@ -22,11 +22,6 @@ const BackendMinidyn = "minidyn"
 
 // Region is the region the test clients sign for; emulators accept any.
 const Region = "us-east-1"
-
-// maxConns keeps connections to the endpoint reusable under the 64-way
-// concurrency the store tests and benchmarks use, instead of churning
-// loopback sockets.
-const maxConns = 128
 
 // Client returns a DynamoDB client for the test endpoint and the backend's
 // name ("minidyn", or "DDB_ENDPOINT=<url>"). Without DDB_ENDPOINT it starts a
@@ -44,14 +39,10 @@ func Client(tb testing.TB) (*dynamodb.Client, string) {
 // newClient returns a DynamoDB client for endpoint with static test
 // credentials: emulators need a signature but check no secret.
 func newClient(endpoint string) *dynamodb.Client {
-	httpClient := awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
-		t.MaxIdleConns = maxConns
-		t.MaxIdleConnsPerHost = maxConns
-	})
 	return dynamodb.New(dynamodb.Options{
 		Region:       Region,
 		BaseEndpoint: aws.String(endpoint),
 		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-		HTTPClient:   httpClient,
+		HTTPClient:   loopback.NewHTTPClient(),
 	})
 }

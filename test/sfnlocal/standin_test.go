@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
 	"github.com/redrive/redrive/cmd/redrive/emulator"
+	"github.com/redrive/redrive/internal/loopback"
 	"github.com/redrive/redrive/statemachine/local"
 	"github.com/redrive/redrive/statemachine/local/lambdaapi"
 	"github.com/redrive/redrive/statemachine/local/sfnapi"
@@ -72,7 +73,7 @@ var _ local.Invoker = (*lateInvoker)(nil)
 
 // connect points the invoker at the Lambda server at url.
 func (l *lateInvoker) connect(url string) {
-	client := lambda.New(lambda.Options{Region: emulator.Region, BaseEndpoint: aws.String(url),
+	client := lambda.New(lambda.Options{HTTPClient: loopback.NewHTTPClient(), Region: emulator.Region, BaseEndpoint: aws.String(url),
 		Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")})
 	l.mu.Lock()
 	l.next = lambdaapi.NewInvoker(client)

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/redrive/redrive/cmd/redrive/emulator"
+	"github.com/redrive/redrive/internal/loopback"
 )
 
 // The environment variables the suite reads (see the package doc).
@@ -135,8 +136,8 @@ func start() (*suite, error) {
 		lambdaServer.connect(s.e.LambdaURL)
 	}
 	creds := credentials.NewStaticCredentialsProvider("local", "local", "")
-	s.sfn = sfn.New(sfn.Options{Region: emulator.Region, BaseEndpoint: aws.String(s.e.SFNURL), Credentials: creds})
-	s.sqs = sqs.New(sqs.Options{Region: emulator.Region, BaseEndpoint: aws.String(s.e.SQSURL), Credentials: creds})
+	s.sfn = sfn.New(sfn.Options{HTTPClient: loopback.NewHTTPClient(), Region: emulator.Region, BaseEndpoint: aws.String(s.e.SFNURL), Credentials: creds})
+	s.sqs = sqs.New(sqs.Options{HTTPClient: loopback.NewHTTPClient(), Region: emulator.Region, BaseEndpoint: aws.String(s.e.SQSURL), Credentials: creds})
 	return s, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	minidyn "github.com/truora/minidyn/server"
 
 	"github.com/redrive/redrive/breaker/dynamostore"
+	"github.com/redrive/redrive/internal/loopback"
 	"github.com/redrive/redrive/internal/sqslocal"
 )
 
@@ -63,7 +64,7 @@ func startDynamo(ctx context.Context, addr, endpoint string) (*dynamoBackend, er
 	} else {
 		b.table = TableName + "-" + rand.Text()[:12]
 	}
-	b.client = dynamodb.New(dynamodb.Options{Region: Region, BaseEndpoint: aws.String(b.url), Credentials: credentialsProvider})
+	b.client = dynamodb.New(dynamodb.Options{HTTPClient: loopback.NewHTTPClient(), Region: Region, BaseEndpoint: aws.String(b.url), Credentials: credentialsProvider})
 	if err := dynamostore.CreateTable(ctx, b.client, b.table); err != nil {
 		return nil, errors.Join(fmt.Errorf("emulator: DynamoDB at %s: %w", b.url, err), b.close(ctx))
 	}
@@ -106,7 +107,7 @@ func startSQS(ctx context.Context, addr string) (*sqsBackend, error) {
 	b := &sqsBackend{
 		queues: queues,
 		server: srv,
-		client: sqs.New(sqs.Options{Region: Region, BaseEndpoint: aws.String(srv.URL), Credentials: credentialsProvider}),
+		client: sqs.New(sqs.Options{HTTPClient: loopback.NewHTTPClient(), Region: Region, BaseEndpoint: aws.String(srv.URL), Credentials: credentialsProvider}),
 	}
 	for _, q := range []struct {
 		name  string

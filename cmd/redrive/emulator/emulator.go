@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
+	"github.com/redrive/redrive/internal/loopback"
 	"github.com/redrive/redrive/internal/simtarget"
 	"github.com/redrive/redrive/statemachine/local"
 	"github.com/redrive/redrive/statemachine/local/lambdaapi"
@@ -74,7 +75,7 @@ func Start(ctx context.Context, opts Options) (_ *Emulator, err error) {
 		return nil, err
 	}
 	e.LambdaURL, e.LambdaAddr = lambdaSrv.URL, lambdaSrv.Addr
-	c := clients{lambda: lambda.New(lambda.Options{Region: Region, BaseEndpoint: aws.String(e.LambdaURL), Credentials: credentialsProvider})}
+	c := clients{lambda: lambda.New(lambda.Options{HTTPClient: loopback.NewHTTPClient(), Region: Region, BaseEndpoint: aws.String(e.LambdaURL), Credentials: credentialsProvider})}
 	invoker := lambdaapi.NewInvoker(c.lambda)
 
 	if e.dynamo, err = startDynamo(ctx, opts.DynamoDBAddr, opts.DynamoDBEndpoint); err != nil {
@@ -93,7 +94,7 @@ func Start(ctx context.Context, opts Options) (_ *Emulator, err error) {
 			return nil, err
 		}
 	}
-	c.sfn = sfn.New(sfn.Options{Region: Region, BaseEndpoint: aws.String(e.SFNURL), Credentials: credentialsProvider})
+	c.sfn = sfn.New(sfn.Options{HTTPClient: loopback.NewHTTPClient(), Region: Region, BaseEndpoint: aws.String(e.SFNURL), Credentials: credentialsProvider})
 	if e.RedriveARN, e.AdminARN, err = createStateMachines(ctx, c.sfn, opts.NameSuffix); err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/cmd/redrive/emulator"
+	"github.com/redrive/redrive/internal/loopback"
 )
 
 func TestStartReportsBadFunctionSettingsAndReleasesItsPorts(t *testing.T) {
@@ -49,7 +50,7 @@ func TestExternalDynamoDBGetsItsOwnTableDroppedOnClose(t *testing.T) {
 	assert.Equal(t, host.DynamoDBURL, e.DynamoDBURL)
 	assert.True(t, strings.HasPrefix(e.Table, emulator.TableName+"-"), "a unique table on a shared endpoint: %s", e.Table)
 
-	ddb := dynamodb.New(dynamodb.Options{Region: emulator.Region, BaseEndpoint: aws.String(host.DynamoDBURL),
+	ddb := dynamodb.New(dynamodb.Options{HTTPClient: loopback.NewHTTPClient(), Region: emulator.Region, BaseEndpoint: aws.String(host.DynamoDBURL),
 		Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")})
 	exists := func(table string) bool {
 		_, err := ddb.DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String(table)})

@@ -1,16 +1,15 @@
 package sqstest
 
 import (
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/redrive/redrive/internal/loopback"
 	"github.com/redrive/redrive/internal/sqslocal"
 )
 
@@ -23,9 +22,6 @@ const BackendSQSLocal = "sqslocal"
 
 // Region is the region the test clients sign for; emulators accept any.
 const Region = "us-east-1"
-
-// maxConns keeps connections reusable when many tests long-poll at once.
-const maxConns = 128
 
 // Backend is an SQS endpoint for one test.
 type Backend struct {
@@ -71,17 +67,13 @@ func Client(tb testing.TB) (*sqs.Client, string) {
 
 // NewClient returns an SQS client for endpoint with static test
 // credentials (emulators need a signature but check no secret) whose
-// request bodies are detached from the SDK's (DetachRequestBody), so a
-// fast loopback server cannot make it lose a response.
+// HTTP client is loopback.NewHTTPClient, so a fast loopback server cannot
+// make it lose a response.
 func NewClient(endpoint string) *sqs.Client {
-	httpClient := awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
-		t.MaxIdleConns = maxConns
-		t.MaxIdleConnsPerHost = maxConns
-	})
 	return sqs.New(sqs.Options{
 		Region:       Region,
 		BaseEndpoint: aws.String(endpoint),
 		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-		HTTPClient:   DetachRequestBody(httpClient),
+		HTTPClient:   loopback.NewHTTPClient(),
 	})
 }

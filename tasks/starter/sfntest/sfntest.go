@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 
+	"github.com/redrive/redrive/internal/loopback"
 	"github.com/redrive/redrive/statemachine"
 	"github.com/redrive/redrive/statemachine/local"
 	"github.com/redrive/redrive/statemachine/local/sfnapi"
@@ -73,7 +74,7 @@ func Start(tb testing.TB, invoker local.Invoker) *Env {
 // NewClient returns an sfn client for endpoint that does not retry, so a
 // test sees every error the endpoint returns.
 func NewClient(endpoint string) *sfn.Client {
-	return sfn.New(sfn.Options{
+	return sfn.New(sfn.Options{HTTPClient: loopback.NewHTTPClient(),
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String(endpoint),
 		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),

@@ -1,4 +1,4 @@
-package sqstest_test
+package loopback_test
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/internal/loopback"
 	"github.com/redrive/redrive/internal/sqslocal"
 	"github.com/redrive/redrive/internal/sqslocal/sqstest"
 )
@@ -53,7 +54,7 @@ func TestLateBodyCheckDoesNotLoseTheResponse(t *testing.T) {
 			late := &lateBodyCheck{next: awshttp.NewBuildableClient(), sdkDone: make(chan struct{})}
 			var httpClient sqs.HTTPClient = late
 			if tt.detach {
-				httpClient = sqstest.DetachRequestBody(late)
+				httpClient = loopback.DetachRequestBody(late)
 			}
 			client := sqs.New(sqs.Options{
 				Region:           sqstest.Region,
@@ -175,7 +176,7 @@ func TestDetachRequestBody(t *testing.T) {
 			r.Body, r.ContentLength = tt.body, tt.length
 			next := &recordingClient{}
 
-			resp, err := sqstest.DetachRequestBody(next).Do(r)
+			resp, err := loopback.DetachRequestBody(next).Do(r)
 
 			if rec, ok := tt.body.(*closeRecorder); ok {
 				assert.Equal(t, tt.wantClosed, rec.closed, "the original body is closed")

@@ -1,4 +1,4 @@
-package sqstest
+package loopback
 
 import (
 	"bytes"
@@ -6,8 +6,27 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 )
+
+// HTTPClient is the HTTP client every aws-sdk-go-v2 service client takes.
+type HTTPClient interface {
+	Do(*http.Request) (*http.Response, error)
+}
+
+// maxConns keeps connections reusable when many tests call at once.
+const maxConns = 128
+
+// NewHTTPClient returns the HTTP client for SDK clients of a server on
+// loopback (the project's embedded servers, dynalite, fauxqs, Step
+// Functions Local): the SDK's own client with room for many idle
+// connections, its request bodies detached (DetachRequestBody).
+func NewHTTPClient() HTTPClient {
+	return DetachRequestBody(awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+		t.MaxIdleConns = maxConns
+		t.MaxIdleConnsPerHost = maxConns
+	}))
+}
 
 // DetachRequestBody wraps next so that net/http writes its own in-memory
 // copy of each request body, one the SDK cannot close under it.
@@ -27,13 +46,13 @@ import (
 //
 // Requests without a body, or with a body of unknown length (a stream),
 // pass through unchanged.
-func DetachRequestBody(next sqs.HTTPClient) sqs.HTTPClient {
+func DetachRequestBody(next HTTPClient) HTTPClient {
 	return detachedBody{next: next}
 }
 
 // detachedBody is the client DetachRequestBody returns.
 type detachedBody struct {
-	next sqs.HTTPClient
+	next HTTPClient
 }
 
 // Do sends a shallow copy of r whose body is a copy of r's, read in full
@@ -45,7 +64,7 @@ func (c detachedBody) Do(r *http.Request) (*http.Response, error) {
 	body, err := io.ReadAll(r.Body)
 	_ = r.Body.Close()
 	if err != nil {
-		return nil, fmt.Errorf("sqstest: read the body of %s %s: %w", r.Method, r.URL, err)
+		return nil, fmt.Errorf("loopback: read the body of %s %s: %w", r.Method, r.URL, err)
 	}
 	own := r.WithContext(r.Context())
 	own.Body = io.NopCloser(bytes.NewReader(body))
