@@ -14,5 +14,7 @@
 //     attempt, try), in the breaker's DynamoDB table.
 //
 // The handlers (starter, attempt, park, continuer, admin) and the targets
-// (lambda, sqs) are built on these; their mains live under tasks/cmd.
+// (lambda, sqs) are built on these. assemble turns settings and clients into
+// the five handlers, one way for the Lambda mains (under tasks/cmd), the
+// local emulator and the in-process simulation.
 package tasks
