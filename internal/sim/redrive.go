@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -76,9 +77,11 @@ func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observ
 	w.report()
 	out := Outcome{Strategy: r.Name(), Calls: stack.Target.Ledger().Calls(), HasBreaker: true, Transitions: stack.BreakerChanges()}
 	out.Samples, out.End = p.finish()
-	if out.Usage, err = usageOf(ctx, stack); err != nil {
-		return Outcome{}, err
+	xs, err := stack.Executor.ListExecutions(ctx, stack.RedriveARN, "")
+	if err != nil {
+		return Outcome{}, fmt.Errorf("sim: redrive: list executions: %w", err)
 	}
+	out.Usage = usageFrom(xs, stack.Stats())
 	if err := account(ctx, stack, msgs, &out); err != nil {
 		return Outcome{}, err
 	}
@@ -102,13 +105,9 @@ type redriveWatch struct {
 // was sent, the DLQ is empty and no execution runs.
 func (w *redriveWatch) read(ctx context.Context, total int) (Usage, int, bool) {
 	w.report()
-	u, err := usageOf(ctx, w.stack)
-	if err != nil {
-		return u, 0, false
-	}
 	xs, err := w.stack.Executor.ListExecutions(ctx, w.stack.RedriveARN, "")
 	if err != nil {
-		return u, 0, false
+		return Usage{}, 0, false
 	}
 	settled, running := 0, 0
 	for _, x := range xs {
@@ -121,7 +120,7 @@ func (w *redriveWatch) read(ctx context.Context, total int) (Usage, int, bool) {
 	}
 	depth, err := w.stack.SQSServer.Depth(localrun.DLQName)
 	done := err == nil && len(w.stack.Sent()) == total && depth.Total() == 0 && running == 0
-	return u, settled, done
+	return usageFrom(xs, w.stack.Stats()), settled, done
 }
 
 // report passes the transitions saved since the last report to the
@@ -137,19 +136,15 @@ func (w *redriveWatch) report() {
 	}
 }
 
-// usageOf is the Stack's billable usage so far: transitions of every
-// redrive execution, the orchestrator's invocations (not the consumer's),
-// and the DynamoDB request units of breaker rows and delivery records.
-func usageOf(ctx context.Context, stack *localrun.Stack) (Usage, error) {
+// usageFrom is the billable usage of a Stack's redrive executions xs and
+// its stats: every execution's transitions, the orchestrator's invocations
+// (not the consumer's), and the DynamoDB request units of breaker rows and
+// delivery records.
+func usageFrom(xs []local.Execution, st localrun.Stats) Usage {
 	var u Usage
-	xs, err := stack.Executor.ListExecutions(ctx, stack.RedriveARN, "")
-	if err != nil {
-		return u, fmt.Errorf("sim: redrive: list executions: %w", err)
-	}
 	for _, x := range xs {
 		u.Transitions += int64(x.Transitions)
 	}
-	st := stack.Stats()
 	for name, n := range st.Invocations {
 		if name == localrun.FunctionConsumer {
 			u.WaitedCalls += n // the attempt task waits for every consumer call
@@ -161,24 +156,24 @@ func usageOf(ctx context.Context, stack *localrun.Stack) (Usage, error) {
 		u.DynamoReads += io.Reads
 		u.DynamoWrites += io.Writes + io.Conflicts
 	}
-	return u, nil
+	return u
 }
 
-// redriveDoc is the part of a redrive execution's input and output this
-// package reads: the document's origin id and the last Attempt's decision
-// (a Delivered execution outputs its document), or the execution a
-// Continued one handed its message to.
+// redriveDoc is the part of a redrive execution's document this package
+// reads: the origin id and the last Attempt's decision (a Delivered
+// execution outputs its document).
 type redriveDoc struct {
-	OriginID     string       `json:"originId"`
-	Next         message.Next `json:"next"`
-	ExecutionARN string       `json:"executionArn"`
+	OriginID string       `json:"originId"`
+	Next     message.Next `json:"next"`
 }
 
-// continued reports an execution that handed its message to a new one.
-func continued(x local.Execution) bool {
-	var doc redriveDoc
-	return json.Unmarshal(x.Output, &doc) == nil && doc.ExecutionARN != ""
-}
+// continuedOutput starts the output of an execution that handed its
+// message to a new one: the Continue task's, {"executionArn": ...}.
+var continuedOutput = []byte(`{"executionArn":`)
+
+// continued reports an execution that handed its message to a new one; a
+// prefix test, as the sampler asks of every execution at every reading.
+func continued(x local.Execution) bool { return bytes.HasPrefix(x.Output, continuedOutput) }
 
 // account files every message under delivered (an execution ended in
 // Delivered), parked (it is in the parking lot) or pending (an execution
