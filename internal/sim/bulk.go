@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -59,7 +60,8 @@ type bulkRun struct {
 
 	msgs     []*bulkMessage
 	dlq      []*bulkMessage
-	ready    []*bulkMessage // visible in the source queue, oldest first
+	ready    []*bulkMessage // visible in the source queue
+	rnd      *rand.Rand     // which visible message a receive returns
 	inFlight int
 	moving   bool
 	deleted  int
@@ -77,7 +79,7 @@ func (b BulkMove) Run(ctx context.Context, s Scenario, msgs []Message, obs Obser
 	if err != nil {
 		return Outcome{}, fmt.Errorf("sim: bulk: consumer: %w", err)
 	}
-	r := &bulkRun{s: s, exec: exec, target: target}
+	r := &bulkRun{s: s, exec: exec, target: target, rnd: rand.New(rand.NewPCG(uint64(s.Seed), 0xb01c))}
 	for _, m := range msgs {
 		bm := &bulkMessage{Message: m}
 		r.msgs = append(r.msgs, bm)
@@ -146,20 +148,34 @@ func (r *bulkRun) move(left int) {
 	r.exec.At(r.exec.Now().Add(gap), func(context.Context) { r.move(left - 1) })
 }
 
+// pollDelay bounds how long a visible message waits for one of the event
+// source's long-polling pollers. Receiving every message at the very
+// instant it becomes visible would keep retries in lockstep, so that the
+// same messages land beyond the consumer's capacity in every wave.
+const pollDelay = time.Second
+
 // makeVisible puts m in the source queue, visible, and lets the event
-// source take it.
+// source take it within pollDelay.
 func (r *bulkRun) makeVisible(m *bulkMessage) {
 	m.place, m.since = bulkVisible, r.exec.Now()
-	r.ready = append(r.ready, m)
-	r.pump()
+	delay := time.Duration(r.rnd.Int64N(int64(pollDelay)))
+	r.exec.At(m.since.Add(delay), func(context.Context) {
+		r.ready = append(r.ready, m)
+		r.pump()
+	})
 }
 
-// pump is the event source: while a call slot is free, receive the oldest
-// visible message and call the consumer with it.
+// pump is the event source: while a call slot is free, receive a visible
+// message, chosen at random as a standard queue does not keep order (a
+// fixed order would throttle the same messages in every wave), and call
+// the consumer with it.
 func (r *bulkRun) pump() {
 	for r.inFlight < r.s.Bulk.Concurrency && len(r.ready) > 0 {
-		m := r.ready[0]
-		r.ready = r.ready[1:]
+		// A standard queue's order is best effort: any visible message.
+		i := r.rnd.IntN(len(r.ready))
+		m := r.ready[i]
+		r.ready[i] = r.ready[len(r.ready)-1]
+		r.ready = r.ready[:len(r.ready)-1]
 		if m.receives >= r.s.Bulk.MaxReceiveCount {
 			r.toDLQ(m) // SQS moves it on the receive that would exceed the count
 			continue
