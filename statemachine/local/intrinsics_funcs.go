@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
 )
 
 // Limits the AWS documentation sets on intrinsic arguments.
