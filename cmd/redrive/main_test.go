@@ -15,7 +15,7 @@ func TestDispatch(t *testing.T) {
 		stdout, stderr string // substrings; "" means empty
 	}{
 		{name: "no command", args: nil, code: exitUsage, stderr: "Usage: redrive <command>"},
-		{name: "help", args: []string{"help"}, code: exitOK, stdout: "Commands:\n  local"},
+		{name: "help", args: []string{"help"}, code: exitOK, stdout: "Commands:\n  run     simulate an outage"},
 		{name: "-h", args: []string{"-h"}, code: exitOK, stdout: "admin   status|reset|open|close|release"},
 		{name: "unknown command", args: []string{"serve"}, code: exitUsage, stderr: `redrive: unknown command "serve"`},
 		{name: "local help", args: []string{"local", "-h"}, code: exitOK, stderr: "Usage: redrive local [flags]"},
