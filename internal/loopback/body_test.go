@@ -167,7 +167,7 @@ func TestDetachRequestBody(t *testing.T) {
 		{name: "a stream of unknown length passes through", body: &closeRecorder{Reader: strings.NewReader("stream")}, length: -1, wantSame: true},
 		{name: "a body is copied and the original closed", body: &closeRecorder{Reader: strings.NewReader(body)}, length: int64(len(body)), wantClosed: true},
 		{name: "a body that fails to read is an error naming the request", body: &closeRecorder{Reader: io.MultiReader(strings.NewReader("x"), errReader{})}, length: int64(len(body)),
-			wantErr: "sqstest: read the body of POST http://sqs.test/: read failed", wantClosed: true},
+			wantErr: "loopback: read the body of POST http://sqs.test/: read failed", wantClosed: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
