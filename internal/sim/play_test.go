@@ -19,6 +19,7 @@ import (
 func small() sim.Scenario {
 	s := sim.Default()
 	s.Name = "small"
+	s.Description = "80 messages of 2 tenants dead-lettered while a 5 calls/s consumer is down for 10 minutes"
 	s.Horizon = 2 * time.Hour
 	s.Messages = sim.Messages{Count: 80, Start: time.Minute, Rate: 1, Poison: 0.05, Tenants: 2}
 	s.Target.Capacity = 5
