@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
@@ -24,16 +25,23 @@ func apiFailure(err error, poisonCodes ...string) Result {
 	return transient(code, err.Error())
 }
 
+// sqsLegacyPrefix starts some of SQS's query-compatible error codes, which
+// the SDK reports as ErrorCode() when the server sends them
+// ("AWS.SimpleQueueService.NonExistentQueue"); servers differ on which
+// codes carry it.
+const sqsLegacyPrefix = "AWS.SimpleQueueService."
+
 // errorCode names a failed AWS call: the service's error code when there
-// is one (e.g. "TooManyRequestsException"), else what went wrong on the
-// way: "Timeout", "Canceled", "RequestSendError" or "HTTP<status>".
+// is one (e.g. "TooManyRequestsException", SQS's without its legacy
+// prefix), else what went wrong on the way: "Timeout", "Canceled",
+// "RequestSendError" or "HTTP<status>".
 func errorCode(err error) string {
 	var apiErr smithy.APIError
 	var sendErr *smithyhttp.RequestSendError
 	var respErr *smithyhttp.ResponseError
 	switch {
 	case errors.As(err, &apiErr):
-		return apiErr.ErrorCode()
+		return strings.TrimPrefix(apiErr.ErrorCode(), sqsLegacyPrefix)
 	case errors.Is(err, context.DeadlineExceeded):
 		return "Timeout"
 	case errors.Is(err, context.Canceled):
