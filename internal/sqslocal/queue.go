@@ -138,3 +138,18 @@ func (s *Server) lookupURL(url string, now time.Time) (*queue, *apiError) {
 	}
 	return s.lookup(name, now)
 }
+
+// onQueue runs fn under s.mu with the live queue of url and the time of
+// the call: the prologue of every action on one queue. A long poll waits
+// between calls, never inside fn.
+func onQueue[T any](s *Server, url string, fn func(q *queue, now time.Time) (T, *apiError)) (T, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.opts.Now()
+	q, err := s.lookupURL(url, now)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return fn(q, now)
+}

@@ -97,33 +97,28 @@ type getQueueAttributesOutput struct {
 // getQueueAttributes reports the requested attributes ("All" for every
 // one); attributes this server does not implement are never reported.
 func (s *Server) getQueueAttributes(_ call, in *getQueueAttributesInput) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.opts.Now()
-	q, err := s.lookupURL(in.QueueURL, now)
-	if err != nil {
-		return nil, err
-	}
-	all := q.cfg.attributes()
-	d := q.depth(now)
-	all["ApproximateNumberOfMessages"] = strconv.Itoa(d.Visible)
-	all["ApproximateNumberOfMessagesNotVisible"] = strconv.Itoa(d.InFlight)
-	all["ApproximateNumberOfMessagesDelayed"] = strconv.Itoa(d.Delayed)
-	all["CreatedTimestamp"] = strconv.FormatInt(q.created.Unix(), 10)
-	all["LastModifiedTimestamp"] = strconv.FormatInt(q.modified.Unix(), 10)
-	all["QueueArn"] = s.queueARN(q.name)
-	out := map[string]string{}
-	for _, name := range in.AttributeNames {
-		switch {
-		case name == "All":
-			maps.Copy(out, all)
-		case all[name] != "":
-			out[name] = all[name]
-		case !s.knownQueueAttribute(name):
-			return nil, errInvalidAttributeName.errorf("Unknown Attribute %s.", name)
+	return onQueue(s, in.QueueURL, func(q *queue, now time.Time) (any, *apiError) {
+		all := q.cfg.attributes()
+		d := q.depth(now)
+		all["ApproximateNumberOfMessages"] = strconv.Itoa(d.Visible)
+		all["ApproximateNumberOfMessagesNotVisible"] = strconv.Itoa(d.InFlight)
+		all["ApproximateNumberOfMessagesDelayed"] = strconv.Itoa(d.Delayed)
+		all["CreatedTimestamp"] = strconv.FormatInt(q.created.Unix(), 10)
+		all["LastModifiedTimestamp"] = strconv.FormatInt(q.modified.Unix(), 10)
+		all["QueueArn"] = s.queueARN(q.name)
+		out := map[string]string{}
+		for _, name := range in.AttributeNames {
+			switch {
+			case name == "All":
+				maps.Copy(out, all)
+			case all[name] != "":
+				out[name] = all[name]
+			case !s.knownQueueAttribute(name):
+				return nil, errInvalidAttributeName.errorf("Unknown Attribute %s.", name)
+			}
 		}
-	}
-	return getQueueAttributesOutput{out}, nil
+		return getQueueAttributesOutput{out}, nil
+	})
 }
 
 // knownQueueAttribute reports whether SQS defines the queue attribute.
@@ -141,22 +136,17 @@ type setQueueAttributesInput struct {
 
 // setQueueAttributes changes a queue's attributes, all or none.
 func (s *Server) setQueueAttributes(_ call, in *setQueueAttributesInput) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.opts.Now()
-	q, err := s.lookupURL(in.QueueURL, now)
-	if err != nil {
-		return nil, err
-	}
-	if in.Attributes == nil {
-		return nil, missing("Attributes")
-	}
-	cfg, err := s.applyQueueAttributes(q.cfg, in.Attributes, q.name)
-	if err != nil {
-		return nil, err
-	}
-	q.cfg, q.modified = cfg, now
-	return struct{}{}, nil
+	return onQueue(s, in.QueueURL, func(q *queue, now time.Time) (any, *apiError) {
+		if in.Attributes == nil {
+			return nil, missing("Attributes")
+		}
+		cfg, err := s.applyQueueAttributes(q.cfg, in.Attributes, q.name)
+		if err != nil {
+			return nil, err
+		}
+		q.cfg, q.modified = cfg, now
+		return struct{}{}, nil
+	})
 }
 
 type listQueuesInput struct {
@@ -216,37 +206,27 @@ type queueURLInput struct {
 
 // purgeQueue deletes every message; a queue may be purged once a minute.
 func (s *Server) purgeQueue(_ call, in *queueURLInput) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.opts.Now()
-	q, err := s.lookupURL(in.QueueURL, now)
-	if err != nil {
-		return nil, err
-	}
-	if !q.purgedAt.IsZero() && now.Before(q.purgedAt.Add(purgeInterval)) {
-		return nil, errPurgeQueueInProgress.errorf("Only one PurgeQueue operation on %s is allowed every 60 seconds.", q.name)
-	}
-	q.messages, q.purgedAt = nil, now
-	return struct{}{}, nil
+	return onQueue(s, in.QueueURL, func(q *queue, now time.Time) (any, *apiError) {
+		if !q.purgedAt.IsZero() && now.Before(q.purgedAt.Add(purgeInterval)) {
+			return nil, errPurgeQueueInProgress.errorf("Only one PurgeQueue operation on %s is allowed every 60 seconds.", q.name)
+		}
+		q.messages, q.purgedAt = nil, now
+		return struct{}{}, nil
+	})
 }
 
 // deleteQueue deletes a queue and its messages and ends its long polls.
 func (s *Server) deleteQueue(_ call, in *queueURLInput) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.opts.Now()
-	q, err := s.lookupURL(in.QueueURL, now)
-	if err != nil {
-		return nil, err
-	}
-	delete(s.queues, q.name)
-	for name, at := range s.deleted {
-		if !now.Before(at.Add(queueNameReuseDelay)) {
-			delete(s.deleted, name)
+	return onQueue(s, in.QueueURL, func(q *queue, now time.Time) (any, *apiError) {
+		delete(s.queues, q.name)
+		for name, at := range s.deleted {
+			if !now.Before(at.Add(queueNameReuseDelay)) {
+				delete(s.deleted, name)
+			}
 		}
-	}
-	s.deleted[q.name] = now
-	q.gone = true
-	q.signal()
-	return struct{}{}, nil
+		s.deleted[q.name] = now
+		q.gone = true
+		q.signal()
+		return struct{}{}, nil
+	})
 }

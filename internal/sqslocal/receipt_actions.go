@@ -12,13 +12,9 @@ type deleteMessageInput struct {
 
 // deleteMessage deletes the message a receipt handle was issued for.
 func (s *Server) deleteMessage(_ call, in *deleteMessageInput) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	q, err := s.lookupURL(in.QueueURL, s.opts.Now())
-	if err != nil {
-		return nil, err
-	}
-	return struct{}{}, deleteByReceipt(q, in.ReceiptHandle)
+	return onQueue(s, in.QueueURL, func(q *queue, _ time.Time) (any, *apiError) {
+		return struct{}{}, deleteByReceipt(q, in.ReceiptHandle)
+	})
 }
 
 // deleteByReceipt deletes the message of handle from q. As SQS documents,
@@ -71,14 +67,9 @@ type changeVisibilityInput struct {
 // changeMessageVisibility sets a received message's visibility timeout,
 // counted from now.
 func (s *Server) changeMessageVisibility(_ call, in *changeVisibilityInput) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.opts.Now()
-	q, err := s.lookupURL(in.QueueURL, now)
-	if err != nil {
-		return nil, err
-	}
-	return struct{}{}, changeVisibility(q, in.ReceiptHandle, in.VisibilityTimeout, now)
+	return onQueue(s, in.QueueURL, func(q *queue, now time.Time) (any, *apiError) {
+		return struct{}{}, changeVisibility(q, in.ReceiptHandle, in.VisibilityTimeout, now)
+	})
 }
 
 // changeMessageVisibilityBatch changes up to ten visibility timeouts.
@@ -124,23 +115,18 @@ func changeVisibility(q *queue, handle string, timeout *int, now time.Time) *api
 // receiptBatch runs apply on each entry of a receipt-handle batch, failing
 // entries on their own.
 func (s *Server) receiptBatch(in *receiptBatchInput, apply func(*queue, receiptEntry, time.Time) *apiError) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.opts.Now()
-	q, err := s.lookupURL(in.QueueURL, now)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkBatch(in.Entries); err != nil {
-		return nil, err
-	}
-	out := newBatchOutput[batchID]()
-	for _, e := range in.Entries {
-		if err := apply(q, e, now); err != nil {
-			out.fail(e.ID, err)
-			continue
+	return onQueue(s, in.QueueURL, func(q *queue, now time.Time) (any, *apiError) {
+		if err := checkBatch(in.Entries); err != nil {
+			return nil, err
 		}
-		out.Successful = append(out.Successful, batchID{e.ID})
-	}
-	return out, nil
+		out := newBatchOutput[batchID]()
+		for _, e := range in.Entries {
+			if err := apply(q, e, now); err != nil {
+				out.fail(e.ID, err)
+				continue
+			}
+			out.Successful = append(out.Successful, batchID{e.ID})
+		}
+		return out, nil
+	})
 }

@@ -114,28 +114,23 @@ func (s *Server) newReceive(in *receiveMessageInput) (*receive, *apiError) {
 			return nil, errInvalidAttributeName.errorf("Unknown Attribute %s.", name)
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.opts.Now()
-	q, err := s.lookupURL(in.QueueURL, now)
-	if err != nil {
-		return nil, err
-	}
-	visibility, err := optionalInt("VisibilityTimeout", in.VisibilityTimeout, 0, maxVisibilitySeconds, q.cfg.VisibilityTimeout)
-	if err != nil {
-		return nil, err
-	}
-	wait, err := optionalInt("WaitTimeSeconds", in.WaitTimeSeconds, 0, maxWaitSeconds, q.cfg.ReceiveMessageWaitTimeSeconds)
-	if err != nil {
-		return nil, err
-	}
-	return &receive{
-		q:          q,
-		limit:      limit,
-		visibility: time.Duration(visibility) * time.Second,
-		deadline:   now.Add(time.Duration(wait) * time.Second),
-		sel:        sel,
-	}, nil
+	return onQueue(s, in.QueueURL, func(q *queue, now time.Time) (*receive, *apiError) {
+		visibility, err := optionalInt("VisibilityTimeout", in.VisibilityTimeout, 0, maxVisibilitySeconds, q.cfg.VisibilityTimeout)
+		if err != nil {
+			return nil, err
+		}
+		wait, err := optionalInt("WaitTimeSeconds", in.WaitTimeSeconds, 0, maxWaitSeconds, q.cfg.ReceiveMessageWaitTimeSeconds)
+		if err != nil {
+			return nil, err
+		}
+		return &receive{
+			q:          q,
+			limit:      limit,
+			visibility: time.Duration(visibility) * time.Second,
+			deadline:   now.Add(time.Duration(wait) * time.Second),
+			sel:        sel,
+		}, nil
+	})
 }
 
 // poll makes one attempt at r. It returns the messages, or a wakeup when

@@ -50,18 +50,13 @@ type sendResult struct {
 
 // sendMessage enqueues one message.
 func (s *Server) sendMessage(_ call, in *sendMessageInput) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.opts.Now()
-	q, err := s.lookupURL(in.QueueURL, now)
-	if err != nil {
-		return nil, err
-	}
-	m, err := s.newMessage(q, &in.sendEntry, now)
-	if err != nil {
-		return nil, err
-	}
-	return s.enqueue(q, m), nil
+	return onQueue(s, in.QueueURL, func(q *queue, now time.Time) (any, *apiError) {
+		m, err := s.newMessage(q, &in.sendEntry, now)
+		if err != nil {
+			return nil, err
+		}
+		return s.enqueue(q, m), nil
+	})
 }
 
 type sendMessageBatchInput struct {
@@ -72,36 +67,31 @@ type sendMessageBatchInput struct {
 // sendMessageBatch enqueues up to ten messages; an invalid entry fails on
 // its own while the others are sent.
 func (s *Server) sendMessageBatch(_ call, in *sendMessageBatchInput) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.opts.Now()
-	q, err := s.lookupURL(in.QueueURL, now)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkBatch(in.Entries); err != nil {
-		return nil, err
-	}
-	total := 0
-	for i := range in.Entries {
-		total += in.Entries[i].size()
-	}
-	if total > s.opts.MaxMessageSize {
-		return nil, errBatchRequestTooLong.errorf("Batch requests cannot be longer than %d bytes. You have sent %d bytes.", s.opts.MaxMessageSize, total)
-	}
-	out := newBatchOutput[sendResult]()
-	for i := range in.Entries {
-		e := &in.Entries[i]
-		m, err := s.newMessage(q, e, now)
-		if err != nil {
-			out.fail(e.ID, err)
-			continue
+	return onQueue(s, in.QueueURL, func(q *queue, now time.Time) (any, *apiError) {
+		if err := checkBatch(in.Entries); err != nil {
+			return nil, err
 		}
-		r := s.enqueue(q, m)
-		r.ID = e.ID
-		out.Successful = append(out.Successful, r)
-	}
-	return out, nil
+		total := 0
+		for i := range in.Entries {
+			total += in.Entries[i].size()
+		}
+		if total > s.opts.MaxMessageSize {
+			return nil, errBatchRequestTooLong.errorf("Batch requests cannot be longer than %d bytes. You have sent %d bytes.", s.opts.MaxMessageSize, total)
+		}
+		out := newBatchOutput[sendResult]()
+		for i := range in.Entries {
+			e := &in.Entries[i]
+			m, err := s.newMessage(q, e, now)
+			if err != nil {
+				out.fail(e.ID, err)
+				continue
+			}
+			r := s.enqueue(q, m)
+			r.ID = e.ID
+			out.Successful = append(out.Successful, r)
+		}
+		return out, nil
+	})
 }
 
 // newMessage validates e for q and returns the message, not yet enqueued.
