@@ -109,25 +109,17 @@ func (f *fields) number(name string, lo float64) (x float64, ok bool, err error)
 
 // path reads a Path member. null reports an explicit JSON null.
 func (f *fields) path(name string) (p *path, null bool, err error) {
-	v, ok := f.obj[name]
-	if !ok {
-		return nil, false, nil
-	}
-	if v == nil {
-		return nil, true, nil
-	}
-	s, ok := v.(string)
-	if !ok {
-		return nil, false, f.err(name, "must be a path string or null, got %s", typeName(v))
-	}
-	if p, err = compilePath(s); err != nil {
-		return nil, false, f.err(name, "%v", err)
-	}
-	return p, false, nil
+	return nullablePath(f, name, "path", compilePath)
 }
 
 // refPath reads a Reference Path member (ResultPath).
 func (f *fields) refPath(name string) (p *refPath, null bool, err error) {
+	return nullablePath(f, name, "reference path", compileReferencePath)
+}
+
+// nullablePath reads a member that is a path string, compiled by compile,
+// or null; what names the kind of path in the error for any other value.
+func nullablePath[P any](f *fields, name, what string, compile func(string) (*P, error)) (p *P, null bool, err error) {
 	v, ok := f.obj[name]
 	if !ok {
 		return nil, false, nil
@@ -137,9 +129,9 @@ func (f *fields) refPath(name string) (p *refPath, null bool, err error) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return nil, false, f.err(name, "must be a reference path string or null, got %s", typeName(v))
+		return nil, false, f.err(name, "must be a %s string or null, got %s", what, typeName(v))
 	}
-	if p, err = compileReferencePath(s); err != nil {
+	if p, err = compile(s); err != nil {
 		return nil, false, f.err(name, "%v", err)
 	}
 	return p, false, nil
