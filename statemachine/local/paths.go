@@ -120,17 +120,23 @@ func valueAt(doc any, loc jp.Expr) any {
 			v = m[string(x)]
 		case jp.Nth:
 			a, _ := v.([]any)
-			i := int(x)
-			if i < 0 {
-				i += len(a)
-			}
-			if i < 0 || i >= len(a) {
+			i, ok := arrayIndex(int(x), len(a))
+			if !ok {
 				return nil
 			}
 			v = a[i]
 		}
 	}
 	return v
+}
+
+// arrayIndex resolves index i, counted from the end when negative, in an
+// array of n elements; ok is false when it falls outside the array.
+func arrayIndex(i, n int) (idx int, ok bool) {
+	if i < 0 {
+		i += n
+	}
+	return i, i >= 0 && i < n
 }
 
 // walkSteps follows steps from doc.
@@ -143,11 +149,8 @@ func walkSteps(doc any, steps []pathStep) (any, bool) {
 			if !ok {
 				return nil, false
 			}
-			idx := s.index
-			if idx < 0 {
-				idx += len(arr)
-			}
-			if idx < 0 || idx >= len(arr) {
+			idx, ok := arrayIndex(s.index, len(arr))
+			if !ok {
 				return nil, false
 			}
 			v = arr[idx]
@@ -344,11 +347,8 @@ func setIn(tmplNode any, steps []pathStep, value any) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		idx := s.index
-		if idx < 0 {
-			idx += len(arr)
-		}
-		if idx < 0 || idx >= len(arr) {
+		idx, ok := arrayIndex(s.index, len(arr))
+		if !ok {
 			return nil, false
 		}
 		child, ok := setIn(arr[idx], steps[1:], value)
