@@ -71,3 +71,9 @@ func invalidValue(param string, value any, reason string) *apiError {
 func missing(param string) *apiError {
 	return errMissingParameter.errorf("The request must contain the parameter %s.", param)
 }
+
+// noSuchQueue is SQS's QueueDoesNotExist, for a name, URL or account that
+// names no queue here.
+func noSuchQueue() *apiError {
+	return errQueueDoesNotExist.errorf("The specified queue does not exist.")
+}

@@ -52,7 +52,7 @@ func (s *Server) nameFromURL(raw string) (string, *apiError) {
 		return "", errInvalidAddress.errorf("The address %s is not valid for this endpoint.", raw)
 	}
 	if parts[0] != s.opts.Account {
-		return "", errQueueDoesNotExist.errorf("The specified queue does not exist.")
+		return "", noSuchQueue()
 	}
 	return parts[1], nil
 }

@@ -124,7 +124,7 @@ func (q *queue) nextVisible(now time.Time) (time.Time, bool) {
 func (s *Server) lookup(name string, now time.Time) (*queue, *apiError) {
 	q := s.queues[name]
 	if q == nil {
-		return nil, errQueueDoesNotExist.errorf("The specified queue does not exist.")
+		return nil, noSuchQueue()
 	}
 	q.expire(now)
 	return q, nil

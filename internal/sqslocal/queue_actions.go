@@ -74,7 +74,7 @@ func (s *Server) getQueueURL(c call, in *getQueueURLInput) (any, *apiError) {
 		return nil, missing("QueueName")
 	}
 	if in.QueueOwnerAWSAccountID != "" && in.QueueOwnerAWSAccountID != s.opts.Account {
-		return nil, errQueueDoesNotExist.errorf("The specified queue does not exist.")
+		return nil, noSuchQueue()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
