@@ -53,19 +53,16 @@ type executionArnInput struct {
 	IncludedData string `json:"includedData"`
 }
 
+// describeExecutionOutput is an execution's list item (its members come
+// first, in the same order) followed by its data and outcome.
 type describeExecutionOutput struct {
-	ExecutionArn    string       `json:"executionArn"`
-	StateMachineArn string       `json:"stateMachineArn"`
-	Name            string       `json:"name"`
-	Status          local.Status `json:"status"`
-	StartDate       epochTime    `json:"startDate"`
-	StopDate        *epochTime   `json:"stopDate,omitempty"`
-	Input           *string      `json:"input,omitempty"`
-	InputDetails    dataDetails  `json:"inputDetails"`
-	Output          *string      `json:"output,omitempty"`
-	OutputDetails   *dataDetails `json:"outputDetails,omitempty"`
-	Error           string       `json:"error,omitempty"`
-	Cause           string       `json:"cause,omitempty"`
+	executionListItem
+	Input         *string      `json:"input,omitempty"`
+	InputDetails  dataDetails  `json:"inputDetails"`
+	Output        *string      `json:"output,omitempty"`
+	OutputDetails *dataDetails `json:"outputDetails,omitempty"`
+	Error         string       `json:"error,omitempty"`
+	Cause         string       `json:"cause,omitempty"`
 }
 
 // dataDetails says whether input or output data is included.
@@ -86,15 +83,10 @@ func (s *server) describeExecution(ctx context.Context, in *executionArnInput) (
 		return describeExecutionOutput{}, err
 	}
 	out := describeExecutionOutput{
-		ExecutionArn:    ex.ARN,
-		StateMachineArn: ex.StateMachineARN,
-		Name:            ex.Name,
-		Status:          ex.Status,
-		StartDate:       epochTime(ex.StartDate),
-		StopDate:        optionalTime(ex.StopDate),
-		InputDetails:    dataDetails{Included: withData},
-		Error:           ex.Error,
-		Cause:           ex.Cause,
+		executionListItem: listItem(ex),
+		InputDetails:      dataDetails{Included: withData},
+		Error:             ex.Error,
+		Cause:             ex.Cause,
 	}
 	if withData {
 		out.Input = rawString(ex.Input)
@@ -200,14 +192,19 @@ func (s *server) listExecutions(ctx context.Context, in *listExecutionsInput) (l
 	}
 	out := listExecutionsOutput{Executions: make([]executionListItem, len(items)), NextToken: next}
 	for i, ex := range items {
-		out.Executions[i] = executionListItem{
-			ExecutionArn:    ex.ARN,
-			StateMachineArn: ex.StateMachineARN,
-			Name:            ex.Name,
-			Status:          ex.Status,
-			StartDate:       epochTime(ex.StartDate),
-			StopDate:        optionalTime(ex.StopDate),
-		}
+		out.Executions[i] = listItem(ex)
 	}
 	return out, nil
+}
+
+// listItem is ex's metadata as ListExecutions and DescribeExecution give it.
+func listItem(ex local.Execution) executionListItem {
+	return executionListItem{
+		ExecutionArn:    ex.ARN,
+		StateMachineArn: ex.StateMachineARN,
+		Name:            ex.Name,
+		Status:          ex.Status,
+		StartDate:       epochTime(ex.StartDate),
+		StopDate:        optionalTime(ex.StopDate),
+	}
 }
