@@ -64,6 +64,15 @@ func validation(member, constraint string) error {
 		message: fmt.Sprintf("1 validation error detected: Value at '%s' failed to satisfy constraint: %s", member, constraint)}
 }
 
+// atMost checks that a member's length (in the unit its limit counts) is at
+// most limit.
+func atMost(member string, length, limit int) error {
+	if length > limit {
+		return validation(member, fmt.Sprintf("Member must have length less than or equal to %d", limit))
+	}
+	return nil
+}
+
 // required checks that a required string member was given.
 func required(member, value string) error {
 	if value == "" {

@@ -3,7 +3,6 @@ package sfnapi
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"unicode/utf8"
 
 	"github.com/redrive/redrive/statemachine/local"
@@ -37,8 +36,8 @@ func (s *server) startExecution(ctx context.Context, in *startExecutionInput) (s
 	if in.Input != nil {
 		input = *in.Input
 	}
-	if len(input) > maxInputBytes {
-		return startExecutionOutput{}, validation("input", fmt.Sprintf("Member must have length less than or equal to %d", maxInputBytes))
+	if err := atMost("input", len(input), maxInputBytes); err != nil {
+		return startExecutionOutput{}, err
 	}
 	ex, err := s.e.StartExecution(ctx, in.StateMachineArn, in.Name, input)
 	if err != nil {
@@ -132,11 +131,11 @@ func (s *server) stopExecution(ctx context.Context, in *stopExecutionInput) (sto
 	if err := required("executionArn", in.ExecutionArn); err != nil {
 		return stopExecutionOutput{}, err
 	}
-	if utf8.RuneCountInString(in.Error) > maxErrorLength {
-		return stopExecutionOutput{}, validation("error", fmt.Sprintf("Member must have length less than or equal to %d", maxErrorLength))
+	if err := atMost("error", utf8.RuneCountInString(in.Error), maxErrorLength); err != nil {
+		return stopExecutionOutput{}, err
 	}
-	if utf8.RuneCountInString(in.Cause) > maxCauseLength {
-		return stopExecutionOutput{}, validation("cause", fmt.Sprintf("Member must have length less than or equal to %d", maxCauseLength))
+	if err := atMost("cause", utf8.RuneCountInString(in.Cause), maxCauseLength); err != nil {
+		return stopExecutionOutput{}, err
 	}
 	ex, err := s.e.StopExecution(ctx, in.ExecutionArn, in.Error, in.Cause)
 	if err != nil {

@@ -40,8 +40,8 @@ func (s *server) createStateMachine(ctx context.Context, in *createStateMachineI
 	default:
 		return createStateMachineOutput{}, validation("type", "Member must satisfy enum value set: [STANDARD, EXPRESS]")
 	}
-	if utf8.RuneCountInString(in.Definition) > maxDefinitionLength {
-		return createStateMachineOutput{}, validation("definition", fmt.Sprintf("Member must have length less than or equal to %d", maxDefinitionLength))
+	if err := atMost("definition", utf8.RuneCountInString(in.Definition), maxDefinitionLength); err != nil {
+		return createStateMachineOutput{}, err
 	}
 	if !roleARNPattern.MatchString(in.RoleArn) {
 		return createStateMachineOutput{}, &apiError{code: "InvalidArn", message: fmt.Sprintf("Invalid Arn: 'Resource type not valid in this context: %s' (roleArn must be an IAM role ARN)", in.RoleArn)}
