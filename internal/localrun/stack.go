@@ -49,7 +49,7 @@ const (
 
 // functionARN is the ARN of a hosted function.
 func functionARN(name string) string {
-	return "arn:aws:lambda:" + region + ":" + account + ":function:" + name
+	return assemble.FunctionARN(region, account, name)
 }
 
 // Stack is the orchestrator assembled in one process. Its exported fields

@@ -31,7 +31,7 @@ const (
 
 // FunctionARN is the ARN of a hosted function.
 func FunctionARN(name string) string {
-	return "arn:aws:lambda:" + Region + ":" + Account + ":function:" + name
+	return assemble.FunctionARN(Region, Account, name)
 }
 
 // clients are the SDK clients the functions call, each on its endpoint.
