@@ -67,28 +67,23 @@ func (d Depth) Total() int { return d.Visible + d.InFlight + d.Delayed }
 // Messages returns the messages on the queue called name, oldest first, or
 // an error wrapping ErrQueueNotFound.
 func (s *Server) Messages(name string) ([]Message, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.opts.Now()
-	q, err := s.inspect(name, now)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Message, 0, len(q.messages))
-	for _, m := range q.messages {
-		out = append(out, Message{
-			ID:                  m.id,
-			Body:                m.body,
-			Attributes:          cloneAttributes(m.attrs),
-			SentAt:              m.sentAt,
-			ReceiveCount:        m.receiveCount,
-			FirstReceivedAt:     m.firstRecvAt,
-			State:               m.state(now),
-			VisibleAt:           m.visibleAt,
-			DeadLetterSourceARN: m.sourceARN,
-		})
-	}
-	return out, nil
+	return inspect(s, name, func(q *queue, now time.Time) []Message {
+		out := make([]Message, 0, len(q.messages))
+		for _, m := range q.messages {
+			out = append(out, Message{
+				ID:                  m.id,
+				Body:                m.body,
+				Attributes:          cloneAttributes(m.attrs),
+				SentAt:              m.sentAt,
+				ReceiveCount:        m.receiveCount,
+				FirstReceivedAt:     m.firstRecvAt,
+				State:               m.state(now),
+				VisibleAt:           m.visibleAt,
+				DeadLetterSourceARN: m.sourceARN,
+			})
+		}
+		return out
+	})
 }
 
 // cloneAttributes deep-copies attributes, so a snapshot shares no bytes
@@ -108,21 +103,19 @@ func cloneAttributes(attrs map[string]MessageAttribute) map[string]MessageAttrib
 // Depth counts the messages on the queue called name, or returns an error
 // wrapping ErrQueueNotFound.
 func (s *Server) Depth(name string) (Depth, error) {
+	return inspect(s, name, (*queue).depth)
+}
+
+// inspect runs fn under s.mu with the queue called name and the time of
+// the call, for the inspection methods.
+func inspect[T any](s *Server, name string, fn func(q *queue, now time.Time) T) (T, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.opts.Now()
-	q, err := s.inspect(name, now)
+	q, err := s.lookup(name, now)
 	if err != nil {
-		return Depth{}, err
+		var zero T
+		return zero, fmt.Errorf("inspect queue %q: %w", name, ErrQueueNotFound)
 	}
-	return q.depth(now), nil
-}
-
-// inspect is lookup for the inspection methods. It runs under s.mu.
-func (s *Server) inspect(name string, now time.Time) (*queue, error) {
-	q, apiErr := s.lookup(name, now)
-	if apiErr != nil {
-		return nil, fmt.Errorf("inspect queue %q: %w", name, ErrQueueNotFound)
-	}
-	return q, nil
+	return fn(q, now), nil
 }
