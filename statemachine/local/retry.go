@@ -80,26 +80,13 @@ func compileErrorEquals(f *fields, last bool) ([]string, error) {
 
 // compileRetry reads a Task state's Retry.
 func (st *state) compileRetry(f *fields) error {
-	raw, ok := f.obj["Retry"]
-	if !ok {
-		return nil
-	}
-	arr, ok := raw.([]any)
-	if !ok {
-		return f.err("Retry", "must be an array of retriers, got %s", typeName(raw))
-	}
-	for i, item := range arr {
-		obj, ok := item.(map[string]any)
-		if !ok {
-			return f.err(fmt.Sprintf("Retry[%d]", i), "must be an object, got %s", typeName(item))
-		}
-		rf := fields{obj: obj, state: st.name, prefix: fmt.Sprintf("Retry[%d].", i)}
+	return st.eachObject(f, "Retry", "retriers", func(rf *fields, last bool) error {
 		if err := rf.allow("ErrorEquals", "IntervalSeconds", "MaxAttempts", "BackoffRate", "MaxDelaySeconds", "JitterStrategy", "Comment"); err != nil {
 			return err
 		}
 		r := &retrier{interval: time.Second, maxAttempts: 3, backoffRate: 2}
 		var err error
-		if r.errorEquals, err = compileErrorEquals(&rf, i == len(arr)-1); err != nil {
+		if r.errorEquals, err = compileErrorEquals(rf, last); err != nil {
 			return err
 		}
 		if n, ok, err := rf.integer("IntervalSeconds", 1, maxTimeoutSeconds); err != nil {
@@ -131,32 +118,19 @@ func (st *state) compileRetry(f *fields) error {
 			return rf.err("JitterStrategy", "must be \"FULL\" or \"NONE\", got %q", js)
 		}
 		st.retriers = append(st.retriers, r)
-	}
-	return nil
+		return nil
+	})
 }
 
 // compileCatch reads a Task state's Catch.
 func (st *state) compileCatch(f *fields) error {
-	raw, ok := f.obj["Catch"]
-	if !ok {
-		return nil
-	}
-	arr, ok := raw.([]any)
-	if !ok {
-		return f.err("Catch", "must be an array of catchers, got %s", typeName(raw))
-	}
-	for i, item := range arr {
-		obj, ok := item.(map[string]any)
-		if !ok {
-			return f.err(fmt.Sprintf("Catch[%d]", i), "must be an object, got %s", typeName(item))
-		}
-		cf := fields{obj: obj, state: st.name, prefix: fmt.Sprintf("Catch[%d].", i)}
+	return st.eachObject(f, "Catch", "catchers", func(cf *fields, last bool) error {
 		if err := cf.allow("ErrorEquals", "ResultPath", "Next", "Comment"); err != nil {
 			return err
 		}
 		c := &catcher{}
 		var err error
-		if c.errorEquals, err = compileErrorEquals(&cf, i == len(arr)-1); err != nil {
+		if c.errorEquals, err = compileErrorEquals(cf, last); err != nil {
 			return err
 		}
 		if c.nextName, err = cf.str("Next", true); err != nil {
@@ -166,6 +140,31 @@ func (st *state) compileCatch(f *fields) error {
 			return err
 		}
 		st.catchers = append(st.catchers, c)
+		return nil
+	})
+}
+
+// eachObject calls fn on each element of the array member name (Retry,
+// Catch), with last set for the final one; what names the elements in the
+// error for a member that is not an array.
+func (st *state) eachObject(f *fields, name, what string, fn func(ef *fields, last bool) error) error {
+	raw, ok := f.obj[name]
+	if !ok {
+		return nil
+	}
+	arr, ok := raw.([]any)
+	if !ok {
+		return f.err(name, "must be an array of %s, got %s", what, typeName(raw))
+	}
+	for i, item := range arr {
+		obj, ok := item.(map[string]any)
+		if !ok {
+			return f.err(fmt.Sprintf("%s[%d]", name, i), "must be an object, got %s", typeName(item))
+		}
+		ef := fields{obj: obj, state: st.name, prefix: fmt.Sprintf("%s[%d].", name, i)}
+		if err := fn(&ef, i == len(arr)-1); err != nil {
+			return err
+		}
 	}
 	return nil
 }
