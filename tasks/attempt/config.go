@@ -1,7 +1,6 @@
 package attempt
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -81,11 +80,7 @@ func (c Config) WithDefaults() Config {
 // Validate reports every field of c (defaults applied) that is out of
 // range, each by its variable; nil when c is usable.
 func (c Config) Validate() error {
-	var errs []error
-	for _, p := range c.problems() {
-		errs = append(errs, p)
-	}
-	return errors.Join(errs...)
+	return config.Join(c.problems())
 }
 
 // problems lists what is wrong with c (defaults applied), by variable.
@@ -120,8 +115,6 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if env.Err() != nil {
 		return c, env.Err() // ranges are checked on parsed values only
 	}
-	for _, p := range c.problems() {
-		env.Fail(p.Name, p.Problem)
-	}
+	env.FailAll(c.problems())
 	return c, env.Err()
 }

@@ -61,6 +61,25 @@ func (e *Env) Fail(name, problem string) {
 	e.errs = append(e.errs, &VarError{Name: name, Value: e.Value(name), Problem: problem})
 }
 
+// FailAll records each of problems, as Fail: by its variable and that
+// variable's current value. It is how a FromEnv reports what a Config's
+// own checks found.
+func (e *Env) FailAll(problems []*VarError) {
+	for _, p := range problems {
+		e.Fail(p.Name, p.Problem)
+	}
+}
+
+// Join returns problems joined as one error, as a Config's Validate
+// returns them; nil when there is none.
+func Join(problems []*VarError) error {
+	errs := make([]error, len(problems))
+	for i, p := range problems {
+		errs[i] = p
+	}
+	return errors.Join(errs...)
+}
+
 // Err returns every problem recorded so far, joined; nil when there is none.
 func (e *Env) Err() error {
 	return errors.Join(e.errs...)

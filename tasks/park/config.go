@@ -1,7 +1,6 @@
 package park
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -41,19 +40,13 @@ func LotConfigFromEnv(env *config.Env) LotConfig {
 		QueueURL:       env.Value(EnvQueueURL),
 		MaxMessageSize: env.Int(EnvMaxMessageSize, DefaultMaxMessageSize),
 	}
-	for _, p := range c.problems() {
-		env.Fail(p.Name, p.Problem)
-	}
+	env.FailAll(c.problems())
 	return c
 }
 
 // Validate reports every problem with c, each naming its variable.
 func (c LotConfig) Validate() error {
-	var errs []error
-	for _, p := range c.problems() {
-		errs = append(errs, p)
-	}
-	return errors.Join(errs...)
+	return config.Join(c.problems())
 }
 
 // problems lists what is wrong with c.

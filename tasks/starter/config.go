@@ -85,9 +85,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if c.RecordsReturns() {
 		c.Policy = config.Policy(env)
 	}
-	for _, p := range c.problems() {
-		env.Fail(p.Name, p.Problem)
-	}
+	env.FailAll(c.problems())
 	return c, env.Err()
 }
 

@@ -1,7 +1,6 @@
 package target
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -71,20 +70,14 @@ func FromEnv(env *config.Env) Config {
 		SourceARN:        env.Value(EnvSourceARN),
 		PoisonErrorTypes: env.List(EnvPoisonErrorTypes, nil),
 	}
-	for _, p := range c.problems() {
-		env.Fail(p.Name, p.Problem)
-	}
+	env.FailAll(c.problems())
 	return c
 }
 
 // Validate reports every problem with c, each naming its variable; nil
 // when c is usable.
 func (c Config) Validate() error {
-	var errs []error
-	for _, p := range c.problems() {
-		errs = append(errs, p)
-	}
-	return errors.Join(errs...)
+	return config.Join(c.problems())
 }
 
 // problems lists what is wrong with c, one VarError per problem.
