@@ -275,24 +275,24 @@ func (x *execution) exit(st *state, out any, next *state) {
 
 // inputPath applies InputPath to the state's raw input.
 func (x *execution) inputPath(st *state, in any) (any, error) {
-	switch {
-	case st.inputNull:
-		return map[string]any{}, nil
-	case st.inputPath == nil:
-		return in, nil
-	}
-	return st.inputPath.get(in, x.contextObject())
+	return x.selectPath(st.inputPath, st.inputNull, in)
 }
 
 // outputPath applies OutputPath to a state's output.
 func (x *execution) outputPath(st *state, out any) (any, error) {
+	return x.selectPath(st.outputPath, st.outputNull, out)
+}
+
+// selectPath applies an InputPath or OutputPath p to v: null (the path
+// given as JSON null) yields {}, and no path passes v through.
+func (x *execution) selectPath(p *path, null bool, v any) (any, error) {
 	switch {
-	case st.outputNull:
+	case null:
 		return map[string]any{}, nil
-	case st.outputPath == nil:
-		return out, nil
+	case p == nil:
+		return v, nil
 	}
-	return st.outputPath.get(out, x.contextObject())
+	return p.get(v, x.contextObject())
 }
 
 // effectiveInput applies InputPath then Parameters; the result must fit
