@@ -53,7 +53,7 @@ func drain(t *testing.T, s *localrun.Stack) {
 	require.NoError(t, s.RunUntilDrained(ctx))
 }
 
-// runUntil runs the stack up to t0+d.
+// runUntil runs the stack up to at (executor time) within a wall-clock bound.
 func runUntil(t *testing.T, s *localrun.Stack, at time.Time) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
