@@ -59,22 +59,20 @@ type Config struct {
 
 // WithDefaults returns c with every zero field set to its default.
 func (c Config) WithDefaults() Config {
-	def := func(v *int, d int) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	defDuration := func(v *time.Duration, d time.Duration) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	def(&c.MaxAttempts, DefaultMaxAttempts)
-	def(&c.MaxCycles, DefaultMaxCycles)
-	defDuration(&c.BackoffBase, DefaultBackoffBase)
-	defDuration(&c.BackoffMax, DefaultBackoffMax)
-	defDuration(&c.DeliveryLease, DefaultDeliveryLease)
+	setDefault(&c.MaxAttempts, DefaultMaxAttempts)
+	setDefault(&c.MaxCycles, DefaultMaxCycles)
+	setDefault(&c.BackoffBase, DefaultBackoffBase)
+	setDefault(&c.BackoffMax, DefaultBackoffMax)
+	setDefault(&c.DeliveryLease, DefaultDeliveryLease)
 	return c
+}
+
+// setDefault sets a zero *field to def.
+func setDefault[T comparable](field *T, def T) {
+	var zero T
+	if *field == zero {
+		*field = def
+	}
 }
 
 // Validate reports every field of c (defaults applied) that is out of
