@@ -71,10 +71,11 @@ func (b *Breaker) Stats() Stats {
 }
 
 // Admit decides whether one message for key may be delivered now (see
-// Decide). A Proceed or Canary carries the ticket to pass to Record.
+// Decide). A Proceed or Canary carries the ticket to pass to Record; the
+// decision's Row is the row to pass with it.
 func (b *Breaker) Admit(ctx context.Context, key string) (Decision, error) {
 	var d Decision
-	_, _, err := b.update(ctx, key, func(r Row, now time.Time) (Row, bool, error) {
+	_, after, err := b.update(ctx, key, nil, func(r Row, now time.Time) (Row, bool, error) {
 		var next Row
 		var changed bool
 		d, next, changed = Decide(b.policy, r, now, b.rnd)
@@ -83,16 +84,24 @@ func (b *Breaker) Admit(ctx context.Context, key string) (Decision, error) {
 	if err != nil {
 		return Decision{}, fmt.Errorf("admit: %w", err)
 	}
+	d.Row = after
 	return d, nil
 }
 
 // Record reports the outcome of a delivery admitted with ticket t (see
-// Observe) and returns the row after it.
-func (b *Breaker) Record(ctx context.Context, key string, t Ticket, o Outcome) (Row, error) {
+// Observe) and returns the row after it. seen is the row the admission
+// left (Decision.Row): Record applies the outcome to it and saves on the
+// condition that nobody wrote since, reading the row again only on a
+// conflict. A zero seen (Version 0 and no key) makes it read first.
+func (b *Breaker) Record(ctx context.Context, key string, seen Row, t Ticket, o Outcome) (Row, error) {
 	if !o.Valid() {
 		return Row{}, fmt.Errorf("record breaker %q: %w %s", key, ErrInvalidOutcome, o)
 	}
-	_, after, err := b.update(ctx, key, func(r Row, now time.Time) (Row, bool, error) {
+	var first *Row
+	if seen.Key == key {
+		first = &seen
+	}
+	_, after, err := b.update(ctx, key, first, func(r Row, now time.Time) (Row, bool, error) {
 		next, changed := Observe(b.policy, r, t, o, now, b.rnd)
 		return next, changed, nil
 	})
@@ -105,7 +114,7 @@ func (b *Breaker) Record(ctx context.Context, key string, t Ticket, o Outcome) (
 // Command applies an operator's command (see ApplyCommand) and returns the
 // row before and after it.
 func (b *Breaker) Command(ctx context.Context, key string, c Command) (before, after Row, err error) {
-	before, after, err = b.update(ctx, key, func(r Row, now time.Time) (Row, bool, error) {
+	before, after, err = b.update(ctx, key, nil, func(r Row, now time.Time) (Row, bool, error) {
 		return ApplyCommand(r, c, now)
 	})
 	if err != nil {

@@ -6,8 +6,9 @@ import (
 )
 
 // Cooldown is how long the breaker stays OPEN after its trips-th consecutive
-// trip: CooldownBase * CooldownMultiplier^(trips-1), capped at CooldownMax,
-// then spread by +/-Jitter. u is a random number in [0, 1) (0 gives the
+// trip: CooldownBase * CooldownMultiplier^(trips-1), spread by +/-Jitter,
+// then capped at CooldownMax (so the cap is a true bound on how late a
+// recovery is noticed). u is a random number in [0, 1) (0 gives the
 // shortest cooldown, values near 1 the longest).
 func (p Policy) Cooldown(trips int, u float64) time.Duration {
 	p = p.WithDefaults()
@@ -15,7 +16,7 @@ func (p Policy) Cooldown(trips int, u float64) time.Duration {
 	if !(base < float64(p.CooldownMax)) { // also catches +Inf
 		base = float64(p.CooldownMax)
 	}
-	return symmetric(time.Duration(base), p.Jitter, u)
+	return min(symmetric(time.Duration(base), p.Jitter, u), p.CooldownMax)
 }
 
 // symmetric spreads d by +/-j: u=0 gives d*(1-j), u->1 gives d*(1+j).

@@ -11,11 +11,12 @@ import (
 //
 // Outcomes are ignored (changed=false) when the ticket's generation is not
 // the row's (a late success must not close a breaker that re-opened
-// meanwhile), when o is not a defined Outcome, in OPEN and FORCED_OPEN
-// (nothing is admitted there), and in HALF_OPEN without an unexpired lease.
-// Poison never counts toward tripping. In CLOSED and FORCED_CLOSED a
-// success on a full window without failures changes nothing, so a healthy
-// breaker writes nothing; FORCED_CLOSED records outcomes but never trips.
+// meanwhile), when o is not a defined Outcome, in FORCED_OPEN (nothing is
+// admitted there), and in OPEN and HALF_OPEN without an unexpired lease.
+// Poison never counts toward tripping; Throttled never counts as a failure
+// (it pauses admission, see Decide). In CLOSED and FORCED_CLOSED a success
+// on a full window without failures changes nothing, so a healthy breaker
+// writes nothing; FORCED_CLOSED records outcomes but never trips.
 func Observe(p Policy, r Row, t Ticket, o Outcome, now time.Time, rnd Random) (Row, bool) {
 	p = p.WithDefaults()
 	changed := expireForced(&r, now)
@@ -26,7 +27,7 @@ func Observe(p Policy, r Row, t Ticket, o Outcome, now time.Time, rnd Random) (R
 	switch r.State {
 	case Closed, ForcedClosed:
 		return observeClosed(p, r, o, now, rnd)
-	case HalfOpen:
+	case Open, HalfOpen:
 		return observeCanary(p, r, t, o, now, rnd)
 	default:
 		return r, changed
@@ -37,6 +38,10 @@ func observeClosed(p Policy, r Row, o Outcome, now time.Time, rnd Random) (Row, 
 	switch o {
 	case Poison:
 		r.Totals.Poison++
+		return r, true
+	case Throttled:
+		r.Totals.Throttles++
+		r.ThrottledUntil = now.Add(p.ThrottlePause)
 		return r, true
 	case Success:
 		if r.ConsecutiveFailures == 0 && r.Window.healthy(p.WindowSize) {
@@ -63,8 +68,12 @@ func observeClosed(p Policy, r Row, o Outcome, now time.Time, rnd Random) (Row, 
 	return r, true
 }
 
-// observeCanary frees the canary's lease and counts its outcome: enough
-// successes close the breaker, one failure re-opens it for longer.
+// observeCanary frees the probe's or canary's lease and counts its outcome.
+// The OPEN breaker's probe: a success moves it to HALF_OPEN (the first of
+// SuccessesToClose), a failure keeps it OPEN for the next, longer cooldown
+// without a state change. A HALF_OPEN canary: enough successes close the
+// breaker, one failure re-opens it. A poison or throttled canary says
+// nothing about health: its permit is freed for the next one.
 func observeCanary(p Policy, r Row, t Ticket, o Outcome, now time.Time, rnd Random) (Row, bool) {
 	i := slices.IndexFunc(r.Leases, func(l Lease) bool { return l.ID == t.LeaseID })
 	if t.LeaseID == "" || i < 0 || !r.Leases[i].Expires.After(now) {
@@ -75,11 +84,20 @@ func observeCanary(p Policy, r Row, t Ticket, o Outcome, now time.Time, rnd Rand
 	switch o {
 	case Poison:
 		r.Totals.Poison++
+	case Throttled:
+		r.Totals.Throttles++
 	case Transient:
 		r.Totals.Failures++
+		if r.State == Open {
+			r = reopen(p, r, now, rnd)
+			break
+		}
 		r = trip(p, r, CauseCanaryFailure, now, rnd)
 	case Success:
 		r.Totals.Successes++
+		if r.State == Open {
+			r = moveTo(r, HalfOpen, CauseProbeSuccess, now)
+		}
 		r.CanarySuccesses++
 		if r.CanarySuccesses >= p.SuccessesToClose {
 			r = closeFresh(r, CauseCanarySuccesses, now, true)

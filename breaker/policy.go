@@ -23,11 +23,13 @@ type Policy struct {
 	// CooldownMultiplier grows the cooldown per consecutive trip:
 	// CooldownBase * CooldownMultiplier^(trips-1). Default 2; at least 1.
 	CooldownMultiplier float64
-	// CooldownMax caps the cooldown. Default 15m.
+	// CooldownMax caps the cooldown, jitter included: a recovered target
+	// is noticed within CooldownMax. Default 90s, which also keeps a
+	// 30-minute outage under 30 probes.
 	CooldownMax time.Duration
 	// Jitter spreads cooldowns and WAIT durations by up to this fraction
-	// (0.2 = +/-20%), so waiters do not wake together. Default 0.2; in
-	// [0, 1); negative disables.
+	// (0.2 = +/-20%), so breakers and waiters do not wake together.
+	// Default 0.2; in [0, 1); negative disables.
 	Jitter float64
 
 	// HalfOpenPermits is how many canaries may be out at once in HALF_OPEN.
@@ -39,17 +41,15 @@ type Policy struct {
 	// SuccessesToClose is how many canary successes close the breaker.
 	// Default 2.
 	SuccessesToClose int
-	// PollInterval is how long a caller waits before asking again when
-	// every HALF_OPEN permit is taken, so a freed permit or a close is
-	// noticed soon without a busy loop. Default 5s.
+	// PollInterval is how long a caller waits before asking again when it
+	// cannot read the row's state (a row written by a newer version).
+	// Default 5s.
 	PollInterval time.Duration
 
-	// RampDuration is how long after a close the admission probability
-	// grows from RampStart to 1. Default 5m; negative disables the ramp.
-	RampDuration time.Duration
-	// RampStart is the admission probability right after a close.
-	// Default 0.1; in (0, 1].
-	RampStart float64
+	// ThrottlePause is how long admission pauses after the target
+	// throttled a call: callers wait in the room, so a burst does not run
+	// past the target's capacity while the releaser slows down. Default 1s.
+	ThrottlePause time.Duration
 }
 
 // maxWindow is the largest WindowSize: the window is one uint64 bitset.
@@ -63,14 +63,13 @@ const (
 	defaultFailureRateThreshold = 0.5
 	defaultCooldownBase         = 30 * time.Second
 	defaultCooldownMultiplier   = 2
-	defaultCooldownMax          = 15 * time.Minute
+	defaultCooldownMax          = 90 * time.Second
 	defaultJitter               = 0.2
 	defaultHalfOpenPermits      = 1
 	defaultCanaryLease          = 2 * time.Minute
 	defaultSuccessesToClose     = 2
 	defaultPollInterval         = 5 * time.Second
-	defaultRampDuration         = 5 * time.Minute
-	defaultRampStart            = 0.1
+	defaultThrottlePause        = time.Second
 )
 
 // WithDefaults returns p with every zero field set to its documented
@@ -88,8 +87,7 @@ func (p Policy) WithDefaults() Policy {
 	setDefault(&p.CanaryLease, defaultCanaryLease)
 	setDefault(&p.SuccessesToClose, defaultSuccessesToClose)
 	setDefault(&p.PollInterval, defaultPollInterval)
-	setDefault(&p.RampDuration, defaultRampDuration)
-	setDefault(&p.RampStart, defaultRampStart)
+	setDefault(&p.ThrottlePause, defaultThrottlePause)
 	return p
 }
 

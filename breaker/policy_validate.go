@@ -54,7 +54,7 @@ func (p Policy) Validate() error {
 	check(p.CanaryLease < 0, "CanaryLease", p.CanaryLease, "must be positive")
 	check(p.SuccessesToClose < 1, "SuccessesToClose", p.SuccessesToClose, "must be positive")
 	check(p.PollInterval < 0, "PollInterval", p.PollInterval, "must be positive")
-	check(math.IsNaN(p.RampStart) || p.RampStart <= 0 || p.RampStart > 1, "RampStart", p.RampStart, "must be in (0, 1]")
+	check(p.ThrottlePause < 0, "ThrottlePause", p.ThrottlePause, "must be positive")
 
 	return errors.Join(errs...)
 }

@@ -57,19 +57,28 @@ type Row struct {
 	Window Window
 	// ConsecutiveFailures counts transient failures since the last success.
 	ConsecutiveFailures int
-	// Trips counts trips since the last close; it drives the cooldown growth.
+	// Trips counts trips and failed probes since the last close; it drives
+	// the cooldown growth.
 	Trips int
 
 	// OpenUntil is when an OPEN breaker's cooldown ends.
 	OpenUntil time.Time
-	// ClosedAt is when the breaker last closed; it starts the ramp.
+	// ClosedAt is when the breaker last closed after being held open.
 	ClosedAt time.Time
+	// ScoutUntil is the lease of the OPEN breaker's scout: the one caller
+	// that waits out the cooldown and goes as the probe while everyone
+	// else waits in the room. Zero or past means there is no scout.
+	ScoutUntil time.Time
+	// ThrottledUntil pauses admission after the target throttled a call:
+	// until then callers wait in the room.
+	ThrottledUntil time.Time
 	// ChangedAt is when State last changed.
 	ChangedAt time.Time
 	// Cause says why State last changed, one of the Cause constants.
 	Cause string
 
-	// Leases are the HALF_OPEN canary permits in use.
+	// Leases are the canary permits in use: the OPEN breaker's one probe,
+	// or the HALF_OPEN canaries.
 	Leases []Lease
 	// CanarySuccesses counts canary successes in the current HALF_OPEN.
 	CanarySuccesses int
@@ -117,8 +126,12 @@ type Totals struct {
 	// without a write, so that a trip is not followed by one write per
 	// call that was in flight.
 	Stale int64
-	// Trips counts transitions to OPEN (from CLOSED or HALF_OPEN).
+	// Trips counts trips: transitions to OPEN, and failed probes that
+	// keep an OPEN breaker open for a longer cooldown.
 	Trips int64
 	// Closes counts automatic recoveries, HALF_OPEN to CLOSED.
 	Closes int64
+	// Throttles counts calls the target throttled; the releaser compares
+	// it between ticks to slow down.
+	Throttles int64
 }

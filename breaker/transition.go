@@ -6,7 +6,7 @@ import "time"
 const (
 	CauseConsecutiveFailures = "consecutive-failures"
 	CauseFailureRate         = "failure-rate"
-	CauseCooldownElapsed     = "cooldown-elapsed"
+	CauseProbeSuccess        = "probe-success"
 	CauseCanarySuccesses     = "canary-successes"
 	CauseCanaryFailure       = "canary-failure"
 	CauseForcedExpired       = "forced-expired"
@@ -57,19 +57,20 @@ func moveTo(r Row, to State, cause string, now time.Time) Row {
 	r.Cause = cause
 	r.Leases = nil
 	r.CanarySuccesses = 0
+	r.ScoutUntil = time.Time{}
 	return r
 }
 
-// closeFresh returns r CLOSED with an empty window and no trips. ramp
-// starts the admission ramp, for closes after traffic was held back.
-func closeFresh(r Row, cause string, now time.Time, ramp bool) Row {
+// closeFresh returns r CLOSED with an empty window and no trips. held
+// records ClosedAt, for closes after traffic was held back.
+func closeFresh(r Row, cause string, now time.Time, held bool) Row {
 	r = moveTo(r, Closed, cause, now)
 	r.Window = Window{}
 	r.ConsecutiveFailures = 0
 	r.Trips = 0
 	r.OpenUntil = time.Time{}
 	r.ForcedUntil = time.Time{}
-	if ramp {
+	if held {
 		r.ClosedAt = now
 	}
 	return r
@@ -81,6 +82,17 @@ func trip(p Policy, r Row, cause string, now time.Time, rnd Random) Row {
 	r.Trips++
 	r.Totals.Trips++
 	r.OpenUntil = now.Add(p.Cooldown(r.Trips, rnd.Float64()))
+	return r
+}
+
+// reopen keeps an OPEN breaker open after its probe failed, for the next,
+// longer cooldown: no state change, so tickets stay valid, but the probe's
+// scout is spent and the next caller becomes the new one.
+func reopen(p Policy, r Row, now time.Time, rnd Random) Row {
+	r.Trips++
+	r.Totals.Trips++
+	r.OpenUntil = now.Add(p.Cooldown(r.Trips, rnd.Float64()))
+	r.ScoutUntil = time.Time{}
 	return r
 }
 

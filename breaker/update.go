@@ -8,16 +8,20 @@ import (
 )
 
 // update is the one read-modify-write loop behind every Breaker method:
-// load, apply, and if the row changed, save it conditionally on the loaded
-// version; on a conflict, pause briefly, re-load and apply again.
-func (b *Breaker) update(ctx context.Context, key string,
+// load (or start from first, a row read earlier), apply, and if the row
+// changed, save it conditionally on the loaded version; on a conflict,
+// pause briefly, re-load and apply again.
+func (b *Breaker) update(ctx context.Context, key string, first *Row,
 	apply func(Row, time.Time) (Row, bool, error)) (Row, Row, error) {
 	if key == "" {
 		return Row{}, Row{}, ErrEmptyKey
 	}
 	for attempt := 1; ; attempt++ {
-		before, err := b.load(ctx, key)
-		if err != nil {
+		var before Row
+		var err error
+		if first != nil && attempt == 1 {
+			before = *first
+		} else if before, err = b.load(ctx, key); err != nil {
 			return Row{}, Row{}, err
 		}
 		after, changed, err := apply(before, b.now())

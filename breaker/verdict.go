@@ -17,11 +17,17 @@ const (
 	// Canary: deliver the message as a HALF_OPEN probe; the ticket holds a
 	// lease that the outcome must present.
 	Canary
-	// Wait: do not deliver; ask again after Decision.Wait.
+	// Wait: do not deliver; ask again after Decision.Wait. Only the
+	// breaker's scout (and callers of a row this version cannot read) get
+	// it: the scout waits out the cooldown and goes as the probe.
 	Wait
+	// Queue: do not deliver; wait in the waiting room until released
+	// (the breaker is open, has no free canary permit, is forced open, or
+	// the target is throttling).
+	Queue
 )
 
-var verdictNames = [...]string{"", "PROCEED", "CANARY", "WAIT"}
+var verdictNames = [...]string{"", "PROCEED", "CANARY", "WAIT", "QUEUE"}
 
 // String returns the verdict's name as logged, e.g. "CANARY".
 func (v Verdict) String() string {
@@ -52,9 +58,13 @@ const (
 	Transient
 	// Poison: the message itself is bad; it never counts toward tripping.
 	Poison
+	// Throttled: the target turned the call away for load. It is not a
+	// health failure: it never trips the breaker, it pauses admission for
+	// the policy's ThrottlePause and it slows the waiting room's release.
+	Throttled
 )
 
-var outcomeNames = [...]string{"", "SUCCESS", "TRANSIENT", "POISON"}
+var outcomeNames = [...]string{"", "SUCCESS", "TRANSIENT", "POISON", "THROTTLED"}
 
 // Valid reports whether o is one of the defined outcomes.
 func (o Outcome) Valid() bool {
@@ -76,7 +86,7 @@ func ParseOutcome(name string) (Outcome, error) {
 			return Outcome(i), nil
 		}
 	}
-	return 0, fmt.Errorf("breaker: unknown outcome %q (want success, transient or poison)", name)
+	return 0, fmt.Errorf("breaker: unknown outcome %q (want success, transient, poison or throttled)", name)
 }
 
 // MarshalText writes the outcome's name.
@@ -118,4 +128,8 @@ type Decision struct {
 	Wait time.Duration
 	// State is the breaker's state after the decision.
 	State State
+	// Row is the row as the decision left it (saved when it changed).
+	// Record starts from it, so an uncontended delivery try reads the
+	// row once.
+	Row Row
 }

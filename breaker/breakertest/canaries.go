@@ -12,14 +12,16 @@ import (
 	"github.com/redrive/redrive/breaker"
 )
 
-// HammerCanaries checks the HALF_OPEN permit bound under concurrency. It
-// resets key, trips it with transient failures, lets the cooldown pass on
-// clock (which must be b's clock), then has goroutines admit at once: with
-// the clock still, exactly min(HalfOpenPermits, goroutines) get a canary.
-// It lets those leases expire unanswered and does it again (an expired
-// lease frees its permit), then records the second round's canaries as
-// successes at once and checks the breaker closed if there were enough.
-// b must be the only writer of key meanwhile.
+// HammerCanaries checks the probe and the HALF_OPEN permit bound under
+// concurrency. It resets key, trips it with transient failures, lets the
+// cooldown pass on clock (which must be b's clock), then has goroutines
+// admit at once: exactly one gets the probe. Its success moves the breaker
+// to HALF_OPEN, where goroutines admitting at once get exactly
+// min(HalfOpenPermits, goroutines) canaries. It lets those leases expire
+// unanswered and does it again (an expired lease frees its permit), then
+// records the second round's canaries as successes at once and checks the
+// breaker closed if there were enough. b must be the only writer of key
+// meanwhile.
 func HammerCanaries(tb testing.TB, b *breaker.Breaker, clock *Clock, key string, goroutines int) {
 	tb.Helper()
 	ctx := context.Background()
@@ -27,9 +29,18 @@ func HammerCanaries(tb testing.TB, b *breaker.Breaker, clock *Clock, key string,
 
 	_, _, err := b.Command(ctx, key, breaker.Command{Kind: breaker.Reset, Actor: "breakertest", Reason: "canaries"})
 	require.NoError(tb, err)
-	clock.Advance(max(p.RampDuration, 0))
 	tripByFailures(tb, b, key)
 	clock.Advance(maxCooldown(p))
+
+	probe := admitAtOnce(tb, b, key, goroutines)
+	require.Len(tb, probe, 1, "one probe when the cooldown is over")
+	r, err := b.Record(ctx, key, breaker.Row{}, probe[0], breaker.Success)
+	require.NoError(tb, err)
+	if p.SuccessesToClose == 1 {
+		assert.Equal(tb, breaker.Closed, r.State, "the probe's success closes the breaker")
+		return
+	}
+	require.Equal(tb, breaker.HalfOpen, r.State, "the probe's success half-opens the breaker")
 
 	want := min(p.HalfOpenPermits, goroutines)
 	first := admitAtOnce(tb, b, key, goroutines)
@@ -44,19 +55,19 @@ func HammerCanaries(tb testing.TB, b *breaker.Breaker, clock *Clock, key string,
 	var wg sync.WaitGroup
 	for _, t := range append(first, second...) {
 		wg.Go(func() {
-			_, err := b.Record(ctx, key, t, breaker.Success)
+			_, err := b.Record(ctx, key, breaker.Row{}, t, breaker.Success)
 			assert.NoError(tb, err)
 		})
 	}
 	wg.Wait()
-	r, err := b.Status(ctx, key)
+	r, err = b.Status(ctx, key)
 	require.NoError(tb, err)
-	if want >= p.SuccessesToClose {
+	if 1+want >= p.SuccessesToClose {
 		assert.Equal(tb, breaker.Closed, r.State, "enough canary successes close the breaker")
 		assert.Equal(tb, breaker.CauseCanarySuccesses, r.Cause)
 	} else {
 		assert.Equal(tb, breaker.HalfOpen, r.State)
-		assert.Equal(tb, want, r.CanarySuccesses, "only the live leases' successes count")
+		assert.Equal(tb, 1+want, r.CanarySuccesses, "the probe's and the live leases' successes count")
 		assert.Empty(tb, r.Leases)
 	}
 }
@@ -69,8 +80,8 @@ func tripByFailures(tb testing.TB, b *breaker.Breaker, key string) {
 	for range max(p.ConsecutiveFailures, 0) + p.WindowSize {
 		d, err := b.Admit(ctx, key)
 		require.NoError(tb, err)
-		require.Equal(tb, breaker.Proceed, d.Verdict, "a reset breaker past its ramp admits")
-		r, err := b.Record(ctx, key, d.Ticket, breaker.Transient)
+		require.Equal(tb, breaker.Proceed, d.Verdict, "a reset breaker admits")
+		r, err := b.Record(ctx, key, d.Row, d.Ticket, breaker.Transient)
 		require.NoError(tb, err)
 		if r.State == breaker.Open {
 			return
@@ -79,9 +90,10 @@ func tripByFailures(tb testing.TB, b *breaker.Breaker, key string) {
 	require.FailNow(tb, "the breaker did not trip on a run of failures")
 }
 
-// maxCooldown is longer than any cooldown the policy can draw.
+// maxCooldown is longer than any cooldown the policy can draw (the cap
+// bounds the jittered cooldown).
 func maxCooldown(p breaker.Policy) time.Duration {
-	return time.Duration(float64(p.CooldownMax)*(1+max(p.Jitter, 0))) + time.Second
+	return p.CooldownMax + time.Second
 }
 
 // admitAtOnce has goroutines admit key at the same time and returns the
@@ -106,10 +118,9 @@ func admitAtOnce(tb testing.TB, b *breaker.Breaker, key string, goroutines int) 
 				mu.Lock()
 				tickets = append(tickets, d.Ticket)
 				mu.Unlock()
-			case breaker.Wait:
-				assert.Positive(tb, d.Wait)
+			case breaker.Queue:
 			default:
-				assert.Fail(tb, "half-open admits only canaries", "got %s", d.Verdict)
+				assert.Fail(tb, "a probing or half-open breaker admits only canaries", "got %s", d.Verdict)
 			}
 		})
 	}

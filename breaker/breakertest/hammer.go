@@ -63,7 +63,7 @@ func Hammer(tb testing.TB, b *breaker.Breaker, key string, cfg HammerConfig) Ham
 				if !assert.NoError(tb, err) || !assert.Equal(tb, breaker.Proceed, d.Verdict, "forced closed admits all") {
 					return
 				}
-				_, err = b.Record(ctx, key, d.Ticket, o)
+				_, err = b.Record(ctx, key, d.Row, d.Ticket, o)
 				mu.Lock()
 				switch {
 				case err == nil:

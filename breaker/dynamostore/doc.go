@@ -14,12 +14,14 @@
 //	canary_successes      N
 //	open_until            S  RFC 3339 UTC, nanoseconds; NULL when zero
 //	closed_at             S  as open_until
+//	scout_until           S  as open_until
+//	throttled_until       S  as open_until
 //	changed_at            S  as open_until
 //	cause                 S  why the state last changed; NULL when empty
 //	forced_until          S  as open_until
 //	actor, reason         S  NULL when empty
 //	leases                L  of M {id S, expires S}; NULL when none
-//	totals                M  {successes, failures, poison, stale, trips, closes N}
+//	totals                M  {successes, failures, poison, stale, trips, closes, throttles N}
 //
 // The window bitset is a string, not a number, because minidyn (the local
 // backend) evaluates update expressions in float64 and would round a window

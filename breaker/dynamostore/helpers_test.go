@@ -46,6 +46,8 @@ func fullRow(key string) breaker.Row {
 		Trips:               2,
 		OpenUntil:           t0.Add(90 * time.Second),
 		ClosedAt:            t0.Add(-time.Hour),
+		ScoutUntil:          t0.Add(3 * time.Minute),
+		ThrottledUntil:      t0.Add(time.Second),
 		ChangedAt:           t0,
 		Cause:               "operator",
 		Leases: []breaker.Lease{
@@ -56,7 +58,7 @@ func fullRow(key string) breaker.Row {
 		ForcedUntil:     t0.Add(24 * time.Hour),
 		Actor:           "alice@example.com",
 		Reason:          "downstream maintenance, ticket OPS-42",
-		Totals:          breaker.Totals{Successes: 11, Failures: 22, Poison: 33, Stale: 44, Trips: 55, Closes: 66},
+		Totals:          breaker.Totals{Successes: 11, Failures: 22, Poison: 33, Stale: 44, Trips: 55, Closes: 66, Throttles: 77},
 	}
 }
 

@@ -26,6 +26,8 @@ const (
 	attrCanarySuccesses     = "canary_successes"
 	attrOpenUntil           = "open_until"
 	attrClosedAt            = "closed_at"
+	attrScoutUntil          = "scout_until"
+	attrThrottledUntil      = "throttled_until"
 	attrChangedAt           = "changed_at"
 	attrCause               = "cause"
 	attrForcedUntil         = "forced_until"
@@ -43,6 +45,7 @@ const (
 	totalStale     = "stale"
 	totalTrips     = "trips"
 	totalCloses    = "closes"
+	totalThrottles = "throttles"
 )
 
 // encode returns row's attributes, without the key. Every attribute is
@@ -72,6 +75,8 @@ func encode(row breaker.Row) map[string]types.AttributeValue {
 		attrCanarySuccesses:     num(int64(row.CanarySuccesses)),
 		attrOpenUntil:           timestamp(row.OpenUntil),
 		attrClosedAt:            timestamp(row.ClosedAt),
+		attrScoutUntil:          timestamp(row.ScoutUntil),
+		attrThrottledUntil:      timestamp(row.ThrottledUntil),
 		attrChangedAt:           timestamp(row.ChangedAt),
 		attrForcedUntil:         timestamp(row.ForcedUntil),
 		attrCause:               optional(row.Cause),
@@ -85,6 +90,7 @@ func encode(row breaker.Row) map[string]types.AttributeValue {
 			totalStale:     num(row.Totals.Stale),
 			totalTrips:     num(row.Totals.Trips),
 			totalCloses:    num(row.Totals.Closes),
+			totalThrottles: num(row.Totals.Throttles),
 		}},
 	}
 }
@@ -122,6 +128,8 @@ func decode(key string, item map[string]types.AttributeValue) (breaker.Row, erro
 		CanarySuccesses:     f.int(attrCanarySuccesses),
 		OpenUntil:           f.time(attrOpenUntil, false),
 		ClosedAt:            f.time(attrClosedAt, false),
+		ScoutUntil:          f.time(attrScoutUntil, false),
+		ThrottledUntil:      f.time(attrThrottledUntil, false),
 		ChangedAt:           f.time(attrChangedAt, false),
 		Cause:               f.str(attrCause, false),
 		ForcedUntil:         f.time(attrForcedUntil, false),
@@ -150,6 +158,7 @@ func decode(key string, item map[string]types.AttributeValue) (breaker.Row, erro
 			Stale:     t.int64(totalStale, false),
 			Trips:     t.int64(totalTrips, false),
 			Closes:    t.int64(totalCloses, false),
+			Throttles: t.int64(totalThrottles, false),
 		}
 	}
 	if problem != nil {

@@ -42,8 +42,7 @@ var policyVars = []policyVar{
 	{"BREAKER_CANARY_LEASE", "CanaryLease", func(e *Env, n string, p *breaker.Policy) { p.CanaryLease = e.Duration(n, 0) }},
 	{"BREAKER_SUCCESSES_TO_CLOSE", "SuccessesToClose", func(e *Env, n string, p *breaker.Policy) { p.SuccessesToClose = e.Int(n, 0) }},
 	{"BREAKER_POLL_INTERVAL", "PollInterval", func(e *Env, n string, p *breaker.Policy) { p.PollInterval = e.Duration(n, 0) }},
-	{"BREAKER_RAMP_DURATION", "RampDuration", func(e *Env, n string, p *breaker.Policy) { p.RampDuration = e.Duration(n, 0) }},
-	{"BREAKER_RAMP_START", "RampStart", func(e *Env, n string, p *breaker.Policy) { p.RampStart = e.Float(n, 0) }},
+	{"BREAKER_THROTTLE_PAUSE", "ThrottlePause", func(e *Env, n string, p *breaker.Policy) { p.ThrottlePause = e.Duration(n, 0) }},
 }
 
 // fieldNames rewrites Policy field names in a problem ("must be at most

@@ -26,7 +26,7 @@ var _ StartExecutionAPI = (*sfn.Client)(nil)
 // failure (sqs target); *breaker.Breaker is one.
 type Breaker interface {
 	Status(ctx context.Context, key string) (breaker.Row, error)
-	Record(ctx context.Context, key string, t breaker.Ticket, o breaker.Outcome) (breaker.Row, error)
+	Record(ctx context.Context, key string, seen breaker.Row, t breaker.Ticket, o breaker.Outcome) (breaker.Row, error)
 }
 
 var _ Breaker = (*breaker.Breaker)(nil)

@@ -42,7 +42,7 @@ func returnFailure(at time.Time, lastAttempt int) message.Failure {
 func (h *Handler) recordReturn(ctx context.Context, key string, log *slog.Logger) {
 	row, err := h.Breaker.Status(ctx, key)
 	if err == nil {
-		row, err = h.Breaker.Record(ctx, key, breaker.Ticket{Generation: row.Generation}, breaker.Transient)
+		row, err = h.Breaker.Record(ctx, key, row, breaker.Ticket{Generation: row.Generation}, breaker.Transient)
 	}
 	if err != nil {
 		log.ErrorContext(ctx, "could not record the consumer failure on the breaker", slog.Any("error", err))
