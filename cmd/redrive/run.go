@@ -17,13 +17,14 @@ import (
 type runOptions struct {
 	scenario  string // file; "" means sim.Default
 	report    string // HTML report path; "" means reportPath's default
+	json      string // where to write the figures as JSON; "" means nowhere
 	progress  bool   // draw the progress bar even when stderr is no terminal
 	invokeAPI bool   // Redrive calls the consumer through the Lambda Invoke API wire format
 }
 
 // runRun plays a scenario with Redrive and the two baselines, prints the
 // breaker's state changes as they happen and the table at the end, and
-// writes the HTML report.
+// writes the HTML report, and the table's figures as JSON if asked.
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	opts, code, ok := parseRun(args, stderr)
 	if !ok {
@@ -67,6 +68,13 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	fmt.Fprintf(stdout, "Report: %s\n", path)
+	if opts.json != "" {
+		if err := createFile(opts.json, "figures", func(w io.Writer) error { return sim.WriteJSON(w, res) }); err != nil {
+			fmt.Fprintf(stderr, "redrive run: %v\n", err)
+			return exitFailure
+		}
+		fmt.Fprintf(stdout, "Figures: %s\n", opts.json)
+	}
 	return exitOK
 }
 
@@ -84,6 +92,7 @@ func parseRun(args []string, stderr io.Writer) (opts runOptions, code int, ok bo
 	}
 	fs.StringVar(&opts.scenario, "scenario", "", "scenario file, YAML or JSON (default: the built-in default, scenarios/default.yaml)")
 	fs.StringVar(&opts.report, "report", "", "where to write the HTML report (default: .cache/report-<scenario>.html, or the temp dir)")
+	fs.StringVar(&opts.json, "json", "", "also write the table's figures, per strategy, as JSON to this file (see cmd/redrive/README.md)")
 	fs.BoolVar(&opts.progress, "progress", false, "draw the progress bar on stderr even when it is not a terminal")
 	fs.BoolVar(&opts.invokeAPI, "invoke-api", false, "have Redrive call the consumer through the Lambda Invoke API wire format (slower)")
 	code, ok = parseFlags(fs, args)
@@ -101,20 +110,29 @@ func writeReport(path string, res sim.Result) (string, error) {
 			path = filepath.Join(os.TempDir(), "redrive-"+name)
 		}
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return "", fmt.Errorf("report: %w", err)
-	}
-	if err := sim.WriteHTML(f, res); err != nil {
-		return "", errors.Join(err, f.Close())
-	}
-	if err := f.Close(); err != nil {
-		return "", fmt.Errorf("report %s: %w", path, err)
+	if err := createFile(path, "report", func(w io.Writer) error { return sim.WriteHTML(w, res) }); err != nil {
+		return "", err
 	}
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
 	return path, nil
+}
+
+// createFile creates path and fills it with write; what names the file
+// in errors.
+func createFile(path, what string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if err := write(f); err != nil {
+		return errors.Join(err, f.Close())
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	return nil
 }
 
 // isTerminal reports whether w is a character device, such as a terminal.

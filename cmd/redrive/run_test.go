@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -54,6 +56,37 @@ func TestRunPlaysAScenario(t *testing.T) {
 	assert.Contains(t, string(page), "Redrive simulation: tiny")
 }
 
+func TestRunWritesTheFiguresAsJSON(t *testing.T) {
+	dir := t.TempDir()
+	figures := filepath.Join(dir, "figures.json")
+	code, stdout, stderr := runCmd(t, "-scenario", writeTiny(t, dir), "-report", filepath.Join(dir, "r.html"), "-json", figures)
+	require.Equal(t, exitOK, code, "stderr: %s", stderr)
+	assert.Contains(t, stdout, "Figures: "+figures)
+
+	data, err := os.ReadFile(figures)
+	require.NoError(t, err)
+	var doc struct {
+		Scenario struct {
+			Name string `json:"name"`
+			Seed int64  `json:"seed"`
+		} `json:"scenario"`
+		Strategies []struct {
+			Strategy  string `json:"strategy"`
+			Delivered int    `json:"delivered"`
+			Lost      int    `json:"lost"`
+		} `json:"strategies"`
+	}
+	require.NoError(t, json.Unmarshal(data, &doc))
+	assert.Equal(t, "tiny", doc.Scenario.Name)
+	assert.EqualValues(t, 1, doc.Scenario.Seed)
+	require.Len(t, doc.Strategies, 3)
+	for i, name := range []string{"redrive", "naive backoff", "bulk move"} {
+		assert.Equal(t, name, doc.Strategies[i].Strategy)
+		assert.Zero(t, doc.Strategies[i].Lost)
+		assert.Regexp(t, fmt.Sprintf(`(?m)^messages delivered(\s+[\d,]+){%d}\s+%d\b`, i, doc.Strategies[i].Delivered), stdout, "the table's figure")
+	}
+}
+
 func TestRunWithoutTerminalDrawsNoBar(t *testing.T) {
 	dir := t.TempDir()
 	code, _, stderr := runCmd(t, "-scenario", writeTiny(t, dir), "-report", filepath.Join(dir, "r.html"))
@@ -76,6 +109,7 @@ func TestRunRejectsBadInput(t *testing.T) {
 		{"unknown flag", []string{"-fast"}, exitUsage, "flag provided but not defined: -fast"},
 		{"stray argument", []string{"scenarios/default.yaml"}, exitUsage, `unexpected argument "scenarios/default.yaml"`},
 		{"unwritable report", []string{"-scenario", writeTiny(t, dir), "-report", filepath.Join(dir, "no", "such", "dir.html")}, exitFailure, "redrive run: report:"},
+		{"unwritable figures", []string{"-scenario", writeTiny(t, dir), "-report", filepath.Join(dir, "r.html"), "-json", filepath.Join(dir, "no", "such", "dir.json")}, exitFailure, "redrive run: figures:"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -16,6 +16,8 @@
 //
 // Each run is measured the same way (Metrics: amplification, recovery
 // latency, drain time against the physical limit, peak call rate, cost per
-// million messages, and where every message ended up), printed as a table
-// (WriteTable) and drawn in a self-contained HTML report (WriteHTML).
+// million messages, and where every message ended up), summed up as
+// Summary, which is printed as a table (WriteTable), written as JSON
+// (WriteJSON), and drawn with charts over time in a self-contained HTML
+// report (WriteHTML).
 package sim

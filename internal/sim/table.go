@@ -47,82 +47,83 @@ func CostNote(s Scenario) string {
 }
 
 // Table is the result as rows of cells: a header row of strategy names,
-// then one row per figure, its label first.
+// then one row per figure, its label first. It renders SummaryOf(r), as
+// WriteJSON does.
 func Table(r Result) [][]string {
+	sum := SummaryOf(r)
 	var rows [][]string
-	row := func(label string, cell func(m Metrics) string) {
+	row := func(label string, cell func(f Figures) string) {
 		cells := []string{label}
-		for _, m := range r.Metrics {
-			cells = append(cells, cell(m))
+		for _, f := range sum.Strategies {
+			cells = append(cells, cell(f))
 		}
 		rows = append(rows, cells)
 	}
-	row("", func(m Metrics) string { return m.Strategy })
-	row("calls during the outage (amplification)", func(m Metrics) string { return thousands(int64(m.OutageCalls)) })
-	row("calls in all", func(m Metrics) string { return thousands(int64(m.Calls)) })
-	row("  throttled (over capacity)", func(m Metrics) string { return thousands(int64(m.Throttled)) })
-	row(fmt.Sprintf("peak calls/s (capacity %d)", r.Scenario.Target.Capacity), func(m Metrics) string {
-		return fmt.Sprintf("%d (%.1fx)", m.PeakRate, float64(m.PeakRate)/float64(m.Capacity))
+	row("", func(f Figures) string { return f.Strategy })
+	row("calls during the outage (amplification)", func(f Figures) string { return thousands(int64(f.OutageCalls)) })
+	row("calls in all", func(f Figures) string { return thousands(int64(f.Calls)) })
+	row("  throttled (over capacity)", func(f Figures) string { return thousands(int64(f.Throttled)) })
+	row(fmt.Sprintf("peak calls/s (capacity %d)", sum.Scenario.Capacity), func(f Figures) string {
+		return fmt.Sprintf("%d (%.1fx)", f.PeakCallsPerSecond, f.PeakOverCapacity)
 	})
 	row("recovery: healthy -> breaker CLOSED", recoveryCell)
-	row("recovery: healthy -> first delivery", func(m Metrics) string {
-		if !m.HasFirstDelivery {
+	row("recovery: healthy -> first delivery", func(f Figures) string {
+		if f.FirstDeliverySeconds == nil {
 			return "none"
 		}
-		return clock(m.FirstDelivery)
+		return clockSeconds(*f.FirstDeliverySeconds)
 	})
-	row("drain: healthy -> last delivery", func(m Metrics) string {
+	row("drain: healthy -> last delivery", func(f Figures) string {
 		switch {
-		case !m.Recovered || m.DrainedCount == 0:
+		case f.DrainSeconds == nil:
 			return "nothing delivered"
-		case !m.Drained:
+		case !f.Drained:
 			return "not drained"
 		}
-		return clock(m.DrainTime)
+		return clockSeconds(*f.DrainSeconds)
 	})
-	row("  physical limit (deliveries / capacity)", func(m Metrics) string {
-		if m.DrainedCount == 0 {
+	row("  physical limit (deliveries / capacity)", func(f Figures) string {
+		if f.PhysicalDrainSeconds == nil {
 			return "-"
 		}
-		return fmt.Sprintf("%s (%.1fx)", clock(m.PhysicalDrain), m.DrainTime.Seconds()/max(m.PhysicalDrain.Seconds(), 1e-9))
+		return fmt.Sprintf("%s (%.1fx)", clockSeconds(*f.PhysicalDrainSeconds), *f.DrainOverPhysical)
 	})
-	row("breaker state changes", func(m Metrics) string {
-		if !m.HasBreaker {
+	row("breaker state changes", func(f Figures) string {
+		if f.BreakerChanges == nil {
 			return "no breaker"
 		}
-		return thousands(int64(m.BreakerChanges))
+		return thousands(int64(*f.BreakerChanges))
 	})
-	row("state transitions per message", func(m Metrics) string { return fmt.Sprintf("%.1f", m.TransitionsPer) })
-	row("DynamoDB reads / writes per message", func(m Metrics) string {
-		n := float64(m.Messages)
-		return fmt.Sprintf("%.1f / %.1f", float64(m.Usage.DynamoReads)/n, float64(m.Usage.DynamoWrites)/n)
+	row("state transitions per message", func(f Figures) string { return fmt.Sprintf("%.1f", f.TransitionsPerMessage) })
+	row("DynamoDB reads / writes per message", func(f Figures) string {
+		return fmt.Sprintf("%.1f / %.1f", f.DynamoReadsPerMessage, f.DynamoWritesPerMessage)
 	})
-	row("est. cost per million messages", func(m Metrics) string { return dollars(m.CostPerMillion.Total()) })
-	row("  Step Functions", func(m Metrics) string { return dollars(m.CostPerMillion.StepFunctions) })
-	row("  Lambda (orchestrator + consumer)", func(m Metrics) string { return dollars(m.CostPerMillion.Lambda) })
-	row("  DynamoDB", func(m Metrics) string { return dollars(m.CostPerMillion.DynamoDB) })
-	row("messages delivered", func(m Metrics) string { return thousands(int64(m.Delivered)) })
-	row("messages parked (for a person)", func(m Metrics) string { return thousands(int64(m.Parked)) })
-	row("messages still pending at the end", func(m Metrics) string { return thousands(int64(m.Pending)) })
-	row("messages lost", func(m Metrics) string { return thousands(int64(m.Lost)) })
-	row("messages delivered twice", func(m Metrics) string { return thousands(int64(m.Twice)) })
-	row("simulated time / wall time", func(m Metrics) string {
-		return fmt.Sprintf("%s / %.1fs", clock(m.End), m.Wall.Seconds())
+	row("est. cost per million messages", func(f Figures) string { return dollars(f.CostPerMillion.Total) })
+	row("  Step Functions", func(f Figures) string { return dollars(f.CostPerMillion.StepFunctions) })
+	row("  Lambda (orchestrator + consumer)", func(f Figures) string { return dollars(f.CostPerMillion.Lambda) })
+	row("  DynamoDB", func(f Figures) string { return dollars(f.CostPerMillion.DynamoDB) })
+	row("messages delivered", func(f Figures) string { return thousands(int64(f.Delivered)) })
+	row("messages parked (for a person)", func(f Figures) string { return thousands(int64(f.Parked)) })
+	row("messages still pending at the end", func(f Figures) string { return thousands(int64(f.Pending)) })
+	row("messages lost", func(f Figures) string { return thousands(int64(f.Lost)) })
+	row("messages delivered twice", func(f Figures) string { return thousands(int64(f.DeliveredTwice)) })
+	row("simulated time / wall time", func(f Figures) string {
+		return fmt.Sprintf("%s / %.1fs", clockSeconds(f.SimulatedSeconds), f.WallSeconds)
 	})
 	return rows
 }
 
-// recoveryCell is the breaker recovery latency of m.
-func recoveryCell(m Metrics) string {
+// recoveryCell is the breaker recovery latency of f.
+func recoveryCell(f Figures) string {
 	switch {
-	case !m.HasBreaker:
+	case !f.HasBreaker:
 		return "no breaker"
-	case !m.Recovered:
+	case !f.Recovered:
 		return "no recovery"
-	case !m.BreakerClosed:
+	case !f.BreakerClosed:
 		return "never closed"
 	}
-	return clock(m.RecoveryLatency)
+	return clockSeconds(*f.BreakerClosedSeconds)
 }
 
 // outageText describes the scenario's outage.
@@ -143,6 +144,9 @@ func clock(d time.Duration) string {
 	}
 	return fmt.Sprintf("%s%d:%02d:%02d", sign, int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60)
 }
+
+// clockSeconds formats a figure's seconds as h:mm:ss.
+func clockSeconds(s float64) string { return clock(time.Duration(s * float64(time.Second))) }
 
 // thousands formats n with thousands separators.
 func thousands(n int64) string {
