@@ -28,8 +28,7 @@ var allPolicyVars = map[string]string{
 	"BREAKER_CANARY_LEASE":         "90s",
 	"BREAKER_SUCCESSES_TO_CLOSE":   "4",
 	"BREAKER_POLL_INTERVAL":        "2s",
-	"BREAKER_RAMP_DURATION":        "10m",
-	"BREAKER_RAMP_START":           "0.2",
+	"BREAKER_THROTTLE_PAUSE":       "3s",
 }
 
 func TestPolicyReadsEveryVariable(t *testing.T) {
@@ -49,8 +48,7 @@ func TestPolicyReadsEveryVariable(t *testing.T) {
 		CanaryLease:          90 * time.Second,
 		SuccessesToClose:     4,
 		PollInterval:         2 * time.Second,
-		RampDuration:         10 * time.Minute,
-		RampStart:            0.2,
+		ThrottlePause:        3 * time.Second,
 	}
 	assert.Equal(t, want, got)
 
@@ -71,11 +69,10 @@ func TestPolicyUnsetIsDefault(t *testing.T) {
 }
 
 func TestPolicyDisabledTripsAreKept(t *testing.T) {
-	env := envOf(map[string]string{"BREAKER_CONSECUTIVE_FAILURES": "-1", "BREAKER_RAMP_DURATION": "-1s", "BREAKER_JITTER": "-1"})
+	env := envOf(map[string]string{"BREAKER_CONSECUTIVE_FAILURES": "-1", "BREAKER_JITTER": "-1"})
 	got := config.Policy(env)
 	require.NoError(t, env.Err())
 	assert.Equal(t, -1, got.ConsecutiveFailures)
-	assert.Equal(t, -time.Second, got.RampDuration)
 	assert.Equal(t, -1.0, got.Jitter)
 }
 
@@ -113,7 +110,7 @@ func TestPolicyErrorsNameTheVariable(t *testing.T) {
 			name: "cooldown max below base",
 			vars: map[string]string{"BREAKER_COOLDOWN_BASE": "1h"},
 			problems: map[string]string{
-				"BREAKER_COOLDOWN_MAX": "15m0s (the default): must be at least BREAKER_COOLDOWN_BASE (1h0m0s)",
+				"BREAKER_COOLDOWN_MAX": "1m30s (the default): must be at least BREAKER_COOLDOWN_BASE (1h0m0s)",
 			},
 		},
 		{
@@ -124,7 +121,7 @@ func TestPolicyErrorsNameTheVariable(t *testing.T) {
 				"BREAKER_COOLDOWN_MULTIPLIER": "0.5",
 				"BREAKER_SUCCESSES_TO_CLOSE":  "two",
 				"BREAKER_POLL_INTERVAL":       "5",
-				"BREAKER_RAMP_START":          "1.5",
+				"BREAKER_THROTTLE_PAUSE":      "-1s",
 				"BREAKER_JITTER":              "1",
 			},
 			problems: map[string]string{
@@ -134,7 +131,7 @@ func TestPolicyErrorsNameTheVariable(t *testing.T) {
 				"BREAKER_SUCCESSES_TO_CLOSE":  "want an integer",
 				"BREAKER_POLL_INTERVAL":       "want a duration",
 				"BREAKER_JITTER":              "must be in [0, 1)",
-				"BREAKER_RAMP_START":          "must be in (0, 1]",
+				"BREAKER_THROTTLE_PAUSE":      "must be positive",
 			},
 		},
 	}
