@@ -104,6 +104,12 @@ type Figures struct {
 	Lost           int `json:"lost"`
 	DeliveredTwice int `json:"deliveredTwice"`
 
+	// PeakRoomDepth is the most messages waiting in the waiting room at a
+	// reading, PeakReleasesPerSecond the most releases per second between
+	// two readings; both null for a strategy without a waiting room.
+	PeakRoomDepth         *int     `json:"peakRoomDepth"`
+	PeakReleasesPerSecond *float64 `json:"peakReleasesPerSecond"`
+
 	// SimulatedSeconds is the simulated time the run took, WallSeconds the
 	// wall-clock time.
 	SimulatedSeconds float64 `json:"simulatedSeconds"`
@@ -163,6 +169,9 @@ func (m Metrics) Figures() Figures {
 		f.DrainSeconds = ptr(m.DrainTime.Seconds())
 		f.PhysicalDrainSeconds = ptr(m.PhysicalDrain.Seconds())
 		f.DrainOverPhysical = ptr(m.DrainTime.Seconds() / max(m.PhysicalDrain.Seconds(), 1e-9))
+	}
+	if m.HasRoom {
+		f.PeakRoomDepth, f.PeakReleasesPerSecond = ptr(m.PeakRoomDepth), ptr(m.PeakReleaseRate)
 	}
 	return f
 }

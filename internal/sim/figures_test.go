@@ -91,6 +91,18 @@ func seconds(key string, words ...string) cellCheck {
 	}
 }
 
+// orDash checks a "-" cell against a null figure named key, and any other
+// cell with check.
+func orDash(key string, check cellCheck) cellCheck {
+	return func(t *testing.T, cell string, f map[string]any) {
+		if cell == "-" {
+			assert.Nil(t, f[key], key)
+			return
+		}
+		check(t, cell, f)
+	}
+}
+
 // dig is the figure at a dotted path.
 func dig(f map[string]any, path string) any {
 	var v any = f
@@ -145,6 +157,8 @@ var tableChecks = map[string]cellCheck{
 	"messages still pending at the end":   count("pending"),
 	"messages lost":                       count("lost"),
 	"messages delivered twice":            count("deliveredTwice"),
+	"peak room depth":                     orDash("peakRoomDepth", count("peakRoomDepth")),
+	"peak release rate":                   orDash("peakReleasesPerSecond", rounded(1, "peakReleasesPerSecond")),
 	"simulated time / wall time": func(t *testing.T, cell string, f map[string]any) {
 		simulated, wall, ok := strings.Cut(cell, " / ")
 		require.True(t, ok, cell)

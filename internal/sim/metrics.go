@@ -58,6 +58,13 @@ type Metrics struct {
 	// (or processed and that were also parked).
 	Delivered, Parked, Pending, Lost, Twice int
 
+	// HasRoom says the strategy has a waiting room; PeakRoomDepth is the
+	// most messages waiting in it at a reading, PeakReleaseRate the most
+	// releases per second between two readings.
+	HasRoom         bool
+	PeakRoomDepth   int
+	PeakReleaseRate float64
+
 	// End is the simulated time the run took; Wall the wall-clock time.
 	End  time.Duration
 	Wall time.Duration
@@ -128,6 +135,11 @@ func Measure(s Scenario, msgs []Message, o Outcome, prices Prices) Metrics {
 		m.DrainTime = lastAfter.Sub(recoveredAt)
 		m.PhysicalDrain = time.Duration(float64(m.DrainedCount) / float64(s.Target.Capacity) * float64(time.Second))
 		m.BreakerClosed, m.RecoveryLatency = closedAfter(o.Transitions, recoveredAt)
+	}
+
+	if o.HasRoom {
+		depth, rate := roomLines(sortedSamples(o))
+		m.HasRoom, m.PeakRoomDepth, m.PeakReleaseRate = true, peak(depth), peak(rate)
 	}
 
 	o.Usage.TargetCalls = int64(len(o.Calls))

@@ -10,8 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/internal/localrun"
 	"github.com/redrive/redrive/internal/sim"
 	"github.com/redrive/redrive/internal/simtarget"
+	"github.com/redrive/redrive/statemachine/local"
 )
 
 // small is a scenario that plays in seconds under the race detector:
@@ -55,10 +57,27 @@ func (r *recorder) Transition(strategy string, t breaker.Transition) {
 	r.transitions[strategy] = append(r.transitions[strategy], t)
 }
 
-// played is the small scenario played once by every strategy, shared by
-// the tests that only read it.
+// standInRoom is a sim.RoomSource for tests until localrun has a waiting
+// room: the redrive executions still running stand for the messages
+// waiting, the consumer's invocations for the releases.
+func standInRoom(st *localrun.Stack) sim.RoomSource {
+	return func() (int, int64) {
+		xs, err := st.Executor.ListExecutions(context.Background(), st.RedriveARN, local.Running)
+		if err != nil {
+			panic(err)
+		}
+		return len(xs), st.Stats().Invocations[localrun.FunctionConsumer]
+	}
+}
+
+// played is the small scenario played once by every strategy, Redrive's
+// waiting room read by standInRoom, shared by the tests that only read it.
 var played = sync.OnceValues(func() (sim.Result, error) {
-	return sim.Play(context.Background(), small(), sim.Strategies(false), &recorder{})
+	strategies := sim.Strategies(false)
+	redrive := strategies[0].(sim.Redrive)
+	redrive.WaitingRoom = standInRoom
+	strategies[0] = redrive
+	return sim.Play(context.Background(), small(), strategies, &recorder{})
 })
 
 func playSmall(t *testing.T) sim.Result {

@@ -26,6 +26,14 @@ type Redrive struct {
 	// Registry rather than through the Lambda Invoke API wire format:
 	// faster, same behaviour.
 	DirectInvoke bool
+	// WaitingRoom, when set, is called once the stack has started and
+	// returns the RoomSource the sampler reads the stack's waiting room
+	// (internal/localrun's) from, e.g., for a room with a method of that
+	// signature, func(st *localrun.Stack) RoomSource { return st.Room.Read }.
+	// The outcome then has room readings (HasRoom), and the table, the JSON
+	// and the report show the room's depth and release rate. Unset, or
+	// returning nil, they are left out.
+	WaitingRoom func(stack *localrun.Stack) RoomSource
 }
 
 // Name implements Strategy.
@@ -70,12 +78,15 @@ func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observ
 	p := newSampler(stack.Executor, r.Name(), s, obs, func() (Usage, int, bool) {
 		return w.read(ctx, len(msgs))
 	})
+	if r.WaitingRoom != nil {
+		p.room = r.WaitingRoom(stack)
+	}
 	p.start()
 	if err := stack.RunUntil(ctx, Epoch.Add(s.Horizon)); err != nil {
 		return Outcome{}, fmt.Errorf("sim: redrive: %w", err)
 	}
 	w.report()
-	out := Outcome{Strategy: r.Name(), Calls: stack.Target.Ledger().Calls(), HasBreaker: true, Transitions: stack.BreakerChanges()}
+	out := Outcome{Strategy: r.Name(), Calls: stack.Target.Ledger().Calls(), HasBreaker: true, Transitions: stack.BreakerChanges(), HasRoom: p.room != nil}
 	out.Samples, out.End = p.finish()
 	xs, err := stack.Executor.ListExecutions(ctx, stack.RedriveARN, "")
 	if err != nil {

@@ -12,9 +12,9 @@ import (
 type probe func() (u Usage, settled int, done bool)
 
 // sampler reads a strategy every step of virtual time on its executor,
-// recording usage and reporting progress, until the strategy is done or
-// the horizon passes. Its events keep the executor's Run going meanwhile,
-// so it must stop on done.
+// recording usage (and the waiting room, when room is set) and reporting
+// progress, until the strategy is done or the horizon passes. Its events
+// keep the executor's Run going meanwhile, so it must stop on done.
 type sampler struct {
 	exec     *local.Executor
 	strategy string
@@ -23,6 +23,7 @@ type sampler struct {
 	total    int
 	obs      Observer
 	probe    probe
+	room     RoomSource // optional: nil records no room readings
 
 	samples []Sample
 	end     time.Time // when the strategy was found done
@@ -58,7 +59,11 @@ func (p *sampler) read(now time.Time) bool {
 	if n := len(p.samples); n > 0 && p.samples[n-1].At == at {
 		p.samples = p.samples[:n-1]
 	}
-	p.samples = append(p.samples, Sample{At: at, Usage: u})
+	sample := Sample{At: at, Usage: u}
+	if p.room != nil {
+		sample.Room.Depth, sample.Room.Releases = p.room()
+	}
+	p.samples = append(p.samples, sample)
 	p.obs.Progress(p.strategy, at, settled, p.total)
 	return done
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -36,6 +37,12 @@ type StrategySeries struct {
 	Delivered []int `json:"delivered"`
 	// Cost is the estimated cost so far, in dollars.
 	Cost []float64 `json:"cost"`
+	// RoomDepth is the most messages waiting in the waiting room at a
+	// reading within the bucket, and ReleaseRate the most releases per
+	// second between two readings; both absent (nil) for a strategy
+	// without a room.
+	RoomDepth   []int     `json:"roomDepth,omitempty"`
+	ReleaseRate []float64 `json:"releaseRate,omitempty"`
 }
 
 // Band is a stretch of time in one state.
@@ -49,6 +56,13 @@ type Band struct {
 type KeyBands struct {
 	Key   string `json:"key"`
 	Bands []Band `json:"bands"`
+}
+
+// HasRoom says some strategy has a waiting room, so the series have its
+// lines (RoomDepth and ReleaseRate); without, the report leaves their
+// charts out.
+func (s Series) HasRoom() bool {
+	return slices.ContainsFunc(s.Strategies, func(ss StrategySeries) bool { return ss.RoomDepth != nil })
 }
 
 // maxBuckets bounds the points of a line.
@@ -99,7 +113,7 @@ func (r Result) span() time.Duration {
 // strategySeries buckets one outcome.
 func strategySeries(s Scenario, o Outcome, arrivals []time.Duration, step time.Duration, n int) StrategySeries {
 	ss := StrategySeries{Name: o.Strategy, PeakPerSecond: make([]int, n), Backlog: make([]int, n), Delivered: make([]int, n), Cost: make([]float64, n)}
-	bucket := func(at time.Duration) int { return min(n-1, max(0, int(at/step))) }
+	bucket := func(at time.Duration) int { return bucketOf(at, step, n) }
 
 	perSecond := map[int64]int{}
 	callsIn := make([]int, n)
@@ -129,8 +143,11 @@ func strategySeries(s Scenario, o Outcome, arrivals []time.Duration, step time.D
 		settledIn[bucket(at.Sub(Epoch))]++
 	}
 
-	samples := append([]Sample(nil), o.Samples...)
-	sort.Slice(samples, func(i, j int) bool { return samples[i].At < samples[j].At })
+	samples := sortedSamples(o)
+	if o.HasRoom {
+		depth, rate := roomLines(samples)
+		ss.RoomDepth, ss.ReleaseRate = heldPeaks(depth, step, n), heldPeaks(rate, step, n)
+	}
 	a := AssumptionsFor(s)
 	arrived, settled, delivered, calls, next := 0, 0, 0, 0, 0
 	var usage Usage
@@ -150,6 +167,17 @@ func strategySeries(s Scenario, o Outcome, arrivals []time.Duration, step time.D
 		ss.Cost[b] = ListPrices.Estimate(usage, a).Total()
 	}
 	return ss
+}
+
+// bucketOf is the bucket of offset at among n buckets step wide; offsets
+// outside fall in the first or the last.
+func bucketOf(at, step time.Duration, n int) int { return min(n-1, max(0, int(at/step))) }
+
+// sortedSamples is a copy of o's samples in order of At.
+func sortedSamples(o Outcome) []Sample {
+	samples := append([]Sample(nil), o.Samples...)
+	sort.Slice(samples, func(i, j int) bool { return samples[i].At < samples[j].At })
+	return samples
 }
 
 // breakerBands are each breaker's states from Epoch to span, from its

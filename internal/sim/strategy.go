@@ -53,6 +53,9 @@ type Outcome struct {
 	Usage Usage
 	// Samples is Usage over time, at the scenario's sample step.
 	Samples []Sample
+	// HasRoom says the strategy has a waiting room, read into every
+	// Sample's Room.
+	HasRoom bool
 	// End is when the run ended: every message settled, or the horizon.
 	End time.Time
 	// Wall is how long the run took in wall-clock time.
@@ -81,6 +84,8 @@ type Sample struct {
 	At time.Duration
 	// Usage is the total so far.
 	Usage Usage
+	// Room is the waiting room's reading, when the Outcome HasRoom.
+	Room RoomReading
 }
 
 // sampleStep is the scenario's sampling interval for progress, usage and

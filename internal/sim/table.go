@@ -107,6 +107,18 @@ func Table(r Result) [][]string {
 	row("messages still pending at the end", func(f Figures) string { return thousands(int64(f.Pending)) })
 	row("messages lost", func(f Figures) string { return thousands(int64(f.Lost)) })
 	row("messages delivered twice", func(f Figures) string { return thousands(int64(f.DeliveredTwice)) })
+	row("peak room depth", func(f Figures) string {
+		if f.PeakRoomDepth == nil {
+			return "-"
+		}
+		return thousands(int64(*f.PeakRoomDepth))
+	})
+	row("peak release rate", func(f Figures) string {
+		if f.PeakReleasesPerSecond == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f/s", *f.PeakReleasesPerSecond)
+	})
 	row("simulated time / wall time", func(f Figures) string {
 		return fmt.Sprintf("%s / %.1fs", clockSeconds(f.SimulatedSeconds), f.WallSeconds)
 	})
