@@ -81,4 +81,16 @@ var (
 	ErrStateMachineExists       = errors.New("local: state machine already exists")
 	ErrExecutionDoesNotExist    = errors.New("local: execution does not exist")
 	ErrExecutionAlreadyExists   = errors.New("local: execution already exists")
+	// ErrInvalidToken is a task token this executor could not have issued
+	// (malformed, or altered).
+	ErrInvalidToken = errors.New("local: invalid task token")
+	// ErrTaskDoesNotExist is a well-formed task token for a task this
+	// executor does not have (issued by another executor).
+	ErrTaskDoesNotExist = errors.New("local: task does not exist")
+	// ErrTaskTimedOut is a task token whose task has closed: it succeeded,
+	// failed or timed out, or its execution ended.
+	ErrTaskTimedOut = errors.New("local: task timed out or already closed")
+	// ErrInvalidOutput is a task output that is not JSON or is over the
+	// 256 KiB payload quota.
+	ErrInvalidOutput = errors.New("local: invalid task output")
 )

@@ -111,7 +111,7 @@ func (x *execution) invokeAsync(c *call) {
 		}
 		x.call = nil
 		c.cancel()
-		x.taskTimedOut(ctx)
+		x.taskTimedOut(ctx, errTimeout)
 		x.run(ctx)
 	})
 }
@@ -175,7 +175,7 @@ func (x *execution) resumeCall(ctx context.Context, c *call, timeout bool) {
 	if x.call == c {
 		x.call = nil
 		if timeout && x.status == Running {
-			x.taskTimedOut(ctx)
+			x.taskTimedOut(ctx, errTimeout)
 			x.run(ctx)
 		}
 	}

@@ -1,6 +1,9 @@
 package local
 
-import "time"
+import (
+	"maps"
+	"time"
+)
 
 // isoMillis is the context object's timestamp format, as AWS renders it
 // (e.g. "2026-01-01T00:00:00.000Z").
@@ -38,4 +41,17 @@ func (x *execution) contextObject() any {
 		}
 	}
 	return x.ctxObj
+}
+
+// withTaskToken returns the context object a callback task's Parameters
+// see: ctxObj with "Task": {"Token": token}. A nil ctxObj (a state that
+// never reads "$$") stays nil.
+func withTaskToken(ctxObj any, token string) any {
+	m, ok := ctxObj.(map[string]any)
+	if !ok {
+		return ctxObj
+	}
+	m = maps.Clone(m)
+	m["Task"] = map[string]any{"Token": token}
+	return m
 }

@@ -36,7 +36,7 @@ var stateTypes = map[string]stateType{
 // (Type and Comment are allowed everywhere). Anything else is a load error.
 var allowedFields = map[stateType][]string{
 	typeTask: {"Resource", "Next", "End", "InputPath", "OutputPath", "Parameters", "ResultSelector",
-		"ResultPath", "Retry", "Catch", "TimeoutSeconds", "TimeoutSecondsPath"},
+		"ResultPath", "Retry", "Catch", "TimeoutSeconds", "TimeoutSecondsPath", "HeartbeatSeconds", "HeartbeatSecondsPath"},
 	typePass:    {"Next", "End", "InputPath", "OutputPath", "Parameters", "Result", "ResultPath"},
 	typeChoice:  {"Choices", "Default", "InputPath", "OutputPath"},
 	typeWait:    {"Next", "End", "InputPath", "OutputPath", "Seconds", "SecondsPath", "Timestamp", "TimestampPath"},
@@ -82,6 +82,8 @@ type state struct {
 	catchers              []*catcher
 	timeout               time.Duration // Task TimeoutSeconds (default 99999999 s)
 	timeoutPath           *path
+	heartbeat             time.Duration // Task HeartbeatSeconds; 0 means none
+	heartbeatPath         *path
 }
 
 // waitSpec is a Wait state's duration: exactly one field is set.

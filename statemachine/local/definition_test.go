@@ -19,7 +19,10 @@ func wrap(state string, extra ...string) string {
 	return `{"StartAt":"S","States":{` + states + `}}`
 }
 
-const okTask = `"Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName":"f"}`
+const (
+	okTask     = `"Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName":"f"}`
+	okCallback = `"Resource":"arn:aws:states:::lambda:invoke.waitForTaskToken","Parameters":{"FunctionName":"f","Payload":{"token.$":"$$.Task.Token"}}`
+)
 
 func TestLoadDefinitionErrors(t *testing.T) {
 	tests := []struct {
@@ -42,7 +45,7 @@ func TestLoadDefinitionErrors(t *testing.T) {
 		{"unknown field", wrap(`{"Type":"Pass","End":true,"Foo":1}`), []string{`state "S"`, `"Foo"`}},
 		{"Assign", wrap(`{"Type":"Pass","End":true,"Assign":{"a":1}}`), []string{`state "S"`, `"Assign"`}},
 		{"state QueryLanguage", wrap(`{"Type":"Pass","End":true,"QueryLanguage":"JSONata"}`), []string{`state "S"`, `"QueryLanguage"`}},
-		{"HeartbeatSeconds", wrap(`{"Type":"Task",` + okTask + `,"End":true,"HeartbeatSeconds":5}`), []string{`state "S"`, `"HeartbeatSeconds"`}},
+		{"HeartbeatSeconds without callback", wrap(`{"Type":"Task",` + okTask + `,"End":true,"HeartbeatSeconds":5}`), []string{`state "S"`, `"HeartbeatSeconds"`, "waitForTaskToken"}},
 		{"ResultSelector on Pass", wrap(`{"Type":"Pass","End":true,"ResultSelector":{}}`), []string{`state "S"`, `"ResultSelector"`}},
 		{"InputPath on Fail", wrap(`{"Type":"Fail","InputPath":"$"}`), []string{`state "S"`, `"InputPath"`}},
 		{"no Next or End", wrap(`{"Type":"Pass"}`), []string{`state "S"`, `"Next"`}},
@@ -60,7 +63,16 @@ func TestLoadDefinitionErrors(t *testing.T) {
 		{"Parameters bad intrinsic", wrap(`{"Type":"Pass","End":true,"Parameters":{"a.$":"States.Nope(1)"}}`), []string{`state "S"`, `"Parameters"`}},
 		{"Task no Resource", wrap(`{"Type":"Task","End":true}`), []string{`state "S"`, `"Resource"`}},
 		{"Task unsupported Resource", wrap(`{"Type":"Task","Resource":"arn:aws:states:::sqs:sendMessage","End":true}`), []string{`state "S"`, `"Resource"`, "sqs:sendMessage"}},
-		{"waitForTaskToken", wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke.waitForTaskToken","Parameters":{"FunctionName":"f"},"End":true}`), []string{`state "S"`, `"Resource"`}},
+		{"sqs waitForTaskToken", wrap(`{"Type":"Task","Resource":"arn:aws:states:::sqs:sendMessage.waitForTaskToken","Parameters":{"QueueUrl":"q"},"End":true}`), []string{`state "S"`, `"Resource"`}},
+		{"waitForTaskToken without FunctionName", wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke.waitForTaskToken","Parameters":{"Payload":{}},"End":true}`), []string{`state "S"`, `"Parameters"`, "FunctionName"}},
+		{"waitForTaskToken unknown parameter", wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke.waitForTaskToken","Parameters":{"FunctionName":"f","Nope":1},"End":true}`), []string{`state "S"`, `"Parameters"`, "Nope"}},
+		{"HeartbeatSeconds zero", wrap(`{"Type":"Task",` + okCallback + `,"End":true,"HeartbeatSeconds":0}`), []string{`state "S"`, `"HeartbeatSeconds"`}},
+		{"HeartbeatSeconds fraction", wrap(`{"Type":"Task",` + okCallback + `,"End":true,"HeartbeatSeconds":1.5}`), []string{`state "S"`, `"HeartbeatSeconds"`, "integer"}},
+		{"HeartbeatSeconds equals TimeoutSeconds", wrap(`{"Type":"Task",` + okCallback + `,"End":true,"TimeoutSeconds":5,"HeartbeatSeconds":5}`), []string{`state "S"`, `"HeartbeatSeconds"`, "smaller than TimeoutSeconds"}},
+		{"HeartbeatSeconds over default timeout", wrap(`{"Type":"Task",` + okCallback + `,"End":true,"HeartbeatSeconds":99999999}`), []string{`state "S"`, `"HeartbeatSeconds"`, "default TimeoutSeconds"}},
+		{"both heartbeats", wrap(`{"Type":"Task",` + okCallback + `,"End":true,"HeartbeatSeconds":5,"HeartbeatSecondsPath":"$.h"}`), []string{`state "S"`, `"HeartbeatSecondsPath"`}},
+		{"HeartbeatSecondsPath null", wrap(`{"Type":"Task",` + okCallback + `,"End":true,"HeartbeatSecondsPath":null}`), []string{`state "S"`, `"HeartbeatSecondsPath"`}},
+		{"HeartbeatSecondsPath without callback", wrap(`{"Type":"Task",` + okTask + `,"End":true,"HeartbeatSecondsPath":"$.h"}`), []string{`state "S"`, `"HeartbeatSecondsPath"`, "waitForTaskToken"}},
 		{"invoke without Parameters", wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","End":true}`), []string{`state "S"`, `"Parameters"`, "FunctionName"}},
 		{"invoke without FunctionName", wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"Payload":{}},"End":true}`), []string{`state "S"`, `"Parameters"`, "FunctionName"}},
 		{"invoke unknown parameter", wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName":"f","Nope":1},"End":true}`), []string{`state "S"`, `"Parameters"`, "Nope"}},
@@ -123,6 +135,12 @@ func TestLoadDefinitionValid(t *testing.T) {
 			"L":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:fn:live","TimeoutSeconds":5,"End":true},
 			"F":{"Type":"Fail","ErrorPath":"$.err.Error","CausePath":"$.err.Cause"}}}`},
 		{"minimal", `{"StartAt":"S","States":{"S":{"Type":"Succeed"}}}`},
+		{"callback with heartbeat", wrap(`{"Type":"Task",` + okCallback + `,"TimeoutSeconds":60,"HeartbeatSeconds":59,"End":true}`)},
+		{"callback with heartbeat path", wrap(`{"Type":"Task",` + okCallback + `,"TimeoutSecondsPath":"$.t","HeartbeatSecondsPath":"$.h","End":true}`)},
+		// AWS accepts a callback task that passes no token (it then waits
+		// until it times out): LocalStack's AWS-validated
+		// test_sqs_wait_for_task_token_no_token_parameter.
+		{"callback without token", wrap(`{"Type":"Task","Resource":"arn:aws-us-gov:states:::lambda:invoke.waitForTaskToken","Parameters":{"FunctionName":"f"},"End":true}`)},
 		{"loop", `{"StartAt":"A","States":{"A":{"Type":"Pass","Next":"B"},"B":{"Type":"Pass","Next":"A"}}}`},
 	}
 	for _, tt := range tests {

@@ -8,6 +8,9 @@
 // error naming the state and field, never ignored.
 //
 // Task resources are "arn:aws:states:::lambda:invoke" (with AWS's result
-// shape) and plain Lambda function ARNs, resolved through an Invoker: the
-// in-process Registry, or a Lambda Invoke API endpoint over HTTP.
+// shape), its callback form "arn:aws:states:::lambda:invoke.waitForTaskToken"
+// (completed through SendTaskSuccess, SendTaskFailure and SendTaskHeartbeat
+// with the $$.Task.Token it passes) and plain Lambda function ARNs,
+// resolved through an Invoker: the in-process Registry, or a Lambda Invoke
+// API endpoint over HTTP.
 package local

@@ -49,10 +49,16 @@ type execution struct {
 	rawInput   any // the state's input, before InputPath
 	enteredAt  time.Time
 	enteredID  int64
-	ctxObj     any   // the context object, built on first use per attempt
-	retries    []int // retries used per retrier
-	retryCount int   // $$.State.RetryCount
-	call       *call // the Lambda invocation in flight, if any
+	ctxObj     any       // the context object, built on first use per attempt
+	retries    []int     // retries used per retrier
+	retryCount int       // $$.State.RetryCount
+	call       *call     // the Lambda invocation in flight, if any
+	cb         *callback // the callback task waiting for its token, if any
+
+	// index is the execution's place in Executor.ordered and issued the
+	// number of task tokens it has issued; both are encoded in its tokens.
+	index  uint64
+	issued uint32
 }
 
 // describe snapshots the execution. Call with x.mu held.
@@ -302,16 +308,16 @@ func (x *execution) effectiveInput(st *state, in any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return x.parameters(st, eff)
+	return x.parameters(st, eff, x.contextObject())
 }
 
-// parameters applies Parameters to the input InputPath selected; the
-// result must fit the payload quota.
-func (x *execution) parameters(st *state, eff any) (any, error) {
+// parameters applies Parameters, with the context object ctxObj, to the
+// input InputPath selected; the result must fit the payload quota.
+func (x *execution) parameters(st *state, eff, ctxObj any) (any, error) {
 	if st.parameters == nil {
 		return eff, nil
 	}
-	eff, err := st.parameters.eval(eff, x.contextObject(), &x.env)
+	eff, err := st.parameters.eval(eff, ctxObj, &x.env)
 	if err != nil {
 		return nil, err
 	}
@@ -376,6 +382,7 @@ func (x *execution) close(status Status, name, cause string) {
 	x.stop = x.e.Now()
 	x.epoch.Add(1)
 	x.next, x.nextInput = nil, nil
+	x.closeCallback()
 	if c := x.call; c != nil {
 		c.cancel()
 		if c.suspended {

@@ -2,6 +2,8 @@ package local
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -62,11 +64,15 @@ type stateMachine struct {
 type Executor struct {
 	opts  Options
 	sched scheduler
+	// tokenKey authenticates the task tokens the executor issues; it
+	// derives from the Seed, so tokens replay too.
+	tokenKey []byte
 
 	mu         sync.Mutex
 	rng        *rand.Rand
 	machines   map[string]*stateMachine
 	executions map[string]*execution
+	ordered    []*execution // every execution, in start order (see execution.index)
 }
 
 // New returns an executor with opts.
@@ -89,8 +95,10 @@ func New(opts Options) *Executor {
 	if opts.Account == "" {
 		opts.Account = "123456789012"
 	}
+	key := sha256.Sum256(binary.BigEndian.AppendUint64([]byte("redrive statemachine/local task token "+opts.Region+" "+opts.Account+" "), uint64(opts.Seed)))
 	e := &Executor{
 		opts:       opts,
+		tokenKey:   key[:],
 		rng:        rand.New(rand.NewPCG(uint64(opts.Seed), 0x5eed)),
 		machines:   map[string]*stateMachine{},
 		executions: map[string]*execution{},
@@ -212,6 +220,8 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 	}
 	x.rng = *rand.NewPCG(e.rng.Uint64(), e.rng.Uint64())
 	x.env = evalEnv{uuid: x.uuid, int64N: x.int64N}
+	x.index = uint64(len(e.ordered))
+	e.ordered = append(e.ordered, x)
 	e.executions[arn] = x
 	sm.executions = append(sm.executions, x)
 	e.mu.Unlock()

@@ -55,11 +55,12 @@ type (
 	}
 
 	taskScheduledDetails struct {
-		ResourceType     string  `json:"resourceType"`
-		Resource         string  `json:"resource"`
-		Region           string  `json:"region"`
-		Parameters       jsonDoc `json:"parameters"`
-		TimeoutInSeconds int64   `json:"timeoutInSeconds,omitempty"`
+		ResourceType       string  `json:"resourceType"`
+		Resource           string  `json:"resource"`
+		Region             string  `json:"region"`
+		Parameters         jsonDoc `json:"parameters"`
+		TimeoutInSeconds   int64   `json:"timeoutInSeconds,omitempty"`
+		HeartbeatInSeconds int64   `json:"heartbeatInSeconds,omitempty"`
 	}
 
 	taskStartedDetails struct {
@@ -67,7 +68,8 @@ type (
 		Resource     string `json:"resource"`
 	}
 
-	taskSucceededDetails struct {
+	// taskOutputDetails is the details of TaskSubmitted and TaskSucceeded.
+	taskOutputDetails struct {
 		ResourceType  string         `json:"resourceType"`
 		Resource      string         `json:"resource"`
 		Output        jsonDoc        `json:"output"`

@@ -14,13 +14,16 @@ const (
 	errTaskFailed        = "States.TaskFailed"
 	errTimeout           = "States.Timeout"
 	errDataLimitExceeded = "States.DataLimitExceeded"
+	// errHeartbeatTimeout names a missed heartbeat while Retry and Catch
+	// match it; AWS records and reports it as States.Timeout.
+	errHeartbeatTimeout = "States.HeartbeatTimeout"
 )
 
 // knownStatesErrors are the States.* names a retrier or catcher may list;
 // any other name with that prefix is reserved and rejected at load.
 var knownStatesErrors = []string{
 	errAll, errTaskFailed, errTimeout, errDataLimitExceeded, errNameRuntime,
-	"States.HeartbeatTimeout", "States.Permissions", errNameResultPathMatchFailure,
+	errHeartbeatTimeout, "States.Permissions", errNameResultPathMatchFailure,
 	"States.ParameterPathFailure", "States.QueryEvaluationError", "States.BranchFailed",
 	"States.NoChoiceMatched", errNameIntrinsicFailure, "States.ExceedToleratedFailureThreshold",
 	"States.ItemReaderFailed", "States.ResultWriterFailed",
@@ -172,7 +175,12 @@ func (st *state) eachObject(f *fields, name, what string, fn func(ef *fields, la
 // matches reports whether an error named name matches the list, with
 // AWS's wildcards: States.ALL matches everything except the terminal
 // States.Runtime and States.DataLimitExceeded; States.TaskFailed matches
-// everything except States.Timeout and those two. States.Runtime is never
+// everything except the timeouts and those two; States.Timeout matches a
+// missed heartbeat too (errHeartbeatTimeout: "States.Timeout: A Task state
+// either ran longer than the TimeoutSeconds value, or failed to send a
+// heartbeat for a period longer than the HeartbeatSeconds value",
+// https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html).
+// States.Runtime is never
 // retried or caught, even by name ("A States.Runtime error isn't
 // retriable, and will always cause the execution to fail").
 func matches(errorEquals []string, name string) bool {
@@ -185,7 +193,9 @@ func matches(errorEquals []string, name string) bool {
 			return true
 		case want == errAll && name != errDataLimitExceeded:
 			return true
-		case want == errTaskFailed && name != errDataLimitExceeded && name != errTimeout:
+		case want == errTaskFailed && name != errDataLimitExceeded && name != errTimeout && name != errHeartbeatTimeout:
+			return true
+		case want == errTimeout && name == errHeartbeatTimeout:
 			return true
 		}
 	}

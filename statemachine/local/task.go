@@ -16,8 +16,10 @@ import (
 type taskKind int
 
 const (
-	// lambdaInvoke is "arn:aws:states:::lambda:invoke": Parameters carry
-	// FunctionName and Payload; the result is the Invoke API's response.
+	// lambdaInvoke is "arn:aws:states:::lambda:invoke" (and its
+	// ".waitForTaskToken" callback form): Parameters carry FunctionName and
+	// Payload; the result is the Invoke API's response (for a callback,
+	// the output sent with the task token).
 	lambdaInvoke taskKind = iota
 	// lambdaFunction is a plain function ARN: the effective input is the
 	// payload and the result is the function's response.
@@ -29,7 +31,7 @@ const defaultTaskTimeout = maxTimeoutSeconds * time.Second
 
 // Resource patterns the executor runs.
 var (
-	lambdaInvokeARN   = regexp.MustCompile(`^arn:aws[a-z-]*:states:::lambda:invoke$`)
+	lambdaInvokeARN   = regexp.MustCompile(`^arn:aws[a-z-]*:states:::lambda:(invoke(\.waitForTaskToken)?)$`)
 	lambdaFunctionARN = regexp.MustCompile(`^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9$_-]{1,128})?$`)
 )
 
@@ -39,8 +41,14 @@ var lambdaInvokeParameters = []string{"FunctionName", "Payload", "Qualifier", "I
 
 // taskSpec is a Task state's resource.
 type taskSpec struct {
-	resource   string
-	kind       taskKind
+	resource string
+	kind     taskKind
+	// service is the resource as history events name it: "invoke" or
+	// "invoke.waitForTaskToken".
+	service string
+	// callback is set for ".waitForTaskToken": the task waits for
+	// SendTaskSuccess or SendTaskFailure with its token.
+	callback   bool
 	timeoutSet bool // TimeoutSeconds or TimeoutSecondsPath given
 }
 
@@ -54,13 +62,15 @@ func (st *state) compileTask(f *fields) error {
 	switch {
 	case lambdaInvokeARN.MatchString(res):
 		t.kind = lambdaInvoke
+		t.service = lambdaInvokeARN.FindStringSubmatch(res)[1]
+		t.callback = t.service != "invoke"
 		if err := checkInvokeParameters(f); err != nil {
 			return err
 		}
 	case lambdaFunctionARN.MatchString(res):
 		t.kind = lambdaFunction
 	default:
-		return f.err("Resource", "%q is not supported: the local executor runs arn:aws:states:::lambda:invoke and Lambda function ARNs", res)
+		return f.err("Resource", "%q is not supported: the local executor runs arn:aws:states:::lambda:invoke, arn:aws:states:::lambda:invoke.waitForTaskToken and Lambda function ARNs", res)
 	}
 	st.task = t
 	st.timeout = defaultTaskTimeout
@@ -82,10 +92,48 @@ func (st *state) compileTask(f *fields) error {
 	case p != nil:
 		st.timeoutPath, t.timeoutSet = p, true
 	}
+	if err := st.compileHeartbeat(f, ok); err != nil {
+		return err
+	}
 	if err := st.compileRetry(f); err != nil {
 		return err
 	}
 	return st.compileCatch(f)
+}
+
+// compileHeartbeat reads HeartbeatSeconds or HeartbeatSecondsPath, which
+// the executor supports on callback tasks only (a synchronous Lambda task
+// has no token to send heartbeats with). As the Amazon States Language
+// requires, HeartbeatSeconds is a positive integer smaller than
+// TimeoutSeconds (staticTimeout: given as a number) or its default.
+func (st *state) compileHeartbeat(f *fields, staticTimeout bool) error {
+	secs, ok, err := f.integer("HeartbeatSeconds", 1, maxTimeoutSeconds)
+	if err != nil {
+		return err
+	}
+	p, null, err := f.path("HeartbeatSecondsPath")
+	switch {
+	case err != nil:
+		return err
+	case null:
+		return f.err("HeartbeatSecondsPath", "must be a path, not null")
+	case p != nil && ok:
+		return f.err("HeartbeatSecondsPath", "cannot be combined with HeartbeatSeconds")
+	case (ok || p != nil) && !st.task.callback:
+		field := "HeartbeatSeconds"
+		if p != nil {
+			field = "HeartbeatSecondsPath"
+		}
+		return f.err(field, "is supported only on arn:aws:states:::lambda:invoke.waitForTaskToken tasks by the local executor")
+	case ok && time.Duration(secs)*time.Second >= st.timeout:
+		what := "the default TimeoutSeconds"
+		if staticTimeout {
+			what = "TimeoutSeconds"
+		}
+		return f.err("HeartbeatSeconds", "must be smaller than %s (%d), got %d", what, int64(st.timeout/time.Second), secs)
+	}
+	st.heartbeat, st.heartbeatPath = time.Duration(secs)*time.Second, p
+	return nil
 }
 
 // checkInvokeParameters checks lambda:invoke's Parameters: FunctionName is
@@ -117,7 +165,9 @@ func checkInvokeParameters(f *fields) error {
 
 // startTask begins an attempt of the current Task state: input
 // processing, then the Lambda invocation. Each attempt re-evaluates
-// Parameters, so $$.State.RetryCount is current. Call with x.mu held.
+// Parameters, so $$.State.RetryCount is current, and a callback task's
+// attempt gets a new task token, which only its Parameters see as
+// $$.Task.Token. Call with x.mu held.
 func (x *execution) startTask(ctx context.Context) {
 	st := x.cur
 	selected, err := x.inputPath(st, x.rawInput)
@@ -125,12 +175,22 @@ func (x *execution) startTask(ctx context.Context) {
 		x.taskError(ctx, err)
 		return
 	}
-	timeout, err := x.taskTimeout(st, selected)
+	timeout, err := x.taskSeconds(st.timeoutPath, "TimeoutSecondsPath", st.timeout, selected)
 	if err != nil {
 		x.taskError(ctx, err)
 		return
 	}
-	eff, err := x.parameters(st, selected)
+	heartbeat, err := x.taskSeconds(st.heartbeatPath, "HeartbeatSecondsPath", st.heartbeat, selected)
+	if err != nil {
+		x.taskError(ctx, err)
+		return
+	}
+	ctxObj, token := x.contextObject(), ""
+	if st.task.callback {
+		token = x.issueToken()
+		ctxObj = withTaskToken(ctxObj, token)
+	}
+	eff, err := x.parameters(st, selected, ctxObj)
 	if err != nil {
 		x.taskError(ctx, err)
 		return
@@ -151,10 +211,10 @@ func (x *execution) startTask(ctx context.Context) {
 	}
 	if st.task.kind == lambdaInvoke {
 		x.record("TaskScheduled", taskScheduledDetails{
-			ResourceType: "lambda", Resource: "invoke", Region: x.e.opts.Region,
-			Parameters: jsonDoc{eff}, TimeoutInSeconds: timeoutSecs,
+			ResourceType: "lambda", Resource: st.task.service, Region: x.e.opts.Region,
+			Parameters: jsonDoc{eff}, TimeoutInSeconds: timeoutSecs, HeartbeatInSeconds: int64(heartbeat / time.Second),
 		})
-		x.record("TaskStarted", taskStartedDetails{ResourceType: "lambda", Resource: "invoke"})
+		x.record("TaskStarted", taskStartedDetails{ResourceType: "lambda", Resource: st.task.service})
 	} else {
 		x.record("LambdaFunctionScheduled", lambdaScheduledDetails{Resource: st.task.resource, Input: jsonDoc{payload}, TimeoutInSeconds: timeoutSecs})
 		x.record("LambdaFunctionStarted", nil)
@@ -166,25 +226,30 @@ func (x *execution) startTask(ctx context.Context) {
 		x.taskError(ctx, runtimeErrorf("no Invoker is configured in local.Options to run %s", function))
 		return
 	}
-	c := newCall(ctx, x, function, body, x.e.after(timeout))
+	deadline := x.e.after(timeout)
+	if st.task.callback {
+		x.cb = &callback{token: token, heartbeat: heartbeat, deadline: deadline, timed: st.task.timeoutSet}
+	}
+	c := newCall(ctx, x, function, body, deadline)
 	c.timed = st.task.timeoutSet
 	x.invoke(ctx, c)
 }
 
-// taskTimeout returns the attempt's timeout: TimeoutSeconds, the positive
-// integer TimeoutSecondsPath selects from the state input (after
-// InputPath, before Parameters), or the default.
-func (x *execution) taskTimeout(st *state, selected any) (time.Duration, error) {
-	if st.timeoutPath == nil {
-		return st.timeout, nil
+// taskSeconds returns a Task state's TimeoutSeconds or HeartbeatSeconds for
+// this attempt: static, or the positive integer p (the field
+// TimeoutSecondsPath or HeartbeatSecondsPath) selects from the state input
+// (after InputPath, before Parameters).
+func (x *execution) taskSeconds(p *path, field string, static time.Duration, selected any) (time.Duration, error) {
+	if p == nil {
+		return static, nil
 	}
-	v, err := st.timeoutPath.get(selected, x.contextObject())
+	v, err := p.get(selected, x.contextObject())
 	if err != nil {
 		return 0, err
 	}
 	secs, ok := integerValue(v)
 	if !ok || secs < 1 || secs > maxTimeoutSeconds {
-		return 0, runtimeErrorf("The TimeoutSecondsPath parameter does not reference a positive integer: %s", jsonText(v))
+		return 0, runtimeErrorf("The %s parameter does not reference a positive integer: %s", field, jsonText(v))
 	}
 	return time.Duration(secs) * time.Second, nil
 }
@@ -213,7 +278,10 @@ func invocationOf(t *taskSpec, eff any) (function string, payload any, err error
 	return function, payload, nil
 }
 
-// taskDone handles a finished invocation. Call with x.mu held.
+// taskDone handles a finished invocation: its result, or for a callback
+// task the submission after which the task waits for its token (an
+// invocation that fails fails the task at once, without waiting). Call
+// with x.mu held.
 func (x *execution) taskDone(ctx context.Context, c *call) {
 	st := x.cur
 	if c.err != nil {
@@ -233,10 +301,25 @@ func (x *execution) taskDone(ctx context.Context, c *call) {
 			return
 		}
 	}
-	result := payload
+	if st.task.kind == lambdaFunction {
+		x.taskSucceeded(ctx, payload)
+		return
+	}
+	result := x.invokeResult(c, payload)
+	if st.task.callback {
+		x.record("TaskSubmitted", taskOutputDetails{ResourceType: "lambda", Resource: st.task.service, Output: jsonDoc{result}})
+		x.await(ctx)
+		return
+	}
+	x.taskSucceeded(ctx, result)
+}
+
+// taskSucceeded records the task's result and leaves the state with it,
+// after ResultSelector, ResultPath and OutputPath.
+func (x *execution) taskSucceeded(ctx context.Context, result any) {
+	st := x.cur
 	if st.task.kind == lambdaInvoke {
-		result = x.invokeResult(c, payload)
-		x.record("TaskSucceeded", taskSucceededDetails{ResourceType: "lambda", Resource: "invoke", Output: jsonDoc{result}})
+		x.record("TaskSucceeded", taskOutputDetails{ResourceType: "lambda", Resource: st.task.service, Output: jsonDoc{result}})
 	} else {
 		x.record("LambdaFunctionSucceeded", outputDetails{Output: jsonDoc{result}})
 	}
@@ -259,24 +342,28 @@ func (x *execution) taskDone(ctx context.Context, c *call) {
 	x.exit(st, out, st.next)
 }
 
-// taskFailed records a failed invocation and handles its error.
+// taskFailed records a failed task and handles its error.
 func (x *execution) taskFailed(ctx context.Context, name, cause string) {
+	x.closeCallback()
 	if x.cur.task.kind == lambdaInvoke {
-		x.record("TaskFailed", taskErrorDetails{ResourceType: "lambda", Resource: "invoke", Error: name, Cause: cause})
+		x.record("TaskFailed", taskErrorDetails{ResourceType: "lambda", Resource: x.cur.task.service, Error: name, Cause: cause})
 	} else {
 		x.record("LambdaFunctionFailed", errorDetails{Error: name, Cause: cause})
 	}
 	x.handleError(ctx, name, cause)
 }
 
-// taskTimedOut records a timed-out invocation and handles States.Timeout.
-func (x *execution) taskTimedOut(ctx context.Context) {
+// taskTimedOut records a timed-out task and handles name: States.Timeout,
+// or errHeartbeatTimeout for a missed heartbeat, which AWS records as
+// States.Timeout too.
+func (x *execution) taskTimedOut(ctx context.Context, name string) {
+	x.closeCallback()
 	if x.cur.task.kind == lambdaInvoke {
-		x.record("TaskTimedOut", taskErrorDetails{ResourceType: "lambda", Resource: "invoke", Error: errTimeout})
+		x.record("TaskTimedOut", taskErrorDetails{ResourceType: "lambda", Resource: x.cur.task.service, Error: errTimeout})
 	} else {
 		x.record("LambdaFunctionTimedOut", errorDetails{Error: errTimeout})
 	}
-	x.handleError(ctx, errTimeout, "")
+	x.handleError(ctx, name, "")
 }
 
 // taskError handles an error raised by the Task state's own input or
@@ -292,7 +379,9 @@ func (x *execution) taskError(ctx context.Context, err error) {
 // apply, even if a later retrier would also match (AWS's "Complex retry
 // scenarios": ErrorA, ErrorB, ErrorC, ErrorB wait 1, 2 and 5 seconds, then
 // the fourth error is caught because the first retrier's MaxAttempts of 2
-// is used up). Each retry is billed as a transition.
+// is used up). Each retry is billed as a transition. A missed heartbeat
+// (errHeartbeatTimeout) matches States.HeartbeatTimeout and States.Timeout
+// and is reported as States.Timeout, as AWS records it.
 func (x *execution) handleError(ctx context.Context, name, cause string) {
 	if x.status != Running {
 		return
@@ -313,11 +402,15 @@ func (x *execution) handleError(ctx context.Context, name, cause string) {
 		}
 		break
 	}
+	reported := name
+	if name == errHeartbeatTimeout {
+		reported = errTimeout // matched apart, reported as States.Timeout
+	}
 	for _, c := range st.catchers {
 		if !matches(c.errorEquals, name) {
 			continue
 		}
-		errOut := map[string]any{"Error": name}
+		errOut := map[string]any{"Error": reported}
 		if cause != "" {
 			errOut["Cause"] = cause
 		}
@@ -332,7 +425,7 @@ func (x *execution) handleError(ctx context.Context, name, cause string) {
 		x.exit(st, out, c.next)
 		return
 	}
-	x.fail(name, cause)
+	x.fail(reported, cause)
 }
 
 // lambdaErrorName names an Invoker's Go error as Step Functions does: a

@@ -1,0 +1,247 @@
+package local
+
+// The callback pattern ("Wait for a Callback with the Task Token",
+// https://docs.aws.amazon.com/step-functions/latest/dg/connect-to-resource.html#connect-wait-token)
+// for arn:aws:states:::lambda:invoke.waitForTaskToken. Each attempt of
+// such a task issues a token, seen by its Parameters as $$.Task.Token. The
+// function is invoked as lambda:invoke invokes it (RequestResponse): a
+// function error fails the task at once, and TimeoutSeconds counts from
+// the start; once the function has returned, TaskSubmitted records its
+// response and the task waits, with nothing on the timeline but its
+// timeouts, for SendTaskSuccess or SendTaskFailure. The heartbeat clock
+// starts then ("the heartbeat timeout doesn't start counting until after
+// the Lambda function has completed executing",
+// https://docs.aws.amazon.com/step-functions/latest/dg/connect-lambda.html).
+//
+// SendTask* never runs the state machine: under the execution's lock it
+// settles the token (so exactly one of concurrent calls wins) and puts the
+// continuation on the timeline at the current instant, where it runs in
+// order with every other event. An outcome sent while the function is
+// still running (a handler calling back with its own token) is applied
+// when the invocation returns, after TaskSubmitted.
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"sync/atomic"
+	"time"
+)
+
+// Task token layout: a header (version, the execution's index, the
+// attempt's number) followed by an HMAC-SHA256 expansion of the header
+// under the executor's key, base64-encoded as AWS's tokens are. 504 bytes
+// make 672 characters, within the API's taskToken limit.
+const (
+	tokenVersion = 1
+	tokenHeader  = 1 + 8 + 4
+	tokenBytes   = 504
+)
+
+// callback is a callback task's current attempt, from its TaskScheduled
+// until its token settles, it times out or the execution ends.
+type callback struct {
+	token     string
+	heartbeat time.Duration // HeartbeatSeconds; 0 means none
+	deadline  int64         // clock time of the TimeoutSeconds timeout
+	timed     bool          // TimeoutSeconds(Path) is set: deadline applies
+	// submitted is set once the function has returned (TaskSubmitted).
+	submitted bool
+	// outcome is the settled result, waiting for the invocation to
+	// return when it was sent earlier.
+	outcome *outcome
+	// open increases when the attempt closes, making its timers stale;
+	// beat increases with each heartbeat (and on close), making the
+	// previous heartbeat timer stale.
+	open, beat atomic.Uint64
+}
+
+// outcome is what SendTaskSuccess or SendTaskFailure settled a token with.
+type outcome struct {
+	output         any // SendTaskSuccess's output
+	failed         bool
+	errName, cause string // SendTaskFailure's
+}
+
+// SendTaskSuccess completes the callback task that issued token with
+// output (JSON text of at most 256 KiB) as its result, to which
+// ResultSelector, ResultPath and OutputPath then apply. The execution
+// resumes at the clock's current instant. It is safe from any goroutine,
+// including the Lambda handlers the executor runs. Errors, as the Step
+// Functions API's: ErrInvalidToken, ErrTaskDoesNotExist, ErrTaskTimedOut
+// (the task already succeeded, failed or timed out, or its execution
+// ended), ErrInvalidOutput.
+func (e *Executor) SendTaskSuccess(ctx context.Context, token, output string) error {
+	x, attempt, err := e.tokenExecution(token)
+	if err != nil {
+		return err
+	}
+	if len(output) > maxPayloadBytes {
+		return fmt.Errorf("%w: output is %d bytes, over the %d-byte limit", ErrInvalidOutput, len(output), maxPayloadBytes)
+	}
+	v, err := decodeJSON([]byte(output))
+	if err != nil {
+		return fmt.Errorf("%w: output is not valid JSON: %v", ErrInvalidOutput, err)
+	}
+	return x.settle(token, attempt, &outcome{output: v})
+}
+
+// SendTaskFailure fails the callback task that issued token with the
+// error errName and cause (either may be empty); its Retry and Catch
+// apply. Otherwise it behaves as SendTaskSuccess, with the same errors
+// but ErrInvalidOutput.
+func (e *Executor) SendTaskFailure(ctx context.Context, token, errName, cause string) error {
+	x, attempt, err := e.tokenExecution(token)
+	if err != nil {
+		return err
+	}
+	return x.settle(token, attempt, &outcome{failed: true, errName: errName, cause: cause})
+}
+
+// SendTaskHeartbeat restarts the HeartbeatSeconds clock of the callback
+// task that issued token (once its function has returned; before, the
+// heartbeat is not yet enforced). TimeoutSeconds still applies. It records
+// no event. Errors: ErrInvalidToken, ErrTaskDoesNotExist, ErrTaskTimedOut.
+func (e *Executor) SendTaskHeartbeat(ctx context.Context, token string) error {
+	x, attempt, err := e.tokenExecution(token)
+	if err != nil {
+		return err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	cb, err := x.openTask(token, attempt)
+	if err != nil {
+		return err
+	}
+	if cb.submitted {
+		cb.beat.Add(1)
+		x.armHeartbeat(cb)
+	}
+	return nil
+}
+
+// issueToken returns a new task token for the current attempt. Call with
+// x.mu held.
+func (x *execution) issueToken() string {
+	x.issued++
+	b := make([]byte, tokenHeader, tokenBytes)
+	b[0] = tokenVersion
+	binary.BigEndian.PutUint64(b[1:9], x.index)
+	binary.BigEndian.PutUint32(b[9:13], x.issued)
+	return base64.StdEncoding.EncodeToString(append(b, x.e.tokenBody(b)...))
+}
+
+// tokenBody returns the part of a token that authenticates its header.
+func (e *Executor) tokenBody(header []byte) []byte {
+	body := make([]byte, 0, tokenBytes-tokenHeader+sha256.Size)
+	for i := byte(0); len(body) < tokenBytes-tokenHeader; i++ {
+		m := hmac.New(sha256.New, e.tokenKey)
+		m.Write(header)
+		m.Write([]byte{i})
+		body = m.Sum(body)
+	}
+	return body[:tokenBytes-tokenHeader]
+}
+
+// tokenExecution returns the execution that issued token and the number
+// of the attempt it was issued for.
+func (e *Executor) tokenExecution(token string) (*execution, uint32, error) {
+	// The length check also rejects the line breaks the decoder skips.
+	b, err := base64.StdEncoding.DecodeString(token)
+	if err != nil || len(token) != base64.StdEncoding.EncodedLen(tokenBytes) || len(b) != tokenBytes || b[0] != tokenVersion || !hmac.Equal(b[tokenHeader:], e.tokenBody(b[:tokenHeader])) {
+		return nil, 0, fmt.Errorf("%w: not a task token this executor issued", ErrInvalidToken)
+	}
+	index := binary.BigEndian.Uint64(b[1:9])
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if index >= uint64(len(e.ordered)) {
+		return nil, 0, fmt.Errorf("%w: no execution of this executor issued the token", ErrTaskDoesNotExist)
+	}
+	return e.ordered[index], binary.BigEndian.Uint32(b[9:13]), nil
+}
+
+// openTask returns the attempt waiting for token. Call with x.mu held.
+func (x *execution) openTask(token string, attempt uint32) (*callback, error) {
+	if cb := x.cb; cb != nil && cb.token == token && cb.outcome == nil {
+		return cb, nil
+	}
+	if attempt > x.issued {
+		return nil, fmt.Errorf("%w: %s issued no such task token", ErrTaskDoesNotExist, x.arn)
+	}
+	return nil, fmt.Errorf("%w: the task of this token in %s has already closed", ErrTaskTimedOut, x.arn)
+}
+
+// settle settles the attempt waiting for token with o: at once, on the
+// timeline, when its function has returned; otherwise when it returns.
+func (x *execution) settle(token string, attempt uint32, o *outcome) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	cb, err := x.openTask(token, attempt)
+	if err != nil {
+		return err
+	}
+	cb.outcome = o
+	if cb.submitted {
+		x.closeCallback()
+		x.suspend(x.e.nowNanos(), func(ctx context.Context) { x.apply(ctx, o) })
+	}
+	return nil
+}
+
+// await makes the current callback task wait for its token once its
+// function has returned, or applies the outcome already sent. Call with
+// x.mu held.
+func (x *execution) await(ctx context.Context) {
+	cb := x.cb
+	cb.submitted = true
+	if cb.outcome != nil {
+		x.closeCallback()
+		x.apply(ctx, cb.outcome)
+		return
+	}
+	x.armHeartbeat(cb)
+	if cb.timed {
+		x.e.scheduleIf(cb.deadline, &cb.open, cb.open.Load(), func(ctx context.Context) { x.expire(ctx, cb, errTimeout) })
+	}
+}
+
+// armHeartbeat schedules cb's heartbeat timeout, HeartbeatSeconds from now.
+func (x *execution) armHeartbeat(cb *callback) {
+	if cb.heartbeat == 0 {
+		return
+	}
+	x.e.scheduleIf(x.e.after(cb.heartbeat), &cb.beat, cb.beat.Load(), func(ctx context.Context) { x.expire(ctx, cb, errHeartbeatTimeout) })
+}
+
+// expire times cb out with name (States.Timeout or errHeartbeatTimeout).
+func (x *execution) expire(ctx context.Context, cb *callback, name string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.cb != cb || x.status != Running {
+		return
+	}
+	x.taskTimedOut(ctx, name)
+	x.run(ctx)
+}
+
+// apply ends the current callback task with a settled outcome.
+func (x *execution) apply(ctx context.Context, o *outcome) {
+	if o.failed {
+		x.taskFailed(ctx, o.errName, o.cause)
+		return
+	}
+	x.taskSucceeded(ctx, o.output)
+}
+
+// closeCallback closes the current callback attempt, if any: its token
+// settles no more and its timers go stale. Call with x.mu held.
+func (x *execution) closeCallback() {
+	if cb := x.cb; cb != nil {
+		cb.open.Add(1)
+		cb.beat.Add(1)
+		x.cb = nil
+	}
+}
