@@ -2,5 +2,6 @@
 // executor, so the real aws-sdk-go-v2 sfn client, the AWS CLI and the
 // project's starter talk to the local executor exactly as they would to
 // AWS: CreateStateMachine, DescribeStateMachine, StartExecution,
-// DescribeExecution, GetExecutionHistory, ListExecutions, StopExecution.
+// DescribeExecution, GetExecutionHistory, ListExecutions, StopExecution,
+// SendTaskSuccess, SendTaskFailure, SendTaskHeartbeat.
 package sfnapi

@@ -29,6 +29,10 @@ var apiCodes = []struct {
 	{local.ErrStateMachineExists, "StateMachineAlreadyExists"},
 	{local.ErrExecutionDoesNotExist, "ExecutionDoesNotExist"},
 	{local.ErrExecutionAlreadyExists, "ExecutionAlreadyExists"},
+	{local.ErrInvalidToken, "InvalidToken"},
+	{local.ErrTaskDoesNotExist, "TaskDoesNotExist"},
+	{local.ErrTaskTimedOut, "TaskTimedOut"},
+	{local.ErrInvalidOutput, "InvalidOutput"},
 }
 
 // writeError answers with err as the API does: HTTP 400 and

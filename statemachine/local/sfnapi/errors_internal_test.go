@@ -28,6 +28,10 @@ func TestWriteErrorMapsExecutorErrors(t *testing.T) {
 		{local.ErrStateMachineExists, 400, "StateMachineAlreadyExists"},
 		{local.ErrExecutionDoesNotExist, 400, "ExecutionDoesNotExist"},
 		{local.ErrExecutionAlreadyExists, 400, "ExecutionAlreadyExists"},
+		{local.ErrInvalidToken, 400, "InvalidToken"},
+		{local.ErrTaskDoesNotExist, 400, "TaskDoesNotExist"},
+		{local.ErrTaskTimedOut, 400, "TaskTimedOut"},
+		{local.ErrInvalidOutput, 400, "InvalidOutput"},
 		{errors.New("disk on fire"), 500, "InternalFailure"},
 	}
 	for _, tt := range tests {

@@ -159,6 +159,8 @@ func TestRawRequestErrors(t *testing.T) {
 		{"malformed JSON", http.MethodPost, "/", "AWSStepFunctions.StartExecution", `{"stateMachineArn":`, 400, "SerializationException", "not valid JSON"},
 		{"two JSON documents", http.MethodPost, "/", "AWSStepFunctions.StartExecution", `{}{}`, 400, "SerializationException", "after the JSON object"},
 		{"unsupported member", http.MethodPost, "/", "AWSStepFunctions.CreateStateMachine", `{"name":"x","definition":"{}","roleArn":"` + roleARN + `","tags":[]}`, 400, "ValidationException", `"tags"`},
+		{"missing taskToken", http.MethodPost, "/", "AWSStepFunctions.SendTaskHeartbeat", `{}`, 400, "ValidationException", "'taskToken'"},
+		{"missing output", http.MethodPost, "/", "AWSStepFunctions.SendTaskSuccess", `{"taskToken":"t"}`, 400, "ValidationException", "'output'"},
 		{"body over 2 MiB", http.MethodPost, "/", "AWSStepFunctions.StartExecution", `{"input":"` + strings.Repeat("x", 2<<20) + `"}`, 400, "ValidationException", "over"},
 	}
 	for _, tt := range tests {

@@ -17,7 +17,7 @@ import (
 const targetPrefix = "AWSStepFunctions."
 
 // maxRequest bounds a request body: a definition is at most 1 MiB and an
-// execution input 256 KiB, so anything much larger is not a valid request.
+// execution input or task output 256 KiB, so anything much larger is not a valid request.
 const maxRequest = 2 << 20
 
 // server dispatches AWS JSON 1.0 requests to the executor.
@@ -42,6 +42,9 @@ func NewServer(e *local.Executor) http.Handler {
 		"GetExecutionHistory":  handle(s.getExecutionHistory),
 		"ListExecutions":       handle(s.listExecutions),
 		"StopExecution":        handle(s.stopExecution),
+		"SendTaskSuccess":      handle(s.sendTaskSuccess),
+		"SendTaskFailure":      handle(s.sendTaskFailure),
+		"SendTaskHeartbeat":    handle(s.sendTaskHeartbeat),
 	}
 	return s
 }

@@ -71,6 +71,12 @@ func newEnv(t testing.TB) *env {
 		}
 		return map[string]string{"verdict": "bad"}, nil
 	}))
+	return newEnvWith(t, reg)
+}
+
+// newEnvWith serves an executor invoking reg's functions.
+func newEnvWith(t testing.TB, reg *local.Registry) *env {
+	t.Helper()
 	e := local.New(local.Options{Invoker: reg})
 	srv := httptest.NewServer(sfnapi.NewServer(e))
 	t.Cleanup(srv.Close)
