@@ -28,9 +28,18 @@ package local_test
 //	  "expectDurationBelowSeconds": N,             virtual seconds from start to stop are < N
 //	  "expectInvocations":          {"Fn": N},     invocations of each named test function
 //	  "expectTransitions":          N,             state transitions as AWS bills them
+//	  "callbacks": [                               task token calls, run on the virtual clock
+//	    {"atSeconds": N,                           virtual seconds from the start
+//	     "send": "SendTaskSuccess" | "SendTaskFailure" | "SendTaskHeartbeat",
+//	     "output": <JSON>,                         SendTaskSuccess's output (required there only)
+//	     "error": "...", "cause": "...",           SendTaskFailure's (optional)
+//	     "expectError": "TaskTimedOut"}            the API error the call gets (default: none)
+//	  ],
 //	  "loadError": "substring" | ["substring", ...]
 //	}
 //
+// A callback sends the latest task token the Callback test function was
+// given (its payload's "token" member).
 // A case with loadError (and no expect) passes when CreateStateMachine
 // rejects the definition with local.ErrInvalidDefinition and a message
 // containing every substring (the state and the field at fault).
@@ -93,7 +102,72 @@ type conformanceCase struct {
 	ExpectDurationBelowSeconds *float64        `json:"expectDurationBelowSeconds"`
 	ExpectInvocations          map[string]int  `json:"expectInvocations"`
 	ExpectTransitions          *int            `json:"expectTransitions"`
+	Callbacks                  []callbackCall  `json:"callbacks"`
 	LoadError                  substrings      `json:"loadError"`
+}
+
+// callbackCall is one SendTask* call of a case.
+type callbackCall struct {
+	AtSeconds   float64         `json:"atSeconds"`
+	Send        string          `json:"send"`
+	Output      json.RawMessage `json:"output"`
+	Error       string          `json:"error"`
+	Cause       string          `json:"cause"`
+	ExpectError string          `json:"expectError"`
+}
+
+// callbackErrors are the API errors a callback may expect, by name.
+var callbackErrors = map[string]error{
+	"InvalidToken":     local.ErrInvalidToken,
+	"TaskDoesNotExist": local.ErrTaskDoesNotExist,
+	"TaskTimedOut":     local.ErrTaskTimedOut,
+	"InvalidOutput":    local.ErrInvalidOutput,
+}
+
+// validate checks a callback's members.
+func (cb callbackCall) validate() error {
+	if _, ok := callbackErrors[cb.ExpectError]; cb.ExpectError != "" && !ok {
+		return fmt.Errorf("callbacks: expectError %q is not one of the SendTask* errors", cb.ExpectError)
+	}
+	switch {
+	case cb.AtSeconds < 0:
+		return errors.New("callbacks: atSeconds must not be negative")
+	case cb.Send == "SendTaskSuccess" && len(cb.Output) == 0:
+		return errors.New("callbacks: SendTaskSuccess needs output")
+	case cb.Send != "SendTaskSuccess" && len(cb.Output) > 0:
+		return fmt.Errorf("callbacks: output is for SendTaskSuccess, not %s", cb.Send)
+	case cb.Send != "SendTaskFailure" && (cb.Error != "" || cb.Cause != ""):
+		return fmt.Errorf("callbacks: error and cause are for SendTaskFailure, not %s", cb.Send)
+	case cb.Send != "SendTaskSuccess" && cb.Send != "SendTaskFailure" && cb.Send != "SendTaskHeartbeat":
+		return fmt.Errorf("callbacks: send %q is not SendTaskSuccess, SendTaskFailure or SendTaskHeartbeat", cb.Send)
+	}
+	return nil
+}
+
+// call makes the callback on e with token.
+func (cb callbackCall) call(ctx context.Context, e *local.Executor, token string) error {
+	switch cb.Send {
+	case "SendTaskSuccess":
+		return e.SendTaskSuccess(ctx, token, string(cb.Output))
+	case "SendTaskFailure":
+		return e.SendTaskFailure(ctx, token, cb.Error, cb.Cause)
+	}
+	return e.SendTaskHeartbeat(ctx, token)
+}
+
+// schedule puts c's callbacks on e's timeline, from start.
+func (c conformanceCase) schedule(t *testing.T, e *local.Executor, start time.Time, fns *conformanceFunctions) {
+	for _, cb := range c.Callbacks {
+		at := start.Add(time.Duration(cb.AtSeconds * float64(time.Second)))
+		e.At(at, func(ctx context.Context) {
+			err := cb.call(ctx, e, fns.lastToken())
+			if cb.ExpectError == "" {
+				assert.NoError(t, err, "%s at %vs", cb.Send, cb.AtSeconds)
+				return
+			}
+			assert.ErrorIs(t, err, callbackErrors[cb.ExpectError], "%s at %vs", cb.Send, cb.AtSeconds)
+		})
+	}
 }
 
 // expectation is a case's expected end of execution.
@@ -161,6 +235,7 @@ func runLocalCase(t *testing.T, c conformanceCase) {
 	require.NoError(t, err, "CreateStateMachine")
 	started, err := e.StartExecution(ctx, smARN, conformanceExecution, c.input())
 	require.NoError(t, err, "StartExecution")
+	c.schedule(t, e, started.StartDate, fns)
 	require.NoError(t, e.Run(ctx), "Run")
 	ex, err := e.DescribeExecution(ctx, started.ARN)
 	require.NoError(t, err, "DescribeExecution")
@@ -230,6 +305,8 @@ func (c conformanceCase) validate() error {
 		return errors.New("definition is required")
 	case len(c.LoadError) > 0 && c.Expect != nil:
 		return errors.New("loadError and expect are exclusive")
+	case len(c.LoadError) > 0 && len(c.Callbacks) > 0:
+		return errors.New("loadError and callbacks are exclusive")
 	case len(c.LoadError) > 0:
 		if slices.Contains(c.LoadError, "") {
 			return errors.New("loadError substrings must not be empty")
@@ -237,6 +314,11 @@ func (c conformanceCase) validate() error {
 		return nil
 	case c.Expect == nil:
 		return errors.New("expect (or loadError) is required")
+	}
+	for _, cb := range c.Callbacks {
+		if err := cb.validate(); err != nil {
+			return err
+		}
 	}
 	x := c.Expect
 	switch x.Status {
@@ -353,6 +435,7 @@ type conformanceFunctions struct {
 	mu          sync.Mutex
 	invocations map[string]int
 	attempts    map[string]int // Flaky's invocations per input key
+	token       string         // the latest task token Callback was given
 }
 
 // HandledError is FailFunction's error. aws-lambda-go reports a returned
@@ -414,6 +497,20 @@ func (f *conformanceFunctions) handlers() map[string]conformanceHandler {
 			return nil, &HandledError{Message: "error"}
 		},
 		"Flaky": f.flaky,
+		// Callback keeps the task token it is given ({"token": ...}) for
+		// the case's callbacks, and returns "Submitted".
+		"Callback": func(_ context.Context, in json.RawMessage) (any, error) {
+			var ev struct {
+				Token string `json:"token"`
+			}
+			if err := json.Unmarshal(in, &ev); err != nil {
+				return nil, fmt.Errorf("Callback: decode input: %w", err)
+			}
+			f.mu.Lock()
+			f.token = ev.Token
+			f.mu.Unlock()
+			return "Submitted", nil
+		},
 		// sleep10 takes 10 seconds of virtual time, then returns its input.
 		"sleep10": func(ctx context.Context, in json.RawMessage) (any, error) {
 			local.Delay(ctx, 10*time.Second)
@@ -470,6 +567,13 @@ func (f *conformanceFunctions) counted(name string, h conformanceHandler) confor
 		f.mu.Unlock()
 		return h(ctx, in)
 	}
+}
+
+// lastToken returns the latest task token Callback was given.
+func (f *conformanceFunctions) lastToken() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.token
 }
 
 // invocationCounts returns a copy of the invocation counts.

@@ -96,6 +96,8 @@ func (c conformanceCase) virtualOnly() string {
 		return "load-error messages are the local executor's own"
 	case c.ExpectDurationSeconds != nil || c.ExpectDurationBelowSeconds != nil:
 		return "asserts a virtual-time duration"
+	case len(c.Callbacks) > 0:
+		return "sends task tokens at virtual times"
 	}
 	for _, fn := range delayFunctions {
 		if bytes.Contains(c.Definition, []byte(fn)) {
