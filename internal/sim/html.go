@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strings"
 )
 
 // The report's page, style and script, inlined into every report so it
@@ -23,20 +24,22 @@ var reportTemplate = template.Must(template.New("report").Parse(reportPage))
 
 // WriteHTML writes the result as a self-contained HTML page: the table,
 // and charts over time (consumer health and breaker states, calls per
-// second against capacity, backlog, deliveries, cumulative cost) drawn by
-// an inline script into inline SVG. Once drawn, the page's body has
+// second against capacity on a log scale, backlog, deliveries, parked
+// messages, cumulative cost, and, when a strategy has a waiting room, its
+// depth and release rate against capacity) drawn by an inline script into
+// inline SVG. Once drawn, the page's body has
 // data-status="drawn" and every chart data-marks (its drawn elements), or
 // data-status="error: ..." if the script failed.
 func WriteHTML(w io.Writer, r Result) error {
 	var buf bytes.Buffer
 	err := reportTemplate.Execute(&buf, map[string]any{
-		"Scenario":     r.Scenario,
-		"ScenarioText": scenarioText(r.Scenario),
-		"Table":        Table(r),
-		"CostNote":     CostNote(r.Scenario),
-		"Series":       SeriesOf(r),
-		"CSS":          template.CSS(reportCSS),
-		"JS":           template.JS(reportJS),
+		"Scenario":      r.Scenario,
+		"ScenarioProse": strings.Join(scenarioProse(r.Scenario), " "),
+		"Table":         Table(r),
+		"CostNote":      CostNote(r.Scenario),
+		"Series":        SeriesOf(r),
+		"CSS":           template.CSS(reportCSS),
+		"JS":            template.JS(reportJS),
 	})
 	if err != nil {
 		return fmt.Errorf("sim: report: %w", err)

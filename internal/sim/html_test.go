@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,14 +21,25 @@ import (
 	"github.com/redrive/redrive/internal/sim"
 )
 
-// charts are the report's charts, by data-chart name.
-var charts = []string{"states", "calls", "backlog", "delivered", "cost"}
+// charts are the report's charts, by data-chart name; the small
+// scenario's Redrive has a (stand-in) waiting room, so room and releases
+// are drawn too.
+var charts = []string{"states", "calls", "backlog", "delivered", "parked", "cost", "room", "releases"}
+
+// roomCharts are the charts of a waiting room.
+var roomCharts = []string{"room", "releases"}
 
 // writeReport writes the small scenario's report into dir.
 func writeReport(t *testing.T, dir string) (string, []byte) {
 	t.Helper()
+	return writeReportOf(t, dir, playSmall(t))
+}
+
+// writeReportOf writes r's report into dir.
+func writeReportOf(t *testing.T, dir string, r sim.Result) (string, []byte) {
+	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, sim.WriteHTML(&buf, playSmall(t)))
+	require.NoError(t, sim.WriteHTML(&buf, r))
 	path := filepath.Join(dir, "report.html")
 	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
 	return path, buf.Bytes()
@@ -45,6 +58,20 @@ func TestReportIsSelfContained(t *testing.T) {
 	assert.Contains(t, html, `const REPORT = {"stepSeconds":`, "the series inline, as JSON")
 	assert.Contains(t, html, "calls during the outage (amplification)")
 	assert.Contains(t, html, "naive backoff")
+	assert.Contains(t, html, `<p class="meta">80 messages (5% poison, 2 tenants) are dead-lettered from 0:01:00 on, 1 per second. `+
+		`The consumer takes 5 calls per second with a latency of 100ms and is unhealthy from 0:01:00 to 0:11:00.</p>`, "the subtitle is prose")
+}
+
+func TestReportWithoutWaitingRoomLeavesItsChartsOut(t *testing.T) {
+	r := playSmall(t)
+	r.Outcomes = slices.Clone(r.Outcomes)
+	r.Outcomes[0].HasRoom = false
+	_, page := writeReportOf(t, t.TempDir(), r)
+	for _, c := range roomCharts {
+		assert.NotContains(t, string(page), `data-chart="`+c+`"`)
+	}
+	assert.NotContains(t, string(page), `"roomDepth":[`, "nor their series")
+	assert.Contains(t, string(page), `data-chart="parked"`)
 }
 
 func TestSeriesOfTheSmallScenario(t *testing.T) {
@@ -55,9 +82,12 @@ func TestSeriesOfTheSmallScenario(t *testing.T) {
 	for i, ss := range s.Strategies {
 		assert.Len(t, ss.PeakPerSecond, len(s.Minutes), ss.Name)
 		assert.Len(t, ss.Backlog, len(s.Minutes), ss.Name)
+		assert.Len(t, ss.Parked, len(s.Minutes), ss.Name)
 		last := len(s.Minutes) - 1
 		assert.GreaterOrEqual(t, ss.Cost[last], ss.Cost[0], "cost only grows")
 		assert.Equal(t, r.Metrics[i].Delivered, ss.Delivered[last], "%s: every delivery within the charts", ss.Name)
+		assert.Equal(t, r.Metrics[i].Parked, ss.Parked[last], "%s: every parked message within the charts", ss.Name)
+		assert.Equal(t, i == 0, ss.RoomDepth != nil, "%s: room series for Redrive's room only", ss.Name)
 	}
 	assert.Equal(t, []sim.Band{{From: 0, To: 1, State: "healthy"}, {From: 1, To: 11, State: "down"}, {From: 11, To: s.Minutes[len(s.Minutes)-1], State: "healthy"}}, s.Health)
 	require.Len(t, s.Breakers, 2)
@@ -101,6 +131,94 @@ func checkDOM(dom string) error {
 		}
 	}
 	return nil
+}
+
+// chartTexts are the texts drawn in a chart of a DOM.
+func chartTexts(dom, chart string) []string {
+	svg := regexp.MustCompile(`(?s)<svg[^>]*\bdata-chart="` + chart + `".*?</svg>`).FindString(dom)
+	var out []string
+	for _, m := range regexp.MustCompile(`<text[^>]*>([^<]*)</text>`).FindAllStringSubmatch(svg, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// checkTicks checks the axes of a drawn report: time ticks every round
+// time step; value ticks every round step (1, 2 or 5 x 10^n), or, on the
+// calls chart's log scale, at round values; dollars on the cost axis.
+func checkTicks(t *testing.T, dom string) {
+	t.Helper()
+	assert.Subset(t, chartTexts(dom, "calls"), []string{"0/s", "1/s", "10/s"}, "the log scale's ticks")
+	for _, c := range charts {
+		var times []time.Duration
+		var values []float64
+		for _, label := range chartTexts(dom, c) {
+			if d, ok := tickTime(label); ok {
+				times = append(times, d)
+				continue
+			}
+			if c == "states" || strings.HasPrefix(label, "capacity ") {
+				continue
+			}
+			if c == "cost" {
+				assert.True(t, strings.HasPrefix(label, "$"), "cost: %q in dollars", label)
+			}
+			v, ok := tickValue(label)
+			require.True(t, ok, "%s: tick %q", c, label)
+			values = append(values, v)
+		}
+		require.Greater(t, len(times), 2, "%s: time ticks", c)
+		assert.Contains(t, []time.Duration{15 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute,
+			10 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour, 2 * time.Hour, 3 * time.Hour, 6 * time.Hour,
+			12 * time.Hour, 24 * time.Hour}, times[1], "%s: a round time step", c)
+		for i, d := range times {
+			assert.Equal(t, time.Duration(i)*times[1], d, "%s: time ticks every %v", c, times[1])
+		}
+		if c == "states" {
+			continue
+		}
+		require.Greater(t, len(values), 1, "%s: value ticks", c)
+		if c == "calls" {
+			for _, v := range values[1:] {
+				assert.True(t, round(v), "calls: %v is 1, 2 or 5 x 10^n", v)
+			}
+			continue
+		}
+		assert.True(t, round(values[1]), "%s: step %v is 1, 2 or 5 x 10^n", c, values[1])
+		for i, v := range values {
+			assert.InDelta(t, float64(i)*values[1], v, values[1]*1e-9, "%s: ticks every %v", c, values[1])
+		}
+	}
+}
+
+// round says v is 1, 2 or 5 x 10^n.
+func round(v float64) bool {
+	mantissa := v / math.Pow(10, math.Floor(math.Log10(v)))
+	return slices.ContainsFunc([]float64{1, 2, 5, 10}, func(m float64) bool { return math.Abs(mantissa-m) < 1e-9 })
+}
+
+// tickTime reads a time tick's label, e.g. "0 min", "1 h 30 min", "30 s".
+func tickTime(label string) (time.Duration, bool) {
+	m := regexp.MustCompile(`^(?:(\d+) h)? ?(?:(\d+) min)? ?(?:(\d+) s)?$`).FindStringSubmatch(label)
+	if m == nil || label == "" {
+		return 0, false
+	}
+	var d time.Duration
+	for i, unit := range []time.Duration{time.Hour, time.Minute, time.Second} {
+		n, _ := strconv.Atoi(m[i+1])
+		d += time.Duration(n) * unit
+	}
+	return d, true
+}
+
+// tickValue reads a value tick's label, e.g. "0", "2.5k/s", "$0.002".
+func tickValue(label string) (float64, bool) {
+	m := regexp.MustCompile(`^\$?([0-9.]+)(k|M)?(/s)?$`).FindStringSubmatch(label)
+	if m == nil {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	return v * map[string]float64{"": 1, "k": 1e3, "M": 1e6}[m[2]], err == nil
 }
 
 func TestCheckDOMFindsFailures(t *testing.T) {
@@ -167,9 +285,10 @@ func TestReportInHeadlessChromium(t *testing.T) {
 	dom, logs := chromium(t, page, "--dump-dom")
 	require.NoError(t, checkDOM(dom), "DOM:\n%.2000s", dom)
 	assert.NotContains(t, logs, "Uncaught", "no script error on the console")
+	checkTicks(t, dom)
 
 	shot := filepath.Join(dir, "report.png")
-	chromium(t, page, "--screenshot="+shot, "--window-size=1280,2000", "--hide-scrollbars")
+	chromium(t, page, "--screenshot="+shot, "--window-size=1280,3400", "--hide-scrollbars")
 	png, err := os.ReadFile(shot)
 	require.NoError(t, err)
 	require.True(t, bytes.HasPrefix(png, []byte("\x89PNG")), "a PNG screenshot")
@@ -183,7 +302,7 @@ func TestBrokenReportFailsInHeadlessChromium(t *testing.T) {
 	needChromium(t)
 	dir := t.TempDir()
 	page, html := writeReport(t, dir)
-	broken := bytes.Replace(html, []byte(`lineChart("chart-cost"`), []byte(`noSuchChart("chart-cost"`), 1)
+	broken := bytes.Replace(html, []byte(`lineChart(svg, "cost"`), []byte(`noSuchChart(svg, "cost"`), 1)
 	require.NotEqual(t, html, broken)
 	require.NoError(t, os.WriteFile(page, broken, 0o644))
 

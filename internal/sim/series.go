@@ -33,8 +33,9 @@ type StrategySeries struct {
 	// Backlog counts messages arrived but not yet delivered or parked at
 	// the bucket's end.
 	Backlog []int `json:"backlog"`
-	// Delivered counts deliveries so far.
+	// Delivered counts deliveries so far, Parked messages parked so far.
 	Delivered []int `json:"delivered"`
+	Parked    []int `json:"parked"`
 	// Cost is the estimated cost so far, in dollars.
 	Cost []float64 `json:"cost"`
 	// RoomDepth is the most messages waiting in the waiting room at a
@@ -112,7 +113,10 @@ func (r Result) span() time.Duration {
 
 // strategySeries buckets one outcome.
 func strategySeries(s Scenario, o Outcome, arrivals []time.Duration, step time.Duration, n int) StrategySeries {
-	ss := StrategySeries{Name: o.Strategy, PeakPerSecond: make([]int, n), Backlog: make([]int, n), Delivered: make([]int, n), Cost: make([]float64, n)}
+	ss := StrategySeries{
+		Name: o.Strategy, PeakPerSecond: make([]int, n), Backlog: make([]int, n),
+		Delivered: make([]int, n), Parked: make([]int, n), Cost: make([]float64, n),
+	}
 	bucket := func(at time.Duration) int { return bucketOf(at, step, n) }
 
 	perSecond := map[int64]int{}
@@ -135,12 +139,14 @@ func strategySeries(s Scenario, o Outcome, arrivals []time.Duration, step time.D
 	}
 	settledIn := make([]int, n)
 	deliveredIn := make([]int, n)
+	parkedIn := make([]int, n)
 	for _, at := range o.Delivered {
 		settledIn[bucket(at.Sub(Epoch))]++
 		deliveredIn[bucket(at.Sub(Epoch))]++
 	}
 	for _, at := range o.Parked {
 		settledIn[bucket(at.Sub(Epoch))]++
+		parkedIn[bucket(at.Sub(Epoch))]++
 	}
 
 	samples := sortedSamples(o)
@@ -149,12 +155,13 @@ func strategySeries(s Scenario, o Outcome, arrivals []time.Duration, step time.D
 		ss.RoomDepth, ss.ReleaseRate = heldPeaks(depth, step, n), heldPeaks(rate, step, n)
 	}
 	a := AssumptionsFor(s)
-	arrived, settled, delivered, calls, next := 0, 0, 0, 0, 0
+	arrived, settled, delivered, parked, calls, next := 0, 0, 0, 0, 0, 0
 	var usage Usage
 	for b := range n {
 		arrived += arrivedIn[b]
 		settled += settledIn[b]
 		delivered += deliveredIn[b]
+		parked += parkedIn[b]
 		calls += callsIn[b]
 		end := time.Duration(b+1) * step
 		for next < len(samples) && samples[next].At <= end {
@@ -164,6 +171,7 @@ func strategySeries(s Scenario, o Outcome, arrivals []time.Duration, step time.D
 		usage.TargetCalls = int64(calls)
 		ss.Backlog[b] = max(0, arrived-settled)
 		ss.Delivered[b] = delivered
+		ss.Parked[b] = parked
 		ss.Cost[b] = ListPrices.Estimate(usage, a).Total()
 	}
 	return ss

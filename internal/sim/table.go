@@ -26,11 +26,26 @@ func WriteTable(w io.Writer, r Result) error {
 	return err
 }
 
-// scenarioText describes the scenario in two lines.
+// scenarioText describes the scenario in three lines: its name and
+// description, then scenarioProse.
 func scenarioText(s Scenario) string {
-	return fmt.Sprintf("Scenario %q: %s\n  %s messages (%s poison, %d tenant(s)), consumer capacity %d calls/s, latency %v, %s",
-		s.Name, s.Description, thousands(int64(s.Messages.Count)), percent(s.Messages.Poison), s.Messages.Tenants,
-		s.Target.Capacity, s.Target.Latency, outageText(s))
+	return fmt.Sprintf("Scenario %q: %s\n  %s", s.Name, s.Description, strings.Join(scenarioProse(s), "\n  "))
+}
+
+// scenarioProse describes the scenario's messages and consumer in two
+// sentences.
+func scenarioProse(s Scenario) []string {
+	m := s.Messages
+	arrival := "all at " + clock(m.Start)
+	if m.Rate > 0 {
+		arrival = fmt.Sprintf("from %s on, %g per second", clock(m.Start), m.Rate)
+	}
+	return []string{
+		fmt.Sprintf("%s messages (%s poison, %s) are dead-lettered %s.",
+			thousands(int64(m.Count)), percent(m.Poison), plural(m.Tenants, "tenant"), arrival),
+		fmt.Sprintf("The consumer takes %s per second with a latency of %v and is %s.",
+			plural(s.Target.Capacity, "call"), s.Target.Latency, outageText(s)),
+	}
 }
 
 // CostNote states the prices and assumptions of the cost estimate.
@@ -138,13 +153,18 @@ func recoveryCell(f Figures) string {
 	return clockSeconds(*f.BreakerClosedSeconds)
 }
 
-// outageText describes the scenario's outage.
+// outageText describes the scenario's outage, to follow "the consumer
+// is".
 func outageText(s Scenario) string {
-	from, to, ok := s.Outage()
-	if !ok {
-		return "no outage with a recovery"
+	if from, to, ok := s.Outage(); ok {
+		return fmt.Sprintf("unhealthy from %s to %s", clock(from), clock(to))
 	}
-	return fmt.Sprintf("unhealthy from %s to %s", clock(from), clock(to))
+	for _, p := range s.Target.Health {
+		if p.State != StateHealthy {
+			return fmt.Sprintf("unhealthy from %s and never recovers", clock(p.At))
+		}
+	}
+	return "healthy throughout"
 }
 
 // clock formats d as h:mm:ss.
@@ -174,6 +194,14 @@ func thousands(n int64) string {
 
 // dollars formats a dollar amount.
 func dollars(v float64) string { return fmt.Sprintf("$%.2f", v) }
+
+// plural is n of a noun, e.g. "1 tenant", "2 tenants", "5,000 calls".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return thousands(int64(n)) + " " + noun + "s"
+}
 
 // percent formats a share.
 func percent(f float64) string { return fmt.Sprintf("%g%%", f*100) }

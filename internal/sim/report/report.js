@@ -1,6 +1,7 @@
-// Draws the report's charts as inline SVG from REPORT (the Series), then
-// marks <body data-status="drawn"> and every chart with data-marks, the
-// number of data elements it drew, so a headless browser can check it.
+// Draws the report's charts as inline SVG from REPORT (the Series): every
+// <svg class="chart"> on the page, by its data-chart name (see CHARTS).
+// Then marks <body data-status="drawn"> and every chart with data-marks,
+// the number of data elements it drew, so a headless browser can check it.
 (function () {
   "use strict";
   const NS = "http://www.w3.org/2000/svg";
@@ -10,6 +11,8 @@
     CLOSED: "#4caf50", OPEN: "#e53935", HALF_OPEN: "#ffb300", FORCED_OPEN: "#6d4c41", FORCED_CLOSED: "#90a4ae",
     healthy: "#4caf50", down: "#e53935", degraded: "#ffb300",
   };
+  // TIME_STEPS are the time axis's round steps, in minutes.
+  const TIME_STEPS = [0.25, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440];
   const body = document.body;
   window.addEventListener("error", function (e) { body.dataset.status = "error: " + e.message; });
 
@@ -24,63 +27,123 @@
     t.textContent = s;
     return t;
   }
-  function niceMax(v) {
-    if (!(v > 0)) return 1;
-    const p = Math.pow(10, Math.floor(Math.log10(v)));
-    for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
-    return 10 * p;
+  // round drops floating-point noise: 0.30000000000000004 is 0.3.
+  function round(v) { return Number(v.toPrecision(12)); }
+  // niceStep is the least round value (1, 2 or 5 x 10^n) at or above
+  // span / parts.
+  function niceStep(span, parts) {
+    const raw = span / parts;
+    if (!(raw > 0)) return 1;
+    const p = Math.pow(10, Math.floor(Math.log10(raw)));
+    for (const m of [1, 2, 5, 10]) if (round(m * p) >= raw) return round(m * p);
+    return round(10 * p);
   }
+  // fmt formats a count or a rate: 0.5, 20, 1.5k, 20k, 2M.
   function fmt(v) {
-    if (Math.abs(v) >= 1000) return (v / 1000).toFixed(v >= 10000 ? 0 : 1) + "k";
-    if (Math.abs(v) < 1 && v !== 0) return v.toFixed(3);
-    return String(Math.round(v * 100) / 100);
+    const a = Math.abs(v);
+    if (a >= 1e6) return round(v / 1e6) + "M";
+    if (a >= 1e3) return round(v / 1e3) + "k";
+    return String(round(v));
   }
-  const xmax = REPORT.minutes.length ? REPORT.minutes[REPORT.minutes.length - 1] : 1;
+  // dollars formats the ticks of a dollar axis step apart: $0.005, $2.
+  function dollars(step) {
+    const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+    return function (v) { return "$" + v.toFixed(decimals); };
+  }
+  // duration formats minutes as 0 min, 30 s, 5 min, 1 h, 1 h 30 min.
+  function duration(m) {
+    const s = Math.round(m * 60);
+    if (s === 0) return "0 min";
+    const parts = [];
+    if (s >= 3600) parts.push(Math.floor(s / 3600) + " h");
+    if (s % 3600 >= 60) parts.push(Math.floor((s % 3600) / 60) + " min");
+    if (s % 60) parts.push((s % 60) + " s");
+    return parts.join(" ");
+  }
 
-  // frame draws the axes, grid and outage shading of a chart h high whose
-  // values go up to ymax, and returns its scales.
-  function frame(svg, h, ymax, unit) {
+  // linear is a y scale from 0 to the round value at or above top, with a
+  // tick every round step (about 4 of them).
+  function linear(top) {
+    const step = niceStep(top > 0 ? top : 1, 4);
+    const ymax = round(Math.max(1, Math.ceil(round(top / step))) * step);
+    const ticks = [];
+    for (let i = 0; round(i * step) <= ymax; i++) ticks.push(round(i * step));
+    return { ticks: ticks, step: step, frac: function (v) { return v / ymax; } };
+  }
+  // logScale is a y scale of log10(1 + v), so 0 stays on the axis and 11
+  // shows beside 25,000, up to the round value at or above top; ticks at 0
+  // and 1, 2, 5 x 10^n, or only the powers of ten when those would crowd.
+  function logScale(top) {
+    const ymax = niceStep(Math.max(top, 1), 1);
+    let ticks = [{ v: 0, major: true }];
+    for (let p = 1; p <= ymax; p *= 10) {
+      for (const m of [1, 2, 5]) if (m * p <= ymax) ticks.push({ v: m * p, major: m === 1 || m * p === ymax });
+    }
+    if (ticks.length > 9) ticks = ticks.filter(function (t) { return t.major; });
+    const log = Math.log10(1 + ymax);
+    return {
+      ticks: ticks.map(function (t) { return t.v; }),
+      frac: function (v) { return Math.log10(1 + Math.max(0, v)) / log; },
+    };
+  }
+
+  const xmax = REPORT.minutes.length ? REPORT.minutes[REPORT.minutes.length - 1] : 1;
+  const xstep = TIME_STEPS.find(function (s) { return xmax / s <= 10; }) || TIME_STEPS[TIME_STEPS.length - 1];
+
+  // timeAxis draws the time ticks of x (minutes to pixels) below y.
+  function timeAxis(svg, x, y) {
+    for (let i = 0; round(i * xstep) <= xmax; i++) {
+      const m = round(i * xstep);
+      el("line", { x1: x(m), x2: x(m), y1: y, y2: y + 4, stroke: "#889" }, svg);
+      text(svg, x(m), y + 17, duration(m), "middle");
+    }
+  }
+
+  // frame draws the axes, grid and outage shading of a chart h high on
+  // the y scale sc, its ticks labelled by label, and returns its x and y.
+  function frame(svg, h, sc, label) {
     svg.setAttribute("viewBox", "0 0 " + W + " " + h);
     const iw = W - PAD.l - PAD.r, ih = h - PAD.t - PAD.b;
     const x = function (m) { return PAD.l + (m / xmax) * iw; };
-    const y = function (v) { return PAD.t + ih - (v / ymax) * ih; };
+    const y = function (v) { return PAD.t + ih - sc.frac(v) * ih; };
     for (const b of REPORT.health) {
       if (b.state === "healthy") continue;
       el("rect", { x: x(b.from), y: PAD.t, width: Math.max(0, x(b.to) - x(b.from)), height: ih, fill: STATE[b.state], "fill-opacity": 0.08 }, svg);
     }
-    for (let i = 0; i <= 4; i++) {
-      const v = (ymax * i) / 4;
+    for (const v of sc.ticks) {
       el("line", { x1: PAD.l, x2: W - PAD.r, y1: y(v), y2: y(v), stroke: "#e3e8ee" }, svg);
-      text(svg, PAD.l - 6, y(v) + 4, fmt(v) + (unit || ""), "end");
+      text(svg, PAD.l - 6, y(v) + 4, label(v), "end");
     }
-    const step = niceMax(xmax / 10);
-    for (let m = 0; m <= xmax + 1e-9; m += step) {
-      el("line", { x1: x(m), x2: x(m), y1: PAD.t + ih, y2: PAD.t + ih + 4, stroke: "#889" }, svg);
-      text(svg, x(m), PAD.t + ih + 17, fmt(m) + "m", "middle");
-    }
+    timeAxis(svg, x, PAD.t + ih);
     el("line", { x1: PAD.l, x2: W - PAD.r, y1: PAD.t + ih, y2: PAD.t + ih, stroke: "#889" }, svg);
     return { x: x, y: y };
   }
 
-  function lineChart(id, field, opts) {
-    const svg = document.getElementById(id);
-    let top = opts && opts.capacity ? opts.capacity : 0;
-    for (const s of REPORT.strategies) for (const v of s[field]) top = Math.max(top, v);
-    const ymax = niceMax(top * 1.05);
-    const sc = frame(svg, 240, ymax, opts && opts.unit);
-    if (opts && opts.capacity) {
-      el("line", { class: "mark", x1: PAD.l, x2: W - PAD.r, y1: sc.y(opts.capacity), y2: sc.y(opts.capacity), stroke: "#222", "stroke-dasharray": "6 4" }, svg);
-      text(svg, W - PAD.r - 4, sc.y(opts.capacity) - 4, "capacity " + opts.capacity + "/s", "end");
+  // lineChart draws each strategy's series field (strategies without it
+  // are left out), on a log scale if opts.log, with the consumer's
+  // capacity if opts.capacity, ticks in dollars if opts.dollars or else
+  // followed by opts.unit.
+  function lineChart(svg, field, opts) {
+    opts = opts || {};
+    const lines = REPORT.strategies.filter(function (s) { return s[field]; });
+    let top = opts.capacity || 0;
+    for (const s of lines) for (const v of s[field]) top = Math.max(top, v);
+    const sc = opts.log ? logScale(top) : linear(top);
+    const label = opts.dollars ? dollars(sc.step) : function (v) { return fmt(v) + (opts.unit || ""); };
+    const f = frame(svg, 240, sc, label);
+    if (opts.capacity) {
+      el("line", { class: "mark", x1: PAD.l, x2: W - PAD.r, y1: f.y(opts.capacity), y2: f.y(opts.capacity), stroke: "#222", "stroke-dasharray": "6 4" }, svg);
+      text(svg, W - PAD.r - 4, f.y(opts.capacity) - 4, "capacity " + opts.capacity + "/s", "end");
     }
-    REPORT.strategies.forEach(function (s, i) {
-      let d = "M" + sc.x(0) + " " + sc.y(s[field][0] || 0);
-      s[field].forEach(function (v, j) { d += " L" + sc.x(REPORT.minutes[j]).toFixed(1) + " " + sc.y(v).toFixed(1); });
-      el("path", { class: "mark", d: d, fill: "none", stroke: LINE[i % LINE.length], "stroke-width": 1.8, "data-strategy": s.name }, svg);
-    });
+    for (const s of lines) {
+      let d = "M" + f.x(0) + " " + f.y(s[field][0] || 0);
+      s[field].forEach(function (v, j) { d += " L" + f.x(REPORT.minutes[j]).toFixed(1) + " " + f.y(v).toFixed(1); });
+      const color = LINE[REPORT.strategies.indexOf(s) % LINE.length];
+      el("path", { class: "mark", d: d, fill: "none", stroke: color, "stroke-width": 1.8, "data-strategy": s.name }, svg);
+    }
   }
 
-  function statesChart(id) {
-    const svg = document.getElementById(id);
+  function statesChart(svg) {
     const rows = [{ label: "consumer", bands: REPORT.health }];
     for (const k of REPORT.breakers) rows.push({ label: "breaker " + k.key, bands: k.bands });
     const rh = 22, h = PAD.t + PAD.b + rows.length * rh + 18;
@@ -94,12 +157,10 @@
       for (const b of r.bands) {
         const w = Math.max(0.5, x(b.to) - x(b.from));
         const rect = el("rect", { class: "mark", x: x(b.from), y: y + 2, width: w, height: rh - 6, fill: STATE[b.state] || "#999" }, svg);
-        el("title", {}, rect).textContent = r.label + ": " + b.state + " " + fmt(b.from) + "m to " + fmt(b.to) + "m";
+        el("title", {}, rect).textContent = r.label + ": " + b.state + " from " + duration(b.from) + " to " + duration(b.to);
       }
     });
-    const ih = rows.length * rh;
-    const step = niceMax(xmax / 10);
-    for (let m = 0; m <= xmax + 1e-9; m += step) text(svg, x(m), PAD.t + ih + 17, fmt(m) + "m", "middle");
+    timeAxis(svg, x, PAD.t + rows.length * rh);
     let lx = left;
     for (const s of ["healthy", "down", "degraded", "CLOSED", "OPEN", "HALF_OPEN"]) {
       el("rect", { x: lx, y: h - 10, width: 10, height: 8, fill: STATE[s] }, svg);
@@ -120,14 +181,24 @@
     });
   }
 
+  // CHARTS draw a chart by its data-chart name.
+  const CHARTS = {
+    states: statesChart,
+    calls: function (svg) { lineChart(svg, "peakPerSecond", { log: true, capacity: REPORT.capacity, unit: "/s" }); },
+    backlog: function (svg) { lineChart(svg, "backlog"); },
+    delivered: function (svg) { lineChart(svg, "delivered"); },
+    parked: function (svg) { lineChart(svg, "parked"); },
+    cost: function (svg) { lineChart(svg, "cost", { dollars: true }); },
+    room: function (svg) { lineChart(svg, "roomDepth"); },
+    releases: function (svg) { lineChart(svg, "releaseRate", { capacity: REPORT.capacity, unit: "/s" }); },
+  };
+
   try {
     legend();
-    statesChart("chart-states");
-    lineChart("chart-calls", "peakPerSecond", { capacity: REPORT.capacity, unit: "/s" });
-    lineChart("chart-backlog", "backlog");
-    lineChart("chart-delivered", "delivered");
-    lineChart("chart-cost", "cost", { unit: "" });
     for (const svg of document.querySelectorAll("svg.chart")) {
+      const draw = CHARTS[svg.dataset.chart];
+      if (!draw) throw new Error("no chart named " + svg.dataset.chart);
+      draw(svg);
       svg.dataset.marks = String(svg.querySelectorAll(".mark").length);
     }
     if (!body.dataset.status.startsWith("error")) body.dataset.status = "drawn";
