@@ -70,9 +70,10 @@ func observeClosed(p Policy, r Row, o Outcome, now time.Time, rnd Random) (Row, 
 
 // observeCanary frees the probe's or canary's lease and counts its outcome.
 // The OPEN breaker's probe: a success moves it to HALF_OPEN (the first of
-// SuccessesToClose), a failure keeps it OPEN for the next, longer cooldown
-// without a state change. A HALF_OPEN canary: enough successes close the
-// breaker, one failure re-opens it. A poison or throttled canary says
+// SuccessesToClose; when that is 1 it closes at once, one state change), a
+// failure keeps it OPEN for the next, longer cooldown without a state
+// change. A HALF_OPEN canary: enough successes close the breaker, one
+// failure re-opens it. A poison or throttled canary says
 // nothing about health: its permit is freed for the next one.
 func observeCanary(p Policy, r Row, t Ticket, o Outcome, now time.Time, rnd Random) (Row, bool) {
 	i := slices.IndexFunc(r.Leases, func(l Lease) bool { return l.ID == t.LeaseID })
@@ -95,7 +96,9 @@ func observeCanary(p Policy, r Row, t Ticket, o Outcome, now time.Time, rnd Rand
 		r = trip(p, r, CauseCanaryFailure, now, rnd)
 	case Success:
 		r.Totals.Successes++
-		if r.State == Open {
+		if r.State == Open && p.SuccessesToClose > 1 {
+			// One state change per write: a probe that is enough on
+			// its own closes the breaker directly, below.
 			r = moveTo(r, HalfOpen, CauseProbeSuccess, now)
 		}
 		r.CanarySuccesses++
