@@ -27,12 +27,3 @@ func symmetric(d time.Duration, j, u float64) time.Duration {
 	}
 	return time.Duration(float64(d) * (1 + j*(2*u-1)))
 }
-
-// later spreads d by up to +j only, for waits that must not end before a
-// known time (a cooldown's end): waiters wake spread out but never early.
-func later(d time.Duration, j, u float64) time.Duration {
-	if j <= 0 {
-		return d
-	}
-	return time.Duration(float64(d) * (1 + j*u))
-}
