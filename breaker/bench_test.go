@@ -20,8 +20,10 @@ func BenchmarkDecide(b *testing.B) {
 		row  breaker.Row
 	}{
 		{"closed", breaker.Row{Key: "k", Generation: 3, Window: breaker.Window{Count: 20}}},
-		{"closed-ramp", breaker.Row{Key: "k", Generation: 3, ClosedAt: now.Add(-time.Minute)}},
-		{"open-wait", breaker.Row{Key: "k", State: breaker.Open, Generation: 3, OpenUntil: now.Add(time.Minute)}},
+		{"closed-throttled", breaker.Row{Key: "k", Generation: 3, ThrottledUntil: now.Add(time.Second)}},
+		{"open-scout", breaker.Row{Key: "k", State: breaker.Open, Generation: 3, OpenUntil: now.Add(time.Minute)}},
+		{"open-queue", breaker.Row{Key: "k", State: breaker.Open, Generation: 3, OpenUntil: now.Add(time.Minute), ScoutUntil: now.Add(3 * time.Minute)}},
+		{"open-probe", breaker.Row{Key: "k", State: breaker.Open, Generation: 3, OpenUntil: now}},
 		{"half-open-grant", breaker.Row{Key: "k", State: breaker.HalfOpen, Generation: 3}},
 	}
 	for _, tc := range cases {
@@ -48,6 +50,7 @@ func BenchmarkObserve(b *testing.B) {
 		{"closed-success", recovering, breaker.Success},
 		{"closed-failure", healthy, breaker.Transient},
 		{"closed-poison", healthy, breaker.Poison},
+		{"closed-throttled", healthy, breaker.Throttled},
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
@@ -89,7 +92,7 @@ func BenchmarkBreaker(b *testing.B) {
 					b.Errorf("admit: %v %v", d.Verdict, err)
 					return
 				}
-				_, err = br.Record(ctx, "k", d.Ticket, tc.outcome)
+				_, err = br.Record(ctx, "k", d.Row, d.Ticket, tc.outcome)
 				switch {
 				case errors.Is(err, breaker.ErrConflict):
 					gaveUp.Add(1) // a hot loop on one key is far more contended than a real table

@@ -128,7 +128,7 @@ func TestBreakerLifecycle(t *testing.T) {
 	}
 	record := func(d breaker.Decision, o breaker.Outcome) breaker.Row {
 		t.Helper()
-		r, err := b.Record(ctx, "orders", d.Ticket, o)
+		r, err := b.Record(ctx, "orders", d.Row, d.Ticket, o)
 		require.NoError(t, err)
 		return r
 	}
@@ -142,25 +142,52 @@ func TestBreakerLifecycle(t *testing.T) {
 	r := record(late, breaker.Success)
 	assert.Equal(t, breaker.Open, r.State)
 
-	// OPEN waits out the cooldown, then grants two canaries and waits.
-	assert.Equal(t, 10*time.Second, admit(breaker.Wait).Wait)
-	clock.Advance(10 * time.Second)
-	c1, c2 := admit(breaker.Canary), admit(breaker.Canary)
-	admit(breaker.Wait)
+	// OPEN: the first caller scouts out the cooldown, the others queue.
+	scout := admit(breaker.Wait)
+	assert.Equal(t, 10*time.Second, scout.Wait)
+	status, err := b.Status(ctx, "orders")
+	require.NoError(t, err)
+	assert.Equal(t, status, scout.Row, "the decision carries the row it saved")
+	admit(breaker.Queue)
 
-	// One canary fails: OPEN again for 20s; the other's success is stale.
+	// The cooldown over, one probe goes and the breaker stays OPEN; its
+	// failure keeps it OPEN for 20s more, in the same generation.
+	clock.Advance(scout.Wait)
+	probe := admit(breaker.Canary)
+	assert.Equal(t, breaker.Open, probe.State)
+	admit(breaker.Queue)
+	r = record(probe, breaker.Transient)
+	assert.Equal(t, breaker.Open, r.State)
+	assert.Equal(t, probe.Ticket.Generation, r.Generation)
+	assert.Equal(t, clock.Now().Add(20*time.Second), r.OpenUntil)
+
+	// A new scout; the next probe succeeds: HALF_OPEN with two permits.
+	clock.Advance(admit(breaker.Wait).Wait)
+	r = record(admit(breaker.Canary), breaker.Success)
+	assert.Equal(t, breaker.HalfOpen, r.State)
+	assert.Equal(t, 1, r.CanarySuccesses, "the probe's success counts toward the close")
+	c1, c2 := admit(breaker.Canary), admit(breaker.Canary)
+	admit(breaker.Queue)
+
+	// One canary fails: OPEN again for 40s; the other's success is stale.
 	r = record(c1, breaker.Transient)
 	assert.Equal(t, breaker.Open, r.State)
-	assert.Equal(t, clock.Now().Add(20*time.Second), r.OpenUntil)
+	assert.Equal(t, clock.Now().Add(40*time.Second), r.OpenUntil)
 	r = record(c2, breaker.Success)
 	assert.Equal(t, breaker.Open, r.State)
 
-	// Two canary successes close it.
-	clock.Advance(20 * time.Second)
-	c1, c2 = admit(breaker.Canary), admit(breaker.Canary)
-	record(c1, breaker.Success)
-	r = record(c2, breaker.Success)
+	// After the cooldown any caller takes the probe; its success and a
+	// canary's close the breaker.
+	clock.Advance(40 * time.Second)
+	record(admit(breaker.Canary), breaker.Success)
+	r = record(admit(breaker.Canary), breaker.Success)
 	assert.Equal(t, breaker.Closed, r.State)
+
+	// A throttled call pauses admission for ThrottlePause.
+	r = record(admit(breaker.Proceed), breaker.Throttled)
+	assert.Equal(t, clock.Now().Add(2*time.Second), r.ThrottledUntil)
+	admit(breaker.Queue)
+	clock.Advance(2 * time.Second)
 	admit(breaker.Proceed)
 
 	// An operator forces it open, then releases it.
@@ -169,15 +196,15 @@ func TestBreakerLifecycle(t *testing.T) {
 	assert.Equal(t, breaker.Closed, before.State)
 	assert.Equal(t, breaker.ForcedOpen, after.State)
 	assert.Equal(t, before.Version+1, after.Version)
-	admit(breaker.Wait)
+	admit(breaker.Queue)
 	_, after, err = b.Command(ctx, "orders", breaker.Command{Kind: breaker.Release, Actor: "bob"})
 	require.NoError(t, err)
 	assert.Equal(t, breaker.Closed, after.State)
 
-	status, err := b.Status(ctx, "orders")
+	status, err = b.Status(ctx, "orders")
 	require.NoError(t, err)
 	assert.Equal(t, after, status)
-	assert.Equal(t, breaker.Totals{Successes: 2, Failures: 4, Trips: 2, Closes: 1}, status.Totals)
+	assert.Equal(t, breaker.Totals{Successes: 3, Failures: 5, Trips: 3, Closes: 1, Throttles: 1}, status.Totals)
 
 	var got []step
 	for i, tr := range transitions {
@@ -187,46 +214,142 @@ func TestBreakerLifecycle(t *testing.T) {
 	}
 	assert.Equal(t, []step{
 		{breaker.Closed, breaker.Open, breaker.CauseConsecutiveFailures},
-		{breaker.Open, breaker.HalfOpen, breaker.CauseCooldownElapsed},
+		{breaker.Open, breaker.HalfOpen, breaker.CauseProbeSuccess},
 		{breaker.HalfOpen, breaker.Open, breaker.CauseCanaryFailure},
-		{breaker.Open, breaker.HalfOpen, breaker.CauseCooldownElapsed},
+		{breaker.Open, breaker.HalfOpen, breaker.CauseProbeSuccess},
 		{breaker.HalfOpen, breaker.Closed, breaker.CauseCanarySuccesses},
 		{breaker.Closed, breaker.ForcedOpen, breaker.CauseForceOpen},
 		{breaker.ForcedOpen, breaker.Closed, breaker.CauseRelease},
 	}, got)
 }
 
+// TestBreakerProbeAloneCloses: with SuccessesToClose 1 the probe's
+// success closes the breaker in one state change and one generation.
+func TestBreakerProbeAloneCloses(t *testing.T) {
+	ctx := context.Background()
+	clock := breakertest.NewClock(t0)
+	var transitions []breaker.Transition
+	p := testPolicy
+	p.SuccessesToClose = 1
+	b, err := breaker.New(breaker.NewMemStore(), p, breaker.WithClock(clock.Now), breaker.WithSeed(1),
+		breaker.WithObserver(func(tr breaker.Transition) { transitions = append(transitions, tr) }))
+	require.NoError(t, err)
+
+	for range 3 {
+		d, err := b.Admit(ctx, "k")
+		require.NoError(t, err)
+		_, err = b.Record(ctx, "k", d.Row, d.Ticket, breaker.Transient)
+		require.NoError(t, err)
+	}
+	clock.Advance(p.CooldownBase)
+	d, err := b.Admit(ctx, "k")
+	require.NoError(t, err)
+	require.Equal(t, breaker.Canary, d.Verdict)
+	r, err := b.Record(ctx, "k", d.Row, d.Ticket, breaker.Success)
+	require.NoError(t, err)
+	assert.Equal(t, breaker.Closed, r.State)
+	assert.Equal(t, int64(2), r.Generation)
+	assert.Equal(t, int64(1), r.Totals.Closes)
+	require.Len(t, transitions, 2)
+	assert.Equal(t, breaker.Transition{Key: "k", From: breaker.Open, To: breaker.Closed, Generation: 2,
+		Cause: breaker.CauseCanarySuccesses, At: clock.Now()}, transitions[1])
+}
+
 func TestBreakerRowIO(t *testing.T) {
 	ctx := context.Background()
 	clock := breakertest.NewClock(t0)
 	b := newBreaker(t, breaker.NewMemStore(), clock)
+	try := func(o breaker.Outcome) {
+		t.Helper()
+		d, err := b.Admit(ctx, "k")
+		require.NoError(t, err)
+		_, err = b.Record(ctx, "k", d.Row, d.Ticket, o)
+		require.NoError(t, err)
+	}
 
 	// Fill the window: every success writes until it is full.
 	for range testPolicy.WindowSize {
-		d, err := b.Admit(ctx, "k")
-		require.NoError(t, err)
-		_, err = b.Record(ctx, "k", d.Ticket, breaker.Success)
-		require.NoError(t, err)
+		try(breaker.Success)
 	}
 	start := b.Stats()
-	assert.Equal(t, breaker.Stats{Loads: 20, Saves: 10}, start)
+	assert.Equal(t, breaker.Stats{Loads: 10, Saves: 10}, start, "one read per delivery try")
 
 	const n = 100
 	for range n {
-		d, err := b.Admit(ctx, "k")
-		require.NoError(t, err)
-		_, err = b.Record(ctx, "k", d.Ticket, breaker.Success)
-		require.NoError(t, err)
+		try(breaker.Success)
 	}
 	s := b.Stats()
-	assert.Equal(t, int64(2*n), s.Loads-start.Loads, "one read per call")
+	assert.Equal(t, int64(n), s.Loads-start.Loads, "one read per delivery try")
 	assert.Zero(t, s.Saves-start.Saves, "a healthy breaker writes nothing")
 
-	d, err := b.Admit(ctx, "k")
-	require.NoError(t, err)
-	_, err = b.Record(ctx, "k", d.Ticket, breaker.Transient)
-	require.NoError(t, err)
-	assert.Equal(t, breaker.Stats{Loads: s.Loads + 2, Saves: s.Saves + 1}, b.Stats(), "a failure: one read and one write")
+	try(breaker.Transient)
+	assert.Equal(t, breaker.Stats{Loads: s.Loads + 1, Saves: s.Saves + 1}, b.Stats(), "a failure: one read and one write")
+}
+
+// TestBreakerRecordFromSeenRow counts the row I/O of one delivery try,
+// Admit then Record: Record starts from the row Admit left and reads again
+// only when that row is not the key's or another writer changed it since.
+func TestBreakerRecordFromSeenRow(t *testing.T) {
+	ctx := context.Background()
+	healthy := healthyRow()
+	healthy.Version = 1
+	halfOpen := halfOpenRow()
+	halfOpen.Version = 1
+	fromAdmit := func(d breaker.Decision) breaker.Row { return d.Row }
+
+	cases := []struct {
+		name      string
+		start     breaker.Row
+		seen      func(breaker.Decision) breaker.Row
+		interfere bool // another Breaker records a failure between Admit and Record
+		outcome   breaker.Outcome
+		want      breaker.Stats
+	}{
+		{name: "a healthy success: one read, no write", start: healthy, seen: fromAdmit, outcome: breaker.Success,
+			want: breaker.Stats{Loads: 1}},
+		{name: "a failure: one read, one write", start: healthy, seen: fromAdmit, outcome: breaker.Transient,
+			want: breaker.Stats{Loads: 1, Saves: 1}},
+		{name: "a throttle: one read, one write", start: healthy, seen: fromAdmit, outcome: breaker.Throttled,
+			want: breaker.Stats{Loads: 1, Saves: 1}},
+		{name: "a canary: one read, two writes", start: halfOpen, seen: fromAdmit, outcome: breaker.Success,
+			want: breaker.Stats{Loads: 1, Saves: 2}},
+		{name: "a zero seen row is read first", start: healthy, seen: func(breaker.Decision) breaker.Row { return breaker.Row{} },
+			outcome: breaker.Transient, want: breaker.Stats{Loads: 2, Saves: 1}},
+		{name: "another key's row is read first", start: healthy,
+			seen:    func(d breaker.Decision) breaker.Row { r := d.Row; r.Key = "other"; return r },
+			outcome: breaker.Transient, want: breaker.Stats{Loads: 2, Saves: 1}},
+		{name: "a conflicting write costs exactly one reload", start: healthy, seen: fromAdmit, interfere: true,
+			outcome: breaker.Transient, want: breaker.Stats{Loads: 2, Saves: 1, Conflicts: 1}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := breakertest.NewClock(t0)
+			store := breaker.NewMemStore()
+			require.NoError(t, store.Save(ctx, 0, tc.start))
+			b := newBreaker(t, store, clock)
+
+			d, err := b.Admit(ctx, "k")
+			require.NoError(t, err)
+			if tc.interfere {
+				other := newBreaker(t, store, clock)
+				od, err := other.Admit(ctx, "k")
+				require.NoError(t, err)
+				_, err = other.Record(ctx, "k", od.Row, od.Ticket, breaker.Transient)
+				require.NoError(t, err)
+			}
+			after, err := b.Record(ctx, "k", tc.seen(d), d.Ticket, tc.outcome)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, b.Stats())
+
+			stored, err := store.Load(ctx, "k")
+			require.NoError(t, err)
+			assert.Equal(t, stored, after, "Record returns the stored row")
+			if tc.interfere {
+				assert.Equal(t, int64(2), stored.Totals.Failures, "both failures are counted")
+				assert.Equal(t, 2, stored.ConsecutiveFailures)
+			}
+		})
+	}
 }
 
 func TestBreakerRetriesConflicts(t *testing.T) {
@@ -236,7 +359,7 @@ func TestBreakerRetriesConflicts(t *testing.T) {
 	t.Run("a lost race is retried on a fresh row", func(t *testing.T) {
 		store := &interferingStore{MemStore: breaker.NewMemStore(), n: 3}
 		b := newBreaker(t, store, clock)
-		r, err := b.Record(ctx, "k", breaker.Ticket{}, breaker.Transient)
+		r, err := b.Record(ctx, "k", breaker.Row{}, breaker.Ticket{}, breaker.Transient)
 		require.NoError(t, err)
 		assert.Equal(t, int64(1), r.Totals.Failures)
 		assert.Equal(t, int64(3), r.Totals.Poison, "the other writer's updates survive")
@@ -247,7 +370,7 @@ func TestBreakerRetriesConflicts(t *testing.T) {
 	t.Run("too many lost races give a ConflictError", func(t *testing.T) {
 		store := &interferingStore{MemStore: breaker.NewMemStore(), n: 100}
 		b := newBreaker(t, store, clock, breaker.WithMaxConflictRetries(2))
-		_, err := b.Record(ctx, "k", breaker.Ticket{}, breaker.Transient)
+		_, err := b.Record(ctx, "k", breaker.Row{}, breaker.Ticket{}, breaker.Transient)
 		require.Error(t, err)
 		assert.ErrorIs(t, err, breaker.ErrConflict)
 		var ce *breaker.ConflictError
@@ -263,7 +386,7 @@ func TestBreakerRetriesConflicts(t *testing.T) {
 		cctx, cancel := context.WithCancel(ctx)
 		store := &interferingStore{MemStore: breaker.NewMemStore(), n: 100, onInterfere: cancel}
 		b := newBreaker(t, store, clock, breaker.WithConflictBackoff(time.Hour))
-		_, err := b.Record(cctx, "k", breaker.Ticket{}, breaker.Transient)
+		_, err := b.Record(cctx, "k", breaker.Row{}, breaker.Ticket{}, breaker.Transient)
 		assert.ErrorIs(t, err, context.Canceled)
 		assert.EqualError(t, err, `record TRANSIENT: retry breaker "k" after conflict: context canceled`)
 		assert.Equal(t, breaker.Stats{Loads: 1, Conflicts: 1}, b.Stats())
@@ -291,7 +414,7 @@ func TestBreakerErrors(t *testing.T) {
 			breaker.ErrEmptyKey, "admit: breaker: empty key"},
 		{"empty key status", func() error { _, err := ok.Status(ctx, ""); return err },
 			breaker.ErrEmptyKey, "breaker: empty key"},
-		{"undefined outcome", func() error { _, err := ok.Record(ctx, "k", breaker.Ticket{}, 0); return err },
+		{"undefined outcome", func() error { _, err := ok.Record(ctx, "k", breaker.Row{}, breaker.Ticket{}, 0); return err },
 			breaker.ErrInvalidOutcome, `record breaker "k": breaker: invalid outcome Outcome(0)`},
 		{"invalid command", func() error {
 			_, _, err := ok.Command(ctx, "k", breaker.Command{Kind: breaker.ForceOpen, Until: t0.Add(-time.Hour)})
@@ -312,7 +435,7 @@ func TestBreakerErrors(t *testing.T) {
 	t.Run("a save error is not retried", func(t *testing.T) {
 		store := &failingStore{MemStore: breaker.NewMemStore(), saveErr: down}
 		b := newBreaker(t, store, clock)
-		_, err := b.Record(ctx, "k", breaker.Ticket{}, breaker.Transient)
+		_, err := b.Record(ctx, "k", breaker.Row{}, breaker.Ticket{}, breaker.Transient)
 		assert.ErrorIs(t, err, down)
 		assert.EqualError(t, err, fmt.Sprintf(`record TRANSIENT: save breaker "k" version 1: %v`, down))
 		assert.Equal(t, breaker.Stats{Loads: 1}, b.Stats())

@@ -28,7 +28,7 @@ func TestParseCommandKind(t *testing.T) {
 }
 
 func TestParseOutcome(t *testing.T) {
-	for _, o := range []breaker.Outcome{breaker.Success, breaker.Transient, breaker.Poison} {
+	for _, o := range []breaker.Outcome{breaker.Success, breaker.Transient, breaker.Poison, breaker.Throttled} {
 		got, err := breaker.ParseOutcome(o.String())
 		require.NoError(t, err)
 		assert.Equal(t, o, got)
@@ -36,8 +36,11 @@ func TestParseOutcome(t *testing.T) {
 	got, err := breaker.ParseOutcome("transient")
 	require.NoError(t, err)
 	assert.Equal(t, breaker.Transient, got)
+	got, err = breaker.ParseOutcome("throttled")
+	require.NoError(t, err)
+	assert.Equal(t, breaker.Throttled, got)
 	_, err = breaker.ParseOutcome("failure")
-	assert.EqualError(t, err, `breaker: unknown outcome "failure" (want success, transient or poison)`)
+	assert.EqualError(t, err, `breaker: unknown outcome "failure" (want success, transient, poison or throttled)`)
 	assert.Equal(t, "Outcome(0)", breaker.Outcome(0).String())
 	assert.Equal(t, "Verdict(9)", breaker.Verdict(9).String())
 }
@@ -57,6 +60,8 @@ func TestApplyCommand(t *testing.T) {
 	tripped.Window = breaker.Window{Failures: 0b111, Count: 3}
 	tripped.ConsecutiveFailures = 3
 	halfOpen := halfOpenRow(breaker.Lease{ID: "a", Expires: now.Add(time.Second)})
+	probing := probingRow(2, now, lease("p", now.Add(time.Second)))
+	probing.ScoutUntil = now.Add(time.Minute)
 	forcedOpen := breaker.Row{Key: "k", State: breaker.ForcedOpen, Generation: 8, ForcedUntil: later, Trips: 1}
 	forcedClosed := breaker.Row{Key: "k", State: breaker.ForcedClosed, Generation: 8, ClosedAt: t0}
 
@@ -77,14 +82,14 @@ func TestApplyCommand(t *testing.T) {
 				assert.Zero(t, after.Trips)
 				assert.Zero(t, after.ConsecutiveFailures)
 				assert.True(t, after.OpenUntil.IsZero())
-				assert.Equal(t, now, after.ClosedAt, "held-back traffic resumes through the ramp")
+				assert.Equal(t, now, after.ClosedAt, "traffic was held back")
 			},
 		},
 		{
 			name: "reset a closed breaker", row: healthyRow(), cmd: who(breaker.Reset),
 			state: breaker.Closed, cause: breaker.CauseReset, changed: true,
 			check: func(t *testing.T, _, after breaker.Row) {
-				assert.True(t, after.ClosedAt.IsZero(), "no ramp for traffic that was flowing")
+				assert.True(t, after.ClosedAt.IsZero(), "traffic was flowing")
 				assert.Equal(t, breaker.Window{}, after.Window)
 			},
 		},
@@ -92,6 +97,22 @@ func TestApplyCommand(t *testing.T) {
 			name: "reset a half-open breaker drops its leases", row: halfOpen, cmd: who(breaker.Reset),
 			state: breaker.Closed, cause: breaker.CauseReset, changed: true,
 			check: func(t *testing.T, _, after breaker.Row) { assert.Empty(t, after.Leases) },
+		},
+		{
+			name: "reset an open breaker drops its scout and probe", row: probing, cmd: who(breaker.Reset),
+			state: breaker.Closed, cause: breaker.CauseReset, changed: true,
+			check: func(t *testing.T, _, after breaker.Row) {
+				assert.Empty(t, after.Leases)
+				assert.True(t, after.ScoutUntil.IsZero())
+			},
+		},
+		{
+			name: "force open drops the scout and the probe", row: probing, cmd: who(breaker.ForceOpen),
+			state: breaker.ForcedOpen, cause: breaker.CauseForceOpen, changed: true,
+			check: func(t *testing.T, _, after breaker.Row) {
+				assert.Empty(t, after.Leases)
+				assert.True(t, after.ScoutUntil.IsZero())
+			},
 		},
 		{
 			name: "reset a forced breaker", row: forcedOpen, cmd: who(breaker.Reset),
@@ -132,7 +153,7 @@ func TestApplyCommand(t *testing.T) {
 		{
 			name: "release a forced closed", row: forcedClosed, cmd: who(breaker.Release),
 			state: breaker.Closed, cause: breaker.CauseRelease, changed: true,
-			check: func(t *testing.T, _, after breaker.Row) { assert.Equal(t, t0, after.ClosedAt, "no ramp") },
+			check: func(t *testing.T, _, after breaker.Row) { assert.Equal(t, t0, after.ClosedAt, "traffic was flowing") },
 		},
 		{name: "release a breaker that is not forced is a no-op", row: tripped, cmd: who(breaker.Release), state: breaker.Open},
 		{name: "release a closed breaker is a no-op", row: healthyRow(), cmd: who(breaker.Release), state: breaker.Closed},
@@ -226,6 +247,6 @@ func TestForcedModesExpire(t *testing.T) {
 		d, after, changed := breaker.Decide(testPolicy, r, start.Add(1000*time.Hour), &fixedRandom{})
 		assert.False(t, changed)
 		assert.Equal(t, breaker.ForcedOpen, after.State)
-		assert.Equal(t, breaker.Wait, d.Verdict)
+		assert.Equal(t, breaker.Queue, d.Verdict)
 	})
 }

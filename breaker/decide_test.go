@@ -12,7 +12,17 @@ import (
 
 func TestDecide(t *testing.T) {
 	now := t0.Add(time.Hour)
-	lease := func(id string, expires time.Time) breaker.Lease { return breaker.Lease{ID: id, Expires: expires} }
+	closedAt := func(at time.Time) breaker.Row { r := healthyRow(); r.ClosedAt = at; return r }
+	throttledRow := func(s breaker.State, until time.Time) breaker.Row {
+		r := healthyRow()
+		r.State, r.ThrottledUntil = s, until
+		return r
+	}
+	scoutedRow := func(openUntil, scoutUntil time.Time) breaker.Row {
+		r := openRow(1, openUntil)
+		r.ScoutUntil = scoutUntil
+		return r
+	}
 
 	cases := []struct {
 		name    string
@@ -36,26 +46,92 @@ func TestDecide(t *testing.T) {
 			verdict: breaker.Proceed, state: breaker.Closed,
 		},
 		{
-			name: "open waits until its cooldown ends", row: openRow(1, now.Add(7*time.Second)),
-			verdict: breaker.Wait, wait: 7 * time.Second, state: breaker.Open,
+			name: "closed right after a close proceeds: pacing is the releaser's", row: closedAt(now.Add(-time.Second)),
+			verdict: breaker.Proceed, state: breaker.Closed,
 		},
 		{
-			name: "open wait is spread later, never earlier", row: openRow(1, now.Add(10*time.Second)),
-			policy:  func(p *breaker.Policy) { p.Jitter = 0.2 },
-			verdict: breaker.Wait, wait: 11 * time.Second, state: breaker.Open,
+			name: "closed queues while a throttle pause lasts", row: throttledRow(breaker.Closed, now.Add(time.Second)),
+			verdict: breaker.Queue, state: breaker.Closed,
+			check: func(t *testing.T, _, _ breaker.Row, d breaker.Decision) {
+				assert.Equal(t, breaker.Ticket{}, d.Ticket, "a queued call holds no ticket")
+			},
 		},
 		{
-			name: "open at cooldown end moves to half-open with a canary", row: openRow(2, now),
-			verdict: breaker.Canary, state: breaker.HalfOpen, changed: true,
+			name: "closed proceeds when the throttle pause ends", row: throttledRow(breaker.Closed, now),
+			verdict: breaker.Proceed, state: breaker.Closed,
+		},
+		{
+			name:    "forced closed proceeds",
+			row:     breaker.Row{Key: "k", State: breaker.ForcedClosed, Generation: 3, ForcedUntil: now.Add(time.Second)},
+			verdict: breaker.Proceed, state: breaker.ForcedClosed,
+		},
+		{
+			name: "forced closed queues while a throttle pause lasts", row: throttledRow(breaker.ForcedClosed, now.Add(time.Nanosecond)),
+			verdict: breaker.Queue, state: breaker.ForcedClosed,
+		},
+		{
+			name: "the first caller of an open breaker becomes the scout", row: openRow(1, now.Add(7*time.Second)),
+			verdict: breaker.Wait, wait: 7 * time.Second, state: breaker.Open, changed: true,
 			check: func(t *testing.T, before, after breaker.Row, d breaker.Decision) {
-				assert.Equal(t, before.Generation+1, after.Generation)
-				assert.Equal(t, breaker.CauseCooldownElapsed, after.Cause)
-				assert.Equal(t, now, after.ChangedAt)
-				assert.Equal(t, 2, after.Trips, "trips count until a close")
+				assert.Equal(t, now.Add(7*time.Second+30*time.Second), after.ScoutUntil, "the scout's lease outlasts the cooldown by CanaryLease")
+				assert.Equal(t, before.Generation, after.Generation, "electing a scout is not a state change")
+				assert.Equal(t, breaker.Ticket{}, d.Ticket)
+				assert.Empty(t, after.Leases)
+			},
+		},
+		{
+			name: "the scout waits exactly until the cooldown ends, never jittered", row: openRow(1, now.Add(10*time.Second)),
+			policy:  func(p *breaker.Policy) { p.Jitter = 0.2 },
+			verdict: breaker.Wait, wait: 10 * time.Second, state: breaker.Open, changed: true,
+		},
+		{
+			name: "others queue while the scout is out", row: scoutedRow(now.Add(7*time.Second), now.Add(37*time.Second)),
+			verdict: breaker.Queue, state: breaker.Open,
+		},
+		{
+			name: "an expired scout lease is replaced", row: scoutedRow(now.Add(7*time.Second), now.Add(-time.Second)),
+			verdict: breaker.Wait, wait: 7 * time.Second, state: breaker.Open, changed: true,
+			check: func(t *testing.T, _, after breaker.Row, _ breaker.Decision) {
+				assert.Equal(t, now.Add(37*time.Second), after.ScoutUntil)
+			},
+		},
+		{
+			name: "a scout lease ending now is expired", row: scoutedRow(now.Add(time.Second), now),
+			verdict: breaker.Wait, wait: time.Second, state: breaker.Open, changed: true,
+		},
+		{
+			name: "at the cooldown's end the probe goes and the breaker stays open", row: scoutedRow(now, now.Add(30*time.Second)),
+			verdict: breaker.Canary, state: breaker.Open, changed: true,
+			check: func(t *testing.T, before, after breaker.Row, d breaker.Decision) {
+				assert.Equal(t, before.Generation, after.Generation, "the probe is not a state change")
+				assert.Equal(t, before.Cause, after.Cause)
+				assert.Equal(t, before.ChangedAt, after.ChangedAt)
+				assert.Equal(t, before.OpenUntil, after.OpenUntil)
+				assert.Equal(t, 1, after.Trips, "trips count until a close")
+				assert.True(t, after.ScoutUntil.IsZero(), "the scout's lease is spent")
 				require.Len(t, after.Leases, 1)
 				assert.Equal(t, now.Add(30*time.Second), after.Leases[0].Expires)
-				assert.Equal(t, breaker.Ticket{Generation: after.Generation, LeaseID: after.Leases[0].ID}, d.Ticket)
+				assert.Equal(t, breaker.Ticket{Generation: before.Generation, LeaseID: after.Leases[0].ID}, d.Ticket)
 				assert.NotEmpty(t, d.Ticket.LeaseID)
+			},
+		},
+		{
+			name: "after the cooldown any caller takes the probe", row: openRow(2, now.Add(-time.Minute)),
+			verdict: breaker.Canary, state: breaker.Open, changed: true,
+		},
+		{
+			name:    "one probe at a time, whatever the permits",
+			row:     probingRow(2, now.Add(-time.Second), lease("p", now.Add(time.Second))),
+			verdict: breaker.Queue, state: breaker.Open,
+		},
+		{
+			name:    "an expired probe lease frees the probe",
+			row:     probingRow(2, now.Add(-time.Minute), lease("p", now)),
+			verdict: breaker.Canary, state: breaker.Open, changed: true,
+			check: func(t *testing.T, _, after breaker.Row, d breaker.Decision) {
+				require.Len(t, after.Leases, 1, "the expired lease is dropped")
+				assert.Equal(t, d.Ticket.LeaseID, after.Leases[0].ID)
+				assert.NotEqual(t, "p", d.Ticket.LeaseID)
 			},
 		},
 		{
@@ -70,14 +146,9 @@ func TestDecide(t *testing.T) {
 			},
 		},
 		{
-			name:    "half-open with permits taken waits for the earliest expiry",
+			name:    "half-open without a free permit queues",
 			row:     halfOpenRow(lease("a", now.Add(3*time.Second)), lease("b", now.Add(9*time.Second))),
-			verdict: breaker.Wait, wait: 3 * time.Second, state: breaker.HalfOpen,
-		},
-		{
-			name:    "half-open with permits taken polls when expiry is far",
-			row:     halfOpenRow(lease("a", now.Add(25*time.Second)), lease("b", now.Add(20*time.Second))),
-			verdict: breaker.Wait, wait: 5 * time.Second, state: breaker.HalfOpen,
+			verdict: breaker.Queue, state: breaker.HalfOpen,
 		},
 		{
 			name:    "an expired lease frees its permit",
@@ -90,19 +161,14 @@ func TestDecide(t *testing.T) {
 			},
 		},
 		{
-			name:    "forced open waits CooldownMax when held until released",
+			name:    "forced open queues until released",
 			row:     breaker.Row{Key: "k", State: breaker.ForcedOpen, Generation: 3},
-			verdict: breaker.Wait, wait: 60 * time.Second, state: breaker.ForcedOpen,
+			verdict: breaker.Queue, state: breaker.ForcedOpen,
 		},
 		{
-			name:    "forced open waits until its end",
+			name:    "forced open queues until its end",
 			row:     breaker.Row{Key: "k", State: breaker.ForcedOpen, Generation: 3, ForcedUntil: now.Add(20 * time.Second)},
-			verdict: breaker.Wait, wait: 20 * time.Second, state: breaker.ForcedOpen,
-		},
-		{
-			name:    "forced open wait is capped at CooldownMax",
-			row:     breaker.Row{Key: "k", State: breaker.ForcedOpen, Generation: 3, ForcedUntil: now.Add(2 * time.Hour)},
-			verdict: breaker.Wait, wait: 60 * time.Second, state: breaker.ForcedOpen,
+			verdict: breaker.Queue, state: breaker.ForcedOpen,
 		},
 		{
 			name: "forced open past its end is released to a fresh closed breaker",
@@ -117,20 +183,15 @@ func TestDecide(t *testing.T) {
 				assert.Zero(t, after.ConsecutiveFailures)
 				assert.Zero(t, after.Trips)
 				assert.True(t, after.ForcedUntil.IsZero())
-				assert.Equal(t, now, after.ClosedAt, "traffic held back resumes through the ramp")
+				assert.Equal(t, now, after.ClosedAt, "traffic was held back")
 			},
 		},
 		{
-			name:    "forced closed proceeds",
-			row:     breaker.Row{Key: "k", State: breaker.ForcedClosed, Generation: 3, ForcedUntil: now.Add(time.Second)},
-			verdict: breaker.Proceed, state: breaker.ForcedClosed,
-		},
-		{
-			name:    "forced closed past its end is released without a ramp",
+			name:    "forced closed past its end is released, keeping ClosedAt",
 			row:     breaker.Row{Key: "k", State: breaker.ForcedClosed, Generation: 3, ForcedUntil: now.Add(-time.Second), ClosedAt: t0},
 			verdict: breaker.Proceed, state: breaker.Closed, changed: true,
 			check: func(t *testing.T, _, after breaker.Row, _ breaker.Decision) {
-				assert.Equal(t, t0, after.ClosedAt, "traffic was flowing: no ramp")
+				assert.Equal(t, t0, after.ClosedAt, "traffic was flowing")
 				assert.Equal(t, breaker.CauseForcedExpired, after.Cause)
 			},
 		},
@@ -193,62 +254,38 @@ func TestDecideLeaseIDsAreUnique(t *testing.T) {
 		row = next
 	}
 	d, _, changed := breaker.Decide(p, row, t0, rnd)
-	assert.Equal(t, breaker.Wait, d.Verdict, "64 permits, 64 leases")
+	assert.Equal(t, breaker.Queue, d.Verdict, "64 permits, 64 leases")
 	assert.False(t, changed)
 }
 
-func TestDecideRamp(t *testing.T) {
-	p := testPolicy
-	p.RampDuration = 100 * time.Second
-	p.RampStart = 0.2
-	row := breaker.Row{Key: "k", State: breaker.Closed, Generation: 7, ClosedAt: t0}
+// TestDecideThrottlePause: a throttled call pauses admission for
+// ThrottlePause without a write per decision, and a throttle during the
+// pause extends it.
+func TestDecideThrottlePause(t *testing.T) {
+	throttled, changed := breaker.Observe(testPolicy, healthyRow(), breaker.Ticket{Generation: 2}, breaker.Throttled, t0, &fixedRandom{})
+	require.True(t, changed)
+	again, _ := breaker.Observe(testPolicy, throttled, breaker.Ticket{Generation: 2}, breaker.Throttled, t0.Add(time.Second), &fixedRandom{})
 
 	cases := []struct {
+		name    string
+		row     breaker.Row
 		elapsed time.Duration
-		want    float64
+		want    breaker.Verdict
 	}{
-		{0, 0.2},
-		{25 * time.Second, 0.4},
-		{50 * time.Second, 0.6},
-		{75 * time.Second, 0.8},
-		{100 * time.Second, 1},
-		{time.Hour, 1},
-		{-time.Minute, 0.2}, // a clock behind the closer's
+		{"at once", throttled, 0, breaker.Queue},
+		{"during the pause", throttled, 2*time.Second - time.Nanosecond, breaker.Queue},
+		{"when the pause ends", throttled, 2 * time.Second, breaker.Proceed},
+		{"long after", throttled, time.Hour, breaker.Proceed},
+		{"a clock behind the writer's", throttled, -time.Minute, breaker.Queue},
+		{"a second throttle extends the pause", again, 2 * time.Second, breaker.Queue},
+		{"until its own pause ends", again, 3 * time.Second, breaker.Proceed},
 	}
 	for _, tc := range cases {
-		t.Run(tc.elapsed.String(), func(t *testing.T) {
-			const n = 20000
-			rnd := seeded(uint64(tc.elapsed))
-			admitted := 0
-			for range n {
-				d, after, changed := breaker.Decide(p, row, t0.Add(tc.elapsed), rnd)
-				require.False(t, changed, "the ramp needs no write")
-				require.Equal(t, row, after)
-				switch d.Verdict {
-				case breaker.Proceed:
-					admitted++
-				case breaker.Wait:
-					require.Positive(t, d.Wait)
-					require.LessOrEqual(t, d.Wait, p.RampDuration/10, "a turned-away call asks again within a tenth of the ramp")
-				default:
-					require.Failf(t, "unexpected verdict", "%s", d.Verdict)
-				}
-			}
-			// Binomial standard deviation at n=20000 is at most 0.0036:
-			// 0.015 is over four of them.
-			assert.InDelta(t, tc.want, float64(admitted)/n, 0.015)
+		t.Run(tc.name, func(t *testing.T) {
+			d, after, changed := breaker.Decide(testPolicy, tc.row, t0.Add(tc.elapsed), &fixedRandom{})
+			assert.Equal(t, tc.want, d.Verdict)
+			assert.False(t, changed, "the pause needs no write per decision")
+			assert.Equal(t, tc.row, after)
 		})
 	}
-
-	t.Run("disabled ramp admits everything", func(t *testing.T) {
-		q := p
-		q.RampDuration = -1
-		d, _, _ := breaker.Decide(q, row, t0, &fixedRandom{f: 0.99})
-		assert.Equal(t, breaker.Proceed, d.Verdict)
-	})
-	t.Run("turned-away wait ends with the ramp", func(t *testing.T) {
-		d, _, _ := breaker.Decide(p, row, t0.Add(97*time.Second), &fixedRandom{f: 0.999})
-		require.Equal(t, breaker.Wait, d.Verdict)
-		assert.Equal(t, 3*time.Second, d.Wait)
-	})
 }

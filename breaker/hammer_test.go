@@ -41,7 +41,6 @@ func TestHammerCanariesMemStore(t *testing.T) {
 			p := testPolicy
 			p.HalfOpenPermits = permits
 			p.Jitter = 0.2
-			p.RampDuration = time.Minute
 			clock := breakertest.NewClock(t0)
 			b, err := breaker.New(yieldingStore{breaker.NewMemStore()}, p, breaker.WithClock(clock.Now), breaker.WithSeed(3))
 			require.NoError(t, err)
@@ -95,19 +94,48 @@ func TestHammerCatchesLostUpdates(t *testing.T) {
 	assert.Contains(t, fmt.Sprint(rec.errors), "every written failure is counted")
 }
 
+// historyStore is a yieldingStore that keeps every row it saved, so a
+// test can replay a row's whole history, one version at a time.
+type historyStore struct {
+	yieldingStore
+	mu   sync.Mutex
+	rows []breaker.Row
+}
+
+func (s *historyStore) Save(ctx context.Context, prev int64, next breaker.Row) error {
+	if err := s.MemStore.Save(ctx, prev, next); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rows = append(s.rows, next)
+	return nil
+}
+
+// history returns the saved rows in version order.
+func (s *historyStore) history() []breaker.Row {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rows := slices.Clone(s.rows)
+	slices.SortFunc(rows, func(a, b breaker.Row) int { return int(a.Version - b.Version) })
+	return rows
+}
+
 // TestConcurrentTransitionsFormAChain runs callers with a mix of outcomes
 // while time moves, in normal mode, and checks that the reported state
-// changes form one unbroken chain of allowed steps, one generation each.
+// changes form one unbroken chain of allowed steps, one generation each,
+// and that the saved rows form one history in which a failed probe is the
+// only trip without a state change.
 func TestConcurrentTransitionsFormAChain(t *testing.T) {
 	p := testPolicy
 	p.Jitter = 0.2
-	p.RampDuration = 20 * time.Second
 	clock := breakertest.NewClock(t0)
 	var (
 		mu          sync.Mutex
 		transitions []breaker.Transition
 	)
-	b, err := breaker.New(yieldingStore{breaker.NewMemStore()}, p, breaker.WithClock(clock.Now), breaker.WithSeed(5),
+	store := &historyStore{yieldingStore: yieldingStore{breaker.NewMemStore()}}
+	b, err := breaker.New(store, p, breaker.WithClock(clock.Now), breaker.WithSeed(5),
 		breaker.WithObserver(func(tr breaker.Transition) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -128,14 +156,17 @@ func TestConcurrentTransitionsFormAChain(t *testing.T) {
 						clock.Advance(time.Duration(rnd.IntN(3000)) * time.Millisecond)
 					}
 					d, err := b.Admit(ctx, "chain")
-					if !assert.NoError(t, err) || d.Verdict == breaker.Wait {
+					if !assert.NoError(t, err) || (d.Verdict != breaker.Proceed && d.Verdict != breaker.Canary) {
 						continue
 					}
 					o := breaker.Success
-					if rnd.Float64() < failureRate {
+					switch x := rnd.Float64(); {
+					case x < failureRate:
 						o = breaker.Transient
+					case x < failureRate+0.05:
+						o = breaker.Throttled
 					}
-					_, err = b.Record(ctx, "chain", d.Ticket, o)
+					_, err = b.Record(ctx, "chain", d.Row, d.Ticket, o)
 					if err != nil {
 						assert.ErrorIs(t, err, breaker.ErrConflict)
 					}
@@ -161,16 +192,33 @@ func TestConcurrentTransitionsFormAChain(t *testing.T) {
 		if tr.To == breaker.Open {
 			trips++
 		}
-		if tr.From == breaker.HalfOpen && tr.To == breaker.Closed {
+		if tr.To == breaker.Closed && tr.Cause == breaker.CauseCanarySuccesses {
 			closes++
 		}
 	}
+
+	var reopens int64
+	prev := breaker.Row{Key: "chain"}
+	for _, r := range store.history() {
+		require.Equal(t, prev.Version+1, r.Version, "versions increase by one per save")
+		if r.Generation == prev.Generation {
+			assert.Equal(t, prev.State, r.State, "no state change without a generation")
+		}
+		if r.State == breaker.Open && prev.State == breaker.Open && r.Generation == prev.Generation && r.Trips > prev.Trips {
+			reopens++
+			assert.Equal(t, prev.Trips+1, r.Trips, "a failed probe is one more trip")
+			assert.True(t, r.OpenUntil.After(prev.OpenUntil), "a failed probe sets a later cooldown end")
+		}
+		prev = r
+	}
+
 	assert.Equal(t, state, row.State)
 	assert.Equal(t, int64(len(transitions)), row.Generation)
-	assert.Equal(t, trips, row.Totals.Trips)
+	assert.Equal(t, trips+reopens, row.Totals.Trips, "a trip is a change to OPEN or a failed probe")
 	assert.Equal(t, closes, row.Totals.Closes)
 	assert.Positive(t, trips, "the flaky phase trips the breaker")
 	assert.Positive(t, closes, "the healthy phase lets it recover")
+	assert.Positive(t, row.Totals.Throttles, "throttles are recorded")
 	assert.Equal(t, breaker.Closed, row.State, "and it ends closed")
-	t.Logf("%d transitions, %d trips, %d closes, %+v", len(transitions), trips, closes, b.Stats())
+	t.Logf("%d transitions, %d trips, %d failed probes, %d closes, %+v", len(transitions), trips, reopens, closes, b.Stats())
 }

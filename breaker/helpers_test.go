@@ -24,7 +24,7 @@ var testPolicy = breaker.Policy{
 	CanaryLease:          30 * time.Second,
 	SuccessesToClose:     2,
 	PollInterval:         5 * time.Second,
-	RampDuration:         -1,
+	ThrottlePause:        2 * time.Second,
 }
 
 // fixedRandom is a hand-written Random: Float64 always returns f, Uint64
@@ -40,9 +40,17 @@ func (r *fixedRandom) Uint64() uint64   { r.n++; return r.n }
 // seeded returns a deterministic Random for statistical tests.
 func seeded(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed+1)) }
 
-// openRow returns an OPEN row after trips trips, open until until.
+// openRow returns an OPEN row after trips trips, open until until, with
+// no scout and no probe out.
 func openRow(trips int, until time.Time) breaker.Row {
 	return breaker.Row{Key: "k", State: breaker.Open, Generation: 4, Trips: trips, OpenUntil: until, ChangedAt: t0}
+}
+
+// probingRow is openRow past its cooldown with the probe's lease out.
+func probingRow(trips int, until time.Time, probe breaker.Lease) breaker.Row {
+	r := openRow(trips, until)
+	r.Leases = []breaker.Lease{probe}
+	return r
 }
 
 // halfOpenRow returns a HALF_OPEN row holding the given leases.
@@ -62,12 +70,14 @@ type step struct {
 }
 
 // allowedSteps lists every state change the breaker may make; anything
-// else is a bug.
+// else is a bug. A failed probe keeps an OPEN breaker OPEN without a state
+// change, so it is not a step.
 var allowedSteps = func() map[step]bool {
 	s := map[step]bool{
 		{breaker.Closed, breaker.Open, breaker.CauseConsecutiveFailures}:   true,
 		{breaker.Closed, breaker.Open, breaker.CauseFailureRate}:           true,
-		{breaker.Open, breaker.HalfOpen, breaker.CauseCooldownElapsed}:     true,
+		{breaker.Open, breaker.HalfOpen, breaker.CauseProbeSuccess}:        true,
+		{breaker.Open, breaker.Closed, breaker.CauseCanarySuccesses}:       true, // a probe's success when SuccessesToClose is 1
 		{breaker.HalfOpen, breaker.Closed, breaker.CauseCanarySuccesses}:   true,
 		{breaker.HalfOpen, breaker.Open, breaker.CauseCanaryFailure}:       true,
 		{breaker.ForcedOpen, breaker.Closed, breaker.CauseForcedExpired}:   true,
@@ -82,3 +92,8 @@ var allowedSteps = func() map[step]bool {
 	}
 	return s
 }()
+
+// lease returns a canary lease.
+func lease(id string, expires time.Time) breaker.Lease {
+	return breaker.Lease{ID: id, Expires: expires}
+}

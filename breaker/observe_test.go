@@ -146,7 +146,10 @@ func TestObserveIgnores(t *testing.T) {
 		{"a late poison of an older generation", healthyRow(), breaker.Ticket{Generation: 1}, breaker.Poison},
 		{"a late success after a re-open", openRow(2, now.Add(time.Minute)), breaker.Ticket{Generation: 3}, breaker.Success},
 		{"an undefined outcome", healthyRow(), breaker.Ticket{Generation: 2}, breaker.Outcome(0)},
-		{"anything in OPEN", openRow(1, now.Add(time.Minute)), breaker.Ticket{Generation: 4}, breaker.Transient},
+		{"an OPEN outcome without a lease", openRow(1, now.Add(time.Minute)), breaker.Ticket{Generation: 4}, breaker.Transient},
+		{"a probe whose lease expired", probingRow(1, t0, expired), breaker.Ticket{Generation: 4, LeaseID: "old"}, breaker.Success},
+		{"a probe with an unknown lease", probingRow(1, t0, live), breaker.Ticket{Generation: 4, LeaseID: "nope"}, breaker.Transient},
+		{"a probe of an older generation", probingRow(1, t0, live), breaker.Ticket{Generation: 3, LeaseID: "live"}, breaker.Transient},
 		{"anything in FORCED_OPEN", breaker.Row{State: breaker.ForcedOpen, Generation: 4}, breaker.Ticket{Generation: 4}, breaker.Transient},
 		{"a canary without a lease", halfOpenRow(live), breaker.Ticket{Generation: 5}, breaker.Transient},
 		{"a canary with an unknown lease", halfOpenRow(live), breaker.Ticket{Generation: 5, LeaseID: "nope"}, breaker.Transient},
@@ -191,7 +194,7 @@ func TestObserveCanaries(t *testing.T) {
 		assert.Equal(t, breaker.Closed, after.State)
 		assert.Equal(t, breaker.CauseCanarySuccesses, after.Cause)
 		assert.Equal(t, int64(6), after.Generation)
-		assert.Equal(t, now, after.ClosedAt, "the ramp starts")
+		assert.Equal(t, now, after.ClosedAt, "traffic was held back")
 		assert.Equal(t, now, after.ChangedAt)
 		assert.Zero(t, after.Trips)
 		assert.Zero(t, after.ConsecutiveFailures)
@@ -228,6 +231,164 @@ func TestObserveCanaries(t *testing.T) {
 		assert.Zero(t, after.CanarySuccesses)
 		assert.Equal(t, int64(1), after.Totals.Poison)
 	})
+}
+
+// TestObserveProbe: the OPEN breaker's probe frees its lease; a success
+// half-opens the breaker, a failure keeps it OPEN for a longer cooldown in
+// the same generation, poison and throttling say nothing about health.
+func TestObserveProbe(t *testing.T) {
+	now := t0.Add(time.Hour)
+	probe := lease("p", now.Add(10*time.Second))
+	ticket := breaker.Ticket{Generation: 4, LeaseID: "p"}
+
+	cases := []struct {
+		name    string
+		policy  func(*breaker.Policy)
+		trips   int
+		outcome breaker.Outcome
+		check   func(t *testing.T, before, after breaker.Row)
+	}{
+		{
+			name: "a success half-opens the breaker", trips: 2, outcome: breaker.Success,
+			check: func(t *testing.T, before, after breaker.Row) {
+				assert.Equal(t, breaker.HalfOpen, after.State)
+				assert.Equal(t, breaker.CauseProbeSuccess, after.Cause)
+				assert.Equal(t, before.Generation+1, after.Generation)
+				assert.Equal(t, now, after.ChangedAt)
+				assert.Equal(t, 1, after.CanarySuccesses, "the probe is the first canary success")
+				assert.Equal(t, 2, after.Trips, "trips count until a close")
+				assert.Equal(t, int64(1), after.Totals.Successes)
+			},
+		},
+		{
+			name: "a success closes at once when one is enough", trips: 2, outcome: breaker.Success,
+			policy: func(p *breaker.Policy) { p.SuccessesToClose = 1 },
+			check: func(t *testing.T, before, after breaker.Row) {
+				assert.Equal(t, breaker.Closed, after.State)
+				assert.Equal(t, breaker.CauseCanarySuccesses, after.Cause)
+				assert.Equal(t, before.Generation+1, after.Generation, "one state change, one generation")
+				assert.Equal(t, now, after.ClosedAt)
+				assert.Zero(t, after.Trips)
+				assert.Zero(t, after.CanarySuccesses)
+				assert.Equal(t, int64(1), after.Totals.Closes)
+			},
+		},
+		{
+			name: "a failure keeps it open for the next cooldown", trips: 2, outcome: breaker.Transient,
+			check: func(t *testing.T, before, after breaker.Row) {
+				assert.Equal(t, breaker.Open, after.State)
+				assert.Equal(t, before.Generation, after.Generation, "no state change: no new generation")
+				assert.Equal(t, before.Cause, after.Cause)
+				assert.Equal(t, before.ChangedAt, after.ChangedAt)
+				assert.Equal(t, 3, after.Trips)
+				assert.Equal(t, now.Add(40*time.Second), after.OpenUntil, "third trip: 10s x 2^2")
+				assert.True(t, after.ScoutUntil.IsZero(), "the next caller scouts again")
+				assert.Equal(t, int64(1), after.Totals.Trips)
+				assert.Equal(t, int64(1), after.Totals.Failures)
+			},
+		},
+		{
+			name: "a failure at the cap keeps the capped cooldown", trips: 7, outcome: breaker.Transient,
+			check: func(t *testing.T, _, after breaker.Row) {
+				assert.Equal(t, 8, after.Trips)
+				assert.Equal(t, now.Add(60*time.Second), after.OpenUntil)
+			},
+		},
+		{
+			name: "poison frees the probe", trips: 2, outcome: breaker.Poison,
+			check: func(t *testing.T, before, after breaker.Row) {
+				assert.Equal(t, breaker.Open, after.State)
+				assert.Equal(t, before.OpenUntil, after.OpenUntil)
+				assert.Equal(t, before.Trips, after.Trips)
+				assert.Equal(t, int64(1), after.Totals.Poison)
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := testPolicy
+			if tc.policy != nil {
+				tc.policy(&p)
+			}
+			before := probingRow(tc.trips, now.Add(-time.Second), probe)
+			before.ScoutUntil = now.Add(29 * time.Second) // left by a scout; spent with the probe
+			after, changed := breaker.Observe(p, before, ticket, tc.outcome, now, &fixedRandom{f: 0.5})
+			require.True(t, changed)
+			assert.Empty(t, after.Leases, "the probe's lease is freed")
+			assert.Equal(t, []breaker.Lease{probe}, before.Leases, "the input row is not modified")
+			tc.check(t, before, after)
+		})
+	}
+}
+
+// TestObserveThrottled: a throttled call is never a failure. In CLOSED and
+// FORCED_CLOSED it pauses admission for ThrottlePause; a probe or canary
+// frees its permit; each counts in Totals.Throttles.
+func TestObserveThrottled(t *testing.T) {
+	now := t0.Add(time.Hour)
+	a, b := lease("a", now.Add(time.Second)), lease("b", now.Add(time.Second))
+	failing := healthyRow()
+	failing.Window = breaker.Window{Failures: 0b11, Count: 10}
+	failing.ConsecutiveFailures = 2
+	forcedClosed := healthyRow()
+	forcedClosed.State = breaker.ForcedClosed
+	halfOpen := halfOpenRow(a, b)
+	halfOpen.CanarySuccesses = 1
+	pauses := func(t *testing.T, before, after breaker.Row) {
+		assert.Equal(t, now.Add(2*time.Second), after.ThrottledUntil)
+		assert.Equal(t, before.Window, after.Window, "not in the window")
+		assert.Equal(t, before.ConsecutiveFailures, after.ConsecutiveFailures, "neither a failure nor a success")
+	}
+
+	cases := []struct {
+		name    string
+		row     breaker.Row
+		ticket  breaker.Ticket
+		changed bool
+		check   func(t *testing.T, before, after breaker.Row)
+	}{
+		{name: "closed pauses admission", row: healthyRow(), ticket: breaker.Ticket{Generation: 2}, changed: true, check: pauses},
+		{name: "closed near its trip does not trip", row: failing, ticket: breaker.Ticket{Generation: 2}, changed: true, check: pauses},
+		{name: "forced closed pauses admission", row: forcedClosed, ticket: breaker.Ticket{Generation: 2}, changed: true, check: pauses},
+		{
+			name: "a probe frees the probe without a pause", row: probingRow(1, now.Add(-time.Second), a),
+			ticket: breaker.Ticket{Generation: 4, LeaseID: "a"}, changed: true,
+			check: func(t *testing.T, before, after breaker.Row) {
+				assert.Empty(t, after.Leases)
+				assert.Equal(t, before.OpenUntil, after.OpenUntil)
+				assert.Equal(t, before.Trips, after.Trips)
+				assert.True(t, after.ThrottledUntil.IsZero())
+			},
+		},
+		{
+			name: "a canary frees its permit", row: halfOpen,
+			ticket: breaker.Ticket{Generation: 5, LeaseID: "a"}, changed: true,
+			check: func(t *testing.T, _, after breaker.Row) {
+				assert.Equal(t, []breaker.Lease{b}, after.Leases)
+				assert.Equal(t, 1, after.CanarySuccesses, "not a canary success either")
+				assert.True(t, after.ThrottledUntil.IsZero())
+			},
+		},
+		{name: "forced open ignores it", row: breaker.Row{Key: "k", State: breaker.ForcedOpen, Generation: 4}, ticket: breaker.Ticket{Generation: 4}},
+		{name: "open without a lease ignores it", row: openRow(1, now.Add(time.Minute)), ticket: breaker.Ticket{Generation: 4}},
+		{name: "an older generation is ignored", row: healthyRow(), ticket: breaker.Ticket{Generation: 1}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			after, changed := breaker.Observe(testPolicy, tc.row, tc.ticket, breaker.Throttled, now, &fixedRandom{})
+			assert.Equal(t, tc.changed, changed)
+			if !changed {
+				assert.Equal(t, tc.row, after)
+				return
+			}
+			assert.Equal(t, tc.row.State, after.State, "never a state change")
+			assert.Equal(t, tc.row.Generation, after.Generation)
+			assert.Equal(t, tc.row.Totals.Throttles+1, after.Totals.Throttles)
+			assert.Equal(t, tc.row.Totals.Failures, after.Totals.Failures)
+			assert.Zero(t, after.Totals.Trips)
+			tc.check(t, tc.row, after)
+		})
+	}
 }
 
 func TestObserveForcedClosedRecordsButNeverTrips(t *testing.T) {

@@ -22,22 +22,21 @@ func TestPolicyWithDefaults(t *testing.T) {
 		FailureRateThreshold: 0.5,
 		CooldownBase:         30 * time.Second,
 		CooldownMultiplier:   2,
-		CooldownMax:          15 * time.Minute,
+		CooldownMax:          90 * time.Second,
 		Jitter:               0.2,
 		HalfOpenPermits:      1,
 		CanaryLease:          2 * time.Minute,
 		SuccessesToClose:     2,
 		PollInterval:         5 * time.Second,
-		RampDuration:         5 * time.Minute,
-		RampStart:            0.1,
+		ThrottlePause:        time.Second,
 	}, got)
 
 	t.Run("set and disabled fields are kept", func(t *testing.T) {
-		p := breaker.Policy{ConsecutiveFailures: -1, WindowSize: 64, Jitter: -1, RampDuration: -1}.WithDefaults()
+		p := breaker.Policy{ConsecutiveFailures: -1, WindowSize: 64, Jitter: -1, ThrottlePause: time.Minute}.WithDefaults()
 		assert.Equal(t, -1, p.ConsecutiveFailures)
 		assert.Equal(t, 64, p.WindowSize)
 		assert.Equal(t, -1.0, p.Jitter)
-		assert.Equal(t, time.Duration(-1), p.RampDuration)
+		assert.Equal(t, time.Minute, p.ThrottlePause)
 		assert.Equal(t, 10, p.MinimumCalls)
 	})
 }
@@ -75,13 +74,13 @@ func TestPolicyValidate(t *testing.T) {
 		{"multiplier below one", "CooldownMultiplier", "breaker: policy CooldownMultiplier 0.5: must be at least 1", breaker.Policy{CooldownMultiplier: 0.5}},
 		{"multiplier infinite", "CooldownMultiplier", "", breaker.Policy{CooldownMultiplier: math.Inf(1)}},
 		{"max below base", "CooldownMax", "breaker: policy CooldownMax 10s: must be at least CooldownBase (30s)", breaker.Policy{CooldownMax: 10 * time.Second}},
+		{"default max below base", "CooldownMax", "breaker: policy CooldownMax 1m30s: must be at least CooldownBase (2m0s)", breaker.Policy{CooldownBase: 2 * time.Minute}},
 		{"jitter one", "Jitter", "breaker: policy Jitter 1: must be in [0, 1), or negative to disable", breaker.Policy{Jitter: 1}},
 		{"permits negative", "HalfOpenPermits", "breaker: policy HalfOpenPermits -1: must be positive", breaker.Policy{HalfOpenPermits: -1}},
 		{"lease negative", "CanaryLease", "breaker: policy CanaryLease -1m0s: must be positive", breaker.Policy{CanaryLease: -time.Minute}},
 		{"successes negative", "SuccessesToClose", "breaker: policy SuccessesToClose -2: must be positive", breaker.Policy{SuccessesToClose: -2}},
 		{"poll negative", "PollInterval", "breaker: policy PollInterval -1s: must be positive", breaker.Policy{PollInterval: -time.Second}},
-		{"ramp start over one", "RampStart", "breaker: policy RampStart 1.5: must be in (0, 1]", breaker.Policy{RampStart: 1.5}},
-		{"ramp start negative", "RampStart", "breaker: policy RampStart -0.1: must be in (0, 1]", breaker.Policy{RampStart: -0.1}},
+		{"throttle pause negative", "ThrottlePause", "breaker: policy ThrottlePause -1s: must be positive", breaker.Policy{ThrottlePause: -time.Second}},
 	}
 	for _, tc := range invalid {
 		t.Run("invalid/"+tc.name, func(t *testing.T) {
@@ -98,7 +97,7 @@ func TestPolicyValidate(t *testing.T) {
 	}
 
 	t.Run("every invalid field is reported", func(t *testing.T) {
-		err := breaker.Policy{WindowSize: 70, HalfOpenPermits: -1, RampStart: 2}.Validate()
+		err := breaker.Policy{WindowSize: 70, HalfOpenPermits: -1, ThrottlePause: -1}.Validate()
 		require.Error(t, err)
 		var fields []string
 		for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
@@ -106,7 +105,7 @@ func TestPolicyValidate(t *testing.T) {
 			require.True(t, errors.As(e, &pe))
 			fields = append(fields, pe.Field)
 		}
-		assert.Equal(t, []string{"WindowSize", "HalfOpenPermits", "RampStart"}, fields)
+		assert.Equal(t, []string{"WindowSize", "HalfOpenPermits", "ThrottlePause"}, fields)
 	})
 }
 
@@ -145,6 +144,44 @@ func TestCooldown(t *testing.T) {
 		assert.Less(t, hi, 48*time.Second)
 		assert.Less(t, lo, 33*time.Second, "the spread reaches its low end")
 		assert.Greater(t, hi, 47*time.Second, "the spread reaches its high end")
-		assert.LessOrEqual(t, j.Cooldown(50, 0.999), 72*time.Second, "the cap is applied before the jitter")
+	})
+}
+
+// TestCooldownCapIncludesJitter: CooldownMax bounds the cooldown after the
+// jitter, so it is a true bound on how late a recovery is noticed.
+func TestCooldownCapIncludesJitter(t *testing.T) {
+	p := testPolicy // base 10s, x2
+	p.CooldownMax = 45 * time.Second
+	p.Jitter = 0.2
+	cases := []struct {
+		name  string
+		trips int
+		u     float64
+		want  time.Duration
+	}{
+		{"below the cap, spread down", 3, 0, 32 * time.Second},
+		{"below the cap, in the middle", 3, 0.5, 40 * time.Second},
+		{"spread up past the cap is cut to it", 3, 0.999, 45 * time.Second},
+		{"a capped base spread down", 4, 0, 36 * time.Second},
+		{"a capped base spread up stays at the cap", 4, 0.999, 45 * time.Second},
+		{"far past the cap", 10000, 0.999, 45 * time.Second},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, p.Cooldown(tc.trips, tc.u))
+		})
+	}
+
+	t.Run("the cap holds for every draw", func(t *testing.T) {
+		rnd := seeded(11)
+		for trips := 1; trips <= 8; trips++ {
+			for range 1000 {
+				assert.LessOrEqual(t, p.Cooldown(trips, rnd.Float64()), p.CooldownMax)
+			}
+		}
+	})
+	t.Run("the default cap is 90s with jitter", func(t *testing.T) {
+		assert.Equal(t, 90*time.Second, breaker.Policy{}.Cooldown(100, 0.999))
+		assert.Equal(t, 72*time.Second, breaker.Policy{}.Cooldown(100, 0), "30s x 2^99 capped at 90s, spread down by 20%")
 	})
 }

@@ -25,8 +25,8 @@ func drawDuration(t *rapid.T, label string, lo, hi time.Duration) time.Duration 
 	return time.Duration(rapid.Int64Range(int64(lo/time.Millisecond), int64(hi/time.Millisecond)).Draw(t, label)) * time.Millisecond
 }
 
-// drawPolicy draws a small valid policy, including disabled trips, jitter
-// and ramp.
+// drawPolicy draws a small valid policy, including disabled trips and
+// jitter.
 func drawPolicy(t *rapid.T) breaker.Policy {
 	window := rapid.IntRange(1, 12).Draw(t, "WindowSize")
 	base := drawDuration(t, "CooldownBase", time.Second, 30*time.Second)
@@ -43,8 +43,7 @@ func drawPolicy(t *rapid.T) breaker.Policy {
 		CanaryLease:          drawDuration(t, "CanaryLease", time.Second, time.Minute),
 		SuccessesToClose:     rapid.IntRange(1, 3).Draw(t, "SuccessesToClose"),
 		PollInterval:         drawDuration(t, "PollInterval", time.Second, 10*time.Second),
-		RampDuration:         rapid.SampledFrom([]time.Duration{-1, 10 * time.Second, time.Minute}).Draw(t, "RampDuration"),
-		RampStart:            rapid.Float64Range(0.05, 1).Draw(t, "RampStart"),
+		ThrottlePause:        drawDuration(t, "ThrottlePause", time.Millisecond, 5*time.Second),
 	}
 	if p.ConsecutiveFailures < 0 && p.FailureRateThreshold < 0 {
 		p.ConsecutiveFailures = 3
@@ -93,6 +92,11 @@ func (m *machine) apply(t *rapid.T, next breaker.Row, changed bool) {
 			t.Fatalf("undefined transition %s -> %s (%s)", s.from, s.to, s.cause)
 		}
 	}
+	if next.State == breaker.Open && (before.State != breaker.Open || next.OpenUntil != before.OpenUntil) {
+		if d := next.OpenUntil.Sub(m.now); d <= 0 || d > m.p.CooldownMax {
+			t.Fatalf("cooldown %v, cap %v", d, m.p.CooldownMax)
+		}
+	}
 	next.Version = before.Version + 1
 	if err := m.store.Save(context.Background(), before.Version, next); err != nil {
 		t.Fatalf("save: %v", err)
@@ -108,35 +112,107 @@ func (m *machine) apply(t *rapid.T, next breaker.Row, changed bool) {
 	m.row = loaded
 }
 
-func (m *machine) admit(t *rapid.T) {
+// admit decides on one call and returns the decision.
+func (m *machine) admit(t *rapid.T) breaker.Decision {
 	d, next, changed := breaker.Decide(m.p, m.row, m.now, rapidRandom{t})
 	switch d.Verdict {
-	case breaker.Proceed, breaker.Canary:
+	case breaker.Proceed:
+		m.tickets = append(m.tickets, d.Ticket)
+	case breaker.Canary:
+		if next.State == breaker.Open && next.Generation != m.row.Generation {
+			t.Fatalf("the probe changed the generation")
+		}
 		m.tickets = append(m.tickets, d.Ticket)
 	case breaker.Wait:
-		if d.Wait <= 0 {
-			t.Fatalf("wait %v is not positive", d.Wait)
+		if next.State != breaker.Open {
+			t.Fatalf("wait in %s", next.State)
+		}
+		if d.Wait != next.OpenUntil.Sub(m.now) || !next.ScoutUntil.After(next.OpenUntil) {
+			t.Fatalf("the scout waits %v for a cooldown ending in %v, with a lease to %v",
+				d.Wait, next.OpenUntil.Sub(m.now), next.ScoutUntil)
+		}
+	case breaker.Queue:
+		if !m.released(next) {
+			t.Fatalf("queued in %s with nothing out to release it: %+v", next.State, next)
 		}
 	default:
 		t.Fatalf("undefined verdict %v", d.Verdict)
 	}
 	m.apply(t, next, changed)
+	return d
 }
 
+// deliver is one delivery try: admit (a scout waits as told and asks
+// again), and if admitted, answer at once.
+func (m *machine) deliver(t *rapid.T) {
+	d := m.admit(t)
+	if d.Verdict == breaker.Wait {
+		m.now = m.now.Add(d.Wait)
+		d = m.admit(t)
+	}
+	if d.Verdict == breaker.Proceed || d.Verdict == breaker.Canary {
+		m.observe(t, d.Ticket)
+	}
+}
+
+// released reports whether a call queued on r will be let through without
+// an operator: something is out that ends (a throttle pause, a scout, the
+// probe, the canaries), or an operator holds the breaker open.
+func (m *machine) released(r breaker.Row) bool {
+	live := liveLeases(r, m.now)
+	switch r.State {
+	case breaker.Closed, breaker.ForcedClosed:
+		return m.now.Before(r.ThrottledUntil)
+	case breaker.Open:
+		if m.now.Before(r.OpenUntil) {
+			return m.now.Before(r.ScoutUntil)
+		}
+		return live > 0
+	case breaker.HalfOpen:
+		return live >= m.p.HalfOpenPermits
+	default:
+		return r.State == breaker.ForcedOpen
+	}
+}
+
+func liveLeases(r breaker.Row, now time.Time) int {
+	live := 0
+	for _, l := range r.Leases {
+		if l.Expires.After(now) {
+			live++
+		}
+	}
+	return live
+}
+
+// outcomes weighs failures up, so that the breaker trips often.
+var outcomes = []breaker.Outcome{breaker.Success, breaker.Success, breaker.Transient, breaker.Transient, breaker.Transient, breaker.Poison, breaker.Throttled}
+
+// outcome answers one of the last few tickets, which may be late or stale.
 func (m *machine) outcome(t *rapid.T) {
 	if len(m.tickets) == 0 {
 		t.Skip("no ticket yet")
 	}
-	ticket := rapid.SampledFrom(m.tickets).Draw(t, "ticket")
-	o := rapid.SampledFrom([]breaker.Outcome{breaker.Success, breaker.Transient, breaker.Poison}).Draw(t, "outcome")
+	age := rapid.IntRange(0, min(len(m.tickets), 4)-1).Draw(t, "age")
+	m.observe(t, m.tickets[len(m.tickets)-1-age])
+}
+
+// observe records a drawn outcome for ticket and checks what it did.
+func (m *machine) observe(t *rapid.T, ticket breaker.Ticket) {
+	o := rapid.SampledFrom(outcomes).Draw(t, "outcome")
 	before := m.row
 	next, changed := breaker.Observe(m.p, m.row, ticket, o, m.now, rapidRandom{t})
-	if o == breaker.Poison {
+	if o == breaker.Poison || o == breaker.Throttled {
 		if next.Totals.Trips != before.Totals.Trips || (next.State == breaker.Open && before.State != breaker.Open) {
-			t.Fatalf("poison tripped the breaker: %s -> %s", before.State, next.State)
+			t.Fatalf("%s tripped the breaker: %s -> %s", o, before.State, next.State)
 		}
 		if next.State == before.State && (next.Window != before.Window || next.ConsecutiveFailures != before.ConsecutiveFailures) {
-			t.Fatalf("poison counted in the window")
+			t.Fatalf("%s counted in the window", o)
+		}
+	}
+	if before.State == breaker.Open && next.State == breaker.Open && next.Trips != before.Trips {
+		if o != breaker.Transient || next.Trips != before.Trips+1 || next.Generation != before.Generation {
+			t.Fatalf("OPEN trips %d -> %d on %s, generation %d -> %d", before.Trips, next.Trips, o, before.Generation, next.Generation)
 		}
 	}
 	if ticket.Generation != before.Generation && next.Generation == before.Generation && changed {
@@ -145,11 +221,16 @@ func (m *machine) outcome(t *rapid.T) {
 	m.apply(t, next, changed)
 }
 
+// advance moves the clock within a lease, past a cooldown, or past both.
 func (m *machine) advance(t *rapid.T) {
-	m.now = m.now.Add(drawDuration(t, "advance", 0, 2*m.p.CooldownMax+m.p.CanaryLease))
+	longest := rapid.SampledFrom([]time.Duration{m.p.CanaryLease / 2, m.p.CooldownMax, 2*m.p.CooldownMax + m.p.CanaryLease}).Draw(t, "scale")
+	m.now = m.now.Add(drawDuration(t, "advance", 0, longest))
 }
 
 func (m *machine) command(t *rapid.T) {
+	if rapid.IntRange(0, 7).Draw(t, "rare") != 0 {
+		t.Skip("commands are rare, so that the breaker's own transitions get a chance")
+	}
 	c := breaker.Command{
 		Kind:  rapid.SampledFrom([]breaker.CommandKind{breaker.Reset, breaker.ForceOpen, breaker.ForceClose, breaker.Release}).Draw(t, "command"),
 		Actor: "rapid",
@@ -167,56 +248,61 @@ func (m *machine) command(t *rapid.T) {
 // check holds after every action.
 func (m *machine) check(t *rapid.T) {
 	r, p := m.row, m.p
-	live := 0
-	for _, l := range r.Leases {
-		if l.Expires.After(m.now) {
-			live++
-		}
-	}
-	if live > p.HalfOpenPermits {
+	live := liveLeases(r, m.now)
+	switch {
+	case live > p.HalfOpenPermits:
 		t.Fatalf("%d live leases, %d permits", live, p.HalfOpenPermits)
-	}
-	if len(r.Leases) > 0 && r.State != breaker.HalfOpen {
+	case r.State == breaker.Open && live > 1:
+		t.Fatalf("%d probes out at once", live)
+	case len(r.Leases) > 0 && r.State != breaker.HalfOpen && r.State != breaker.Open:
 		t.Fatalf("leases held in %s", r.State)
-	}
-	if r.Window.Count > p.WindowSize {
+	case !r.ScoutUntil.IsZero() && r.State != breaker.Open:
+		t.Fatalf("a scout in %s", r.State)
+	case r.Window.Count > p.WindowSize:
 		t.Fatalf("window holds %d, size %d", r.Window.Count, p.WindowSize)
-	}
-	if r.State == breaker.Closed && r.Trips != 0 {
+	case r.State == breaker.Closed && r.Trips != 0:
 		t.Fatalf("CLOSED with %d trips", r.Trips)
-	}
-	if r.State == breaker.Open && r.OpenUntil.Sub(r.ChangedAt) > maxCooldown(p) {
-		t.Fatalf("cooldown %v over the cap", r.OpenUntil.Sub(r.ChangedAt))
 	}
 	m.checkNotStranded(t)
 }
 
-// checkNotStranded: once every lease and cooldown has run out, asking
-// again and again (waiting as told) admits a call within the ramp, unless
-// an operator holds the breaker open.
+// checkNotStranded: once every lease, cooldown and throttle pause has run
+// out, a caller is admitted at once, or after waiting as the scout is told,
+// unless an operator holds the breaker open. Nobody is left queued.
 func (m *machine) checkNotStranded(t *rapid.T) {
 	p, probe := m.p, m.row
-	at := m.now.Add(p.CanaryLease + maxCooldown(m.p))
-	deadline := at.Add(2*max(p.RampDuration, 0) + p.PollInterval)
-	for !at.After(deadline) {
+	at := m.now.Add(p.CanaryLease + p.CooldownMax + p.ThrottlePause)
+	for range 2 {
 		d, next, _ := breaker.Decide(p, probe, at, rapidRandom{t})
 		if d.Verdict == breaker.Proceed || d.Verdict == breaker.Canary || next.State == breaker.ForcedOpen {
 			return
 		}
+		if d.Verdict != breaker.Wait {
+			t.Fatalf("stranded in %s: %s at %v", next.State, d.Verdict, at)
+		}
 		at, probe = at.Add(d.Wait), next
 	}
-	t.Fatalf("stranded in %s: no admission by %v", probe.State, deadline)
+	t.Fatalf("stranded in %s: no admission by %v", probe.State, at)
 }
 
-func maxCooldown(p breaker.Policy) time.Duration {
-	return time.Duration(float64(p.CooldownMax) * (1 + max(p.Jitter, 0)))
+// newMachine starts a machine on a new breaker or, half the time, on one
+// that has just tripped, so that runs reach the scout, the probe and
+// HALF_OPEN often.
+func newMachine(t *rapid.T) *machine {
+	m := &machine{p: drawPolicy(t), store: breaker.NewMemStore(), row: breaker.Row{Key: "k"}, now: t0}
+	if rapid.Bool().Draw(t, "tripped") {
+		m.apply(t, breaker.Row{Key: "k", State: breaker.Open, Generation: 1, Trips: 1,
+			OpenUntil: t0.Add(m.p.Cooldown(1, 0.5)), ChangedAt: t0, Cause: breaker.CauseConsecutiveFailures}, true)
+	}
+	return m
 }
 
 func TestPropertyTransitions(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		m := &machine{p: drawPolicy(t), store: breaker.NewMemStore(), row: breaker.Row{Key: "k"}, now: t0}
+		m := newMachine(t)
 		t.Repeat(map[string]func(*rapid.T){
-			"admit":   m.admit,
+			"admit":   func(t *rapid.T) { m.admit(t) },
+			"deliver": m.deliver,
 			"outcome": m.outcome,
 			"advance": m.advance,
 			"command": m.command,

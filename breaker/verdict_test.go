@@ -18,10 +18,15 @@ func TestVerdictAndOutcomeJSON(t *testing.T) {
 	b, err := json.Marshal(output{breaker.Canary, breaker.Poison})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"Verdict":"CANARY","Outcome":"POISON"}`, string(b))
+	b, err = json.Marshal(output{breaker.Queue, breaker.Throttled})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"Verdict":"QUEUE","Outcome":"THROTTLED"}`, string(b))
 
 	var back output
 	require.NoError(t, json.Unmarshal([]byte(`{"Outcome":"transient"}`), &back))
 	assert.Equal(t, breaker.Transient, back.Outcome)
+	require.NoError(t, json.Unmarshal([]byte(`{"Outcome":"THROTTLED"}`), &back))
+	assert.Equal(t, breaker.Throttled, back.Outcome)
 
 	cases := []struct {
 		name string
