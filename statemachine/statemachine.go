@@ -16,6 +16,9 @@ var redriveASL string
 //go:embed admin.asl.json
 var adminASL string
 
+//go:embed release.asl.json
+var releaseASL string
+
 // Definition is one embedded ASL template.
 type Definition struct {
 	// Name is the definition's file name, for messages.
@@ -30,12 +33,20 @@ func Redrive() Definition { return Definition{Name: "redrive.asl.json", Template
 // Admin is the operator's state machine.
 func Admin() Definition { return Definition{Name: "admin.asl.json", Template: adminASL} }
 
+// Release is the waiting room's releaser, one execution per breaker key
+// at a time.
+func Release() Definition { return Definition{Name: "release.asl.json", Template: releaseASL} }
+
 // Substitution names, as used in the templates and by the CDK stack.
 const (
 	AttemptFunctionArn  = "AttemptFunctionArn"
 	ContinueFunctionArn = "ContinueFunctionArn"
 	ParkFunctionArn     = "ParkFunctionArn"
 	AdminFunctionArn    = "AdminFunctionArn"
+	// WaitingRoomFunctionArn and ReleaseFunctionArn are the waiting
+	// room's entry and the releaser's tick.
+	WaitingRoomFunctionArn = "WaitingRoomFunctionArn"
+	ReleaseFunctionArn     = "ReleaseFunctionArn"
 )
 
 var placeholder = regexp.MustCompile(`\$\{([A-Za-z0-9_]+)\}`)

@@ -21,18 +21,38 @@ type TableAPI interface {
 // tablePoll is how often CreateTable asks whether a new table is active.
 const tablePoll = 25 * time.Millisecond
 
-// TableInput is the schema of the table the store (and the delivery
-// records) live in: partition key pk (S), no sort key, on-demand billing.
-// The CDK stack and the local emulators create the same table.
+// The waiting room's sparse index (package tasks/room writes its items):
+// partition key room (S, the breaker key), sort key seq (S, entry time and
+// message), every attribute projected.
+const (
+	RoomIndex   = "room"
+	RoomAttr    = "room"
+	RoomSeqAttr = "seq"
+)
+
+// TableInput is the schema of the table the store, the delivery records
+// and the waiting room live in: partition key pk (S), no sort key, the
+// sparse index RoomIndex, on-demand billing. The CDK stack and the local
+// emulators create the same table.
 func TableInput(name string) *dynamodb.CreateTableInput {
 	return &dynamodb.CreateTableInput{
 		TableName: aws.String(name),
 		AttributeDefinitions: []types.AttributeDefinition{
 			{AttributeName: aws.String(attrPK), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(RoomAttr), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(RoomSeqAttr), AttributeType: types.ScalarAttributeTypeS},
 		},
 		KeySchema: []types.KeySchemaElement{
 			{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
 		},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
+			IndexName: aws.String(RoomIndex),
+			KeySchema: []types.KeySchemaElement{
+				{AttributeName: aws.String(RoomAttr), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String(RoomSeqAttr), KeyType: types.KeyTypeRange},
+			},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		}},
 		BillingMode: types.BillingModePayPerRequest,
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/redrive/redrive/breaker/dynamostore"
 	"github.com/redrive/redrive/statemachine/local"
+	"github.com/redrive/redrive/tasks/assemble"
 	"github.com/redrive/redrive/tasks/delivery"
 )
 
@@ -76,8 +77,7 @@ const (
 )
 
 // countingDB is the DynamoDB client the tasks use, counting the calls per
-// kind of item (by partition key prefix). It satisfies dynamostore.API and
-// delivery.API.
+// kind of item (by partition key prefix). It satisfies assemble.DynamoDB.
 type countingDB struct {
 	next *dynamodb.Client
 
@@ -85,10 +85,7 @@ type countingDB struct {
 	io [3]RowIO
 }
 
-var (
-	_ dynamostore.API = (*countingDB)(nil)
-	_ delivery.API    = (*countingDB)(nil)
-)
+var _ assemble.DynamoDB = (*countingDB)(nil)
 
 // GetItem reads an item and counts a read.
 func (c *countingDB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
@@ -108,6 +105,21 @@ func (c *countingDB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opt
 func (c *countingDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	out, err := c.next.UpdateItem(ctx, in, optFns...)
 	c.count(in.Key, err, false)
+	return out, err
+}
+
+// DeleteItem removes an item (a room entry) and counts a write or a
+// conflict.
+func (c *countingDB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	out, err := c.next.DeleteItem(ctx, in, optFns...)
+	c.count(in.Key, err, false)
+	return out, err
+}
+
+// Query lists items (the room's index) and counts a read.
+func (c *countingDB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	out, err := c.next.Query(ctx, in, optFns...)
+	c.count(nil, err, true)
 	return out, err
 }
 
@@ -135,9 +147,10 @@ func (c *countingDB) count(item map[string]types.AttributeValue, err error, read
 	}
 }
 
-// snapshot returns the counts for breaker rows and delivery records.
-func (c *countingDB) snapshot() (breakerIO, deliveryIO RowIO) {
+// snapshot returns the counts for breaker rows, delivery records, and the
+// rest (the waiting room and the pace rows).
+func (c *countingDB) snapshot() (breakerIO, deliveryIO, otherIO RowIO) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.io[ioBreaker], c.io[ioDelivery]
+	return c.io[ioBreaker], c.io[ioDelivery], c.io[ioOther]
 }

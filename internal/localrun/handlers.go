@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/redrive/redrive/breaker/dynamostore"
+	"github.com/redrive/redrive/statemachine/local"
 	"github.com/redrive/redrive/tasks/admin"
 	"github.com/redrive/redrive/tasks/assemble"
 	"github.com/redrive/redrive/tasks/message"
@@ -46,6 +47,7 @@ func (s *Stack) register() error {
 		Seed:        uint64(s.opts.Seed),
 		Observe:     s.observe,
 		WrapStore:   s.opts.WrapStore,
+		Sleep:       local.Delay,
 	})
 	s.Handlers, err = b.All(assemble.Config{
 		Starter: startCfg,
@@ -53,8 +55,9 @@ func (s *Stack) register() error {
 			Table: s.Table, Policy: s.opts.Policy, Retry: s.opts.Attempt,
 			Target: target.Config{
 				Kind: target.KindLambda, Function: functionARN(FunctionConsumer), SourceARN: queueARN(SourceQueueName),
-				PoisonErrorTypes: s.opts.PoisonErrorTypes,
+				PoisonErrorTypes: s.opts.PoisonErrorTypes, ThrottleErrorTypes: s.opts.ThrottleErrorTypes,
 			},
+			Room: assemble.RoomConfig{Table: s.Table, ReleaseStateMachineARN: s.ReleaseARN, Timeout: s.opts.RoomTimeout, Pace: s.opts.Pace},
 		},
 		Park:  park.Config{Lot: startCfg.Lot},
 		Admin: admin.Config{Table: s.Table},

@@ -9,6 +9,7 @@ import (
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/internal/simtarget"
 	"github.com/redrive/redrive/tasks/attempt"
+	"github.com/redrive/redrive/tasks/pace"
 )
 
 // Options configures a Stack. The zero value of every field means its
@@ -42,6 +43,15 @@ type Options struct {
 	// PoisonErrorTypes are the consumer error types that mean poison.
 	// Default ["PoisonMessage"] (simtarget's).
 	PoisonErrorTypes []string
+	// ThrottleErrorTypes are the consumer error types that mean the
+	// target is overloaded. Default ["Throttled"] (simtarget's).
+	ThrottleErrorTypes []string
+	// RoomTimeout bounds one stay in the waiting room; zero means the
+	// default (ROOM_TIMEOUT's).
+	RoomTimeout time.Duration
+	// Pace is the waiting room's release pace; zero fields mean the
+	// defaults (RELEASE_*).
+	Pace pace.Policy
 	// DirectInvoke has the attempt task invoke the consumer through the
 	// Registry directly rather than through the Lambda Invoke API server
 	// and the lambda client: faster, but skips the Invoke wire format.
@@ -88,6 +98,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.PoisonErrorTypes == nil {
 		o.PoisonErrorTypes = []string{"PoisonMessage"}
+	}
+	if o.ThrottleErrorTypes == nil {
+		o.ThrottleErrorTypes = []string{"Throttled"}
 	}
 	if o.BreakerKey == "" && o.BreakerKeyAttribute == "" && o.BreakerKeyPointer == "" {
 		o.BreakerKey = "orders"

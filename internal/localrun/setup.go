@@ -52,13 +52,17 @@ func (s *Stack) createStateMachines(ctx context.Context) error {
 		arn    *string
 	}{
 		{RedriveStateMachine, statemachine.Redrive(), map[string]string{
-			statemachine.AttemptFunctionArn:  functionARN(FunctionAttempt),
-			statemachine.ContinueFunctionArn: functionARN(FunctionContinuer),
-			statemachine.ParkFunctionArn:     functionARN(FunctionPark),
+			statemachine.AttemptFunctionArn:     functionARN(FunctionAttempt),
+			statemachine.ContinueFunctionArn:    functionARN(FunctionContinuer),
+			statemachine.ParkFunctionArn:        functionARN(FunctionPark),
+			statemachine.WaitingRoomFunctionArn: functionARN(FunctionWaitRoom),
 		}, &s.RedriveARN},
 		{AdminStateMachine, statemachine.Admin(), map[string]string{
 			statemachine.AdminFunctionArn: functionARN(FunctionAdmin),
 		}, &s.AdminARN},
+		{ReleaseStateMachine, statemachine.Release(), map[string]string{
+			statemachine.ReleaseFunctionArn: functionARN(FunctionRelease),
+		}, &s.ReleaseARN},
 	}
 	for _, m := range machines {
 		definition, err := m.def.Render(m.values)

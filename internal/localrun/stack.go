@@ -28,6 +28,8 @@ const (
 	FunctionPark      = assemble.FunctionPark
 	FunctionContinuer = assemble.FunctionContinuer
 	FunctionAdmin     = assemble.FunctionAdmin
+	FunctionWaitRoom  = assemble.FunctionWaitRoom
+	FunctionRelease   = assemble.FunctionRelease
 	// FunctionConsumer is the simulated consumer, the attempt's target.
 	FunctionConsumer = "consumer"
 )
@@ -36,6 +38,7 @@ const (
 const (
 	RedriveStateMachine = "redrive"
 	AdminStateMachine   = "redrive-admin"
+	ReleaseStateMachine = "redrive-release"
 	DLQName             = "orders-dlq"
 	ParkingLotName      = "orders-parking-lot"
 	SourceQueueName     = "orders"
@@ -67,8 +70,8 @@ type Stack struct {
 
 	// SFN is a Step Functions client of the executor's API facade.
 	SFN *sfn.Client
-	// RedriveARN and AdminARN are the two state machines.
-	RedriveARN, AdminARN string
+	// RedriveARN, AdminARN and ReleaseARN are the state machines.
+	RedriveARN, AdminARN, ReleaseARN string
 
 	// SQS is a client of the embedded SQS server SQSServer.
 	SQS       *sqs.Client

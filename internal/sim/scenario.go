@@ -92,8 +92,7 @@ type Breaker struct {
 	CanaryLease          time.Duration `yaml:"canary_lease"`
 	SuccessesToClose     int           `yaml:"successes_to_close"`
 	PollInterval         time.Duration `yaml:"poll_interval"`
-	RampDuration         time.Duration `yaml:"ramp_duration"`
-	RampStart            float64       `yaml:"ramp_start"`
+	ThrottlePause        time.Duration `yaml:"throttle_pause"`
 }
 
 // Policy is b as the breaker's policy.

@@ -78,7 +78,8 @@ func New(opts Options) (*Target, error) {
 
 // Handle is the consumer's Lambda handler. The invocation's fate is decided
 // when it arrives (capacity, then health, then each record), then the
-// target's latency passes. A one-record event fails with the record's
+// target's latency passes; a throttled invocation is turned away at the
+// door, without the latency, as a 429 or Lambda's TooManyRequests is. A one-record event fails with the record's
 // error; in a larger batch the failed records are reported in
 // batchItemFailures, unless the whole invocation failed.
 func (t *Target) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
@@ -86,7 +87,9 @@ func (t *Target) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEven
 		return events.SQSEventResponse{}, errors.New("simtarget: event has no records")
 	}
 	errs, callErr := t.arrive(ev.Records)
-	local.Delay(ctx, t.opts.Latency)
+	if _, throttled := callErr.(*Throttled); !throttled {
+		local.Delay(ctx, t.opts.Latency)
+	}
 	if callErr != nil {
 		return events.SQSEventResponse{}, callErr
 	}

@@ -34,10 +34,19 @@ type Output struct {
 	After  Summary `json:"after"`
 }
 
+// Launcher starts a breaker's releaser when none runs; *release.Launcher
+// satisfies it.
+type Launcher interface {
+	Ensure(ctx context.Context, key string) (bool, error)
+}
+
 // Handler applies operators' commands to breakers.
 type Handler struct {
 	// Breaker reads and changes breaker rows.
 	Breaker Breaker
+	// Launcher, if set, starts the waiting room's releaser after a
+	// command that lets messages through (reset, close, release).
+	Launcher Launcher
 	// Logger gets one line per command that may change a breaker.
 	Logger *slog.Logger
 	// Now is the clock "until" is checked against; the breaker's own.
@@ -80,6 +89,12 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 	}
 	changed := after.Version != before.Version
 	h.log(ctx, p, changed, before, after)
+	if h.Launcher != nil && (after.State == breaker.Closed || after.State == breaker.ForcedClosed) {
+		if _, err := h.Launcher.Ensure(ctx, p.key); err != nil {
+			// The command stands; the room's own timeout brings its messages back.
+			h.Logger.WarnContext(ctx, "could not start the waiting room's releaser", "breaker", p.key, "error", err.Error())
+		}
+	}
 	return Output{Breaker: p.key, Command: p.command, Changed: changed, Before: Summarize(before), After: Summarize(after)}, nil
 }
 

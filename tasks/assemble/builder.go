@@ -30,6 +30,8 @@ const (
 	seedAdminBreaker
 	seedBackoff
 	seedStarterBreaker
+	seedRoomBreaker
+	seedReleaseBreaker
 )
 
 // Builder builds handlers on one set of Deps: the handlers it builds share
@@ -86,7 +88,7 @@ func (b *Builder) Starter(cfg starter.Config) (*starter.Handler, error) {
 // Clients.DynamoDB and the target's client in Clients.Delivery.
 func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 	c := b.deps.Clients
-	if err := errors.Join(cfg.Validate(), needs("attempt", need{"DynamoDB", c.DynamoDB != nil})); err != nil {
+	if err := errors.Join(cfg.Validate(), needs("attempt", need{"DynamoDB", c.DynamoDB != nil}, need{"SFN", c.SFN != nil})); err != nil {
 		return nil, fmt.Errorf("assemble: attempt: %w", err)
 	}
 	tgt, err := target.New(cfg.Target, c.Delivery)
@@ -101,15 +103,21 @@ func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	rm, launcher := b.room(cfg.Room)
+	retry := cfg.Retry
+	retry.RoomTimeout = cfg.Room.Timeout
 	return &attempt.Handler{
-		Breaker: br,
-		Ledger:  delivery.New(c.DynamoDB, cfg.Table, b.deps.Now),
-		Target:  tgt,
-		Metrics: b.metrics,
-		Logger:  b.deps.Logger,
-		Now:     b.deps.Now,
-		Rand:    breaker.NewRandom(b.seed + seedBackoff),
-		Config:  cfg.Retry,
+		Breaker:  br,
+		Ledger:   delivery.New(c.DynamoDB, cfg.Table, b.deps.Now),
+		Target:   tgt,
+		Metrics:  b.metrics,
+		Logger:   b.deps.Logger,
+		Now:      b.deps.Now,
+		Rand:     breaker.NewRandom(b.seed + seedBackoff),
+		Room:     rm,
+		Tasks:    c.SFN,
+		Launcher: launcher,
+		Config:   retry,
 	}, nil
 }
 
@@ -130,17 +138,22 @@ func (b *Builder) Continuer() (*continuer.Handler, error) {
 	return &continuer.Handler{SFN: b.deps.Clients.SFN, Logger: b.deps.Logger}, nil
 }
 
-// Admin builds the admin handler. It needs Clients.DynamoDB. Its breaker
-// has the default policy: commands read none.
-func (b *Builder) Admin(cfg admin.Config) (*admin.Handler, error) {
-	if err := errors.Join(tableProblem(cfg.Table), needs("admin", need{"DynamoDB", b.deps.Clients.DynamoDB != nil})); err != nil {
+// Admin builds the admin handler, which starts the waiting room's
+// releaser after a command that lets messages through. It needs
+// Clients.DynamoDB and Clients.SFN. Its breaker has the default policy:
+// commands read none.
+func (b *Builder) Admin(cfg admin.Config, rc RoomConfig) (*admin.Handler, error) {
+	c := b.deps.Clients
+	if err := errors.Join(tableProblem(cfg.Table), rc.Validate(),
+		needs("admin", need{"DynamoDB", c.DynamoDB != nil}, need{"SFN", c.SFN != nil})); err != nil {
 		return nil, fmt.Errorf("assemble: admin: %w", err)
 	}
-	br, err := b.breaker("admin", dynamostore.New(b.deps.Clients.DynamoDB, cfg.Table), breaker.Policy{}, seedAdminBreaker)
+	br, err := b.breaker("admin", dynamostore.New(c.DynamoDB, cfg.Table), breaker.Policy{}, seedAdminBreaker)
 	if err != nil {
 		return nil, err
 	}
-	return &admin.Handler{Breaker: br, Logger: b.deps.Logger, Now: b.deps.Now}, nil
+	_, launcher := b.room(rc)
+	return &admin.Handler{Breaker: br, Launcher: launcher, Logger: b.deps.Logger, Now: b.deps.Now}, nil
 }
 
 // lot is the parking lot at cfg.

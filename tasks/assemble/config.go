@@ -25,8 +25,11 @@ type AttemptConfig struct {
 	// BACKOFF_MAX, MAX_CYCLES, DELIVERY_LEASE); zero fields mean defaults.
 	Retry attempt.Config
 	// Target is where messages are delivered (TARGET_*,
-	// POISON_ERROR_TYPES).
+	// POISON_ERROR_TYPES, THROTTLE_ERROR_TYPES).
 	Target target.Config
+	// Room is the waiting room the attempt sends turned-away messages to
+	// and releases scouts from.
+	Room RoomConfig
 }
 
 // AttemptConfigFromEnv reads an AttemptConfig through getenv; the error
@@ -34,11 +37,13 @@ type AttemptConfig struct {
 func AttemptConfigFromEnv(getenv func(string) string) (AttemptConfig, error) {
 	retry, retryErr := attempt.ConfigFromEnv(getenv)
 	env := config.From(getenv)
+	table := env.Required(admin.EnvTable)
 	c := AttemptConfig{
-		Table:  env.Required(admin.EnvTable),
+		Table:  table,
 		Policy: config.Policy(env),
 		Retry:  retry,
 		Target: target.FromEnv(env),
+		Room:   RoomConfigFromEnv(env, table),
 	}
 	return c, errors.Join(retryErr, env.Err())
 }
@@ -46,7 +51,7 @@ func AttemptConfigFromEnv(getenv func(string) string) (AttemptConfig, error) {
 // Validate reports every problem with c, each naming its variable or
 // policy field; nil when c is usable.
 func (c AttemptConfig) Validate() error {
-	return errors.Join(tableProblem(c.Table), c.Retry.Validate(), c.Policy.Validate(), c.Target.Validate())
+	return errors.Join(tableProblem(c.Table), c.Retry.Validate(), c.Policy.Validate(), c.Target.Validate(), c.Room.Validate())
 }
 
 // tableProblem reports an unset TABLE_NAME; nil when it is set.

@@ -1,15 +1,14 @@
 package assemble
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"os"
 	"time"
 
 	"github.com/redrive/redrive/breaker"
-	"github.com/redrive/redrive/tasks/delivery"
 	"github.com/redrive/redrive/tasks/park"
-	"github.com/redrive/redrive/tasks/starter"
 	"github.com/redrive/redrive/tasks/target"
 	"github.com/redrive/redrive/tasks/telemetry"
 )
@@ -18,11 +17,13 @@ import (
 // the handlers declare; the SDK's clients satisfy them. A function needs
 // only some of them (see the Builder's methods).
 type Clients struct {
-	// DynamoDB holds the breaker rows and the delivery records (attempt,
-	// admin, and the starter with TARGET_KIND=sqs).
-	DynamoDB delivery.API
-	// SFN starts executions (starter, continuer).
-	SFN starter.StartExecutionAPI
+	// DynamoDB holds the breaker rows, the delivery records and the
+	// waiting room (attempt, waitroom, release, admin, and the starter
+	// with TARGET_KIND=sqs).
+	DynamoDB DynamoDB
+	// SFN starts executions and resumes waiting ones (starter, continuer,
+	// attempt, waitroom, release, admin).
+	SFN StepFunctions
 	// ParkingLot sends to the parking-lot queue (starter, park).
 	ParkingLot park.SendMessageAPI
 	// Delivery are the target's clients (attempt): Lambda for
@@ -57,6 +58,9 @@ type Deps struct {
 	// WrapStore, if set, wraps the attempt function's breaker store, for
 	// fault injection.
 	WrapStore func(breaker.Store) breaker.Store
+	// Sleep waits for d on the handlers' clock (the releaser spreads its
+	// releases with it). Default: a timer, or ctx's end.
+	Sleep func(ctx context.Context, d time.Duration)
 }
 
 // withDefaults returns d with its zero fields defaulted.
@@ -70,5 +74,18 @@ func (d Deps) withDefaults() Deps {
 	if d.MetricLines == nil {
 		d.MetricLines = os.Stdout
 	}
+	if d.Sleep == nil {
+		d.Sleep = sleep
+	}
 	return d
+}
+
+// sleep waits for d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }

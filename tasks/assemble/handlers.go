@@ -7,7 +7,9 @@ import (
 	"github.com/redrive/redrive/tasks/attempt"
 	"github.com/redrive/redrive/tasks/continuer"
 	"github.com/redrive/redrive/tasks/park"
+	"github.com/redrive/redrive/tasks/release"
 	"github.com/redrive/redrive/tasks/starter"
+	"github.com/redrive/redrive/tasks/waitroom"
 )
 
 // The functions' names: their mains' directories under tasks/cmd, and the
@@ -18,9 +20,11 @@ const (
 	FunctionPark      = "park"
 	FunctionContinuer = "continuer"
 	FunctionAdmin     = "admin"
+	FunctionWaitRoom  = "waitroom"
+	FunctionRelease   = "release"
 )
 
-// Handlers are the five task handlers of one deployment. A test may wrap
+// Handlers are the seven task handlers of one deployment. A test may wrap
 // one by registering its own function under the handler's name.
 type Handlers struct {
 	Starter   *starter.Handler
@@ -28,18 +32,22 @@ type Handlers struct {
 	Park      *park.Handler
 	Continuer *continuer.Handler
 	Admin     *admin.Handler
+	WaitRoom  *waitroom.Handler
+	Release   *release.Handler
 }
 
-// All builds the five handlers from cfg; the error names every problem of
+// All builds the seven handlers from cfg; the error names every problem of
 // every function.
 func (b *Builder) All(cfg Config) (Handlers, error) {
 	var h Handlers
-	var errs [5]error
+	var errs [7]error
 	h.Starter, errs[0] = b.Starter(cfg.Starter)
 	h.Attempt, errs[1] = b.Attempt(cfg.Attempt)
 	h.Park, errs[2] = b.Park(cfg.Park)
 	h.Continuer, errs[3] = b.Continuer()
-	h.Admin, errs[4] = b.Admin(cfg.Admin)
+	h.Admin, errs[4] = b.Admin(cfg.Admin, cfg.Attempt.Room)
+	h.WaitRoom, errs[5] = b.WaitingRoom(cfg.Attempt.Room, cfg.Attempt.Policy)
+	h.Release, errs[6] = b.Release(cfg.Attempt.Room, cfg.Attempt.Policy)
 	if err := errors.Join(errs[:]...); err != nil {
 		return Handlers{}, err
 	}
@@ -55,5 +63,7 @@ func (h Handlers) ByName() map[string]any {
 		FunctionPark:      h.Park.Handle,
 		FunctionContinuer: h.Continuer.Handle,
 		FunctionAdmin:     h.Admin.Handle,
+		FunctionWaitRoom:  h.WaitRoom.Handle,
+		FunctionRelease:   h.Release.Handle,
 	}
 }

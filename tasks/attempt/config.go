@@ -22,6 +22,10 @@ const (
 	DefaultBackoffBase   = 30 * time.Second
 	DefaultBackoffMax    = 15 * time.Minute
 	DefaultDeliveryLease = 5 * time.Minute
+	// DefaultRoomTimeout bounds one stay in the waiting room: far above
+	// the probe cadence (CooldownMax), so a release, not the timeout,
+	// normally ends the wait; each timeout costs one more Attempt cycle.
+	DefaultRoomTimeout = time.Hour
 	// DefaultMaxCycles keeps an execution's history far below Step
 	// Functions' 25,000-event limit. One cycle (Attempt, Route, Cooldown)
 	// costs 9 events: the Task state 5 (TaskStateEntered, TaskScheduled,
@@ -55,6 +59,11 @@ type Config struct {
 	// another invocation may take it over; it must exceed the Attempt
 	// function's timeout. DELIVERY_LEASE, default 5m.
 	DeliveryLease time.Duration
+	// RoomTimeout bounds one stay in the waiting room, so a lost release
+	// never strands a message: it attempts again. ROOM_TIMEOUT (read with
+	// the room's settings), default 1h, at most 1 year (Step Functions'
+	// task timeout limit).
+	RoomTimeout time.Duration
 }
 
 // WithDefaults returns c with every zero field set to its default.
@@ -64,6 +73,7 @@ func (c Config) WithDefaults() Config {
 	setDefault(&c.BackoffBase, DefaultBackoffBase)
 	setDefault(&c.BackoffMax, DefaultBackoffMax)
 	setDefault(&c.DeliveryLease, DefaultDeliveryLease)
+	setDefault(&c.RoomTimeout, DefaultRoomTimeout)
 	return c
 }
 
@@ -96,6 +106,8 @@ func (c Config) problems() []*config.VarError {
 	check(c.MaxCycles < 1 || c.MaxCycles > MaxMaxCycles, EnvMaxCycles,
 		fmt.Sprintf("must be between 1 and %d (9 history events per cycle; the limit is 25,000)", MaxMaxCycles))
 	check(c.DeliveryLease < time.Second, EnvDeliveryLease, "must be at least 1s")
+	check(c.RoomTimeout < time.Minute || c.RoomTimeout > 365*24*time.Hour, "ROOM_TIMEOUT",
+		"must be between 1m and 8760h (a year, Step Functions' task timeout limit)")
 	return out
 }
 

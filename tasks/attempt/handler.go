@@ -10,6 +10,7 @@ import (
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/tasks/delivery"
 	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/tasks/room"
 	"github.com/redrive/redrive/tasks/target"
 	"github.com/redrive/redrive/tasks/taskerr"
 	"github.com/redrive/redrive/tasks/telemetry"
@@ -18,12 +19,11 @@ import (
 // Breaker is the part of *breaker.Breaker the handler calls.
 type Breaker interface {
 	Admit(ctx context.Context, key string) (breaker.Decision, error)
-	Record(ctx context.Context, key string, t breaker.Ticket, o breaker.Outcome) (breaker.Row, error)
+	Record(ctx context.Context, key string, seen breaker.Row, t breaker.Ticket, o breaker.Outcome) (breaker.Row, error)
 }
 
 // Ledger is the part of *delivery.Ledger the handler calls.
 type Ledger interface {
-	Get(ctx context.Context, id delivery.ID) (delivery.Record, bool, error)
 	Begin(ctx context.Context, id delivery.ID, ticket breaker.Ticket, lease time.Duration) (delivery.Record, bool, error)
 	Complete(ctx context.Context, held delivery.Record, outcome breaker.Outcome, errorType, msg string) (delivery.Record, error)
 }
@@ -63,8 +63,21 @@ type Handler struct {
 	Now func() time.Time
 	// Rand jitters the per-message backoff.
 	Rand Random
+	// Room is the waiting room, from which a failed probe's Attempt
+	// releases the next scout.
+	Room *room.Room
+	// Tasks resumes waiting executions.
+	Tasks room.TaskAPI
+	// Launcher starts the room's releaser when a canary succeeds.
+	Launcher Launcher
 	// Config tunes retries; zero fields take their defaults.
 	Config Config
+}
+
+// Launcher starts a breaker's releaser when none runs; *release.Launcher
+// satisfies it.
+type Launcher interface {
+	Ensure(ctx context.Context, key string) (bool, error)
 }
 
 // Handle runs one Attempt: event is the execution Document, the result the
@@ -103,6 +116,7 @@ func (h *Handler) check() error {
 	}{
 		{"Breaker", h.Breaker == nil}, {"Ledger", h.Ledger == nil}, {"Target", h.Target == nil},
 		{"Metrics", h.Metrics == nil}, {"Logger", h.Logger == nil}, {"Now", h.Now == nil}, {"Rand", h.Rand == nil},
+		{"Room", h.Room == nil}, {"Tasks", h.Tasks == nil}, {"Launcher", h.Launcher == nil},
 	} {
 		if dep.isNil {
 			missing = append(missing, dep.name)
@@ -119,54 +133,90 @@ func (h *Handler) check() error {
 
 // attempt is one cycle on a valid document.
 func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config) (message.Document, error) {
-	doc.Next, doc.WaitSeconds, doc.Decision, doc.Outcome, doc.BreakerState, doc.ParkReason = "", 0, "", "", "", ""
+	doc.Next, doc.WaitSeconds, doc.RoomTimeoutSeconds = "", 0, 0
+	doc.Decision, doc.Outcome, doc.BreakerState, doc.ParkReason, doc.RoomExit = "", "", "", "", nil
 	doc.Cycles++
 	if doc.Cycles > cfg.MaxCycles {
 		doc.Next = message.NextContinue
 		return doc, nil
 	}
 	key := doc.BreakerKey
-	id := delivery.ID{OriginID: doc.OriginID, Attempt: doc.Attempt, Try: doc.Tries + 1}
+	id := delivery.ID{OriginID: doc.OriginID, Attempt: doc.Attempt, Try: doc.Tries + doc.Throttled + 1}
 
-	done, found, err := h.Ledger.Get(ctx, id)
+	d, err := h.Breaker.Admit(ctx, key)
+	if c := taskerr.Contention("admit", err); c != nil {
+		return doc, c
+	}
 	if err != nil {
 		return doc, fmt.Errorf("attempt: %w", err)
 	}
-	switch {
-	case found && done.Status == delivery.Completed:
-		// An earlier invocation delivered this try and failed after it.
-	case found && done.ExpiresAt.After(h.Now()):
-		return doc, &DeliveryInProgress{Delivery: id.String(), ExpiresAt: done.ExpiresAt}
-	default:
-		d, err := h.Breaker.Admit(ctx, key)
-		if c := taskerr.Contention("admit", err); c != nil {
-			return doc, c
-		}
-		if err != nil {
-			return doc, fmt.Errorf("attempt: %w", err)
-		}
-		if d.Verdict == breaker.Wait {
-			doc.Decision, doc.BreakerState = d.Verdict.String(), d.State.String()
-			return h.wait(doc, d.Wait), nil
-		}
-		done, err = h.deliver(ctx, doc, id, d, cfg.DeliveryLease)
-		if err != nil {
-			return doc, err
-		}
+	doc.Decision, doc.BreakerState = d.Verdict.String(), d.State.String()
+	switch d.Verdict {
+	case breaker.Queue:
+		return h.queue(doc, cfg), nil
+	case breaker.Wait:
+		return h.wait(doc, d.Wait), nil
+	}
+	done, err := h.deliver(ctx, doc, id, d, cfg.DeliveryLease)
+	if err != nil {
+		return doc, err
 	}
 
-	row, err := h.Breaker.Record(ctx, key, done.Ticket, done.Outcome)
+	// A record completed by an earlier invocation carries the ticket it
+	// was admitted with; this admission's row is then not the one to
+	// record against.
+	seen := d.Row
+	if done.Ticket != d.Ticket {
+		seen = breaker.Row{}
+	}
+	row, err := h.Breaker.Record(ctx, key, seen, done.Ticket, done.Outcome)
 	if c := taskerr.Contention("record "+done.Outcome.String(), err); c != nil {
 		return doc, c
 	}
 	if err != nil {
 		return doc, fmt.Errorf("attempt: delivery %s: %w", id, err)
 	}
-	doc.Tries = id.Try
+	if done.Outcome == breaker.Throttled {
+		doc.Throttled++
+	} else {
+		doc.Tries++
+	}
 	doc.Decision = verdictOf(done.Ticket).String()
 	doc.Outcome = done.Outcome.String()
 	doc.BreakerState = row.State.String()
-	return h.next(doc, done, cfg), nil
+	if verdictOf(done.Ticket) == breaker.Canary && (row.State == breaker.HalfOpen || row.State == breaker.Closed) {
+		// The probe or a canary succeeded: the room's releaser sends the
+		// next canaries, then the backlog.
+		if _, err := h.Launcher.Ensure(ctx, key); err != nil {
+			h.Logger.WarnContext(ctx, "could not start the releaser; the room's timeout covers it", "breaker", key, "error", err.Error())
+		}
+	}
+	doc = h.next(doc, done, row, cfg)
+	if row.State == breaker.Open && !row.ScoutUntil.After(h.Now()) && doc.Next != message.NextPark {
+		doc = h.ensureScout(ctx, doc, cfg)
+	}
+	return doc, nil
+}
+
+// ensureScout gives an OPEN breaker whose probe just failed (or that just
+// tripped) its next scout: the oldest message in the room, released to
+// wait out the cooldown, or, when the room is empty, this message itself.
+func (h *Handler) ensureScout(ctx context.Context, doc message.Document, cfg Config) message.Document {
+	key := doc.BreakerKey
+	c, err := h.Room.ReleaseOldest(ctx, h.Tasks, key, 1, nil)
+	if err == nil && c.Resumed > 0 {
+		h.Metrics.Count(key, telemetry.Released, int64(c.Resumed))
+		return doc
+	}
+	if err != nil {
+		h.Logger.WarnContext(ctx, "could not release a scout from the room; this message scouts", "breaker", key, "error", err.Error())
+	}
+	d, err := h.Breaker.Admit(ctx, key)
+	if err != nil || d.Verdict != breaker.Wait {
+		return doc // another caller scouts, or the next arrival will
+	}
+	doc.Decision = d.Verdict.String()
+	return h.wait(doc, d.Wait)
 }
 
 // deliver takes the delivery record for id, delivers, and stores the
@@ -195,13 +245,18 @@ func (h *Handler) deliver(ctx context.Context, doc message.Document, id delivery
 	return done, nil
 }
 
-// next routes the document after the outcome of a delivery was recorded.
-func (h *Handler) next(doc message.Document, done delivery.Record, cfg Config) message.Document {
+// next routes the document after the outcome of a delivery was recorded
+// and left the breaker as row.
+func (h *Handler) next(doc message.Document, done delivery.Record, row breaker.Row, cfg Config) message.Document {
 	key := doc.BreakerKey
-	if done.Outcome == breaker.Success {
+	switch done.Outcome {
+	case breaker.Success:
 		h.Metrics.Count(key, telemetry.Delivered, 1)
 		doc.Next = message.NextDone
 		return doc
+	case breaker.Throttled:
+		h.Metrics.Count(key, telemetry.Throttled, 1)
+		return h.queue(doc, cfg)
 	}
 	failure := message.Failure{At: done.CompletedAt, Try: done.ID.Try, Outcome: done.Outcome.String(),
 		ErrorType: done.ErrorType, Message: done.Message, BreakerState: doc.BreakerState}
@@ -217,6 +272,11 @@ func (h *Handler) next(doc message.Document, done delivery.Record, cfg Config) m
 		doc.ParkReason = fmt.Sprintf("exhausted: %d attempts, last error %s", doc.Tries, describe(failure))
 		return doc
 	}
+	if row.State != breaker.Closed && row.State != breaker.ForcedClosed {
+		// The breaker is not letting messages through: wait for its
+		// recovery in the room rather than on a timer of our own.
+		return h.queue(doc, cfg)
+	}
 	return h.wait(doc, cfg.backoff(doc.Tries, h.Rand.Float64()))
 }
 
@@ -224,6 +284,13 @@ func (h *Handler) next(doc message.Document, done delivery.Record, cfg Config) m
 func (h *Handler) wait(doc message.Document, d time.Duration) message.Document {
 	h.Metrics.Count(doc.BreakerKey, telemetry.Waits, 1)
 	doc.Next, doc.WaitSeconds = message.NextWait, waitSeconds(d)
+	return doc
+}
+
+// queue routes the document to the waiting room.
+func (h *Handler) queue(doc message.Document, cfg Config) message.Document {
+	h.Metrics.Count(doc.BreakerKey, telemetry.Queued, 1)
+	doc.Next, doc.RoomTimeoutSeconds = message.NextRoom, waitSeconds(cfg.RoomTimeout)
 	return doc
 }
 

@@ -15,6 +15,9 @@ const (
 	NextDone Next = "DONE"
 	// NextWait: wait WaitSeconds, then attempt again.
 	NextWait Next = "WAIT"
+	// NextRoom: wait in the waiting room until released (or until
+	// RoomTimeoutSeconds pass), then attempt again.
+	NextRoom Next = "ROOM"
 	// NextPark: send the message to the parking lot.
 	NextPark Next = "PARK"
 	// NextContinue: carry on in a new execution (history limit).
@@ -37,8 +40,12 @@ type Document struct {
 	BreakerKey string `json:"breakerKey"`
 	// ReceivedAt is when the starter received the message.
 	ReceivedAt time.Time `json:"receivedAt"`
-	// Tries counts delivery tries in this round trip.
+	// Tries counts delivery tries in this round trip that count toward
+	// MAX_ATTEMPTS.
 	Tries int `json:"tries"`
+	// Throttled counts delivery tries the target throttled: they use no
+	// attempt, the message waits in the room instead.
+	Throttled int `json:"throttled,omitempty"`
 	// Cycles counts Attempt cycles in this execution.
 	Cycles int `json:"cycles"`
 	// Continuation counts how many times the redrive continued as a new
@@ -53,10 +60,15 @@ type Document struct {
 	Next Next `json:"next"`
 	// WaitSeconds is how long to wait when Next is NextWait.
 	WaitSeconds int `json:"waitSeconds"`
-	// Decision is the breaker's verdict: "PROCEED", "CANARY" or "WAIT".
+	// RoomTimeoutSeconds bounds a wait in the room when Next is NextRoom
+	// (the WaitingRoom state's TimeoutSecondsPath): a lost release never
+	// strands the message.
+	RoomTimeoutSeconds int `json:"roomTimeoutSeconds,omitempty"`
+	// Decision is the breaker's verdict: "PROCEED", "CANARY", "WAIT" or
+	// "QUEUE".
 	Decision string `json:"decision"`
 	// Outcome is the delivery's outcome: "SUCCESS", "TRANSIENT",
-	// "POISON", or "" when nothing was delivered.
+	// "POISON", "THROTTLED", or "" when nothing was delivered.
 	Outcome string `json:"outcome"`
 	// BreakerState is the breaker's state after the Attempt.
 	BreakerState string `json:"breakerState"`
@@ -66,6 +78,10 @@ type Document struct {
 	// Failure is set by the state machine's Catch (ResultPath $.failure)
 	// when a task failed for good, for the Park task to report.
 	Failure *TaskFailure `json:"failure,omitempty"`
+	// RoomExit is set by the WaitingRoom state's Catch (ResultPath
+	// $.roomExit) when the message left the room without a release (its
+	// timeout, or the room's task failing); the next Attempt clears it.
+	RoomExit *TaskFailure `json:"roomExit,omitempty"`
 }
 
 // TaskFailure is a Step Functions error as a Catch records it.

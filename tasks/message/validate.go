@@ -30,9 +30,9 @@ func (e *FieldError) Unwrap() error { return ErrInvalidDocument }
 // The values a Document's breaker fields may hold, "" included where a
 // field may be unset.
 var (
-	nexts     = []Next{"", NextDone, NextWait, NextPark, NextContinue}
-	decisions = []string{"", breaker.Proceed.String(), breaker.Canary.String(), breaker.Wait.String()}
-	outcomes  = []string{"", breaker.Success.String(), breaker.Transient.String(), breaker.Poison.String()}
+	nexts     = []Next{"", NextDone, NextWait, NextRoom, NextPark, NextContinue}
+	decisions = []string{"", breaker.Proceed.String(), breaker.Canary.String(), breaker.Wait.String(), breaker.Queue.String()}
+	outcomes  = []string{"", breaker.Success.String(), breaker.Transient.String(), breaker.Poison.String(), breaker.Throttled.String()}
 )
 
 // Validate reports every missing or malformed field, joined into one error
@@ -50,6 +50,8 @@ func (d Document) Validate() error {
 	check(d.BreakerKey == "", "breakerKey", "missing")
 	check(d.ReceivedAt.IsZero(), "receivedAt", "missing")
 	check(d.Tries < 0, "tries", "%d, want at least 0", d.Tries)
+	check(d.Throttled < 0, "throttled", "%d, want at least 0", d.Throttled)
+	check(d.RoomTimeoutSeconds < 0, "roomTimeoutSeconds", "%d, want at least 0", d.RoomTimeoutSeconds)
 	check(d.Cycles < 0, "cycles", "%d, want at least 0", d.Cycles)
 	check(d.Continuation < 0, "continuation", "%d, want at least 0", d.Continuation)
 	check(len(d.History) > MaxHistory, "history", "%d failures, want at most %d", len(d.History), MaxHistory)

@@ -4,23 +4,30 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
+// throttleCodes are the AWS error codes of a call the service turned away
+// for load: Lambda's (the consumer's concurrency or the account's) and
+// SQS's (and KMS's behind an encrypted queue).
+var throttleCodes = []string{"TooManyRequestsException", "ThrottlingException", "RequestThrottled", "KmsThrottled"}
+
 // apiFailure is the Result of a failed AWS call: Poison when the error's
 // code is one of poisonCodes (the service refused this message and always
-// will), Transient otherwise (throttling, 5xx, network, timeouts, access or
-// configuration problems: none is the message's fault). The error code is
-// the ErrorType.
+// will), Throttled for throttleCodes, Transient otherwise (5xx, network,
+// timeouts, access or configuration problems: none is the message's
+// fault). The error code is the ErrorType.
 func apiFailure(err error, poisonCodes ...string) Result {
 	code := errorCode(err)
-	for _, c := range poisonCodes {
-		if c == code {
-			return poison(code, err.Error())
-		}
+	switch {
+	case slices.Contains(poisonCodes, code):
+		return poison(code, err.Error())
+	case slices.Contains(throttleCodes, code):
+		return throttled(code, err.Error())
 	}
 	return transient(code, err.Error())
 }

@@ -27,6 +27,9 @@ const (
 	EnvQueueURL         = "TARGET_QUEUE_URL"
 	EnvSourceARN        = "TARGET_SOURCE_ARN"
 	EnvPoisonErrorTypes = "POISON_ERROR_TYPES"
+	// EnvThrottleErrorTypes lists consumer error types that mean "too much
+	// load", e.g. a downstream's 429 surfaced by the consumer.
+	EnvThrottleErrorTypes = "THROTTLE_ERROR_TYPES"
 )
 
 // Lambda's FunctionName pattern (a name, a partial or a full ARN, with an
@@ -58,6 +61,13 @@ type Config struct {
 	// types that mean the message is bad (see Classifier). Empty: every
 	// failure is transient.
 	PoisonErrorTypes []string
+	// ThrottleErrorTypes is THROTTLE_ERROR_TYPES, a comma list of the
+	// consumer error types that mean the target is overloaded: the message
+	// returns to the waiting room without using an attempt and the release
+	// slows down; the breaker never counts them. Lambda's own
+	// TooManyRequestsException and SQS's throttling codes are always
+	// throttling.
+	ThrottleErrorTypes []string
 }
 
 // FromEnv reads a Config and records every bad variable in env, so a cold
@@ -68,7 +78,8 @@ func FromEnv(env *config.Env) Config {
 		Function:         env.Value(EnvFunction),
 		QueueURL:         env.Value(EnvQueueURL),
 		SourceARN:        env.Value(EnvSourceARN),
-		PoisonErrorTypes: env.List(EnvPoisonErrorTypes, nil),
+		PoisonErrorTypes:   env.List(EnvPoisonErrorTypes, nil),
+		ThrottleErrorTypes: env.List(EnvThrottleErrorTypes, nil),
 	}
 	env.FailAll(c.problems())
 	return c
@@ -106,6 +117,11 @@ func (c Config) problems() []*config.VarError {
 	for _, t := range c.PoisonErrorTypes {
 		if p := poisonTypeProblem(t); p != "" {
 			fail(EnvPoisonErrorTypes, strings.Join(c.PoisonErrorTypes, ","), fmt.Sprintf("%q: %s", t, p))
+		}
+	}
+	for _, t := range c.ThrottleErrorTypes {
+		if p := throttleTypeProblem(t, c.PoisonErrorTypes); p != "" {
+			fail(EnvThrottleErrorTypes, strings.Join(c.ThrottleErrorTypes, ","), fmt.Sprintf("%q: %s", t, p))
 		}
 	}
 	return out

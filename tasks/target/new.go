@@ -19,7 +19,7 @@ func New(cfg Config, clients Clients) (Target, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("target: %w", err)
 	}
-	classifier, err := NewClassifier(cfg.PoisonErrorTypes)
+	classifier, err := NewClassifier(cfg.PoisonErrorTypes, cfg.ThrottleErrorTypes)
 	if err != nil {
 		return nil, err
 	}

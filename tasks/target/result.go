@@ -5,7 +5,7 @@ import "github.com/redrive/redrive/breaker"
 // Result is the outcome of one delivery, as recorded by the breaker and in
 // the message's lineage.
 type Result struct {
-	// Outcome is Success, Transient or Poison.
+	// Outcome is Success, Transient, Poison or Throttled.
 	Outcome breaker.Outcome
 	// ErrorType names the failure: the function's errorType, an AWS error
 	// code, or one of this package's own (e.g. "BatchItemFailure"); empty
@@ -28,4 +28,9 @@ func transient(errorType, msg string) Result {
 // poison is a failure that says the message can never be delivered.
 func poison(errorType, msg string) Result {
 	return Result{Outcome: breaker.Poison, ErrorType: errorType, Message: msg}
+}
+
+// throttled is a failure that says the target is overloaded, not unhealthy.
+func throttled(errorType, msg string) Result {
+	return Result{Outcome: breaker.Throttled, ErrorType: errorType, Message: msg}
 }

@@ -38,6 +38,12 @@ const (
 	Canaries Name = "Canaries"
 	// Waits counts attempts told to wait by the breaker or the backoff.
 	Waits Name = "Waits"
+	// Queued counts messages sent to the waiting room.
+	Queued Name = "Queued"
+	// Throttled counts deliveries the target throttled.
+	Throttled Name = "Throttled"
+	// Released counts messages the releaser resumed from the room.
+	Released Name = "Released"
 	// Duplicates counts DLQ messages whose execution already existed.
 	Duplicates Name = "Duplicates"
 	// StartThrottled counts StartExecution calls refused for throttling.

@@ -1,10 +1,13 @@
 // Command admin is the Lambda function behind the admin state machine: it
 // applies an operator's command (status, reset, open, close, release) to a
-// breaker row. Settings: TABLE_NAME.
+// breaker row, and starts the waiting room's releaser after a command that
+// lets messages through. Settings: TABLE_NAME; RELEASE_STATE_MACHINE_ARN,
+// ROOM_TIMEOUT, RELEASE_* (assemble.RoomFromEnv).
 package main
 
 import (
 	"context"
+	"errors"
 	"log"
 	"os"
 
@@ -16,14 +19,15 @@ import (
 
 func main() {
 	cfg, err := admin.ConfigFromEnv(os.Getenv)
-	if err != nil {
+	rc, _, roomErr := assemble.RoomFromEnv(os.Getenv)
+	if err := errors.Join(err, roomErr); err != nil {
 		log.Fatalf("admin: %v", err)
 	}
 	b, err := assemble.FromAWS(context.Background())
 	if err != nil {
 		log.Fatalf("admin: %v", err)
 	}
-	h, err := b.Admin(cfg)
+	h, err := b.Admin(cfg, rc)
 	if err != nil {
 		log.Fatalf("admin: %v", err)
 	}

@@ -1,0 +1,161 @@
+package assemble
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/breaker/dynamostore"
+	"github.com/redrive/redrive/tasks/admin"
+	"github.com/redrive/redrive/tasks/attempt"
+	"github.com/redrive/redrive/tasks/config"
+	"github.com/redrive/redrive/tasks/delivery"
+	"github.com/redrive/redrive/tasks/pace"
+	"github.com/redrive/redrive/tasks/release"
+	"github.com/redrive/redrive/tasks/room"
+	"github.com/redrive/redrive/tasks/starter"
+	"github.com/redrive/redrive/tasks/waitroom"
+)
+
+// The environment variables of the waiting room and its release.
+const (
+	EnvReleaseStateMachineARN = "RELEASE_STATE_MACHINE_ARN"
+	EnvRoomTimeout            = "ROOM_TIMEOUT"
+	EnvReleaseStartRate       = "RELEASE_START_RATE"
+	EnvReleaseMaxRate         = "RELEASE_MAX_RATE"
+	EnvReleaseBackoff         = "RELEASE_BACKOFF"
+	EnvReleaseTick            = "RELEASE_TICK"
+	EnvReleaseLease           = "RELEASE_LEASE"
+)
+
+// DynamoDB is the part of the DynamoDB client the handlers call;
+// *dynamodb.Client satisfies it.
+type DynamoDB interface {
+	delivery.API
+	room.API
+	dynamostore.API
+}
+
+// StepFunctions is the part of the Step Functions client the handlers
+// call; *sfn.Client satisfies it.
+type StepFunctions interface {
+	starter.StartExecutionAPI
+	room.TaskAPI
+}
+
+// RoomConfig is the waiting room's settings, shared by the functions that
+// enter, release or scout it (attempt, waitroom, release, admin).
+type RoomConfig struct {
+	// Table is TABLE_NAME: the room lives beside the breaker rows.
+	Table string
+	// ReleaseStateMachineARN is RELEASE_STATE_MACHINE_ARN, the releaser's
+	// state machine. Required.
+	ReleaseStateMachineARN string
+	// Timeout is ROOM_TIMEOUT: how long a message waits in the room before
+	// it attempts again on its own. Default attempt.DefaultRoomTimeout.
+	Timeout time.Duration
+	// Pace is the release pace: RELEASE_START_RATE, RELEASE_MAX_RATE (the
+	// SendTaskSuccess budget per breaker key), RELEASE_BACKOFF,
+	// RELEASE_TICK, RELEASE_LEASE; zero fields mean pace's defaults.
+	Pace pace.Policy
+}
+
+// RoomConfigFromEnv reads a RoomConfig on table (the function's
+// TABLE_NAME, read by the caller) through env.
+func RoomConfigFromEnv(env *config.Env, table string) RoomConfig {
+	c := RoomConfig{
+		Table:                  table,
+		ReleaseStateMachineARN: env.Required(EnvReleaseStateMachineARN),
+		Timeout:                env.PositiveDuration(EnvRoomTimeout, attempt.DefaultRoomTimeout),
+		Pace: pace.Policy{
+			Start:   env.Float(EnvReleaseStartRate, 0),
+			Max:     env.Float(EnvReleaseMaxRate, 0),
+			Backoff: env.Float(EnvReleaseBackoff, 0),
+			Tick:    env.Duration(EnvReleaseTick, 0),
+			Lease:   env.Duration(EnvReleaseLease, 0),
+		},
+	}
+	if err := c.Pace.Validate(); err != nil {
+		env.Fail(paceVariable(err), err.Error())
+	}
+	return c
+}
+
+// paceVariable names the variable behind a pace.PolicyError.
+func paceVariable(err error) string {
+	pe, ok := errors.AsType[*pace.PolicyError](err)
+	if !ok {
+		return "RELEASE_*"
+	}
+	return map[string]string{"Start": EnvReleaseStartRate, "Max": EnvReleaseMaxRate, "Backoff": EnvReleaseBackoff,
+		"Tick": EnvReleaseTick, "Lease": EnvReleaseLease}[pe.Field]
+}
+
+// Validate reports every problem with c.
+func (c RoomConfig) Validate() error {
+	var errs []error
+	if c.ReleaseStateMachineARN == "" {
+		errs = append(errs, &config.VarError{Name: EnvReleaseStateMachineARN, Problem: "required but not set"})
+	}
+	if err := c.Pace.Validate(); err != nil {
+		errs = append(errs, &config.VarError{Name: paceVariable(err), Problem: err.Error()})
+	}
+	return errors.Join(append(errs, tableProblem(c.Table))...)
+}
+
+// ttl is how long room items live: twice the room's timeout, after which
+// their tokens are worthless.
+func (c RoomConfig) ttl() time.Duration {
+	return 2 * max(c.Timeout, attempt.DefaultRoomTimeout)
+}
+
+// room builds the room, the pace store and the releaser's launcher on cfg.
+func (b *Builder) room(cfg RoomConfig) (*room.Room, *release.Launcher) {
+	c := b.deps.Clients
+	l := &release.Launcher{Pace: pace.NewStore(c.DynamoDB, cfg.Table), Policy: cfg.Pace, SFN: c.SFN,
+		StateMachineARN: cfg.ReleaseStateMachineARN, Now: b.deps.Now}
+	return room.New(c.DynamoDB, cfg.Table, cfg.ttl()), l
+}
+
+// WaitingRoom builds the waiting room's entry handler. It needs
+// Clients.DynamoDB and Clients.SFN.
+func (b *Builder) WaitingRoom(cfg RoomConfig, p breaker.Policy) (*waitroom.Handler, error) {
+	c := b.deps.Clients
+	if err := errors.Join(cfg.Validate(), needs("waitroom", need{"DynamoDB", c.DynamoDB != nil}, need{"SFN", c.SFN != nil})); err != nil {
+		return nil, fmt.Errorf("assemble: waitroom: %w", err)
+	}
+	br, err := b.breaker("waitroom", dynamostore.New(c.DynamoDB, cfg.Table), p, seedRoomBreaker)
+	if err != nil {
+		return nil, err
+	}
+	rm, l := b.room(cfg)
+	return &waitroom.Handler{Room: rm, Breaker: br, Launcher: l, Logger: b.deps.Logger, Now: b.deps.Now}, nil
+}
+
+// Release builds the releaser's tick handler. It needs Clients.DynamoDB
+// and Clients.SFN; sleep waits on the clock (time-based in AWS, the
+// executor's virtual time locally).
+func (b *Builder) Release(cfg RoomConfig, p breaker.Policy) (*release.Handler, error) {
+	c := b.deps.Clients
+	if err := errors.Join(cfg.Validate(), needs("release", need{"DynamoDB", c.DynamoDB != nil}, need{"SFN", c.SFN != nil})); err != nil {
+		return nil, fmt.Errorf("assemble: release: %w", err)
+	}
+	br, err := b.breaker("release", dynamostore.New(c.DynamoDB, cfg.Table), p, seedReleaseBreaker)
+	if err != nil {
+		return nil, err
+	}
+	rm, l := b.room(cfg)
+	return &release.Handler{Breaker: br, Room: rm, Tasks: c.SFN, Launcher: l, Logger: b.deps.Logger,
+		Now: b.deps.Now, Sleep: b.deps.Sleep}, nil
+}
+
+// RoomFromEnv reads the settings of a function that works the waiting room
+// (waitroom, release, admin) through getenv: TABLE_NAME, the room's
+// variables and the BREAKER_* policy. The error names every bad variable.
+func RoomFromEnv(getenv func(string) string) (RoomConfig, breaker.Policy, error) {
+	env := config.From(getenv)
+	c := RoomConfigFromEnv(env, env.Required(admin.EnvTable))
+	p := config.Policy(env)
+	return c, p, env.Err()
+}

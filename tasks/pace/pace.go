@@ -1,0 +1,132 @@
+package pace
+
+import (
+	"math"
+	"time"
+)
+
+// Policy tunes how fast the waiting room is released. The zero value of
+// every field means its documented default.
+type Policy struct {
+	// Start is the release rate (messages per second) a releaser starts
+	// from. Default 10.
+	Start float64
+	// Max caps the release rate: the SendTaskSuccess budget of one
+	// releaser (the account's quota is 300-500 calls per second, shared by
+	// every breaker key). Default 300.
+	Max float64
+	// Backoff multiplies the rate after the target throttled. Default 0.8;
+	// in (0, 1).
+	Backoff float64
+	// Tick is how often a releaser adjusts the rate; each tick's releases
+	// are spread across it. Default 1s.
+	Tick time.Duration
+	// Lease is how long a releaser holds its breaker's pace row without
+	// renewing it; a releaser that died is replaced after it. Default 1m.
+	Lease time.Duration
+}
+
+// The documented defaults.
+const (
+	defaultStart   = 10
+	defaultMax     = 300
+	defaultBackoff = 0.8
+	defaultTick    = time.Second
+	defaultLease   = time.Minute
+)
+
+// WithDefaults returns p with every zero field set to its default.
+func (p Policy) WithDefaults() Policy {
+	if p.Start == 0 {
+		p.Start = defaultStart
+	}
+	if p.Max == 0 {
+		p.Max = defaultMax
+	}
+	if p.Backoff == 0 {
+		p.Backoff = defaultBackoff
+	}
+	if p.Tick == 0 {
+		p.Tick = defaultTick
+	}
+	if p.Lease == 0 {
+		p.Lease = defaultLease
+	}
+	return p
+}
+
+// Validate reports the invalid fields of p (after defaults).
+func (p Policy) Validate() error {
+	p = p.WithDefaults()
+	switch {
+	case !(p.Start > 0) || math.IsInf(p.Start, 0):
+		return &PolicyError{Field: "Start", Value: p.Start, Problem: "must be a positive rate"}
+	case !(p.Max >= p.Start) || math.IsInf(p.Max, 0):
+		return &PolicyError{Field: "Max", Value: p.Max, Problem: "must be at least Start"}
+	case !(p.Backoff > 0 && p.Backoff < 1):
+		return &PolicyError{Field: "Backoff", Value: p.Backoff, Problem: "must be in (0, 1)"}
+	case p.Tick < 10*time.Millisecond:
+		return &PolicyError{Field: "Tick", Value: p.Tick, Problem: "must be at least 10ms"}
+	case p.Lease < 3*p.Tick:
+		return &PolicyError{Field: "Lease", Value: p.Lease, Problem: "must be at least three ticks"}
+	}
+	return nil
+}
+
+// State is one breaker key's pace: the release rate its releaser found and
+// the releaser's lease. It is one item in the breaker table.
+type State struct {
+	// Key is the breaker key.
+	Key string
+	// Version is the optimistic-concurrency counter (0: no item yet).
+	Version int64
+	// Epoch numbers releasers: each new lease takes the next epoch, and a
+	// releaser whose epoch is no longer the row's stops.
+	Epoch int64
+	// ReleaserUntil is the current releaser's lease.
+	ReleaserUntil time.Time
+	// Rate is the release rate in messages per second; 0 before the first
+	// tick of an epoch.
+	Rate float64
+	// Threshold ends slow start: 0 while the rate doubles per full tick,
+	// else the rate after the last throttle, from which it grows additively.
+	Threshold float64
+	// SeenThrottles is the breaker's throttle count at the last tick.
+	SeenThrottles int64
+	// Full says the last tick released all its quota, so the rate was used
+	// and may grow.
+	Full bool
+	// Carry is the fraction of a message the last tick's quota left over.
+	Carry float64
+}
+
+// Step is one tick of the rate controller: throttles is the breaker's
+// lifetime throttle count (breaker.Totals.Throttles). It returns the state
+// after the tick and how many messages the tick releases.
+//
+// The first tick of an epoch releases Start per second. After a tick whose
+// quota was used in full, the rate doubles (slow start) until the first
+// throttle, then grows by 2% (at least one message per second) per tick;
+// a tick that finds new throttles multiplies it by Backoff instead.
+// Growth is clocked by the releases that were used, so a room that ran
+// short does not inflate the rate.
+func (p Policy) Step(s State, throttles int64) (State, int) {
+	p = p.WithDefaults()
+	switch {
+	case s.Rate == 0:
+		s.Rate, s.Threshold, s.Carry, s.Full = p.Start, 0, 0, false
+	case throttles > s.SeenThrottles:
+		s.Rate = max(1, s.Rate*p.Backoff)
+		s.Threshold = s.Rate
+	case s.Full && s.Threshold == 0:
+		s.Rate *= 2
+	case s.Full:
+		s.Rate += max(1, s.Rate*0.02)
+	}
+	s.Rate = min(s.Rate, p.Max)
+	s.SeenThrottles = throttles
+	quota := s.Rate*p.Tick.Seconds() + s.Carry
+	n := int(quota)
+	s.Carry = quota - float64(n)
+	return s, n
+}

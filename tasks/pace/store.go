@@ -1,0 +1,147 @@
+package pace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// ErrConflict reports a Save that lost to another writer of the pace row.
+var ErrConflict = errors.New("pace: conflicting write")
+
+// API is the part of the DynamoDB client the store calls; *dynamodb.Client
+// satisfies it.
+type API interface {
+	GetItem(ctx context.Context, params *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	PutItem(ctx context.Context, params *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+}
+
+// Store keeps pace rows (pk "pace#<key>") in the breaker table.
+type Store struct {
+	api   API
+	table string
+}
+
+// NewStore returns a Store on table through api.
+func NewStore(api API, table string) *Store { return &Store{api: api, table: table} }
+
+// item is a pace row as stored.
+type item struct {
+	PK            string    `dynamodbav:"pk"`
+	Version       int64     `dynamodbav:"version"`
+	Epoch         int64     `dynamodbav:"epoch"`
+	ReleaserUntil time.Time `dynamodbav:"releaser_until"`
+	Rate          float64   `dynamodbav:"rate"`
+	Threshold     float64   `dynamodbav:"threshold"`
+	SeenThrottles int64     `dynamodbav:"seen_throttles"`
+	Full          bool      `dynamodbav:"full"`
+	Carry         float64   `dynamodbav:"carry"`
+}
+
+func rowKey(key string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "pace#" + key}}
+}
+
+// Load reads key's pace row (strongly consistent); a missing row is the
+// zero State of key.
+func (s *Store) Load(ctx context.Context, key string) (State, error) {
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: rowKey(key), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return State{}, fmt.Errorf("pace %q: load: %w", key, err)
+	}
+	if out.Item == nil {
+		return State{Key: key}, nil
+	}
+	var it item
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return State{}, fmt.Errorf("pace %q: malformed row: %w", key, err)
+	}
+	return State{Key: key, Version: it.Version, Epoch: it.Epoch, ReleaserUntil: it.ReleaserUntil, Rate: it.Rate,
+		Threshold: it.Threshold, SeenThrottles: it.SeenThrottles, Full: it.Full, Carry: it.Carry}, nil
+}
+
+// Save writes st as the next version of its row, on the condition that the
+// stored version is still st.Version; it returns the saved state.
+func (s *Store) Save(ctx context.Context, st State) (State, error) {
+	next := st
+	next.Version++
+	av, err := attributevalue.MarshalMap(item{PK: "pace#" + st.Key, Version: next.Version, Epoch: next.Epoch,
+		ReleaserUntil: next.ReleaserUntil.UTC(), Rate: next.Rate, Threshold: next.Threshold,
+		SeenThrottles: next.SeenThrottles, Full: next.Full, Carry: next.Carry})
+	if err != nil {
+		return State{}, fmt.Errorf("pace %q: encode: %w", st.Key, err)
+	}
+	cond := "attribute_not_exists(pk)"
+	values := map[string]types.AttributeValue(nil)
+	if st.Version > 0 {
+		cond = "version = :v"
+		values = map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: fmt.Sprint(st.Version)}}
+	}
+	_, err = s.api.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(s.table), Item: av,
+		ConditionExpression: aws.String(cond), ExpressionAttributeValues: values,
+	})
+	if _, lost := errors.AsType[*types.ConditionalCheckFailedException](err); lost {
+		return State{}, fmt.Errorf("pace %q version %d: %w", st.Key, next.Version, ErrConflict)
+	}
+	if err != nil {
+		return State{}, fmt.Errorf("pace %q: save version %d: %w", st.Key, next.Version, err)
+	}
+	return next, nil
+}
+
+// Acquire takes the releaser lease of key at now when nobody holds it, for
+// a new epoch that starts from a fresh rate. It reports false when a live
+// releaser holds it (or another caller took it first).
+func (s *Store) Acquire(ctx context.Context, key string, p Policy, now time.Time) (State, bool, error) {
+	st, err := s.Load(ctx, key)
+	if err != nil {
+		return State{}, false, err
+	}
+	if st.ReleaserUntil.After(now) {
+		return st, false, nil
+	}
+	st.Epoch++
+	st.ReleaserUntil = now.Add(p.WithDefaults().Lease)
+	st.Rate, st.Threshold, st.Full, st.Carry = 0, 0, false, 0
+	saved, err := s.Save(ctx, st)
+	if errors.Is(err, ErrConflict) {
+		return st, false, nil
+	}
+	if err != nil {
+		return State{}, false, err
+	}
+	return saved, true, nil
+}
+
+// Update applies fn to key's row on behalf of the releaser of epoch and
+// saves it, reloading on a conflict. It reports false, saving nothing,
+// when the row's epoch is no longer epoch (a newer releaser took over).
+func (s *Store) Update(ctx context.Context, key string, epoch int64, fn func(State) State) (State, bool, error) {
+	for range 5 {
+		st, err := s.Load(ctx, key)
+		if err != nil {
+			return State{}, false, err
+		}
+		if st.Epoch != epoch {
+			return st, false, nil
+		}
+		saved, err := s.Save(ctx, fn(st))
+		if errors.Is(err, ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return State{}, false, err
+		}
+		return saved, true, nil
+	}
+	return State{}, false, fmt.Errorf("pace %q: update: %w five times", key, ErrConflict)
+}

@@ -1,0 +1,111 @@
+package room
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
+)
+
+// TaskAPI is the part of the Step Functions client a release calls;
+// *sfn.Client satisfies it.
+type TaskAPI interface {
+	SendTaskSuccess(ctx context.Context, params *sfn.SendTaskSuccessInput, optFns ...func(*sfn.Options)) (*sfn.SendTaskSuccessOutput, error)
+}
+
+// ReleasedOutput is the output a released execution's waiting state gets.
+const ReleasedOutput = `{"released":true}`
+
+// Outcome is what releasing one entry did.
+type Outcome int
+
+// The outcomes of a release.
+const (
+	// Resumed: the entry was taken and its execution resumed.
+	Resumed Outcome = iota + 1
+	// Gone: the entry was taken but its execution no longer waits on the
+	// token (timed out, stopped, or an old token); it is dropped.
+	Gone
+	// Lost: another releaser took the entry first.
+	Lost
+)
+
+// Counts adds up what a batch of releases did.
+type Counts struct {
+	// Resumed, Gone and Lost count entries by Outcome.
+	Resumed, Gone, Lost int
+}
+
+// Release takes e out of the room and resumes its execution with
+// SendTaskSuccess. A token the execution no longer waits on is dropped
+// (TaskTimedOut, TaskDoesNotExist, InvalidToken: the state's own timeout
+// brings such a message back). Any other failure of SendTaskSuccess puts
+// the entry back and returns the error, so nothing is lost.
+func (r *Room) Release(ctx context.Context, tasks TaskAPI, e Entry) (Outcome, error) {
+	taken, err := r.Take(ctx, e)
+	if err != nil {
+		return 0, err
+	}
+	if !taken {
+		return Lost, nil
+	}
+	_, err = tasks.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(e.Token), Output: aws.String(ReleasedOutput)})
+	if err == nil {
+		return Resumed, nil
+	}
+	if gone(err) {
+		return Gone, nil
+	}
+	if back := r.Enter(context.WithoutCancel(ctx), e); back != nil {
+		return 0, fmt.Errorf("room %q: release %s: %w (and putting it back failed: %w; its waiting state's timeout brings it back)", e.Key, e.MessageID, err, back)
+	}
+	return 0, fmt.Errorf("room %q: release %s (put back): %w", e.Key, e.MessageID, err)
+}
+
+// ReleaseOldest releases up to n of key's oldest entries, calling pause
+// before each release but the first (to spread them over time; nil means
+// no pause). It stops at the first error, returning what it did so far.
+func (r *Room) ReleaseOldest(ctx context.Context, tasks TaskAPI, key string, n int, pause func(context.Context)) (Counts, error) {
+	var c Counts
+	entries, err := r.Oldest(ctx, key, n)
+	if err != nil {
+		return c, err
+	}
+	for i, e := range entries {
+		if i > 0 && pause != nil {
+			pause(ctx)
+		}
+		o, err := r.Release(ctx, tasks, e)
+		if err != nil {
+			return c, err
+		}
+		switch o {
+		case Resumed:
+			c.Resumed++
+		case Gone:
+			c.Gone++
+		case Lost:
+			c.Lost++
+		}
+	}
+	return c, nil
+}
+
+// gone reports a SendTaskSuccess error that means the execution no longer
+// waits on the token.
+func gone(err error) bool {
+	_, timedOut := errors.AsType[*sfntypes.TaskTimedOut](err)
+	_, missing := errors.AsType[*sfntypes.TaskDoesNotExist](err)
+	_, invalid := errors.AsType[*sfntypes.InvalidToken](err)
+	return timedOut || missing || invalid
+}
+
+// Spread returns a pause that spaces n releases evenly over d with sleep.
+func Spread(d time.Duration, n int, sleep func(context.Context, time.Duration)) func(context.Context) {
+	step := d / time.Duration(max(n, 1))
+	return func(ctx context.Context) { sleep(ctx, step) }
+}

@@ -1,0 +1,212 @@
+package room
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/redrive/redrive/breaker/dynamostore"
+)
+
+// Attribute and index names of a room item. The table's partition key is
+// pk; the sparse index (dynamostore.RoomIndex: partition key room, sort
+// key seq) holds only room items, so a Query on it lists a breaker's
+// waiting messages oldest first.
+const (
+	IndexName = dynamostore.RoomIndex
+	AttrRoom  = dynamostore.RoomAttr
+	AttrSeq   = dynamostore.RoomSeqAttr
+
+	attrPK        = "pk"
+	attrToken     = "token"
+	attrEntered   = "entered_at"
+	attrExpiresAt = "expires_at"
+	attrMessage   = "message_id"
+)
+
+// seqTime formats the entry time so that sequence strings sort by time.
+const seqTime = "2006-01-02T15:04:05.000000000Z"
+
+// API is the part of the DynamoDB client the room calls; *dynamodb.Client
+// satisfies it.
+type API interface {
+	PutItem(ctx context.Context, params *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	DeleteItem(ctx context.Context, params *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+	Query(ctx context.Context, params *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+}
+
+// Entry is one message waiting in the room: the task token its execution
+// waits on, under its breaker key.
+type Entry struct {
+	// Key is the breaker key the message waits behind.
+	Key string
+	// MessageID names the waiting message (origin id and attempt): one
+	// entry per message, so a retried entry replaces the one before.
+	MessageID string
+	// Token is the task token that resumes the execution.
+	Token string
+	// EnteredAt orders the room: oldest first.
+	EnteredAt time.Time
+}
+
+// Room keeps waiting messages' task tokens in the breaker table. It is safe
+// for concurrent use.
+type Room struct {
+	api   API
+	table string
+	ttl   time.Duration
+}
+
+// New returns a Room on table through api. Items expire (DynamoDB TTL on
+// expires_at) ttl after they entered: set it above the waiting state's
+// timeout, after which the token is worthless anyway.
+func New(api API, table string, ttl time.Duration) *Room {
+	return &Room{api: api, table: table, ttl: ttl}
+}
+
+// Enter stores e, replacing an earlier entry of the same message.
+func (r *Room) Enter(ctx context.Context, e Entry) error {
+	switch {
+	case e.Key == "":
+		return errors.New("room: enter: empty breaker key")
+	case e.MessageID == "":
+		return errors.New("room: enter: empty message id")
+	case e.Token == "":
+		return errors.New("room: enter: empty task token")
+	}
+	at := e.EnteredAt.UTC()
+	_, err := r.api.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(r.table),
+		Item: map[string]types.AttributeValue{
+			attrPK:        str(pk(e.Key, e.MessageID)),
+			AttrRoom:      str(e.Key),
+			AttrSeq:       str(at.Format(seqTime) + "#" + e.MessageID),
+			attrToken:     str(e.Token),
+			attrMessage:   str(e.MessageID),
+			attrEntered:   str(at.Format(time.RFC3339Nano)),
+			attrExpiresAt: &types.AttributeValueMemberN{Value: strconv.FormatInt(at.Add(r.ttl).Unix(), 10)},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("room %q: enter %s: %w", e.Key, e.MessageID, err)
+	}
+	return nil
+}
+
+// Oldest returns up to n of key's entries, oldest first. The index is
+// eventually consistent: an entry made a moment ago may be missing, and
+// one taken a moment ago may still be listed (Take tells).
+func (r *Room) Oldest(ctx context.Context, key string, n int) ([]Entry, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	var entries []Entry
+	var start map[string]types.AttributeValue
+	for len(entries) < n {
+		out, err := r.api.Query(ctx, &dynamodb.QueryInput{
+			TableName:                 aws.String(r.table),
+			IndexName:                 aws.String(IndexName),
+			KeyConditionExpression:    aws.String("#room = :key"),
+			ExpressionAttributeNames:  map[string]string{"#room": AttrRoom},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":key": str(key)},
+			Limit:                     aws.Int32(int32(min(n-len(entries), 1000))),
+			ExclusiveStartKey:         start,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("room %q: list the oldest %d: %w", key, n, err)
+		}
+		for _, item := range out.Items {
+			e, err := decode(key, item)
+			if err != nil {
+				return nil, err
+			}
+			entries = append(entries, e)
+		}
+		if start = out.LastEvaluatedKey; start == nil {
+			break
+		}
+	}
+	return entries, nil
+}
+
+// Take removes e from the room if it is still there with the same token,
+// and reports whether it did: of two releasers that listed the same entry,
+// exactly one takes it.
+func (r *Room) Take(ctx context.Context, e Entry) (bool, error) {
+	_, err := r.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:                 aws.String(r.table),
+		Key:                       map[string]types.AttributeValue{attrPK: str(pk(e.Key, e.MessageID))},
+		ConditionExpression:       aws.String("#token = :token"),
+		ExpressionAttributeNames:  map[string]string{"#token": attrToken},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":token": str(e.Token)},
+	})
+	if _, lost := errors.AsType[*types.ConditionalCheckFailedException](err); lost {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("room %q: take %s: %w", e.Key, e.MessageID, err)
+	}
+	return true, nil
+}
+
+// Depth counts key's entries (through the eventually consistent index).
+func (r *Room) Depth(ctx context.Context, key string) (int, error) {
+	total := 0
+	var start map[string]types.AttributeValue
+	for {
+		out, err := r.api.Query(ctx, &dynamodb.QueryInput{
+			TableName:                 aws.String(r.table),
+			IndexName:                 aws.String(IndexName),
+			KeyConditionExpression:    aws.String("#room = :key"),
+			ExpressionAttributeNames:  map[string]string{"#room": AttrRoom},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":key": str(key)},
+			Select:                    types.SelectCount,
+			ExclusiveStartKey:         start,
+		})
+		if err != nil {
+			return 0, fmt.Errorf("room %q: count: %w", key, err)
+		}
+		total += int(out.Count)
+		if start = out.LastEvaluatedKey; start == nil {
+			return total, nil
+		}
+	}
+}
+
+// pk is a room item's partition key.
+func pk(key, messageID string) string { return "room#" + key + "#" + messageID }
+
+func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+
+// decode reads a room item of key.
+func decode(key string, item map[string]types.AttributeValue) (Entry, error) {
+	get := func(name string) (string, error) {
+		s, ok := item[name].(*types.AttributeValueMemberS)
+		if !ok {
+			return "", fmt.Errorf("room %q: malformed item: attribute %q is missing or not a string", key, name)
+		}
+		return s.Value, nil
+	}
+	e := Entry{Key: key}
+	var err error
+	if e.MessageID, err = get(attrMessage); err != nil {
+		return Entry{}, err
+	}
+	if e.Token, err = get(attrToken); err != nil {
+		return Entry{}, err
+	}
+	entered, err := get(attrEntered)
+	if err != nil {
+		return Entry{}, err
+	}
+	if e.EnteredAt, err = time.Parse(time.RFC3339Nano, entered); err != nil {
+		return Entry{}, fmt.Errorf("room %q: malformed item %s: %s: %w", key, e.MessageID, attrEntered, err)
+	}
+	return e, nil
+}
