@@ -48,7 +48,8 @@ type Policy struct {
 
 	// ThrottlePause is how long admission pauses after the target
 	// throttled a call: callers wait in the room, so a burst does not run
-	// past the target's capacity while the releaser slows down. Default 1s.
+	// past the target's capacity while the releaser slows down. Default
+	// 500ms.
 	ThrottlePause time.Duration
 }
 
@@ -69,7 +70,7 @@ const (
 	defaultCanaryLease          = 2 * time.Minute
 	defaultSuccessesToClose     = 2
 	defaultPollInterval         = 5 * time.Second
-	defaultThrottlePause        = time.Second
+	defaultThrottlePause        = 500 * time.Millisecond
 )
 
 // WithDefaults returns p with every zero field set to its documented

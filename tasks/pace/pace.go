@@ -15,8 +15,9 @@ type Policy struct {
 	// releaser (the account's quota is 300-500 calls per second, shared by
 	// every breaker key). Default 300.
 	Max float64
-	// Backoff multiplies the rate after the target throttled. Default 0.8;
-	// in (0, 1).
+	// Backoff multiplies the rate after the target throttled, once slow
+	// start is over (the first throttle halves it, as TCP does). Default
+	// 0.9; in (0, 1).
 	Backoff float64
 	// Tick is how often a releaser adjusts the rate; each tick's releases
 	// are spread across it. Default 1s.
@@ -30,7 +31,7 @@ type Policy struct {
 const (
 	defaultStart   = 10
 	defaultMax     = 300
-	defaultBackoff = 0.8
+	defaultBackoff = 0.9
 	defaultTick    = time.Second
 	defaultLease   = time.Minute
 )
@@ -88,9 +89,8 @@ type State struct {
 	// Rate is the release rate in messages per second; 0 before the first
 	// tick of an epoch.
 	Rate float64
-	// Threshold ends slow start: 0 while the rate doubles per full tick,
-	// else the rate after the last throttle, from which it grows additively.
-	Threshold float64
+	// Ceiling is the rate at the last throttle; 0 during slow start.
+	Ceiling float64
 	// SeenThrottles is the breaker's throttle count at the last tick.
 	SeenThrottles int64
 	// Full says the last tick released all its quota, so the rate was used
@@ -106,22 +106,28 @@ type State struct {
 //
 // The first tick of an epoch releases Start per second. After a tick whose
 // quota was used in full, the rate doubles (slow start) until the first
-// throttle, then grows by 2% (at least one message per second) per tick;
-// a tick that finds new throttles multiplies it by Backoff instead.
+// throttle, which halves it; then it grows by 2% per tick (at least one
+// message per second) up to 95% of the rate at the last throttle, and by
+// 0.5% (at least a quarter) beyond, probing gently where the target gave
+// way before. A tick that finds new throttles multiplies it by Backoff
+// instead.
 // Growth is clocked by the releases that were used, so a room that ran
 // short does not inflate the rate.
 func (p Policy) Step(s State, throttles int64) (State, int) {
 	p = p.WithDefaults()
 	switch {
 	case s.Rate == 0:
-		s.Rate, s.Threshold, s.Carry, s.Full = p.Start, 0, 0, false
+		s.Rate, s.Ceiling, s.Carry, s.Full = p.Start, 0, 0, false
+	case throttles > s.SeenThrottles && s.Ceiling == 0:
+		s.Ceiling, s.Rate = s.Rate, max(1, s.Rate/2)
 	case throttles > s.SeenThrottles:
-		s.Rate = max(1, s.Rate*p.Backoff)
-		s.Threshold = s.Rate
-	case s.Full && s.Threshold == 0:
+		s.Ceiling, s.Rate = s.Rate, max(1, s.Rate*p.Backoff)
+	case s.Full && s.Ceiling == 0:
 		s.Rate *= 2
-	case s.Full:
+	case s.Full && s.Rate < 0.95*s.Ceiling:
 		s.Rate += max(1, s.Rate*0.02)
+	case s.Full:
+		s.Rate += max(0.25, s.Rate*0.005)
 	}
 	s.Rate = min(s.Rate, p.Max)
 	s.SeenThrottles = throttles

@@ -38,7 +38,7 @@ type item struct {
 	Epoch         int64     `dynamodbav:"epoch"`
 	ReleaserUntil time.Time `dynamodbav:"releaser_until"`
 	Rate          float64   `dynamodbav:"rate"`
-	Threshold     float64   `dynamodbav:"threshold"`
+	Ceiling       float64   `dynamodbav:"ceiling"`
 	SeenThrottles int64     `dynamodbav:"seen_throttles"`
 	Full          bool      `dynamodbav:"full"`
 	Carry         float64   `dynamodbav:"carry"`
@@ -65,7 +65,7 @@ func (s *Store) Load(ctx context.Context, key string) (State, error) {
 		return State{}, fmt.Errorf("pace %q: malformed row: %w", key, err)
 	}
 	return State{Key: key, Version: it.Version, Epoch: it.Epoch, ReleaserUntil: it.ReleaserUntil, Rate: it.Rate,
-		Threshold: it.Threshold, SeenThrottles: it.SeenThrottles, Full: it.Full, Carry: it.Carry}, nil
+		Ceiling: it.Ceiling, SeenThrottles: it.SeenThrottles, Full: it.Full, Carry: it.Carry}, nil
 }
 
 // Save writes st as the next version of its row, on the condition that the
@@ -74,7 +74,7 @@ func (s *Store) Save(ctx context.Context, st State) (State, error) {
 	next := st
 	next.Version++
 	av, err := attributevalue.MarshalMap(item{PK: "pace#" + st.Key, Version: next.Version, Epoch: next.Epoch,
-		ReleaserUntil: next.ReleaserUntil.UTC(), Rate: next.Rate, Threshold: next.Threshold,
+		ReleaserUntil: next.ReleaserUntil.UTC(), Rate: next.Rate, Ceiling: next.Ceiling,
 		SeenThrottles: next.SeenThrottles, Full: next.Full, Carry: next.Carry})
 	if err != nil {
 		return State{}, fmt.Errorf("pace %q: encode: %w", st.Key, err)
@@ -111,7 +111,7 @@ func (s *Store) Acquire(ctx context.Context, key string, p Policy, now time.Time
 	}
 	st.Epoch++
 	st.ReleaserUntil = now.Add(p.WithDefaults().Lease)
-	st.Rate, st.Threshold, st.Full, st.Carry = 0, 0, false, 0
+	st.Rate, st.Ceiling, st.Full, st.Carry = 0, 0, false, 0
 	saved, err := s.Save(ctx, st)
 	if errors.Is(err, ErrConflict) {
 		return st, false, nil

@@ -113,12 +113,13 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 	}
 
 	start := h.Now()
-	c, err := h.Room.ReleaseOldest(ctx, h.Tasks, key, quota, room.Spread(pol.Tick, quota, h.Sleep))
+	c, err := h.Room.ReleaseOldest(ctx, h.Tasks, key, quota, room.Spread(pol.Tick, quota, h.Sleep, h.unthrottled(key)))
 	out.Released, out.Dropped = c.Resumed, c.Gone
 	if err != nil {
 		return out, fmt.Errorf("release: %w", err)
 	}
 	full := c.Resumed+c.Gone+c.Lost >= quota
+	drained := c.Listed < quota
 	if _, _, err := h.Launcher.Pace.Update(ctx, key, in.Epoch, func(s pace.State) pace.State {
 		s.Full = full && row.State != breaker.HalfOpen
 		return s
@@ -127,7 +128,7 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 	}
 	h.Logger.InfoContext(ctx, "release tick", "breaker", key, "epoch", in.Epoch, "tick", out.Ticks,
 		"breakerState", out.State, "rate", out.Rate, "quota", quota, "released", c.Resumed, "dropped", c.Gone, "lost", c.Lost)
-	if quota > 0 && !full && row.State != breaker.HalfOpen {
+	if drained && row.State != breaker.HalfOpen {
 		return h.stop(ctx, out)
 	}
 	if rest := pol.Tick - h.Now().Sub(start); rest > 0 {
@@ -137,6 +138,31 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 		return h.handOver(ctx, out)
 	}
 	return out, nil
+}
+
+// throttleCheck is how often, at most, a tick looks at the breaker row for a
+// throttle while it releases: messages released after a throttle would
+// only be turned back to the room, so the tick stops early. Ten reads a
+// second per releaser, whatever the rate.
+const throttleCheck = 100 * time.Millisecond
+
+// unthrottled returns a check that reports false once the target throttled
+// (the breaker row's ThrottledUntil is ahead) or the breaker left CLOSED,
+// reading the row at most every throttleCheck.
+func (h *Handler) unthrottled(key string) func(context.Context) bool {
+	last := h.Now()
+	return func(ctx context.Context) bool {
+		now := h.Now()
+		if now.Sub(last) < throttleCheck {
+			return true
+		}
+		last = now
+		row, err := h.Breaker.Status(ctx, key)
+		if err != nil {
+			return true // the tick goes on; its next Status reports the error
+		}
+		return !now.Before(row.ThrottledUntil) && (row.State == breaker.Closed || row.State == breaker.ForcedClosed)
+	}
 }
 
 // stop ends this releaser. When the breaker is closed it looks at the

@@ -36,6 +36,9 @@ const (
 
 // Counts adds up what a batch of releases did.
 type Counts struct {
+	// Listed counts the entries the batch found in the room; fewer than
+	// asked for means the room ran short.
+	Listed int
 	// Resumed, Gone and Lost count entries by Outcome.
 	Resumed, Gone, Lost int
 }
@@ -68,16 +71,18 @@ func (r *Room) Release(ctx context.Context, tasks TaskAPI, e Entry) (Outcome, er
 
 // ReleaseOldest releases up to n of key's oldest entries, calling pause
 // before each release but the first (to spread them over time; nil means
-// no pause). It stops at the first error, returning what it did so far.
-func (r *Room) ReleaseOldest(ctx context.Context, tasks TaskAPI, key string, n int, pause func(context.Context)) (Counts, error) {
+// no pause); a pause that returns false stops the batch there. It stops at
+// the first error, returning what it did so far.
+func (r *Room) ReleaseOldest(ctx context.Context, tasks TaskAPI, key string, n int, pause func(context.Context) bool) (Counts, error) {
 	var c Counts
 	entries, err := r.Oldest(ctx, key, n)
 	if err != nil {
 		return c, err
 	}
+	c.Listed = len(entries)
 	for i, e := range entries {
-		if i > 0 && pause != nil {
-			pause(ctx)
+		if i > 0 && pause != nil && !pause(ctx) {
+			break
 		}
 		o, err := r.Release(ctx, tasks, e)
 		if err != nil {
@@ -104,8 +109,12 @@ func gone(err error) bool {
 	return timedOut || missing || invalid
 }
 
-// Spread returns a pause that spaces n releases evenly over d with sleep.
-func Spread(d time.Duration, n int, sleep func(context.Context, time.Duration)) func(context.Context) {
+// Spread returns a pause that spaces n releases evenly over d with sleep,
+// and asks proceed (when not nil) whether to go on.
+func Spread(d time.Duration, n int, sleep func(context.Context, time.Duration), proceed func(context.Context) bool) func(context.Context) bool {
 	step := d / time.Duration(max(n, 1))
-	return func(ctx context.Context) { sleep(ctx, step) }
+	return func(ctx context.Context) bool {
+		sleep(ctx, step)
+		return proceed == nil || proceed(ctx)
+	}
 }

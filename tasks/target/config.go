@@ -74,10 +74,10 @@ type Config struct {
 // start reports them together with the rest of the task's settings.
 func FromEnv(env *config.Env) Config {
 	c := Config{
-		Kind:             Kind(strings.ToLower(env.Value(EnvKind))),
-		Function:         env.Value(EnvFunction),
-		QueueURL:         env.Value(EnvQueueURL),
-		SourceARN:        env.Value(EnvSourceARN),
+		Kind:               Kind(strings.ToLower(env.Value(EnvKind))),
+		Function:           env.Value(EnvFunction),
+		QueueURL:           env.Value(EnvQueueURL),
+		SourceARN:          env.Value(EnvSourceARN),
 		PoisonErrorTypes:   env.List(EnvPoisonErrorTypes, nil),
 		ThrottleErrorTypes: env.List(EnvThrottleErrorTypes, nil),
 	}
