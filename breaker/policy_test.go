@@ -28,7 +28,7 @@ func TestPolicyWithDefaults(t *testing.T) {
 		CanaryLease:          2 * time.Minute,
 		SuccessesToClose:     2,
 		PollInterval:         5 * time.Second,
-		ThrottlePause:        time.Second,
+		ThrottlePause:        500 * time.Millisecond,
 	}, got)
 
 	t.Run("set and disabled fields are kept", func(t *testing.T) {
