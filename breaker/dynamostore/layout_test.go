@@ -89,6 +89,20 @@ func TestCreateTable(t *testing.T) {
 	require.Len(t, in.KeySchema, 1, "partition key only: delivery records share the table")
 	assert.Equal(t, "pk", aws.ToString(in.KeySchema[0].AttributeName))
 	assert.Equal(t, types.KeyTypeHash, in.KeySchema[0].KeyType)
-	require.Len(t, in.AttributeDefinitions, 1)
-	assert.Equal(t, types.ScalarAttributeTypeS, in.AttributeDefinitions[0].AttributeType)
+	attrs := map[string]types.ScalarAttributeType{}
+	for _, a := range in.AttributeDefinitions {
+		attrs[aws.ToString(a.AttributeName)] = a.AttributeType
+	}
+	assert.Equal(t, map[string]types.ScalarAttributeType{"pk": types.ScalarAttributeTypeS,
+		dynamostore.RoomAttr: types.ScalarAttributeTypeS, dynamostore.RoomSeqAttr: types.ScalarAttributeTypeS}, attrs,
+		"the key attributes of the table and of the room index, nothing else")
+
+	require.Len(t, in.GlobalSecondaryIndexes, 1, "the waiting room's sparse index")
+	room := in.GlobalSecondaryIndexes[0]
+	assert.Equal(t, dynamostore.RoomIndex, aws.ToString(room.IndexName))
+	assert.Equal(t, []types.KeySchemaElement{
+		{AttributeName: aws.String(dynamostore.RoomAttr), KeyType: types.KeyTypeHash},
+		{AttributeName: aws.String(dynamostore.RoomSeqAttr), KeyType: types.KeyTypeRange},
+	}, room.KeySchema)
+	assert.Equal(t, types.ProjectionTypeAll, room.Projection.ProjectionType)
 }
