@@ -85,6 +85,10 @@ func TestDecide(t *testing.T) {
 			verdict: breaker.Wait, wait: 10 * time.Second, state: breaker.Open, changed: true,
 		},
 		{
+			name: "a scout whose cooldown ends within a millisecond waits the 1ms floor", row: openRow(1, now.Add(time.Microsecond)),
+			verdict: breaker.Wait, wait: time.Millisecond, state: breaker.Open, changed: true,
+		},
+		{
 			name: "others queue while the scout is out", row: scoutedRow(now.Add(7*time.Second), now.Add(37*time.Second)),
 			verdict: breaker.Queue, state: breaker.Open,
 		},

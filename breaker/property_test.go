@@ -127,7 +127,9 @@ func (m *machine) admit(t *rapid.T) breaker.Decision {
 		if next.State != breaker.Open {
 			t.Fatalf("wait in %s", next.State)
 		}
-		if d.Wait != next.OpenUntil.Sub(m.now) || !next.ScoutUntil.After(next.OpenUntil) {
+		// Exactly until the cooldown ends, but never less than the 1ms
+		// floor of every Wait.
+		if d.Wait != max(next.OpenUntil.Sub(m.now), time.Millisecond) || !next.ScoutUntil.After(next.OpenUntil) {
 			t.Fatalf("the scout waits %v for a cooldown ending in %v, with a lease to %v",
 				d.Wait, next.OpenUntil.Sub(m.now), next.ScoutUntil)
 		}
