@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -49,6 +50,15 @@ func TestHammerCanariesMemStore(t *testing.T) {
 	}
 }
 
+func TestHammerScoutMemStore(t *testing.T) {
+	p := testPolicy
+	p.Jitter = 0.2
+	clock := breakertest.NewClock(t0)
+	b, err := breaker.New(yieldingStore{breaker.NewMemStore()}, p, breaker.WithClock(clock.Now), breaker.WithSeed(6))
+	require.NoError(t, err)
+	breakertest.HammerScout(t, b, clock, "scout", 64)
+}
+
 // lossyStore writes without the version condition, like a plain PutItem:
 // the last writer wins and concurrent updates are lost.
 type lossyStore struct{ yieldingStore }
@@ -80,18 +90,39 @@ func (r *recordingTB) Errorf(format string, args ...any) {
 
 func (r *recordingTB) FailNow() { runtime.Goexit() }
 
-func TestHammerCatchesLostUpdates(t *testing.T) {
-	b, err := breaker.New(lossyStore{yieldingStore{breaker.NewMemStore()}}, testPolicy, breaker.WithSeed(4))
-	require.NoError(t, err)
-	rec := &recordingTB{TB: t}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		breakertest.Hammer(rec, b, "lossy", breakertest.HammerConfig{Goroutines: 64, Calls: 20, Seed: 4})
-	}()
-	<-done
-	require.NotEmpty(t, rec.errors, "Hammer must fail on a store that loses updates")
-	assert.Contains(t, fmt.Sprint(rec.errors), "every written failure is counted")
+// TestHammersCatchLostUpdates: each hammer fails on a store that loses
+// updates.
+func TestHammersCatchLostUpdates(t *testing.T) {
+	cases := []struct {
+		name   string
+		hammer func(tb testing.TB, b *breaker.Breaker, clock *breakertest.Clock)
+		want   []string // one of these fails
+	}{
+		{"outcomes", func(tb testing.TB, b *breaker.Breaker, _ *breakertest.Clock) {
+			breakertest.Hammer(tb, b, "lossy", breakertest.HammerConfig{Goroutines: 64, Calls: 20, Seed: 4})
+		}, []string{"every written failure is counted"}},
+		{"scout", func(tb testing.TB, b *breaker.Breaker, clock *breakertest.Clock) {
+			breakertest.HammerScout(tb, b, clock, "lossy", 64)
+		}, []string{"one scout while the cooldown lasts", "one probe when the cooldown is over"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := breakertest.NewClock(t0)
+			b, err := breaker.New(lossyStore{yieldingStore{breaker.NewMemStore()}}, testPolicy, breaker.WithClock(clock.Now), breaker.WithSeed(4))
+			require.NoError(t, err)
+			rec := &recordingTB{TB: t}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				tc.hammer(rec, b, clock)
+			}()
+			<-done
+			require.NotEmpty(t, rec.errors, "the hammer must fail on a store that loses updates")
+			got := fmt.Sprint(rec.errors)
+			assert.True(t, slices.ContainsFunc(tc.want, func(w string) bool { return strings.Contains(got, w) }),
+				"failed for another reason: %s", got)
+		})
+	}
 }
 
 // historyStore is a yieldingStore that keeps every row it saved, so a

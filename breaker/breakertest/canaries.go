@@ -97,14 +97,31 @@ func maxCooldown(p breaker.Policy) time.Duration {
 }
 
 // admitAtOnce has goroutines admit key at the same time and returns the
-// canary tickets granted.
+// canary tickets granted; everyone else must queue.
 func admitAtOnce(tb testing.TB, b *breaker.Breaker, key string, goroutines int) []breaker.Ticket {
 	tb.Helper()
+	var tickets []breaker.Ticket
+	for _, d := range admitAll(tb, b, key, goroutines) {
+		switch d.Verdict {
+		case breaker.Canary:
+			tickets = append(tickets, d.Ticket)
+		case breaker.Queue:
+		default:
+			assert.Fail(tb, "a probing or half-open breaker admits only canaries", "got %s", d.Verdict)
+		}
+	}
+	return tickets
+}
+
+// admitAll has goroutines admit key at the same time and returns their
+// decisions, in no particular order.
+func admitAll(tb testing.TB, b *breaker.Breaker, key string, goroutines int) []breaker.Decision {
+	tb.Helper()
 	var (
-		mu      sync.Mutex
-		tickets []breaker.Ticket
-		wg      sync.WaitGroup
-		start   = make(chan struct{})
+		mu        sync.Mutex
+		decisions []breaker.Decision
+		wg        sync.WaitGroup
+		start     = make(chan struct{})
 	)
 	for range goroutines {
 		wg.Go(func() {
@@ -113,20 +130,14 @@ func admitAtOnce(tb testing.TB, b *breaker.Breaker, key string, goroutines int) 
 			if !assert.NoError(tb, err) {
 				return
 			}
-			switch d.Verdict {
-			case breaker.Canary:
-				mu.Lock()
-				tickets = append(tickets, d.Ticket)
-				mu.Unlock()
-			case breaker.Queue:
-			default:
-				assert.Fail(tb, "a probing or half-open breaker admits only canaries", "got %s", d.Verdict)
-			}
+			mu.Lock()
+			decisions = append(decisions, d)
+			mu.Unlock()
 		})
 	}
 	close(start)
 	wg.Wait()
-	return tickets
+	return decisions
 }
 
 // assertLeases checks that the row holds exactly the granted leases, all

@@ -12,7 +12,8 @@ import (
 
 // TestBreakerOverStore holds the Breaker on the DynamoDB store to the same
 // concurrency invariants as on the in-memory store: every recorded outcome
-// accounted for, one version per save, never more canaries than permits.
+// accounted for, one version per save, one scout and one probe per OPEN
+// breaker, never more canaries than permits.
 func TestBreakerOverStore(t *testing.T) {
 	e := newEnv(t)
 	clock := breakertest.NewClock(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
@@ -29,5 +30,8 @@ func TestBreakerOverStore(t *testing.T) {
 	})
 	t.Run("canary permits under 64 goroutines", func(t *testing.T) {
 		breakertest.HammerCanaries(t, b, clock, "canaries", 64)
+	})
+	t.Run("one scout and one probe under 64 goroutines", func(t *testing.T) {
+		breakertest.HammerScout(t, b, clock, "scout", 64)
 	})
 }
