@@ -17,21 +17,40 @@ func arns(names ...string) map[string]string {
 }
 
 func TestPlaceholders(t *testing.T) {
-	assert.Equal(t, []string{AttemptFunctionArn, ContinueFunctionArn, ParkFunctionArn}, Redrive().Placeholders())
+	assert.Equal(t, []string{AttemptFunctionArn, ContinueFunctionArn, ParkFunctionArn, WaitingRoomFunctionArn}, Redrive().Placeholders())
 	assert.Equal(t, []string{AdminFunctionArn}, Admin().Placeholders())
+	assert.Equal(t, []string{ReleaseFunctionArn}, Release().Placeholders())
 }
 
+// redriveArns are values for every placeholder of Redrive.
+var redriveArns = []string{AttemptFunctionArn, ContinueFunctionArn, ParkFunctionArn, WaitingRoomFunctionArn}
+
 func TestRender(t *testing.T) {
-	out, err := Redrive().Render(arns(AttemptFunctionArn, ContinueFunctionArn, ParkFunctionArn))
-	require.NoError(t, err)
-	var doc struct {
-		States map[string]struct {
-			Parameters struct{ FunctionName string }
-		}
+	tests := []struct {
+		def   Definition
+		state string
+		arn   string
+	}{
+		{Redrive(), "Attempt", AttemptFunctionArn},
+		{Redrive(), "WaitingRoom", WaitingRoomFunctionArn},
+		{Admin(), "Admin", AdminFunctionArn},
+		{Release(), "Release", ReleaseFunctionArn},
 	}
-	require.NoError(t, json.Unmarshal([]byte(out), &doc))
-	assert.Equal(t, "arn:aws:lambda:us-east-1:123456789012:function:AttemptFunctionArn", doc.States["Attempt"].Parameters.FunctionName)
-	assert.NotContains(t, out, "${")
+	for _, tt := range tests {
+		t.Run(tt.def.Name+"/"+tt.state, func(t *testing.T) {
+			out, err := tt.def.Render(arns(tt.def.Placeholders()...))
+			require.NoError(t, err)
+			var doc struct {
+				States map[string]struct {
+					Parameters struct{ FunctionName string }
+				}
+			}
+			require.NoError(t, json.Unmarshal([]byte(out), &doc))
+			require.Contains(t, doc.States, tt.state)
+			assert.Equal(t, "arn:aws:lambda:us-east-1:123456789012:function:"+tt.arn, doc.States[tt.state].Parameters.FunctionName)
+			assert.NotContains(t, out, "${")
+		})
+	}
 }
 
 func TestRenderErrors(t *testing.T) {
@@ -40,9 +59,9 @@ func TestRenderErrors(t *testing.T) {
 		values map[string]string
 		want   string
 	}{
-		{"missing", arns(AttemptFunctionArn), "missing [ContinueFunctionArn ParkFunctionArn]"},
-		{"unknown", arns(AttemptFunctionArn, ContinueFunctionArn, ParkFunctionArn, "Extra"), "unknown [Extra]"},
-		{"quote", map[string]string{AttemptFunctionArn: `a"b`, ContinueFunctionArn: "c", ParkFunctionArn: "p"}, "must not contain quotes"},
+		{"missing", arns(AttemptFunctionArn), "missing [ContinueFunctionArn ParkFunctionArn WaitingRoomFunctionArn]"},
+		{"unknown", arns(append(redriveArns, "Extra")...), "unknown [Extra]"},
+		{"quote", map[string]string{AttemptFunctionArn: `a"b`, ContinueFunctionArn: "c", ParkFunctionArn: "p", WaitingRoomFunctionArn: "w"}, "must not contain quotes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,4 +79,7 @@ func TestErrorNames(t *testing.T) {
 	names, err = Admin().ErrorNames()
 	require.NoError(t, err)
 	assert.Equal(t, []string{"BreakerContention", "InvalidCommand"}, names)
+	names, err = Release().ErrorNames()
+	require.NoError(t, err)
+	assert.Empty(t, names, "the releaser retries and catches States.ALL only")
 }

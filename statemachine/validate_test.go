@@ -10,10 +10,10 @@ import (
 	"github.com/redrive/redrive/statemachine/local"
 )
 
-// TestDefinitionsLoad renders both definitions and loads them into the local
+// TestDefinitionsLoad renders every definition and loads them into the local
 // executor, whose validator rejects anything outside the supported ASL.
 func TestDefinitionsLoad(t *testing.T) {
-	for _, def := range []statemachine.Definition{statemachine.Redrive(), statemachine.Admin()} {
+	for _, def := range []statemachine.Definition{statemachine.Redrive(), statemachine.Admin(), statemachine.Release()} {
 		t.Run(def.Name, func(t *testing.T) {
 			values := map[string]string{}
 			for _, name := range def.Placeholders() {
