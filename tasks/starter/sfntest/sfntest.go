@@ -26,6 +26,7 @@ const (
 	AttemptFunction  = "arn:aws:lambda:us-east-1:123456789012:function:redrive-attempt"
 	ContinueFunction = "arn:aws:lambda:us-east-1:123456789012:function:redrive-continue"
 	ParkFunction     = "arn:aws:lambda:us-east-1:123456789012:function:redrive-park"
+	WaitRoomFunction = "arn:aws:lambda:us-east-1:123456789012:function:redrive-waitroom"
 )
 
 // roleARN is the state machine's role; the executor only records it.
@@ -53,9 +54,10 @@ func Start(tb testing.TB, invoker local.Invoker) *Env {
 	tb.Cleanup(srv.Close)
 	client := NewClient(srv.URL)
 	definition, err := statemachine.Redrive().Render(map[string]string{
-		statemachine.AttemptFunctionArn:  AttemptFunction,
-		statemachine.ContinueFunctionArn: ContinueFunction,
-		statemachine.ParkFunctionArn:     ParkFunction,
+		statemachine.AttemptFunctionArn:     AttemptFunction,
+		statemachine.ContinueFunctionArn:    ContinueFunction,
+		statemachine.ParkFunctionArn:        ParkFunction,
+		statemachine.WaitingRoomFunctionArn: WaitRoomFunction,
 	})
 	if err != nil {
 		tb.Fatalf("sfntest: %v", err)
