@@ -64,10 +64,12 @@ func TestValidate(t *testing.T) {
 		{name: "history outcome", change: func(d *message.Document) { d.History[0].Outcome = "SUCCESS" }, field: "history[0].outcome", problem: `"SUCCESS", want TRANSIENT or POISON`},
 		{name: "history try", change: func(d *message.Document) { d.History[0].Try = 0 }, field: "history[0].try", problem: "want at least 1"},
 		{name: "history time", change: func(d *message.Document) { d.History[0].At = time.Time{} }, field: "history[0].at", problem: "missing"},
-		{name: "next", change: func(d *message.Document) { d.Next = "LATER" }, field: "next", problem: `"LATER", want one of ["DONE" "WAIT" "PARK" "CONTINUE"]`},
+		{name: "next", change: func(d *message.Document) { d.Next = "LATER" }, field: "next", problem: `"LATER", want one of ["DONE" "WAIT" "ROOM" "PARK" "CONTINUE"]`},
 		{name: "wait", change: func(d *message.Document) { d.WaitSeconds = -5 }, field: "waitSeconds", problem: "-5"},
-		{name: "decision", change: func(d *message.Document) { d.Decision = "MAYBE" }, field: "decision", problem: `want one of ["PROCEED" "CANARY" "WAIT"]`},
-		{name: "outcome", change: func(d *message.Document) { d.Outcome = "FAILED" }, field: "outcome", problem: `want one of ["SUCCESS" "TRANSIENT" "POISON"]`},
+		{name: "room timeout", change: func(d *message.Document) { d.RoomTimeoutSeconds = -6 }, field: "roomTimeoutSeconds", problem: "-6, want at least 0"},
+		{name: "negative throttled", change: func(d *message.Document) { d.Throttled = -1 }, field: "throttled", problem: "-1, want at least 0"},
+		{name: "decision", change: func(d *message.Document) { d.Decision = "MAYBE" }, field: "decision", problem: `want one of ["PROCEED" "CANARY" "WAIT" "QUEUE"]`},
+		{name: "outcome", change: func(d *message.Document) { d.Outcome = "FAILED" }, field: "outcome", problem: `want one of ["SUCCESS" "TRANSIENT" "POISON" "THROTTLED"]`},
 		{name: "breaker state", change: func(d *message.Document) { d.BreakerState = "AJAR" }, field: "breakerState", problem: `unknown state "AJAR"`},
 	}
 	for _, tt := range tests {
@@ -83,7 +85,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestValidateAcceptsEveryRoute(t *testing.T) {
-	for _, next := range []message.Next{message.NextDone, message.NextWait, message.NextPark, message.NextContinue} {
+	for _, next := range []message.Next{message.NextDone, message.NextWait, message.NextRoom, message.NextPark, message.NextContinue} {
 		t.Run(string(next), func(t *testing.T) {
 			doc := validDocument(t)
 			doc.Next, doc.Decision, doc.Outcome, doc.BreakerState = next, "CANARY", "SUCCESS", "HALF_OPEN"
