@@ -9,9 +9,11 @@
 // Store lives in the dynamostore subpackage, an in-memory one is MemStore,
 // and breakertest holds the concurrency checks every Store must pass.
 //
-// States: CLOSED admits every call (during a ramp after a close, a rising
-// share of them); OPEN admits none until its cooldown ends; HALF_OPEN admits
-// up to Policy.HalfOpenPermits canaries, each holding a lease that expires;
+// States: CLOSED admits every call (but queues callers for ThrottlePause
+// after the target throttled one); OPEN admits none until its cooldown
+// ends: one scout waits it out and goes as the probe while everyone else
+// queues in the waiting room; HALF_OPEN admits up to
+// Policy.HalfOpenPermits canaries, each holding a lease that expires;
 // FORCED_OPEN and FORCED_CLOSED are set by an operator, optionally until a
 // time.
 package breaker

@@ -23,7 +23,7 @@ func WithClock(now func() time.Time) Option {
 	return func(b *Breaker) { b.now = now }
 }
 
-// WithRandom sets the randomness for jitter, ramp and lease IDs; it must be
+// WithRandom sets the randomness for jitter and lease IDs; it must be
 // safe for concurrent use (see NewRandom). Default: NewRandom with a random
 // seed.
 func WithRandom(rnd Random) Option {

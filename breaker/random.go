@@ -6,8 +6,7 @@ import (
 	"sync"
 )
 
-// Random is the randomness the pure functions take: jitter, ramp admission
-// and lease IDs. *rand.Rand from math/rand/v2 satisfies it; inject a seeded
+// Random is the randomness the pure functions take: jitter and lease IDs. *rand.Rand from math/rand/v2 satisfies it; inject a seeded
 // one to make decisions reproducible.
 type Random interface {
 	// Float64 returns a number in [0, 1).

@@ -13,6 +13,7 @@ import (
 	"github.com/redrive/redrive/statemachine/local"
 	"github.com/redrive/redrive/tasks/assemble"
 	"github.com/redrive/redrive/tasks/delivery"
+	"github.com/redrive/redrive/tasks/room"
 )
 
 // countingInvoker counts invocations per function name around an Invoker.
@@ -83,6 +84,10 @@ type countingDB struct {
 
 	mu sync.Mutex
 	io [3]RowIO
+	// waiting holds the room entries' keys, taken counts the entries
+	// deleted (released or dropped).
+	waiting map[string]bool
+	taken   int64
 }
 
 var _ assemble.DynamoDB = (*countingDB)(nil)
@@ -98,6 +103,14 @@ func (c *countingDB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opt
 func (c *countingDB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
 	out, err := c.next.PutItem(ctx, in, optFns...)
 	c.count(in.Item, err, false)
+	if pk, ok := roomKey(in.Item); ok && err == nil {
+		c.mu.Lock()
+		if c.waiting == nil {
+			c.waiting = map[string]bool{}
+		}
+		c.waiting[pk] = true
+		c.mu.Unlock()
+	}
 	return out, err
 }
 
@@ -113,7 +126,30 @@ func (c *countingDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInpu
 func (c *countingDB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
 	out, err := c.next.DeleteItem(ctx, in, optFns...)
 	c.count(in.Key, err, false)
+	if pk, ok := roomKey(in.Key); ok && err == nil {
+		c.mu.Lock()
+		delete(c.waiting, pk)
+		c.taken++
+		c.mu.Unlock()
+	}
 	return out, err
+}
+
+// roomKey returns the partition key of a waiting-room item, and false for
+// other items.
+func roomKey(key map[string]types.AttributeValue) (string, bool) {
+	pk, ok := key["pk"].(*types.AttributeValueMemberS)
+	if !ok || !strings.HasPrefix(pk.Value, room.KeyPrefix) {
+		return "", false
+	}
+	return pk.Value, true
+}
+
+// room returns the room's depth and how many entries left it so far.
+func (c *countingDB) room() (depth int, taken int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.waiting), c.taken
 }
 
 // Query lists items (the room's index) and counts a read.

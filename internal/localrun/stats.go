@@ -43,6 +43,13 @@ func (s *Stack) Stats() Stats {
 	return st
 }
 
+// Room returns how many messages wait in the waiting room (of every
+// breaker key) and how many left it so far (released, or dropped because
+// their execution was gone). Safe for concurrent use.
+func (s *Stack) Room() (depth int, left int64) {
+	return s.db.room()
+}
+
 // Cost is one redrive execution and what it cost, read from its history.
 type Cost struct {
 	// Execution is the execution as DescribeExecution returns it.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/redrive/redrive/internal/localrun"
 )
 
 // Result is one scenario played by several strategies.
@@ -22,10 +24,11 @@ type Result struct {
 }
 
 // Strategies are the three strategies `redrive run` compares: Redrive
-// (with the consumer invoked through the Registry unless invokeAPI), the
-// naive backoff and the bulk move.
+// (with the consumer invoked through the Registry unless invokeAPI, and
+// its waiting room read from the stack), the naive backoff and the bulk
+// move.
 func Strategies(invokeAPI bool) []Strategy {
-	return []Strategy{Redrive{DirectInvoke: !invokeAPI}, NaiveBackoff{}, BulkMove{}}
+	return []Strategy{Redrive{DirectInvoke: !invokeAPI, WaitingRoom: stackRoom}, NaiveBackoff{}, BulkMove{}}
 }
 
 // Play validates s and runs every strategy on it, concurrently (each on
@@ -62,3 +65,6 @@ func Play(ctx context.Context, s Scenario, strategies []Strategy, obs Observer) 
 	res.Wall = time.Since(wall)
 	return res, nil
 }
+
+// stackRoom reads a stack's own waiting room.
+func stackRoom(st *localrun.Stack) RoomSource { return st.Room }

@@ -88,11 +88,9 @@ func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observ
 	w.report()
 	out := Outcome{Strategy: r.Name(), Calls: stack.Target.Ledger().Calls(), HasBreaker: true, Transitions: stack.BreakerChanges(), HasRoom: p.room != nil}
 	out.Samples, out.End = p.finish()
-	xs, err := stack.Executor.ListExecutions(ctx, stack.RedriveARN, "")
-	if err != nil {
-		return Outcome{}, fmt.Errorf("sim: redrive: list executions: %w", err)
+	if out.Usage, err = usageOf(ctx, stack); err != nil {
+		return Outcome{}, fmt.Errorf("sim: redrive: %w", err)
 	}
-	out.Usage = usageFrom(xs, stack.Stats())
 	if err := account(ctx, stack, msgs, &out); err != nil {
 		return Outcome{}, err
 	}
@@ -131,7 +129,11 @@ func (w *redriveWatch) read(ctx context.Context, total int) (Usage, int, bool) {
 	}
 	depth, err := w.stack.SQSServer.Depth(localrun.DLQName)
 	done := err == nil && len(w.stack.Sent()) == total && depth.Total() == 0 && running == 0
-	return usageFrom(xs, w.stack.Stats()), settled, done
+	u, err := usageOf(ctx, w.stack)
+	if err != nil {
+		return Usage{}, 0, false
+	}
+	return u, settled, done
 }
 
 // report passes the transitions saved since the last report to the
@@ -147,15 +149,22 @@ func (w *redriveWatch) report() {
 	}
 }
 
-// usageFrom is the billable usage of a Stack's redrive executions xs and
-// its stats: every execution's transitions, the orchestrator's invocations
-// (not the consumer's), and the DynamoDB request units of breaker rows and
-// delivery records.
-func usageFrom(xs []local.Execution, st localrun.Stats) Usage {
+// usageOf is the billable usage of a Stack so far: the transitions of its
+// redrive and release executions, the orchestrator's invocations (not the
+// consumer's), and the DynamoDB request units of breaker rows, delivery
+// records, the waiting room and the pace rows.
+func usageOf(ctx context.Context, stack *localrun.Stack) (Usage, error) {
 	var u Usage
-	for _, x := range xs {
-		u.Transitions += int64(x.Transitions)
+	for _, arn := range []string{stack.RedriveARN, stack.ReleaseARN} {
+		xs, err := stack.Executor.ListExecutions(ctx, arn, "")
+		if err != nil {
+			return Usage{}, fmt.Errorf("list executions: %w", err)
+		}
+		for _, x := range xs {
+			u.Transitions += int64(x.Transitions)
+		}
 	}
+	st := stack.Stats()
 	for name, n := range st.Invocations {
 		if name == localrun.FunctionConsumer {
 			u.WaitedCalls += n // the attempt task waits for every consumer call
@@ -163,11 +172,12 @@ func usageFrom(xs []local.Execution, st localrun.Stats) Usage {
 		}
 		u.Invocations += n
 	}
-	for _, io := range []localrun.RowIO{st.BreakerRows, st.DeliveryRecords} {
+	u.ReleaseTicks = st.Invocations[localrun.FunctionRelease]
+	for _, io := range []localrun.RowIO{st.BreakerRows, st.DeliveryRecords, st.RoomItems} {
 		u.DynamoReads += io.Reads
 		u.DynamoWrites += io.Writes + io.Conflicts
 	}
-	return u
+	return u, nil
 }
 
 // redriveDoc is the part of a redrive execution's document this package

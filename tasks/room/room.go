@@ -179,8 +179,11 @@ func (r *Room) Depth(ctx context.Context, key string) (int, error) {
 	}
 }
 
+// KeyPrefix starts the partition key of every room item.
+const KeyPrefix = "room#"
+
 // pk is a room item's partition key.
-func pk(key, messageID string) string { return "room#" + key + "#" + messageID }
+func pk(key, messageID string) string { return KeyPrefix + key + "#" + messageID }
 
 func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
 

@@ -32,7 +32,7 @@ const (
 	Parked Name = "Parked"
 	// Trips counts transitions to OPEN.
 	Trips Name = "Trips"
-	// Closes counts recoveries, HALF_OPEN to CLOSED.
+	// Closes counts recoveries: the canaries closed the breaker.
 	Closes Name = "Closes"
 	// Canaries counts canary deliveries in HALF_OPEN.
 	Canaries Name = "Canaries"
@@ -126,7 +126,7 @@ func (m *Metrics) OnTransition(t breaker.Transition) {
 	switch {
 	case t.To == breaker.Open:
 		m.emit(t.Key, t.At, state, metric{name: string(Trips), unit: unitCount, value: 1})
-	case t.From == breaker.HalfOpen && t.To == breaker.Closed:
+	case t.To == breaker.Closed && t.Cause == breaker.CauseCanarySuccesses:
 		m.emit(t.Key, t.At, state, metric{name: string(Closes), unit: unitCount, value: 1})
 	default:
 		m.emit(t.Key, t.At, state)
