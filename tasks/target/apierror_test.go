@@ -24,7 +24,27 @@ func TestAPIFailure(t *testing.T) {
 		{
 			name:     "throttled",
 			err:      &smithy.OperationError{ServiceID: "Lambda", OperationName: "Invoke", Err: &lambdatypes.TooManyRequestsException{}},
-			wantCode: "TooManyRequestsException", want: breaker.Transient,
+			wantCode: "TooManyRequestsException", want: breaker.Throttled,
+		},
+		{
+			name:     "SQS throttled",
+			err:      &smithy.OperationError{ServiceID: "SQS", OperationName: "SendMessage", Err: &smithy.GenericAPIError{Code: "RequestThrottled"}},
+			wantCode: "RequestThrottled", want: breaker.Throttled,
+		},
+		{
+			name:     "SQS throttled with the legacy prefix",
+			err:      &smithy.GenericAPIError{Code: "AWS.SimpleQueueService.RequestThrottled"},
+			wantCode: "RequestThrottled", want: breaker.Throttled,
+		},
+		{
+			name:     "throttling behind the queue's KMS key",
+			err:      &smithy.GenericAPIError{Code: "KmsThrottled"},
+			wantCode: "KmsThrottled", want: breaker.Throttled,
+		},
+		{
+			name:     "generic throttling code",
+			err:      &smithy.GenericAPIError{Code: "ThrottlingException"},
+			wantCode: "ThrottlingException", want: breaker.Throttled,
 		},
 		{
 			name:     "service fault",

@@ -10,7 +10,7 @@ import (
 )
 
 func TestClassifierClassify(t *testing.T) {
-	c, err := target.NewClassifier([]string{"ValidationError", "SchemaError"})
+	c, err := target.NewClassifier([]string{"ValidationError", "SchemaError"}, []string{"DownstreamBusy"})
 	require.NoError(t, err)
 	tests := []struct {
 		name      string
@@ -28,7 +28,9 @@ func TestClassifierClassify(t *testing.T) {
 		{name: "function timeout", errorType: "Sandbox.Timedout", want: breaker.Transient},
 		{name: "response too large", errorType: "Function.ResponseSizeTooLarge", want: breaker.Transient},
 		{name: "batch item failure", errorType: target.BatchItemFailure, want: breaker.Transient},
-		{name: "throttled invoke", errorType: "TooManyRequestsException", want: breaker.Transient},
+		{name: "configured throttle type", errorType: "DownstreamBusy", want: breaker.Throttled},
+		{name: "throttle types match case-sensitively", errorType: "downstreambusy", want: breaker.Transient},
+		{name: "a consumer's own TooManyRequestsException is not configured", errorType: "TooManyRequestsException", want: breaker.Transient},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,6 +43,26 @@ func TestClassifierClassify(t *testing.T) {
 func TestZeroClassifierIsTransient(t *testing.T) {
 	var c target.Classifier
 	assert.Equal(t, breaker.Transient, c.Classify("ValidationError", "").Outcome)
+}
+
+func TestNewClassifierRefusesThrottleTypes(t *testing.T) {
+	tests := []struct {
+		name string
+		typ  string
+		want string
+	}{
+		{name: "empty", typ: "", want: `throttle error type "": must be non-empty`},
+		{name: "spaces", typ: "Busy ", want: "without surrounding spaces"},
+		{name: "also poison", typ: "ValidationError", want: `throttle error type "ValidationError": is also a poison error type`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := target.NewClassifier([]string{"ValidationError"}, []string{"DownstreamBusy", tt.typ})
+			require.Error(t, err)
+			assert.ErrorContains(t, err, tt.want)
+			assert.ErrorContains(t, err, "target: ")
+		})
+	}
 }
 
 func TestNewClassifierRefuses(t *testing.T) {
@@ -58,7 +80,7 @@ func TestNewClassifierRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := target.NewClassifier([]string{"ValidationError", tt.typ})
+			_, err := target.NewClassifier([]string{"ValidationError", tt.typ}, nil)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 			assert.Contains(t, err.Error(), "target: ")

@@ -29,16 +29,18 @@ func TestFromEnv(t *testing.T) {
 		{
 			name: "lambda by qualified ARN with source queue and poison types",
 			vars: map[string]string{
-				"TARGET_KIND":        " Lambda ",
-				"TARGET_FUNCTION":    "arn:aws:lambda:eu-west-1:123456789012:function:orders-consumer:live",
-				"TARGET_SOURCE_ARN":  "arn:aws:sqs:eu-west-1:123456789012:orders",
-				"POISON_ERROR_TYPES": "ValidationError, SchemaError,",
+				"TARGET_KIND":          " Lambda ",
+				"TARGET_FUNCTION":      "arn:aws:lambda:eu-west-1:123456789012:function:orders-consumer:live",
+				"TARGET_SOURCE_ARN":    "arn:aws:sqs:eu-west-1:123456789012:orders",
+				"POISON_ERROR_TYPES":   "ValidationError, SchemaError,",
+				"THROTTLE_ERROR_TYPES": "DownstreamBusy",
 			},
 			want: target.Config{
-				Kind:             target.KindLambda,
-				Function:         "arn:aws:lambda:eu-west-1:123456789012:function:orders-consumer:live",
-				SourceARN:        "arn:aws:sqs:eu-west-1:123456789012:orders",
-				PoisonErrorTypes: []string{"ValidationError", "SchemaError"},
+				Kind:               target.KindLambda,
+				Function:           "arn:aws:lambda:eu-west-1:123456789012:function:orders-consumer:live",
+				SourceARN:          "arn:aws:sqs:eu-west-1:123456789012:orders",
+				PoisonErrorTypes:   []string{"ValidationError", "SchemaError"},
+				ThrottleErrorTypes: []string{"DownstreamBusy"},
 			},
 		},
 		{
@@ -112,6 +114,11 @@ func TestFromEnvReportsEveryBadVariable(t *testing.T) {
 			vars: map[string]string{"TARGET_KIND": "lambda", "TARGET_FUNCTION": "c", "POISON_ERROR_TYPES": "ValidationError,Runtime.ExitError"},
 			want: []string{`config: POISON_ERROR_TYPES="ValidationError,Runtime.ExitError": "Runtime.ExitError": Lambda reports it about the function (crash, timeout, limits), not the message, so it is always transient`},
 		},
+		{
+			name: "a throttle type that is also poison",
+			vars: map[string]string{"TARGET_KIND": "lambda", "TARGET_FUNCTION": "c", "POISON_ERROR_TYPES": "ValidationError", "THROTTLE_ERROR_TYPES": "Busy,ValidationError"},
+			want: []string{`config: THROTTLE_ERROR_TYPES="Busy,ValidationError": "ValidationError": is also a poison error type`},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,6 +128,13 @@ func TestFromEnvReportsEveryBadVariable(t *testing.T) {
 			assert.Equal(t, tt.want, varErrors(t, cfg.Validate()), "Validate reports what FromEnv reported")
 		})
 	}
+}
+
+func TestValidateRefusesAnEmptyThrottleType(t *testing.T) {
+	// FromEnv drops empty list entries; a Config built in code may have one.
+	cfg := target.Config{Kind: target.KindLambda, Function: "c", ThrottleErrorTypes: []string{"Busy", ""}}
+	assert.Equal(t, []string{`config: THROTTLE_ERROR_TYPES="Busy,": "": must be non-empty without surrounding spaces`},
+		varErrors(t, cfg.Validate()))
 }
 
 // varErrors lists the messages of the *config.VarError values joined in err.

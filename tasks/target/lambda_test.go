@@ -36,6 +36,12 @@ type DownstreamUnavailable struct{ Status int }
 
 func (e *DownstreamUnavailable) Error() string { return "orders API answered 503" }
 
+// DownstreamBusy is a consumer's error for a downstream that answered 429:
+// a throttle error type of the tests' targets.
+type DownstreamBusy struct{}
+
+func (e *DownstreamBusy) Error() string { return "orders API answered 429" }
+
 // consumers hosts the consumer functions the tests invoke and records the
 // raw event each received.
 type consumers struct {
@@ -63,6 +69,7 @@ func newConsumers(t testing.TB) (*consumers, *local.Registry) {
 	register("ok", func(events.SQSEvent) (any, error) { return nil, nil })
 	register("invalid", func(events.SQSEvent) (any, error) { return nil, &ValidationError{Field: "amount"} })
 	register("down", func(events.SQSEvent) (any, error) { return nil, &DownstreamUnavailable{Status: 503} })
+	register("busy", func(events.SQSEvent) (any, error) { return nil, &DownstreamBusy{} })
 	register("partial", func(e events.SQSEvent) (any, error) {
 		return events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{{ItemIdentifier: e.Records[0].MessageId}}}, nil
 	})
@@ -114,10 +121,11 @@ func lambdaClient(t testing.TB, h http.Handler) *lambda.Client {
 func newLambdaTarget(t testing.TB, client target.InvokeAPI, function string) target.Target {
 	t.Helper()
 	tg, err := target.New(target.Config{
-		Kind:             target.KindLambda,
-		Function:         function,
-		SourceARN:        "arn:aws:sqs:eu-west-1:123456789012:orders",
-		PoisonErrorTypes: []string{"ValidationError", "SchemaError"},
+		Kind:               target.KindLambda,
+		Function:           function,
+		SourceARN:          "arn:aws:sqs:eu-west-1:123456789012:orders",
+		PoisonErrorTypes:   []string{"ValidationError", "SchemaError"},
+		ThrottleErrorTypes: []string{"DownstreamBusy"},
 	}, target.Clients{Lambda: client})
 	require.NoError(t, err)
 	return tg
@@ -136,6 +144,7 @@ func TestLambdaDeliverOutcomes(t *testing.T) {
 		{function: "no-failures", want: breaker.Success},
 		{function: "invalid", want: breaker.Poison, errorType: "ValidationError", message: "invalid field amount"},
 		{function: "down", want: breaker.Transient, errorType: "DownstreamUnavailable", message: "orders API answered 503"},
+		{function: "busy", want: breaker.Throttled, errorType: "DownstreamBusy", message: "orders API answered 429"},
 		{function: "partial", want: breaker.Transient, errorType: target.BatchItemFailure, message: `the consumer reported message "` + messageID + `" in batchItemFailures`},
 		{function: "partial-empty-id", want: breaker.Transient, errorType: target.BatchItemFailure, message: "without an itemIdentifier; Lambda fails the whole batch"},
 		{function: "panics", want: breaker.Transient, errorType: "string", message: "orders client not initialised"},
@@ -164,10 +173,11 @@ func TestLambdaDeliverServiceErrors(t *testing.T) {
 	tests := []struct {
 		name      string
 		client    *lambda.Client
+		want      breaker.Outcome
 		errorType string
 	}{
 		{
-			name: "throttled",
+			name: "throttled", want: breaker.Throttled,
 			client: lambdaClient(t, lambdaapi.NewServer(serviceOutage{&lambdatypes.TooManyRequestsException{
 				Type: aws.String("User"), Message: aws.String("Rate Exceeded."), Reason: lambdatypes.ThrottleReasonConcurrentInvocationLimitExceeded,
 			}})),
@@ -176,6 +186,7 @@ func TestLambdaDeliverServiceErrors(t *testing.T) {
 		{
 			name:      "service fault",
 			client:    lambdaClient(t, lambdaapi.NewServer(serviceOutage{&smithy.GenericAPIError{Code: "ServiceException", Message: "internal failure", Fault: smithy.FaultServer}})),
+			want:      breaker.Transient,
 			errorType: "ServiceException",
 		},
 		{
@@ -184,13 +195,14 @@ func TestLambdaDeliverServiceErrors(t *testing.T) {
 				Region: "us-east-1", BaseEndpoint: aws.String(closed.URL), Retryer: aws.NopRetryer{},
 				Credentials: credentials.NewStaticCredentialsProvider("AKIDLOCAL", "local-secret", ""),
 			}),
+			want:      breaker.Transient,
 			errorType: "RequestSendError",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := newLambdaTarget(t, tt.client, "ok").Deliver(context.Background(), testDocument())
-			assert.Equal(t, breaker.Transient, got.Outcome, "result %+v", got)
+			assert.Equal(t, tt.want, got.Outcome, "result %+v", got)
 			assert.Equal(t, tt.errorType, got.ErrorType)
 			assert.Contains(t, got.Message, `invoke "ok"`)
 		})

@@ -150,7 +150,7 @@ func TestOnTransition(t *testing.T) {
 		metrics map[string]string // name -> value
 	}{
 		{name: "trip", from: breaker.Closed, to: breaker.Open, cause: breaker.CauseConsecutiveFailures, level: "WARN", metrics: map[string]string{"BreakerState": "2", "Trips": "1"}},
-		{name: "cooldown over", from: breaker.Open, to: breaker.HalfOpen, cause: breaker.CauseCooldownElapsed, level: "INFO", metrics: map[string]string{"BreakerState": "1"}},
+		{name: "probe succeeded", from: breaker.Open, to: breaker.HalfOpen, cause: breaker.CauseProbeSuccess, level: "INFO", metrics: map[string]string{"BreakerState": "1"}},
 		{name: "canary failed", from: breaker.HalfOpen, to: breaker.Open, cause: breaker.CauseCanaryFailure, level: "WARN", metrics: map[string]string{"BreakerState": "2", "Trips": "1"}},
 		{name: "recovered", from: breaker.HalfOpen, to: breaker.Closed, cause: breaker.CauseCanarySuccesses, level: "INFO", metrics: map[string]string{"BreakerState": "0", "Closes": "1"}},
 		{name: "forced open", from: breaker.Closed, to: breaker.ForcedOpen, cause: breaker.CauseForceOpen, level: "WARN", metrics: map[string]string{"BreakerState": "3"}},
@@ -203,7 +203,7 @@ func TestObserverOfARealBreaker(t *testing.T) {
 	for range 2 {
 		d, err := b.Admit(t.Context(), "orders")
 		require.NoError(t, err)
-		_, err = b.Record(t.Context(), "orders", d.Ticket, breaker.Transient)
+		_, err = b.Record(t.Context(), "orders", d.Row, d.Ticket, breaker.Transient)
 		require.NoError(t, err)
 	}
 	got := lines(t, metricsOut.String())
