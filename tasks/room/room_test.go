@@ -196,10 +196,12 @@ func TestOldestReportsAMalformedItem(t *testing.T) {
 		change func(map[string]types.AttributeValue)
 		want   string
 	}{
-		"no token":       {func(it map[string]types.AttributeValue) { delete(it, "token") }, `attribute "token" is missing or not a string`},
-		"numeric token":  {func(it map[string]types.AttributeValue) { it["token"] = &types.AttributeValueMemberN{Value: "7"} }, `attribute "token"`},
-		"no message id":  {func(it map[string]types.AttributeValue) { delete(it, "message_id") }, `attribute "message_id"`},
-		"bad entry time": {func(it map[string]types.AttributeValue) { it["entered_at"] = &types.AttributeValueMemberS{Value: "noon"} }, "malformed item m-1#1: entered_at"},
+		"no token":      {func(it map[string]types.AttributeValue) { delete(it, "token") }, `attribute "token" is missing or not a string`},
+		"numeric token": {func(it map[string]types.AttributeValue) { it["token"] = &types.AttributeValueMemberN{Value: "7"} }, `attribute "token"`},
+		"no message id": {func(it map[string]types.AttributeValue) { delete(it, "message_id") }, `attribute "message_id"`},
+		"bad entry time": {func(it map[string]types.AttributeValue) {
+			it["entered_at"] = &types.AttributeValueMemberS{Value: "noon"}
+		}, "malformed item m-1#1: entered_at"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			bad := map[string]types.AttributeValue{}
