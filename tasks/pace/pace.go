@@ -98,6 +98,9 @@ type State struct {
 	Full bool
 	// Carry is the fraction of a message the last tick's quota left over.
 	Carry float64
+
+	// slot and arrivals are Store.Admit's count, carried through Save.
+	slot, arrivals int64
 }
 
 // Step is one tick of the rate controller: throttles is the breaker's

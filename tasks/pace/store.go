@@ -20,6 +20,7 @@ var ErrConflict = errors.New("pace: conflicting write")
 type API interface {
 	GetItem(ctx context.Context, params *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	PutItem(ctx context.Context, params *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	UpdateItem(ctx context.Context, params *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 }
 
 // Store keeps pace rows (pk "pace#<key>") in the breaker table.
@@ -42,6 +43,10 @@ type item struct {
 	SeenThrottles int64     `dynamodbav:"seen_throttles"`
 	Full          bool      `dynamodbav:"full"`
 	Carry         float64   `dynamodbav:"carry"`
+	// Slot and Arrivals count Admit's fresh arrivals per second; Save
+	// keeps them, Admit alone changes them (without a version).
+	Slot     int64 `dynamodbav:"slot"`
+	Arrivals int64 `dynamodbav:"arrivals"`
 }
 
 func rowKey(key string) map[string]types.AttributeValue {
@@ -65,7 +70,8 @@ func (s *Store) Load(ctx context.Context, key string) (State, error) {
 		return State{}, fmt.Errorf("pace %q: malformed row: %w", key, err)
 	}
 	return State{Key: key, Version: it.Version, Epoch: it.Epoch, ReleaserUntil: it.ReleaserUntil, Rate: it.Rate,
-		Ceiling: it.Ceiling, SeenThrottles: it.SeenThrottles, Full: it.Full, Carry: it.Carry}, nil
+		Ceiling: it.Ceiling, SeenThrottles: it.SeenThrottles, Full: it.Full, Carry: it.Carry,
+		slot: it.Slot, arrivals: it.Arrivals}, nil
 }
 
 // Save writes st as the next version of its row, on the condition that the
@@ -75,11 +81,11 @@ func (s *Store) Save(ctx context.Context, st State) (State, error) {
 	next.Version++
 	av, err := attributevalue.MarshalMap(item{PK: "pace#" + st.Key, Version: next.Version, Epoch: next.Epoch,
 		ReleaserUntil: next.ReleaserUntil.UTC(), Rate: next.Rate, Ceiling: next.Ceiling,
-		SeenThrottles: next.SeenThrottles, Full: next.Full, Carry: next.Carry})
+		SeenThrottles: next.SeenThrottles, Full: next.Full, Carry: next.Carry, Slot: next.slot, Arrivals: next.arrivals})
 	if err != nil {
 		return State{}, fmt.Errorf("pace %q: encode: %w", st.Key, err)
 	}
-	cond := "attribute_not_exists(pk)"
+	cond := "attribute_not_exists(version)" // Admit may have made the item
 	values := map[string]types.AttributeValue(nil)
 	if st.Version > 0 {
 		cond = "version = :v"
@@ -144,4 +150,50 @@ func (s *Store) Update(ctx context.Context, key string, epoch int64, fn func(Sta
 		return saved, true, nil
 	}
 	return State{}, false, fmt.Errorf("pace %q: update: %w five times", key, ErrConflict)
+}
+
+// Admit counts n fresh arrivals for key at now (messages the starter is
+// about to start, not released from the room) and returns how many of
+// them may go straight to the target: none while a releaser runs (the room
+// holds messages; the newcomers queue behind them), else what is left of
+// this second's allowance, the larger of p.Start and the rate the last
+// releaser found. One conditional UpdateItem, two when the second turned.
+func (s *Store) Admit(ctx context.Context, key string, n int, p Policy, now time.Time) (int, error) {
+	if n <= 0 {
+		return 0, nil
+	}
+	sec := now.Unix()
+	values := map[string]types.AttributeValue{
+		":n":   &types.AttributeValueMemberN{Value: fmt.Sprint(n)},
+		":sec": &types.AttributeValueMemberN{Value: fmt.Sprint(sec)},
+	}
+	updates := []struct{ update, cond string }{
+		{"SET arrivals = arrivals + :n", "slot = :sec"},
+		{"SET arrivals = :n, slot = :sec", "attribute_not_exists(slot) OR slot < :sec"},
+	}
+	for range 2 {
+		for _, u := range updates {
+			out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+				TableName: aws.String(s.table), Key: rowKey(key),
+				UpdateExpression: aws.String(u.update), ConditionExpression: aws.String(u.cond),
+				ExpressionAttributeValues: values, ReturnValues: types.ReturnValueAllNew,
+			})
+			if _, lost := errors.AsType[*types.ConditionalCheckFailedException](err); lost {
+				continue
+			}
+			if err != nil {
+				return 0, fmt.Errorf("pace %q: count %d arrivals: %w", key, n, err)
+			}
+			var it item
+			if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
+				return 0, fmt.Errorf("pace %q: malformed row: %w", key, err)
+			}
+			if it.ReleaserUntil.After(now) {
+				return 0, nil
+			}
+			limit := int64(max(p.WithDefaults().Start, it.Rate))
+			return int(min(max(limit-(it.Arrivals-int64(n)), 0), int64(n))), nil
+		}
+	}
+	return 0, fmt.Errorf("pace %q: count %d arrivals: %w twice", key, n, ErrConflict)
 }
