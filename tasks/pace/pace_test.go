@@ -21,7 +21,7 @@ func TestStep(t *testing.T) {
 		n         int
 	}{
 		{name: "first tick of an epoch starts at Start",
-			in:   pace.State{Ceiling: 80, Carry: 0.7, Full: true, SeenThrottles: 4}, throttles: 4,
+			in: pace.State{Ceiling: 80, Carry: 0.7, Full: true, SeenThrottles: 4}, throttles: 4,
 			want: pace.State{Rate: 10, SeenThrottles: 4}, n: 10},
 		{name: "first tick takes no throttle as news",
 			in: pace.State{SeenThrottles: 1}, throttles: 9,
