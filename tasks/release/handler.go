@@ -147,8 +147,10 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 const throttleCheck = 100 * time.Millisecond
 
 // unthrottled returns a check that reports false once the target throttled
-// (the breaker row's ThrottledUntil is ahead) or the breaker left CLOSED,
-// reading the row at most every throttleCheck.
+// (the breaker row's ThrottledUntil is ahead) or the breaker stopped
+// letting messages through (CLOSED, FORCED_CLOSED, HALF_OPEN: a HALF_OPEN
+// tick releases one message per free permit), reading the row at most
+// every throttleCheck.
 func (h *Handler) unthrottled(key string) func(context.Context) bool {
 	last := h.Now()
 	return func(ctx context.Context) bool {
@@ -161,7 +163,8 @@ func (h *Handler) unthrottled(key string) func(context.Context) bool {
 		if err != nil {
 			return true // the tick goes on; its next Status reports the error
 		}
-		return !now.Before(row.ThrottledUntil) && (row.State == breaker.Closed || row.State == breaker.ForcedClosed)
+		return !now.Before(row.ThrottledUntil) &&
+			(row.State == breaker.Closed || row.State == breaker.ForcedClosed || row.State == breaker.HalfOpen)
 	}
 }
 
