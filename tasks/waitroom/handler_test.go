@@ -1,0 +1,139 @@
+package waitroom_test
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/breaker/breakertest"
+	"github.com/redrive/redrive/breaker/dynamostore"
+	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/tasks/room"
+	"github.com/redrive/redrive/tasks/room/roomtest"
+	"github.com/redrive/redrive/tasks/waitroom"
+)
+
+// t0 is the tests' clock.
+var t0 = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+
+// fixture is the WaitingRoom handler on a real room and breaker (one
+// table of the test backend) with a recording launcher.
+type fixture struct {
+	handler  *waitroom.Handler
+	breaker  *breaker.Breaker
+	room     *room.Room
+	launcher *roomtest.Launcher
+}
+
+func newFixture(t *testing.T) fixture {
+	t.Helper()
+	client, table := roomtest.Table(t)
+	clock := breakertest.NewClock(t0)
+	b, err := breaker.New(dynamostore.New(client, table), breaker.Policy{ConsecutiveFailures: 1, FailureRateThreshold: -1},
+		breaker.WithClock(clock.Now))
+	require.NoError(t, err)
+	f := fixture{breaker: b, room: room.New(client, table, time.Hour), launcher: &roomtest.Launcher{}}
+	f.handler = &waitroom.Handler{Room: f.room, Breaker: b, Launcher: f.launcher,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clock.Now}
+	return f
+}
+
+// input is the WaitingRoom payload of message id's attempt 2 on orders.
+func input(t *testing.T, id string) waitroom.Input {
+	t.Helper()
+	doc, err := message.NewDocument(message.Message{ID: id, Body: "{}"}, t0.Add(-time.Minute))
+	require.NoError(t, err)
+	doc.BreakerKey, doc.Attempt = "orders", 2
+	raw, err := json.Marshal(doc)
+	require.NoError(t, err)
+	return waitroom.Input{Document: raw, TaskToken: "token-" + id}
+}
+
+func TestEnterStoresTheToken(t *testing.T) {
+	f := newFixture(t)
+	_, err := f.handler.Handle(t.Context(), input(t, "m-1"))
+	require.NoError(t, err)
+	got, err := f.room.Oldest(t.Context(), "orders", 5)
+	require.NoError(t, err)
+	assert.Equal(t, []room.Entry{{Key: "orders", MessageID: "m-1#2", Token: "token-m-1", EnteredAt: t0}}, got)
+}
+
+func TestEnterStartsAReleaserOnlyWhenTheBreakerLetsMessagesThrough(t *testing.T) {
+	tests := []struct {
+		name    string
+		prepare func(t *testing.T, f fixture)
+		want    []string
+	}{
+		{name: "closed", want: []string{"orders"}},
+		{name: "forced closed", prepare: command(breaker.ForceClose), want: []string{"orders"}},
+		{name: "forced open", prepare: command(breaker.ForceOpen)},
+		{name: "open", prepare: func(t *testing.T, f fixture) {
+			d, err := f.breaker.Admit(t.Context(), "orders")
+			require.NoError(t, err)
+			row, err := f.breaker.Record(t.Context(), "orders", d.Row, d.Ticket, breaker.Transient)
+			require.NoError(t, err)
+			require.Equal(t, breaker.Open, row.State)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			if tt.prepare != nil {
+				tt.prepare(t, f)
+			}
+			_, err := f.handler.Handle(t.Context(), input(t, "m-1"))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, f.launcher.Keys())
+		})
+	}
+}
+
+// command applies an operator's command of kind to orders.
+func command(kind breaker.CommandKind) func(t *testing.T, f fixture) {
+	return func(t *testing.T, f fixture) {
+		_, _, err := f.breaker.Command(t.Context(), "orders", breaker.Command{Kind: kind, Actor: "ops", Reason: "test"})
+		require.NoError(t, err)
+	}
+}
+
+func TestAFailedReleaserStartIsAnErrorButTheMessageWaits(t *testing.T) {
+	f := newFixture(t)
+	f.launcher.Err = errors.New("states is down")
+	_, err := f.handler.Handle(t.Context(), input(t, "m-1"))
+	assert.ErrorIs(t, err, f.launcher.Err)
+	assert.ErrorContains(t, err, "waitroom: entered, but: ")
+	n, derr := f.room.Depth(t.Context(), "orders")
+	require.NoError(t, derr)
+	assert.Equal(t, 1, n)
+}
+
+func TestInvalidEntry(t *testing.T) {
+	valid := input(t, "m-1")
+	tests := []struct {
+		name string
+		in   waitroom.Input
+		want string
+	}{
+		{name: "no token", in: waitroom.Input{Document: valid.Document}, want: "taskToken is empty"},
+		{name: "no document", in: waitroom.Input{TaskToken: "t"}, want: "not a JSON document"},
+		{name: "invalid document", in: waitroom.Input{Document: json.RawMessage(`{"originId":"m-1"}`), TaskToken: "t"}, want: "breakerKey"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			_, err := f.handler.Handle(t.Context(), tt.in)
+			var invalid *waitroom.InvalidEntry
+			require.ErrorAs(t, err, &invalid)
+			assert.Contains(t, invalid.Problem, tt.want)
+			assert.ErrorContains(t, err, "waitroom: invalid entry: ")
+			assert.Empty(t, f.launcher.Keys())
+		})
+	}
+}
