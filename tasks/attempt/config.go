@@ -27,16 +27,18 @@ const (
 	// normally ends the wait; each timeout costs one more Attempt cycle.
 	DefaultRoomTimeout = time.Hour
 	// DefaultMaxCycles keeps an execution's history far below Step
-	// Functions' 25,000-event limit. One cycle (Attempt, Route, Cooldown)
-	// costs 9 events: the Task state 5 (TaskStateEntered, TaskScheduled,
-	// TaskStarted, TaskSucceeded, TaskStateExited), the Choice 2 and the
-	// Wait 2. 500 cycles are 4,500 events, leaving room for the 3 events
-	// (TaskScheduled, TaskStarted, TaskFailed) each Lambda retry adds; at a
-	// 15-minute cooldown they also span more than five days.
+	// Functions' 25,000-event limit. One cycle costs at most 13 events: the
+	// Attempt Task state 5 (TaskStateEntered, TaskScheduled, TaskStarted,
+	// TaskSucceeded, TaskStateExited), the Route Choice 2, then either the
+	// Cooldown Wait 2 or the WaitingRoom Task 6 (TaskSubmitted, and
+	// TaskSucceeded or TaskTimedOut). 500 cycles are at most 6,500 events,
+	// leaving room for the 3 events (TaskScheduled, TaskStarted,
+	// TaskFailed) each Lambda retry adds; at a 15-minute cooldown they also
+	// span more than five days.
 	DefaultMaxCycles = 500
-	// MaxMaxCycles is the largest MAX_CYCLES allowed: 18,000 events of
-	// cycles, still 7,000 short of the limit.
-	MaxMaxCycles = 2000
+	// MaxMaxCycles is the largest MAX_CYCLES allowed: at most 19,500 events
+	// of cycles, still 5,500 short of the limit.
+	MaxMaxCycles = 1500
 )
 
 // Config tunes the per-message retry. The zero value of a field means its
@@ -104,7 +106,7 @@ func (c Config) problems() []*config.VarError {
 	check(c.BackoffBase < time.Second, EnvBackoffBase, "must be at least 1s (a Wait state counts whole seconds)")
 	check(c.BackoffMax < c.BackoffBase, EnvBackoffMax, fmt.Sprintf("must be at least %s (%s)", EnvBackoffBase, c.BackoffBase))
 	check(c.MaxCycles < 1 || c.MaxCycles > MaxMaxCycles, EnvMaxCycles,
-		fmt.Sprintf("must be between 1 and %d (9 history events per cycle; the limit is 25,000)", MaxMaxCycles))
+		fmt.Sprintf("must be between 1 and %d (up to 13 history events per cycle; the limit is 25,000)", MaxMaxCycles))
 	check(c.DeliveryLease < time.Second, EnvDeliveryLease, "must be at least 1s")
 	check(c.RoomTimeout < time.Minute || c.RoomTimeout > 365*24*time.Hour, "ROOM_TIMEOUT",
 		"must be between 1m and 8760h (a year, Step Functions' task timeout limit)")

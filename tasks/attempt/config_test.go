@@ -30,10 +30,10 @@ func TestConfigFromEnv(t *testing.T) {
 		{"zero attempts", map[string]string{"MAX_ATTEMPTS": "0"}, attempt.Config{}, []string{
 			`config: MAX_ATTEMPTS="0": must be at least 1`,
 		}},
-		{"out of range", map[string]string{"BACKOFF_BASE": "500ms", "BACKOFF_MAX": "100ms", "MAX_CYCLES": "2001"}, attempt.Config{}, []string{
+		{"out of range", map[string]string{"BACKOFF_BASE": "500ms", "BACKOFF_MAX": "100ms", "MAX_CYCLES": "1501"}, attempt.Config{}, []string{
 			`config: BACKOFF_BASE="500ms": must be at least 1s (a Wait state counts whole seconds)`,
 			`config: BACKOFF_MAX="100ms": must be at least BACKOFF_BASE (500ms)`,
-			`config: MAX_CYCLES="2001": must be between 1 and 2000 (9 history events per cycle; the limit is 25,000)`,
+			`config: MAX_CYCLES="1501": must be between 1 and 1500 (up to 13 history events per cycle; the limit is 25,000)`,
 		}},
 	}
 	for _, tt := range tests {
@@ -54,7 +54,7 @@ func TestConfigFromEnv(t *testing.T) {
 
 func TestConfigZeroMeansDefault(t *testing.T) {
 	assert.Equal(t, attempt.Config{MaxAttempts: attempt.DefaultMaxAttempts, BackoffBase: attempt.DefaultBackoffBase,
-		BackoffMax: attempt.DefaultBackoffMax, MaxCycles: attempt.DefaultMaxCycles, DeliveryLease: attempt.DefaultDeliveryLease},
-		attempt.Config{}.WithDefaults())
+		BackoffMax: attempt.DefaultBackoffMax, MaxCycles: attempt.DefaultMaxCycles, DeliveryLease: attempt.DefaultDeliveryLease,
+		RoomTimeout: attempt.DefaultRoomTimeout}, attempt.Config{}.WithDefaults())
 	assert.NoError(t, attempt.Config{}.Validate())
 }

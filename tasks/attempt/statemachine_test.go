@@ -33,6 +33,7 @@ type machine struct {
 	mu        sync.Mutex
 	parked    []json.RawMessage
 	continued []json.RawMessage
+	waited    []json.RawMessage
 }
 
 func newMachine(t *testing.T, o options, results ...target.Result) *machine {
@@ -53,10 +54,14 @@ func newMachine(t *testing.T, o options, results ...target.Result) *machine {
 	require.NoError(t, reg.Register(arn("attempt"), m.fixture.handler.Handle))
 	require.NoError(t, reg.Register(arn("park"), record(&m.parked)))
 	require.NoError(t, reg.Register(arn("continue"), record(&m.continued)))
+	// The waiting room takes the token and nobody releases it: the
+	// state's timeout brings the message back.
+	require.NoError(t, reg.Register(arn("waitroom"), record(&m.waited)))
 	def, err := statemachine.Redrive().Render(map[string]string{
-		statemachine.AttemptFunctionArn:  arn("attempt"),
-		statemachine.ParkFunctionArn:     arn("park"),
-		statemachine.ContinueFunctionArn: arn("continue"),
+		statemachine.AttemptFunctionArn:     arn("attempt"),
+		statemachine.ParkFunctionArn:        arn("park"),
+		statemachine.ContinueFunctionArn:    arn("continue"),
+		statemachine.WaitingRoomFunctionArn: arn("waitroom"),
 	})
 	require.NoError(t, err)
 	m.arn, err = m.exec.CreateStateMachine(t.Context(), "redrive", def, "arn:aws:iam::123456789012:role/redrive")
@@ -130,10 +135,18 @@ func TestStateMachineContinuesBeforeTheHistoryLimit(t *testing.T) {
 	assert.Equal(t, attempt.DefaultMaxCycles+1, in.Document.Cycles)
 	assert.Equal(t, message.NextContinue, in.Document.Next)
 	assert.Zero(t, m.fixture.target.calls())
-	assert.Equal(t, attempt.DefaultMaxCycles, countEvents(history, "WaitStateEntered"))
+	// A forced-open breaker queues every cycle in the waiting room, whose
+	// timeout (no release comes) brings the message back: the costliest
+	// cycle there is.
+	assert.Len(t, m.waited, attempt.DefaultMaxCycles)
+	assert.Equal(t, attempt.DefaultMaxCycles, countEvents(history, "TaskTimedOut"))
+	assert.Equal(t, time.Duration(attempt.DefaultMaxCycles)*attempt.DefaultRoomTimeout, x.StopDate.Sub(x.StartDate))
 	t.Logf("%d cycles: %d history events (limit 25,000), %d state transitions, %s of virtual time",
 		attempt.DefaultMaxCycles, len(history), x.Transitions, x.StopDate.Sub(x.StartDate))
-	assert.Less(t, len(history), 25_000/5, "far below the history limit")
+	perCycle := float64(len(history)) / attempt.DefaultMaxCycles
+	assert.Less(t, len(history), 25_000/3, "far below the history limit")
+	assert.Less(t, perCycle*attempt.MaxMaxCycles, 21_000.0,
+		"MaxMaxCycles such cycles leave room for retries under the 25,000-event limit")
 }
 
 func TestStateMachineParksAnInvalidDocumentWithoutRetrying(t *testing.T) {
