@@ -142,6 +142,13 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 	}
 	key := doc.BreakerKey
 	id := delivery.ID{OriginID: doc.OriginID, Attempt: doc.Attempt, Try: doc.Tries + doc.Throttled + 1}
+	if doc.Paced {
+		// The starter counted it beyond the pace: it queues behind the
+		// room without asking the breaker.
+		doc.Paced = false
+		doc.Decision = breaker.Queue.String()
+		return h.queue(doc, cfg), nil
+	}
 
 	d, err := h.Breaker.Admit(ctx, key)
 	if c := taskerr.Contention("admit", err); c != nil {

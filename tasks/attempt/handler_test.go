@@ -34,8 +34,8 @@ func TestHealthyDeliveryIsDone(t *testing.T) {
 	assert.Empty(t, out.History)
 	require.Len(t, f.target.got, 1)
 	want := in
-	want.Cycles = 1
-	assert.Equal(t, want, f.target.got[0], "the target gets the document of this cycle")
+	want.Cycles, want.Decision, want.BreakerState = 1, "PROCEED", "CLOSED"
+	assert.Equal(t, want, f.target.got[0], "the target gets the document of this cycle, admitted")
 
 	rec, found, err := f.ledger.Get(t.Context(), delivery.ID{OriginID: "m-1", Attempt: 1, Try: 1})
 	require.NoError(t, err)
@@ -124,16 +124,19 @@ func TestPoisonParksAtOnceAndLeavesTheBreakerAlone(t *testing.T) {
 
 func TestOpenBreakerWaitsForItsCooldownThenSendsACanary(t *testing.T) {
 	tests := []struct {
-		name       string
-		canary     target.Result
-		wantNext   message.Next
-		wantState  string
-		wantCounts map[telemetry.Name]int64
+		name         string
+		canary       target.Result
+		wantNext     message.Next
+		wantDecision string
+		wantState    string
+		wantCounts   map[telemetry.Name]int64
 	}{
-		{"canary success closes", target.Delivered(), message.NextDone, "CLOSED",
+		{"canary success closes", target.Delivered(), message.NextDone, "CANARY", "CLOSED",
 			map[telemetry.Name]int64{telemetry.Waits: 1, telemetry.Canaries: 1, telemetry.Delivered: 1, telemetry.Trips: 1, telemetry.Closes: 1}},
-		{"canary failure re-opens", transient("still down"), message.NextWait, "OPEN",
-			map[telemetry.Name]int64{telemetry.Waits: 2, telemetry.Canaries: 1, telemetry.Transient: 1, telemetry.Trips: 2}},
+		// The failed probe keeps the breaker OPEN (no second trip) and,
+		// with nobody waiting in the room, scouts again itself.
+		{"canary failure keeps it open and scouts again", transient("still down"), message.NextWait, "WAIT", "OPEN",
+			map[telemetry.Name]int64{telemetry.Waits: 2, telemetry.Canaries: 1, telemetry.Transient: 1, telemetry.Trips: 1, telemetry.Queued: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,7 +156,7 @@ func TestOpenBreakerWaitsForItsCooldownThenSendsACanary(t *testing.T) {
 			f.clock.Advance(time.Duration(doc.WaitSeconds) * time.Second)
 			doc, err = f.run(t, doc)
 			require.NoError(t, err)
-			assert.Equal(t, "CANARY", doc.Decision)
+			assert.Equal(t, tt.wantDecision, doc.Decision)
 			assert.Equal(t, tt.wantNext, doc.Next)
 			assert.Equal(t, tt.wantState, doc.BreakerState)
 			assert.Equal(t, 1, doc.Tries)

@@ -15,10 +15,11 @@ import (
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/breaker/dynamostore"
-	"github.com/redrive/redrive/internal/ddbtest"
 	"github.com/redrive/redrive/tasks/attempt"
 	"github.com/redrive/redrive/tasks/delivery"
 	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/tasks/room"
+	"github.com/redrive/redrive/tasks/room/roomtest"
 	"github.com/redrive/redrive/tasks/target"
 	"github.com/redrive/redrive/tasks/telemetry"
 )
@@ -30,12 +31,12 @@ var t0 = time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)
 // in a row, cools down for a minute and closes on one canary success.
 var tripping = breaker.Policy{
 	ConsecutiveFailures: 3, FailureRateThreshold: -1, Jitter: -1,
-	CooldownBase: time.Minute, SuccessesToClose: 1, RampDuration: -1,
+	CooldownBase: time.Minute, SuccessesToClose: 1,
 }
 
 // neverTrips is a policy whose breaker stays closed through the tests'
 // failures, to watch the per-message backoff alone.
-var neverTrips = breaker.Policy{ConsecutiveFailures: 100, FailureRateThreshold: -1, Jitter: -1, RampDuration: -1}
+var neverTrips = breaker.Policy{ConsecutiveFailures: 100, FailureRateThreshold: -1, Jitter: -1}
 
 // testConfig has a backoff cap that is reached within MaxAttempts.
 var testConfig = attempt.Config{MaxAttempts: 5, BackoffBase: 30 * time.Second, BackoffMax: 2 * time.Minute, DeliveryLease: time.Minute}
@@ -92,6 +93,11 @@ type fixture struct {
 	clock   *breakertest.Clock
 	metrics *bytes.Buffer
 	log     *bytes.Buffer
+	// room is the waiting room the handler releases scouts from; sfn
+	// records the tokens it resumes, launcher the releasers it starts.
+	room     *room.Room
+	sfn      *roomtest.SFN
+	launcher *roomtest.Launcher
 }
 
 // options vary a fixture.
@@ -107,11 +113,7 @@ type options struct {
 
 func newFixture(t testing.TB, o options, results ...target.Result) fixture {
 	t.Helper()
-	client, backend := ddbtest.Client(t)
-	table := ddbtest.CreateTable(t, client, func(ctx context.Context, name string) error {
-		return dynamostore.CreateTable(ctx, client, name)
-	})
-	t.Logf("backend %s, table %s", backend, table)
+	client, table := roomtest.Table(t)
 	var store breaker.Store = dynamostore.New(client, table)
 	if o.wrapStore != nil {
 		store = o.wrapStore(store)
@@ -137,9 +139,13 @@ func newFixture(t testing.TB, o options, results ...target.Result) fixture {
 		clock:   clock,
 		metrics: &metricsOut,
 		log:     &logOut,
+
+		room:     room.New(client, table, time.Hour),
+		sfn:      &roomtest.SFN{},
+		launcher: &roomtest.Launcher{},
 	}
 	f.handler = &attempt.Handler{Breaker: b, Ledger: f.ledger, Target: f.target, Metrics: metrics,
-		Logger: logger, Now: now, Rand: half{}, Config: o.config}
+		Logger: logger, Now: now, Rand: half{}, Room: f.room, Tasks: f.sfn, Launcher: f.launcher, Config: o.config}
 	return f
 }
 
@@ -207,7 +213,7 @@ func (f fixture) trip(t *testing.T, key string) {
 		d, err := f.breaker.Admit(t.Context(), key)
 		require.NoError(t, err)
 		require.Equal(t, breaker.Proceed, d.Verdict)
-		_, err = f.breaker.Record(t.Context(), key, d.Ticket, breaker.Transient)
+		_, err = f.breaker.Record(t.Context(), key, d.Row, d.Ticket, breaker.Transient)
 		require.NoError(t, err)
 	}
 }

@@ -3,6 +3,7 @@ package attempt_test
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -54,10 +55,13 @@ func TestMisconfiguredHandlerFailsClearly(t *testing.T) {
 		want   string
 	}{
 		{"no dependencies", func(h *attempt.Handler) { *h = attempt.Handler{} },
-			"attempt: handler is missing [Breaker Ledger Target Metrics Logger Now Rand]"},
+			"attempt: handler is missing [Breaker Ledger Target Metrics Logger Now Rand Room Tasks Launcher]"},
 		{"no ledger", func(h *attempt.Handler) { h.Ledger = nil }, "attempt: handler is missing [Ledger]"},
+		{"no room", func(h *attempt.Handler) { h.Room, h.Launcher = nil, nil }, "attempt: handler is missing [Room Launcher]"},
+		{"room timeout too short", func(h *attempt.Handler) { h.Config.RoomTimeout = time.Second },
+			"attempt: config: ROOM_TIMEOUT: must be between 1m and 8760h (a year, Step Functions' task timeout limit)"},
 		{"bad config", func(h *attempt.Handler) { h.Config.MaxCycles = 5000 },
-			"attempt: config: MAX_CYCLES: must be between 1 and 2000 (9 history events per cycle; the limit is 25,000)"},
+			"attempt: config: MAX_CYCLES: must be between 1 and 1500 (up to 13 history events per cycle; the limit is 25,000)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
