@@ -31,10 +31,12 @@ func (s *Stack) register() error {
 		message.EnvKeyAttribute: s.opts.BreakerKeyAttribute,
 		message.EnvKeyPointer:   s.opts.BreakerKeyPointer,
 		starter.EnvConcurrency:  fmt.Sprint(s.opts.StartConcurrency),
+		starter.EnvTable:        s.Table,
 	}))
 	if err != nil {
 		return fmt.Errorf("localrun: starter: %w", err)
 	}
+	startCfg.Pace = s.opts.Pace
 	delivery := target.Clients{Lambda: s.lambdaClient()}
 	if s.opts.DirectInvoke {
 		delivery.Lambda = directInvoke{inv: s.invoker}

@@ -1,6 +1,10 @@
 package sim
 
-import "time"
+import (
+	"time"
+
+	"github.com/redrive/redrive/tasks/release"
+)
 
 // Prices are AWS list prices (us-east-1) used to estimate what a strategy
 // costs. They are constants of the estimate, not read from AWS.
@@ -50,19 +54,21 @@ type Assumptions struct {
 	// scenario's latency), also billed to an orchestrator that waits for
 	// it.
 	ConsumerLatency time.Duration
-	// ReleaseTick is the billed duration of one releaser invocation: it
-	// sleeps between releases for the whole tick.
-	ReleaseTick time.Duration
+	// ReleaseInvocation is the billed duration of one releaser invocation:
+	// it sleeps between releases through all its ticks (the last
+	// invocation of a releaser is shorter: an upper bound).
+	ReleaseInvocation time.Duration
 }
 
 // AssumptionsFor is the estimate's assumptions for s: 128 MB functions,
-// 20 ms of orchestrator work per invocation (a whole 1 s tick for the
-// releaser's), and the scenario's consumer latency. Item sizes are assumed under 1 KB (one write unit per write,
-// one read unit per strongly consistent read); free tiers are ignored, and
-// SQS requests are left out of every strategy (about $0.40 per million).
+// 20 ms of orchestrator work per invocation (all of its ten one-second
+// ticks for the releaser's), and the scenario's consumer latency. Item
+// sizes are assumed under 1 KB (one write unit per write, one read unit
+// per strongly consistent read); free tiers are ignored, and SQS requests
+// are left out of every strategy (about $0.40 per million).
 func AssumptionsFor(s Scenario) Assumptions {
 	return Assumptions{LambdaMemoryMB: 128, OrchestratorDuration: 20 * time.Millisecond, ConsumerLatency: s.Target.Latency,
-		ReleaseTick: time.Second}
+		ReleaseInvocation: release.TicksPerInvocation * time.Second}
 }
 
 // Cost is an estimate in US dollars.
@@ -81,8 +87,8 @@ func (c Cost) Scale(f float64) Cost {
 // Estimate prices u.
 func (p Prices) Estimate(u Usage, a Assumptions) Cost {
 	gb := float64(a.LambdaMemoryMB) / 1024
-	seconds := float64(u.Invocations-u.ReleaseTicks)*a.OrchestratorDuration.Seconds() +
-		float64(u.ReleaseTicks)*a.ReleaseTick.Seconds() +
+	seconds := float64(u.Invocations-u.ReleaseInvocations)*a.OrchestratorDuration.Seconds() +
+		float64(u.ReleaseInvocations)*a.ReleaseInvocation.Seconds() +
 		float64(u.WaitedCalls+u.TargetCalls)*a.ConsumerLatency.Seconds()
 	return Cost{
 		StepFunctions: float64(u.Transitions) / 1000 * p.TransitionsPerThousand,

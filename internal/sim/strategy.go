@@ -73,9 +73,9 @@ type Usage struct {
 	// WaitedCalls counts consumer calls an orchestrator Lambda waited on
 	// (billed as that Lambda's duration too).
 	WaitedCalls int64
-	// ReleaseTicks counts the releaser's invocations, each billed for the
-	// whole tick it spreads its releases over.
-	ReleaseTicks int64
+	// ReleaseInvocations counts the releaser's invocations, each billed
+	// for the ticks it spreads its releases over.
+	ReleaseInvocations int64
 	// DynamoReads and DynamoWrites count request units; failed
 	// conditional writes are billed and counted as writes.
 	DynamoReads, DynamoWrites int64

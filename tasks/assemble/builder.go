@@ -12,6 +12,7 @@ import (
 	"github.com/redrive/redrive/tasks/attempt"
 	"github.com/redrive/redrive/tasks/continuer"
 	"github.com/redrive/redrive/tasks/delivery"
+	"github.com/redrive/redrive/tasks/pace"
 	"github.com/redrive/redrive/tasks/park"
 	"github.com/redrive/redrive/tasks/starter"
 	"github.com/redrive/redrive/tasks/target"
@@ -72,6 +73,9 @@ func (b *Builder) Starter(cfg starter.Config) (*starter.Handler, error) {
 	}
 	h := &starter.Handler{
 		SFN: c.SFN, Lot: b.lot(cfg.Lot), Config: cfg, Metrics: b.metrics, Logger: b.deps.Logger, Now: b.deps.Now,
+	}
+	if cfg.Table != "" && c.DynamoDB != nil {
+		h.Gate = pace.NewStore(c.DynamoDB, cfg.Table)
 	}
 	if cfg.RecordsReturns() {
 		br, err := b.breaker("starter", dynamostore.New(c.DynamoDB, cfg.Table), cfg.Policy, seedStarterBreaker)

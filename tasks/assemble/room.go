@@ -22,11 +22,6 @@ import (
 const (
 	EnvReleaseStateMachineARN = "RELEASE_STATE_MACHINE_ARN"
 	EnvRoomTimeout            = "ROOM_TIMEOUT"
-	EnvReleaseStartRate       = "RELEASE_START_RATE"
-	EnvReleaseMaxRate         = "RELEASE_MAX_RATE"
-	EnvReleaseBackoff         = "RELEASE_BACKOFF"
-	EnvReleaseTick            = "RELEASE_TICK"
-	EnvReleaseLease           = "RELEASE_LEASE"
 )
 
 // DynamoDB is the part of the DynamoDB client the handlers call;
@@ -68,28 +63,9 @@ func RoomConfigFromEnv(env *config.Env, table string) RoomConfig {
 		Table:                  table,
 		ReleaseStateMachineARN: env.Required(EnvReleaseStateMachineARN),
 		Timeout:                env.PositiveDuration(EnvRoomTimeout, attempt.DefaultRoomTimeout),
-		Pace: pace.Policy{
-			Start:   env.Float(EnvReleaseStartRate, 0),
-			Max:     env.Float(EnvReleaseMaxRate, 0),
-			Backoff: env.Float(EnvReleaseBackoff, 0),
-			Tick:    env.Duration(EnvReleaseTick, 0),
-			Lease:   env.Duration(EnvReleaseLease, 0),
-		},
-	}
-	if err := c.Pace.Validate(); err != nil {
-		env.Fail(paceVariable(err), err.Error())
+		Pace:                   pace.PolicyFromEnv(env),
 	}
 	return c
-}
-
-// paceVariable names the variable behind a pace.PolicyError.
-func paceVariable(err error) string {
-	pe, ok := errors.AsType[*pace.PolicyError](err)
-	if !ok {
-		return "RELEASE_*"
-	}
-	return map[string]string{"Start": EnvReleaseStartRate, "Max": EnvReleaseMaxRate, "Backoff": EnvReleaseBackoff,
-		"Tick": EnvReleaseTick, "Lease": EnvReleaseLease}[pe.Field]
 }
 
 // Validate reports every problem with c.
@@ -99,7 +75,7 @@ func (c RoomConfig) Validate() error {
 		errs = append(errs, &config.VarError{Name: EnvReleaseStateMachineARN, Problem: "required but not set"})
 	}
 	if err := c.Pace.Validate(); err != nil {
-		errs = append(errs, &config.VarError{Name: paceVariable(err), Problem: err.Error()})
+		errs = append(errs, &config.VarError{Name: pace.Variable(err), Problem: err.Error()})
 	}
 	return errors.Join(append(errs, tableProblem(c.Table))...)
 }

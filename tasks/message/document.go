@@ -51,6 +51,10 @@ type Document struct {
 	// Continuation counts how many times the redrive continued as a new
 	// execution.
 	Continuation int `json:"continuation"`
+	// Paced is set by the starter on a message that arrived beyond its
+	// breaker's pace (or while its waiting room holds messages): the first
+	// Attempt sends it to the room without delivering.
+	Paced bool `json:"paced,omitempty"`
 	// History holds the most recent failures, oldest first, at most
 	// MaxHistory.
 	History []Failure `json:"history,omitempty"`

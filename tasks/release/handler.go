@@ -11,10 +11,15 @@ import (
 	"github.com/redrive/redrive/tasks/room"
 )
 
+// TicksPerInvocation is how many ticks one invocation runs (about ten
+// seconds), so the release state machine's loop costs two transitions per
+// ten ticks rather than per tick.
+const TicksPerInvocation = 10
+
 // MaxTicks is how many ticks one releaser execution runs before it hands
-// over to a new one, far below the 25,000-event history limit (each tick
-// is two states, about five events).
-const MaxTicks = 1000
+// over to a new one, far below the 25,000-event history limit (each
+// invocation is two states, about seven events).
+const MaxTicks = 10000
 
 // Input is the release state machine's input and each tick's output.
 type Input struct {
@@ -68,13 +73,26 @@ type Handler struct {
 	Sleep func(context.Context, time.Duration)
 }
 
-// Handle runs one tick: while the breaker is CLOSED (or forced closed) it
+// Handle runs up to TicksPerInvocation ticks, until one says the releaser
+// is done.
+func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
+	out := Output{Input: in}
+	for range TicksPerInvocation {
+		var err error
+		if out, err = h.tick(ctx, out.Input); err != nil || out.Done {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// tick runs one tick: while the breaker is CLOSED (or forced closed) it
 // releases the tick's quota of the oldest messages spread over the tick;
 // while HALF_OPEN, one message per free canary permit; while OPEN or
 // forced open, nothing, and the releaser stops (the scout's probe, or an
 // operator's command, starts the next). It stops too when the room is
 // empty.
-func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
+func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 	key, pol := in.BreakerKey, h.Launcher.Policy.WithDefaults()
 	out := Output{Input: in}
 	out.Ticks++

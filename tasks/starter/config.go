@@ -9,6 +9,7 @@ import (
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/tasks/config"
 	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/tasks/pace"
 	"github.com/redrive/redrive/tasks/park"
 	"github.com/redrive/redrive/tasks/target"
 )
@@ -20,7 +21,8 @@ import (
 const (
 	// EnvStateMachine is the redrive state machine's ARN. Required.
 	EnvStateMachine = "STATE_MACHINE_ARN"
-	// EnvTable is the breaker table; required when TARGET_KIND=sqs.
+	// EnvTable is the breaker table; required when TARGET_KIND=sqs, and
+	// where the starter paces fresh arrivals when set.
 	EnvTable = "TABLE_NAME"
 	// EnvConcurrency bounds the records started at once; default
 	// DefaultConcurrency.
@@ -54,8 +56,8 @@ type Config struct {
 	// message back in the DLQ with lineage is a consumer failure the
 	// starter records on its breaker.
 	TargetKind target.Kind
-	// Table is TABLE_NAME, the breaker table; used only with
-	// TargetKind sqs.
+	// Table is TABLE_NAME, the breaker table, for the arrival pace and,
+	// with TargetKind sqs, the breaker.
 	Table string
 	// Policy is the breaker policy from BREAKER_*; used only with
 	// TargetKind sqs, and must be the Attempt task's.
@@ -63,6 +65,11 @@ type Config struct {
 	// Concurrency is START_CONCURRENCY, how many records are processed at
 	// once, from 1 to MaxConcurrency; default DefaultConcurrency.
 	Concurrency int
+	// Pace is the waiting room's pace (RELEASE_*): with TABLE_NAME set, a
+	// batch's fresh arrivals beyond Pace.Start per second and breaker key
+	// (or the last releaser's rate, if higher), or while the key's room is
+	// being released, start paced: they queue in the room.
+	Pace pace.Policy
 }
 
 // RecordsReturns reports whether a message back in the DLQ with lineage
@@ -81,6 +88,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		TargetKind:      target.Kind(strings.ToLower(env.Value(target.EnvKind))),
 		Table:           env.Value(EnvTable),
 		Concurrency:     env.Int(EnvConcurrency, DefaultConcurrency),
+		Pace:            pace.PolicyFromEnv(env),
 	}
 	if c.RecordsReturns() {
 		c.Policy = config.Policy(env)

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/tasks/pace"
 	"github.com/redrive/redrive/tasks/park"
 	"github.com/redrive/redrive/tasks/telemetry"
 )
@@ -38,6 +39,14 @@ type Counter interface {
 
 var _ Counter = (*telemetry.Metrics)(nil)
 
+// Gate counts a batch's fresh arrivals per breaker key and says how many
+// may go straight to the breaker; *pace.Store is one.
+type Gate interface {
+	Admit(ctx context.Context, key string, n int, p pace.Policy, now time.Time) (int, error)
+}
+
+var _ Gate = (*pace.Store)(nil)
+
 // Handler is the starter: the DLQ's event source function.
 type Handler struct {
 	// SFN starts executions.
@@ -47,6 +56,9 @@ type Handler struct {
 	// Breaker records consumer failures; needed only when
 	// Config.RecordsReturns().
 	Breaker Breaker
+	// Gate paces fresh arrivals per breaker key; nil starts every record
+	// unpaced.
+	Gate Gate
 	// Config is the starter's settings.
 	Config Config
 	// Metrics and Logger report what happened to each record.
@@ -62,13 +74,18 @@ type Handler struct {
 // order of the batch (see process for what each record becomes). It never
 // returns an error: every failure is a record's, and the others are done.
 func (h *Handler) Handle(ctx context.Context, event events.SQSEvent) (events.SQSEventResponse, error) {
+	batch := make([]prepared, len(event.Records))
+	for i, r := range event.Records {
+		batch[i] = h.prepare(ctx, r)
+	}
+	paced := h.pace(ctx, batch)
 	failed := make([]bool, len(event.Records))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(max(h.Config.Concurrency, 1), len(event.Records)) {
 		wg.Go(func() {
 			for i := range next {
-				failed[i] = h.process(ctx, event.Records[i]) != nil
+				failed[i] = h.process(ctx, batch[i], paced[i]) != nil
 			}
 		})
 	}

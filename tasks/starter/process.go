@@ -44,14 +44,15 @@ var throttles = retry.IsErrorThrottles(retry.DefaultThrottles)
 //   - InvalidExecutionInput: Step Functions will never take it; parked.
 //   - Throttling (counted as StartThrottled) and any other error, and a
 //     park that failed: retried.
-func (h *Handler) process(ctx context.Context, record events.SQSMessage) error {
-	msg := message.FromEvent(record)
-	now := h.now()
-	doc, err := message.NewDocument(msg, now)
-	if err != nil {
-		return h.parkMalformed(ctx, msg, err, now)
+//
+// A paced record starts with Paced set: its first Attempt queues it in the
+// waiting room.
+func (h *Handler) process(ctx context.Context, p prepared, paced bool) error {
+	msg, doc, now := p.msg, p.doc, p.now
+	if p.err != nil {
+		return h.parkMalformed(ctx, msg, p.err, now)
 	}
-	doc.BreakerKey = h.key(ctx, doc.Message)
+	doc.Paced = paced
 	returned := doc.Attempt > 1 && h.Config.RecordsReturns()
 	if returned {
 		doc.AddFailure(returnFailure(now, doc.Attempt-1))
@@ -100,6 +101,61 @@ func (h *Handler) process(ctx context.Context, record events.SQSMessage) error {
 		h.recordReturn(ctx, doc.BreakerKey, log)
 	}
 	return nil
+}
+
+// prepared is a DLQ record read into its execution document, or the error
+// that makes it unreadable.
+type prepared struct {
+	msg message.Message
+	doc message.Document
+	err error
+	now time.Time
+}
+
+// prepare reads record: its document and breaker key.
+func (h *Handler) prepare(ctx context.Context, record events.SQSMessage) prepared {
+	p := prepared{msg: message.FromEvent(record), now: h.now()}
+	p.doc, p.err = message.NewDocument(p.msg, p.now)
+	if p.err == nil {
+		p.doc.BreakerKey = h.key(ctx, p.doc.Message)
+	}
+	return p
+}
+
+// pace marks the records of a batch that start paced: per breaker key, the
+// ones beyond what the Gate admits. A Gate that fails lets them all go
+// (the breaker still guards the target), with a warning.
+func (h *Handler) pace(ctx context.Context, batch []prepared) []bool {
+	paced := make([]bool, len(batch))
+	if h.Gate == nil {
+		return paced
+	}
+	byKey := map[string][]int{}
+	var keys []string
+	for i, p := range batch {
+		if p.err != nil {
+			continue
+		}
+		if _, seen := byKey[p.doc.BreakerKey]; !seen {
+			keys = append(keys, p.doc.BreakerKey)
+		}
+		byKey[p.doc.BreakerKey] = append(byKey[p.doc.BreakerKey], i)
+	}
+	for _, key := range keys {
+		idx := byKey[key]
+		allowed, err := h.Gate.Admit(ctx, key, len(idx), h.Config.Pace, h.now())
+		if err != nil {
+			h.Logger.WarnContext(ctx, "could not pace the batch; its messages go to the breaker", slog.String("breaker", key), slog.Any("error", err))
+			continue
+		}
+		for _, i := range idx[allowed:] {
+			paced[i] = true
+		}
+		if n := len(idx) - allowed; n > 0 {
+			h.Metrics.Count(key, telemetry.Paced, int64(n))
+		}
+	}
+	return paced
 }
 
 // key is the message's breaker key, or the fallback key (logged) when the

@@ -40,6 +40,8 @@ const (
 	Waits Name = "Waits"
 	// Queued counts messages sent to the waiting room.
 	Queued Name = "Queued"
+	// Paced counts fresh arrivals the starter paced into the room.
+	Paced Name = "Paced"
 	// Throttled counts deliveries the target throttled.
 	Throttled Name = "Throttled"
 	// Released counts messages the releaser resumed from the room.
