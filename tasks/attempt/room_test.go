@@ -1,0 +1,184 @@
+package attempt_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/tasks/attempt"
+	"github.com/redrive/redrive/tasks/delivery"
+	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/tasks/room"
+	"github.com/redrive/redrive/tasks/target"
+	"github.com/redrive/redrive/tasks/telemetry"
+)
+
+// throttled is the target's answer when it is overloaded.
+func throttled() target.Result {
+	return target.Result{Outcome: breaker.Throttled, ErrorType: "TooManyRequestsException", Message: "Rate Exceeded."}
+}
+
+// record admits one delivery on key and records outcome for it, as
+// another message's Attempt would.
+func (f fixture) record(t *testing.T, key string, outcome breaker.Outcome) {
+	t.Helper()
+	d, err := f.breaker.Admit(t.Context(), key)
+	require.NoError(t, err)
+	require.Equal(t, breaker.Proceed, d.Verdict)
+	_, err = f.breaker.Record(t.Context(), key, d.Row, d.Ticket, outcome)
+	require.NoError(t, err)
+}
+
+// wait puts another message in key's room, entered before t0.
+func (f fixture) wait(t *testing.T, key, id string) room.Entry {
+	t.Helper()
+	e := room.Entry{Key: key, MessageID: id, Token: "token-" + id, EnteredAt: t0.Add(-time.Minute)}
+	require.NoError(t, f.room.Enter(t.Context(), e))
+	return e
+}
+
+func TestTurnedAwayByTheScoutWaitsInTheRoom(t *testing.T) {
+	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
+	f.trip(t, "orders")
+	scout, err := f.run(t, newDocument("orders"))
+	require.NoError(t, err)
+	require.Equal(t, message.NextWait, scout.Next, "the first message after the trip scouts")
+
+	other := newDocument("orders")
+	other.OriginID, other.Message.ID = "m-2", "m-2"
+	doc, err := f.run(t, other)
+	require.NoError(t, err)
+	assert.Equal(t, message.NextRoom, doc.Next)
+	assert.Equal(t, "QUEUE", doc.Decision)
+	assert.Equal(t, "OPEN", doc.BreakerState)
+	assert.Equal(t, int(attempt.DefaultRoomTimeout/time.Second), doc.RoomTimeoutSeconds)
+	assert.Zero(t, doc.WaitSeconds)
+	assert.Zero(t, doc.Tries)
+	assert.Zero(t, f.target.calls())
+	assert.Equal(t, map[telemetry.Name]int64{telemetry.Trips: 1, telemetry.Waits: 1, telemetry.Queued: 1}, f.counts(t))
+}
+
+func TestARoomTimeoutOfTheConfigIsTheStatesTimeout(t *testing.T) {
+	cfg := testConfig
+	cfg.RoomTimeout = 10 * time.Minute
+	f := newFixture(t, options{policy: tripping, config: cfg}, throttled())
+	doc, err := f.run(t, newDocument("orders"))
+	require.NoError(t, err)
+	assert.Equal(t, message.NextRoom, doc.Next)
+	assert.Equal(t, 600, doc.RoomTimeoutSeconds)
+}
+
+func TestThrottledWaitsInTheRoomWithoutUsingAnAttempt(t *testing.T) {
+	f := newFixture(t, options{policy: tripping, config: testConfig}, throttled(), target.Delivered())
+
+	doc, err := f.run(t, newDocument("orders"))
+	require.NoError(t, err)
+	assert.Equal(t, message.NextRoom, doc.Next)
+	assert.Equal(t, "THROTTLED", doc.Outcome)
+	assert.Equal(t, "CLOSED", doc.BreakerState, "throttling never trips")
+	assert.Zero(t, doc.Tries, "no attempt used")
+	assert.Equal(t, 1, doc.Throttled)
+	assert.Empty(t, doc.History, "not a failure")
+	row := f.row(t, "orders")
+	assert.Equal(t, int64(1), row.Totals.Throttles)
+	assert.Zero(t, row.ConsecutiveFailures)
+	assert.Equal(t, f.clock.Now().Add(breaker.Policy{}.WithDefaults().ThrottlePause), row.ThrottledUntil)
+
+	f.clock.Advance(time.Second)
+	doc, err = f.run(t, doc)
+	require.NoError(t, err)
+	assert.Equal(t, message.NextDone, doc.Next)
+	assert.Equal(t, 1, doc.Tries)
+	assert.Equal(t, 1, doc.Throttled)
+	for try, want := range map[int]breaker.Outcome{1: breaker.Throttled, 2: breaker.Success} {
+		rec, found, err := f.ledger.Get(t.Context(), delivery.ID{OriginID: "m-1", Attempt: 1, Try: try})
+		require.NoError(t, err)
+		require.True(t, found, "try %d has its own delivery record", try)
+		assert.Equal(t, want, rec.Outcome)
+	}
+	assert.Equal(t, map[telemetry.Name]int64{telemetry.Throttled: 1, telemetry.Queued: 1, telemetry.Delivered: 1}, f.counts(t))
+}
+
+func TestATransientThatTripsReleasesTheOldestWaitingMessageToScout(t *testing.T) {
+	f := newFixture(t, options{policy: tripping, config: testConfig}, transient("down"))
+	for range tripping.ConsecutiveFailures - 1 {
+		f.record(t, "orders", breaker.Transient)
+	}
+	oldest := f.wait(t, "orders", "m-0#1")
+
+	doc, err := f.run(t, newDocument("orders"))
+	require.NoError(t, err)
+	assert.Equal(t, "OPEN", doc.BreakerState)
+	assert.Equal(t, message.NextRoom, doc.Next, "it waits in the room behind the scout")
+	assert.Equal(t, 1, doc.Tries)
+	assert.Equal(t, []string{oldest.Token}, f.sfn.Resumed(), "the oldest waiting message goes to scout")
+	left, err := f.room.Depth(t.Context(), "orders")
+	require.NoError(t, err)
+	assert.Zero(t, left)
+	assert.Equal(t, int64(1), f.counts(t)[telemetry.Released])
+}
+
+func TestATransientThatTripsScoutsItselfWhenNobodyWaits(t *testing.T) {
+	f := newFixture(t, options{policy: tripping, config: testConfig}, transient("down"))
+	for range tripping.ConsecutiveFailures - 1 {
+		f.record(t, "orders", breaker.Transient)
+	}
+
+	doc, err := f.run(t, newDocument("orders"))
+	require.NoError(t, err)
+	assert.Equal(t, "OPEN", doc.BreakerState)
+	assert.Equal(t, message.NextWait, doc.Next)
+	assert.Equal(t, "WAIT", doc.Decision)
+	assert.Equal(t, 60, doc.WaitSeconds, "until the cooldown ends")
+	assert.Empty(t, f.sfn.Resumed())
+	assert.True(t, f.row(t, "orders").ScoutUntil.After(f.clock.Now()), "elected scout")
+}
+
+func TestACanarySuccessStartsTheReleaser(t *testing.T) {
+	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
+	f.trip(t, "orders")
+	doc, err := f.run(t, newDocument("orders"))
+	require.NoError(t, err)
+	require.Equal(t, message.NextWait, doc.Next)
+	assert.Empty(t, f.launcher.Keys(), "nothing to release while OPEN")
+
+	f.clock.Advance(time.Duration(doc.WaitSeconds) * time.Second)
+	doc, err = f.run(t, doc)
+	require.NoError(t, err)
+	assert.Equal(t, "CANARY", doc.Decision)
+	assert.Equal(t, "CLOSED", doc.BreakerState)
+	assert.Equal(t, []string{"orders"}, f.launcher.Keys())
+}
+
+func TestAReleaserThatFailsToStartDoesNotFailTheCanary(t *testing.T) {
+	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
+	f.launcher.Err = assert.AnError
+	f.trip(t, "orders")
+	doc, err := f.run(t, newDocument("orders"))
+	require.NoError(t, err)
+	f.clock.Advance(time.Duration(doc.WaitSeconds) * time.Second)
+	doc, err = f.run(t, doc)
+	require.NoError(t, err)
+	assert.Equal(t, message.NextDone, doc.Next)
+	assert.Contains(t, f.log.String(), "could not start the releaser")
+}
+
+func TestTheHealthyPathReadsTheBreakerRowOnceAndWritesNothing(t *testing.T) {
+	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
+	window := tripping.WithDefaults().WindowSize
+	for range window {
+		f.record(t, "orders", breaker.Success)
+	}
+	before := f.breaker.Stats()
+
+	doc, err := f.run(t, newDocument("orders"))
+	require.NoError(t, err)
+	require.Equal(t, message.NextDone, doc.Next)
+	after := f.breaker.Stats()
+	assert.Equal(t, before.Loads+1, after.Loads, "one read: Admit's, which Record starts from")
+	assert.Equal(t, before.Saves, after.Saves, "no write")
+	assert.Empty(t, f.launcher.Keys())
+}
