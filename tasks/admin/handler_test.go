@@ -42,7 +42,7 @@ func TestCommandsChangeTheBreaker(t *testing.T) {
 				assert.Equal(t, "maintenance", out.After.Reason)
 				d, err := f.breaker.Admit(t.Context(), "orders")
 				require.NoError(t, err)
-				assert.Equal(t, breaker.Wait, d.Verdict, "a forced-open breaker admits nothing")
+				assert.Equal(t, breaker.Queue, d.Verdict, "a forced-open breaker admits nothing: messages wait in the room")
 			}},
 		{name: "status of a forced breaker", req: admin.Request{Command: "status", Breaker: "orders"},
 			from: breaker.ForcedOpen, to: breaker.ForcedOpen},
@@ -98,6 +98,12 @@ func TestCommandsChangeTheBreaker(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("the releaser starts after each command that lets messages through", func(t *testing.T) {
+		// close, release, release again (CLOSED all the same) and reset;
+		// not status or open.
+		assert.Equal(t, []string{"orders", "orders", "orders", "orders"}, f.launcher.Keys())
+	})
 
 	t.Run("one log line per command that may change the breaker", func(t *testing.T) {
 		type line struct {

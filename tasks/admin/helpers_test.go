@@ -14,13 +14,14 @@ import (
 	"github.com/redrive/redrive/breaker/dynamostore"
 	"github.com/redrive/redrive/internal/ddbtest"
 	"github.com/redrive/redrive/tasks/admin"
+	"github.com/redrive/redrive/tasks/room/roomtest"
 )
 
 // t0 is the tests' fixed starting time.
 var t0 = time.Date(2026, 1, 2, 15, 0, 0, 0, time.UTC)
 
 // policy is jitter-free so cooldowns in expected outputs are exact.
-var policy = breaker.Policy{ConsecutiveFailures: 3, Jitter: -1, CooldownBase: time.Minute, RampDuration: -1}
+var policy = breaker.Policy{ConsecutiveFailures: 3, Jitter: -1, CooldownBase: time.Minute}
 
 // fixture is an admin Handler over a real breaker on the real DynamoDB
 // store (minidyn, or DDB_ENDPOINT), with a manual clock and a captured log.
@@ -30,6 +31,8 @@ type fixture struct {
 	store   breaker.Store
 	clock   *breakertest.Clock
 	log     *bytes.Buffer
+	// launcher records the releasers the handler starts.
+	launcher *roomtest.Launcher
 }
 
 // newFixture builds a fixture; wrap, when given, wraps the DynamoDB store
@@ -52,7 +55,9 @@ func newFixture(t *testing.T, wrap func(breaker.Store) breaker.Store) fixture {
 	var log bytes.Buffer
 	h := admin.New(b, slog.New(slog.NewJSONHandler(&log, nil)))
 	h.Now = clock.Now
-	return fixture{handler: h, breaker: b, store: store, clock: clock, log: &log}
+	launcher := &roomtest.Launcher{}
+	h.Launcher = launcher
+	return fixture{handler: h, breaker: b, store: store, clock: clock, log: &log, launcher: launcher}
 }
 
 // trip opens key's breaker with consecutive transient failures.
@@ -62,7 +67,7 @@ func (f fixture) trip(t *testing.T, key string) {
 		d, err := f.breaker.Admit(t.Context(), key)
 		require.NoError(t, err)
 		require.Equal(t, breaker.Proceed, d.Verdict)
-		_, err = f.breaker.Record(t.Context(), key, d.Ticket, breaker.Transient)
+		_, err = f.breaker.Record(t.Context(), key, d.Row, d.Ticket, breaker.Transient)
 		require.NoError(t, err)
 	}
 	row, err := f.breaker.Status(t.Context(), key)
