@@ -67,6 +67,9 @@ type Handler struct {
 	Launcher *Launcher
 	// Logger gets one line per tick.
 	Logger *slog.Logger
+	// Metrics, if set, gets each tick's Released count and the room's
+	// gauges (report).
+	Metrics Metrics
 	// Now is the clock; Sleep waits on it (in AWS, a timer; in the local
 	// executor, virtual time).
 	Now   func() time.Time
@@ -146,6 +149,7 @@ func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 	}
 	h.Logger.InfoContext(ctx, "release tick", "breaker", key, "epoch", in.Epoch, "tick", out.Ticks,
 		"breakerState", out.State, "rate", out.Rate, "quota", quota, "released", c.Resumed, "dropped", c.Gone, "lost", c.Lost)
+	h.report(ctx, out, pol.Tick)
 	if drained && row.State != breaker.HalfOpen {
 		return h.stop(ctx, out)
 	}
