@@ -88,11 +88,13 @@ func localUsage(fs *flag.FlagSet) {
 func printLocal(w io.Writer, e *emulator.Emulator, opts emulator.Options) {
 	fmt.Fprintf(w, "redrive local: serving (time scale %s, consumer %s)\n", strconv.FormatFloat(e.Clock.Scale(), 'g', -1, 64), opts.Target)
 	fmt.Fprintf(w, "  Lambda Invoke API  %s (listening on %s)\n", e.LambdaURL, e.LambdaAddr)
-	fmt.Fprintf(w, "    functions        %s %s %s %s %s %s\n", emulator.FunctionStarter, emulator.FunctionAttempt,
-		emulator.FunctionPark, emulator.FunctionContinuer, emulator.FunctionAdmin, emulator.FunctionConsumer)
+	fmt.Fprintf(w, "    functions        %s %s %s %s %s %s %s %s\n", emulator.FunctionStarter, emulator.FunctionAttempt,
+		emulator.FunctionPark, emulator.FunctionContinuer, emulator.FunctionAdmin, emulator.FunctionWaitRoom,
+		emulator.FunctionRelease, emulator.FunctionConsumer)
 	fmt.Fprintf(w, "  Step Functions     %s\n", e.SFNURL)
 	fmt.Fprintf(w, "    redrive          %s\n", e.RedriveARN)
 	fmt.Fprintf(w, "    admin            %s\n", e.AdminARN)
+	fmt.Fprintf(w, "    release          %s\n", e.ReleaseARN)
 	fmt.Fprintf(w, "  DynamoDB           %s table %s\n", e.DynamoDBURL, e.Table)
 	fmt.Fprintf(w, "  SQS                %s\n", e.SQSURL)
 	fmt.Fprintf(w, "    DLQ              %s\n", e.DLQURL)
@@ -117,6 +119,7 @@ func localExports(e *emulator.Emulator) [][2]string {
 		{envSFNEndpoint, e.SFNURL},
 		{envAdminStateMachine, e.AdminARN},
 		{"REDRIVE_STATE_MACHINE_ARN", e.RedriveARN},
+		{"RELEASE_STATE_MACHINE_ARN", e.ReleaseARN},
 		{"DLQ_URL", e.DLQURL},
 		{"PARKING_LOT_URL", e.ParkingLotURL},
 		{"SOURCE_QUEUE_URL", e.SourceQueueURL},

@@ -26,7 +26,7 @@ import (
 var t0 = time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)
 
 // tripOnFirst is a jitter-free policy that trips on one transient failure.
-var tripOnFirst = breaker.Policy{ConsecutiveFailures: 1, FailureRateThreshold: -1, Jitter: -1, RampDuration: -1}
+var tripOnFirst = breaker.Policy{ConsecutiveFailures: 1, FailureRateThreshold: -1, Jitter: -1}
 
 // document is a new execution's document for a message on breaker key.
 func document(t *testing.T, id, key string) json.RawMessage {
@@ -46,8 +46,9 @@ func TestAttemptAndAdminShareTheDepsButNotTheStoreWrapper(t *testing.T) {
 	var logs, metrics bytes.Buffer
 	var wrapped *countingStore
 	var changes []breaker.Transition
+	sfnClient := &startRecorder{}
 	b := assemble.NewBuilder(assemble.Deps{
-		Clients:     assemble.Clients{DynamoDB: ddb, Delivery: target.Clients{Lambda: lambda}},
+		Clients:     assemble.Clients{DynamoDB: ddb, SFN: sfnClient, Delivery: target.Clients{Lambda: lambda}},
 		Now:         clock.Now,
 		Logger:      telemetry.JSONLogger(&logs),
 		MetricLines: &metrics,
@@ -61,9 +62,10 @@ func TestAttemptAndAdminShareTheDepsButNotTheStoreWrapper(t *testing.T) {
 	attemptH, err := b.Attempt(assemble.AttemptConfig{
 		Table: table, Policy: tripOnFirst,
 		Target: target.Config{Kind: target.KindLambda, Function: "orders-consumer"},
+		Room:   roomConfig(table),
 	})
 	require.NoError(t, err)
-	adminH, err := b.Admin(admin.Config{Table: table})
+	adminH, err := b.Admin(admin.Config{Table: table}, roomConfig(table))
 	require.NoError(t, err)
 	require.NotNil(t, wrapped, "the attempt's store is wrapped")
 	ctx := context.Background()
@@ -239,7 +241,7 @@ func TestMissingClientsAndBadSettingsAreNamed(t *testing.T) {
 		},
 		{
 			name:  "admin without a table or DynamoDB",
-			build: func(b *assemble.Builder) error { _, err := b.Admin(admin.Config{}); return err },
+			build: func(b *assemble.Builder) error { _, err := b.Admin(admin.Config{}, assemble.RoomConfig{}); return err },
 			want:  []string{"TABLE_NAME: required", "the admin function needs Clients.DynamoDB"}, missing: true,
 		},
 		{

@@ -20,6 +20,7 @@ import (
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/breaker/dynamostore"
 	"github.com/redrive/redrive/internal/ddbtest"
+	"github.com/redrive/redrive/tasks/assemble"
 )
 
 // newTable returns a DynamoDB client and a fresh table of breaker rows and
@@ -76,6 +77,10 @@ func (unusedSFN) StartExecution(context.Context, *sfn.StartExecutionInput, ...fu
 	return nil, errUnused
 }
 
+func (unusedSFN) SendTaskSuccess(context.Context, *sfn.SendTaskSuccessInput, ...func(*sfn.Options)) (*sfn.SendTaskSuccessOutput, error) {
+	return nil, errUnused
+}
+
 func (unusedSQS) SendMessage(context.Context, *sqs.SendMessageInput, ...func(*sqs.Options)) (*sqs.SendMessageOutput, error) {
 	return nil, errUnused
 }
@@ -90,6 +95,49 @@ func (unusedDynamoDB) PutItem(context.Context, *dynamodb.PutItemInput, ...func(*
 
 func (unusedDynamoDB) UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	return nil, errUnused
+}
+
+func (unusedDynamoDB) DeleteItem(context.Context, *dynamodb.DeleteItemInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	return nil, errUnused
+}
+
+func (unusedDynamoDB) Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	return nil, errUnused
+}
+
+var (
+	_ assemble.DynamoDB      = unusedDynamoDB{}
+	_ assemble.StepFunctions = unusedSFN{}
+)
+
+// releaseARN is the release state machine of the tests' room settings.
+const releaseARN = "arn:aws:states:us-east-1:123456789012:stateMachine:redrive-release"
+
+// roomConfig is a valid waiting room on table with the default pace.
+func roomConfig(table string) assemble.RoomConfig {
+	return assemble.RoomConfig{Table: table, ReleaseStateMachineARN: releaseARN}
+}
+
+// startRecorder is a Step Functions client that starts every execution
+// and keeps their names; it resumes no task.
+type startRecorder struct {
+	unusedSFN
+	mu    sync.Mutex
+	names []string
+}
+
+func (s *startRecorder) StartExecution(_ context.Context, in *sfn.StartExecutionInput, _ ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.names = append(s.names, aws.ToString(in.Name))
+	return &sfn.StartExecutionOutput{ExecutionArn: aws.String("arn:execution:" + aws.ToString(in.Name))}, nil
+}
+
+// started is the names of the executions started so far.
+func (s *startRecorder) started() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.names...)
 }
 
 // errUnused is what the unused clients return.

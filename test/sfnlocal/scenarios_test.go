@@ -3,6 +3,7 @@ package sfnlocal
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -128,9 +129,11 @@ func TestAdminCommands(t *testing.T) {
 
 	id := s.send(t, key, `{"order": 8}`)[0]
 	arn := s.executionOf(id)
-	s.waitFor(t, "the message to wait on the forced-open breaker", func() bool {
-		docs := attempts(t, s.history(t, arn))
-		return len(docs) > 0 && docs[0].Decision == "WAIT" && docs[0].BreakerState == "FORCED_OPEN"
+	s.waitFor(t, "the message to wait in the forced-open breaker's room", func() bool {
+		events := s.history(t, arn)
+		docs := attempts(t, events)
+		return len(docs) > 0 && docs[0].Decision == "QUEUE" && docs[0].BreakerState == "FORCED_OPEN" &&
+			slices.Contains(entered(events), "WaitingRoom")
 	})
 	assert.Zero(t, consumer.Ledger().Deliveries()[id], "nothing reaches the consumer while forced open")
 

@@ -35,9 +35,9 @@ const (
 const defaultLambdaAddr = "127.0.0.1:9001"
 
 // settings are the functions' settings for the suite: small cooldowns and
-// backoffs (in the handlers' time), no jitter and no ramp, so a scenario
-// takes seconds of emulated time and its path is predictable; the breaker
-// key comes from the "breaker" message attribute, one per scenario.
+// backoffs (in the handlers' time) and no jitter, so a scenario takes
+// seconds of emulated time and its path is predictable; the breaker key
+// comes from the "breaker" message attribute, one per scenario.
 var settings = map[string]string{
 	"BREAKER_KEY_ATTRIBUTE":        "breaker",
 	"BREAKER_CONSECUTIVE_FAILURES": "2",
@@ -46,7 +46,6 @@ var settings = map[string]string{
 	"BREAKER_COOLDOWN_MAX":         "30s",
 	"BREAKER_JITTER":               "-1",
 	"BREAKER_SUCCESSES_TO_CLOSE":   "1",
-	"BREAKER_RAMP_DURATION":        "-1s",
 	"BREAKER_POLL_INTERVAL":        "2s",
 	"BACKOFF_BASE":                 "2s",
 	"BACKOFF_MAX":                  "10s",

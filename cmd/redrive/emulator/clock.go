@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"time"
@@ -32,3 +33,17 @@ func (c *Clock) Now() time.Time {
 
 // Scale is how many times faster than the wall clock c runs.
 func (c *Clock) Scale() float64 { return c.scale }
+
+// Sleep waits until the clock has advanced d (d divided by Scale of wall
+// time), or until ctx ends.
+func (c *Clock) Sleep(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(time.Duration(math.Ceil(float64(d) / c.scale)))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

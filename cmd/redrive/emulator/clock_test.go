@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -40,4 +41,18 @@ func TestClockRefusesBadScales(t *testing.T) {
 		_, err := NewClock(scale, time.Now)
 		assert.ErrorContains(t, err, "want a finite number > 0", "scale %v", scale)
 	}
+}
+
+func TestClockSleepWaitsOnTheScaledClock(t *testing.T) {
+	c, err := NewClock(1000, time.Now)
+	require.NoError(t, err)
+	before := c.Now()
+	c.Sleep(t.Context(), 2*time.Second)
+	assert.GreaterOrEqual(t, c.Now().Sub(before), 2*time.Second, "the handlers' clock advanced at least d")
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	slow, err := NewClock(1e-9, time.Now)
+	require.NoError(t, err)
+	slow.Sleep(ctx, time.Hour) // would take 1e12 hours of wall time; returns since ctx is done
 }

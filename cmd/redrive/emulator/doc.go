@@ -3,12 +3,14 @@
 // (test/sfnlocal):
 //
 //   - the Lambda Invoke API for the real handlers (starter, attempt, park,
-//     continuer, admin) and a simulated consumer (internal/simtarget), so
+//     continuer, admin, waitroom, release) and a simulated consumer
+//     (internal/simtarget), so
 //     Step Functions Local's LAMBDA_ENDPOINT, the AWS CLI and the SDK can
 //     invoke them;
 //   - Step Functions: the project's executor in RealTime mode behind its
 //     Step Functions API, or an external endpoint (Step Functions Local);
-//     both state machines are created from the rendered ASL;
+//     the redrive, admin and release state machines are created from the
+//     rendered ASL;
 //   - DynamoDB: minidyn, or an external endpoint, with the table created
 //     from dynamostore's schema;
 //   - SQS: the embedded sqslocal server with the DLQ, the parking lot and

@@ -31,8 +31,9 @@ type Emulator struct {
 	// LambdaAddr is the address the Lambda server listens on, with its
 	// port (what Step Functions Local's LAMBDA_ENDPOINT must reach).
 	LambdaAddr string
-	// RedriveARN and AdminARN are the two state machines.
-	RedriveARN, AdminARN string
+	// RedriveARN, AdminARN and ReleaseARN are the state machines: the
+	// redrive, the admin commands, and the waiting room's releaser.
+	RedriveARN, AdminARN, ReleaseARN string
 	// DLQURL, ParkingLotURL and SourceQueueURL are the queues.
 	DLQURL, ParkingLotURL, SourceQueueURL string
 	// Table is the DynamoDB table of breaker rows and delivery records.
@@ -95,15 +96,17 @@ func Start(ctx context.Context, opts Options) (_ *Emulator, err error) {
 		}
 	}
 	c.sfn = sfn.New(sfn.Options{HTTPClient: loopback.NewHTTPClient(), Region: Region, BaseEndpoint: aws.String(e.SFNURL), Credentials: credentialsProvider})
-	if e.RedriveARN, e.AdminARN, err = createStateMachines(ctx, c.sfn, opts.NameSuffix); err != nil {
+	arns, err := createStateMachines(ctx, c.sfn, opts.NameSuffix)
+	if err != nil {
 		return nil, err
 	}
+	e.RedriveARN, e.AdminARN, e.ReleaseARN = arns.redrive, arns.admin, arns.release
 
 	if _, err = e.consumer.use(opts.Target); err != nil {
 		return nil, err
 	}
-	w := wiring{table: e.Table, redriveARN: e.RedriveARN, parkingLotURL: e.ParkingLotURL}
-	if err = register(reg, c, w.env(opts.Getenv), clock.Now, e.consumer, opts.Logs); err != nil {
+	w := wiring{table: e.Table, redriveARN: e.RedriveARN, releaseARN: e.ReleaseARN, parkingLotURL: e.ParkingLotURL}
+	if err = register(reg, c, w.env(opts.Getenv), clock, e.consumer, opts.Logs); err != nil {
 		return nil, err
 	}
 	source := &eventSource{

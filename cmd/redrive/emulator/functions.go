@@ -3,7 +3,6 @@ package emulator
 import (
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
@@ -25,6 +24,8 @@ const (
 	FunctionPark      = assemble.FunctionPark
 	FunctionContinuer = assemble.FunctionContinuer
 	FunctionAdmin     = assemble.FunctionAdmin
+	FunctionWaitRoom  = assemble.FunctionWaitRoom
+	FunctionRelease   = assemble.FunctionRelease
 	// FunctionConsumer is the simulated consumer, the attempt's target.
 	FunctionConsumer = "consumer"
 )
@@ -44,25 +45,27 @@ type clients struct {
 
 // wiring is what connects the functions to the emulator's endpoints.
 type wiring struct {
-	table, redriveARN, parkingLotURL string
+	table, redriveARN, releaseARN, parkingLotURL string
 }
 
 // env is the functions' environment: w's variables over user's.
 func (w wiring) env(user func(string) string) func(string) string {
 	return settings(map[string]string{
-		starter.EnvStateMachine: w.redriveARN,
-		starter.EnvTable:        w.table,
-		park.EnvQueueURL:        w.parkingLotURL,
-		target.EnvKind:          string(target.KindLambda),
-		target.EnvFunction:      FunctionARN(FunctionConsumer),
-		target.EnvSourceARN:     queueARN(SourceQueueName),
+		starter.EnvStateMachine:            w.redriveARN,
+		starter.EnvTable:                   w.table,
+		assemble.EnvReleaseStateMachineARN: w.releaseARN,
+		park.EnvQueueURL:                   w.parkingLotURL,
+		target.EnvKind:                     string(target.KindLambda),
+		target.EnvFunction:                 FunctionARN(FunctionConsumer),
+		target.EnvSourceARN:                queueARN(SourceQueueName),
 	}, user)
 }
 
 // register builds the handlers as the Lambda mains do, from getenv, on
-// the emulator's clients and clock now, and hosts them in reg with the
-// consumer. Every bad setting is reported, by variable.
-func register(reg *local.Registry, c clients, getenv func(string) string, now func() time.Time, consumer *switchTarget, logs io.Writer) error {
+// the emulator's clients and clock (the releaser sleeps on it too), and
+// hosts them in reg with the consumer. Every bad setting is reported, by
+// variable.
+func register(reg *local.Registry, c clients, getenv func(string) string, clock *Clock, consumer *switchTarget, logs io.Writer) error {
 	cfg, err := assemble.ConfigFromEnv(getenv)
 	if err != nil {
 		return fmt.Errorf("emulator: function settings: %w", err)
@@ -71,9 +74,10 @@ func register(reg *local.Registry, c clients, getenv func(string) string, now fu
 		Clients: assemble.Clients{
 			DynamoDB: c.dynamo, SFN: c.sfn, ParkingLot: c.sqs, Delivery: target.Clients{Lambda: c.lambda},
 		},
-		Now:         now,
+		Now:         clock.Now,
 		Logger:      telemetry.JSONLogger(logs),
 		MetricLines: logs,
+		Sleep:       clock.Sleep,
 	})
 	handlers, err := b.All(cfg)
 	if err != nil {
