@@ -89,25 +89,33 @@ func TestCloseDeletesTheTableOfAnExternalEndpoint(t *testing.T) {
 func TestHealthyRunCountsEveryCall(t *testing.T) {
 	const n = 25
 	s := start(t, localrun.Options{})
-	ids, err := s.SendToDLQ(t.Context(), messages(n)...)
-	require.NoError(t, err)
-	require.Len(t, ids, n)
+	// Five a second, under the pace's 10/s: every message goes straight
+	// to the target.
+	for i, m := range messages(n) {
+		s.SendToDLQAt(t0.Add(time.Duration(i)*200*time.Millisecond), m)
+	}
 	run(t, s)
 
+	sent := s.Sent()
+	require.Len(t, sent, n)
 	deliveries := s.Target.Ledger().Deliveries()
-	for _, id := range ids {
-		assert.Equal(t, 1, deliveries[id], "message %s", id)
+	for _, m := range sent {
+		assert.Equal(t, 1, deliveries[m.ID], "message %s", m.ID)
 	}
 	st := s.Stats()
-	assert.Equal(t, map[string]int64{
-		localrun.FunctionStarter: 3, localrun.FunctionAttempt: n, localrun.FunctionConsumer: n,
-	}, st.Invocations, "batches of 10, one Attempt and one consumer call per message")
-	assert.Equal(t, localrun.SourceStats{Polls: 4, Batches: 3, Records: n, Deleted: n}, st.Source)
+	assert.Equal(t, int64(n), st.Invocations[localrun.FunctionAttempt], "one Attempt per message")
+	assert.Equal(t, int64(n), st.Invocations[localrun.FunctionConsumer], "one consumer call per message")
+	assert.Zero(t, st.Invocations[localrun.FunctionWaitRoom], "nobody waits in the room")
+	assert.Zero(t, st.Invocations[localrun.FunctionRelease], "no releaser runs")
+	assert.Equal(t, int64(n), st.Source.Records)
+	assert.Equal(t, int64(n), st.Source.Deleted)
 	// Two counters of the same reads, one in the breaker, one on the wire.
 	assert.Equal(t, st.Breaker.Loads, st.BreakerRows.Reads)
 	assert.Equal(t, st.Breaker.Saves, st.BreakerRows.Writes)
-	assert.EqualValues(t, 2*n, st.BreakerRows.Reads, "Admit and Record read the row once each")
-	assert.EqualValues(t, n, st.DeliveryRecords.Reads)
+	assert.EqualValues(t, n, st.BreakerRows.Reads, "one read per delivery: Record starts from the row Admit read")
+	assert.EqualValues(t, breaker.Policy{}.WithDefaults().WindowSize, st.BreakerRows.Writes,
+		"a new row's first WindowSize successes fill its window; a full healthy window writes nothing")
+	assert.Zero(t, st.DeliveryRecords.Reads, "Begin's conditional put reads nothing when the record is new")
 	assert.EqualValues(t, 2*n, st.DeliveryRecords.Writes, "Begin and Complete")
 	assert.Zero(t, st.BreakerRows.Conflicts)
 
@@ -115,10 +123,45 @@ func TestHealthyRunCountsEveryCall(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, costs, n)
 	for i, c := range costs {
-		assert.Equal(t, message.ExecutionName(ids[i], 1, 0), c.Execution.Name, "oldest first")
+		assert.Equal(t, message.ExecutionName(sent[i].ID, 1, 0), c.Execution.Name, "oldest first")
 		assert.Equal(t, []string{"Attempt", "Route", "Delivered"}, c.States)
 		assert.Equal(t, 3, c.Transitions)
 	}
+}
+
+func TestBurstBeyondThePaceWaitsInTheRoom(t *testing.T) {
+	const n = 25
+	s := start(t, localrun.Options{})
+	ids, err := s.SendToDLQ(t.Context(), messages(n)...)
+	require.NoError(t, err)
+	run(t, s)
+
+	deliveries := s.Target.Ledger().Deliveries()
+	for _, id := range ids {
+		assert.Equal(t, 1, deliveries[id], "message %s", id)
+	}
+	costs, err := s.Costs(t.Context())
+	require.NoError(t, err)
+	require.Len(t, costs, n)
+	straight, paced := 0, 0
+	for _, c := range costs {
+		switch {
+		case assert.ObjectsAreEqual([]string{"Attempt", "Route", "Delivered"}, c.States):
+			straight++
+		case assert.ObjectsAreEqual([]string{"Attempt", "Route", "WaitingRoom", "Attempt", "Route", "Delivered"}, c.States):
+			paced++
+		default:
+			t.Errorf("%s went %v", c.Execution.Name, c.States)
+		}
+	}
+	assert.Equal(t, 10, straight, "the pace's first second (RELEASE_START_RATE 10/s) goes straight")
+	assert.Equal(t, n-10, paced, "the rest wait in the room and are released")
+	st := s.Stats()
+	assert.Equal(t, int64(n-10), st.Invocations[localrun.FunctionWaitRoom])
+	assert.Positive(t, st.Invocations[localrun.FunctionRelease], "a releaser drained the room")
+	depth, left := s.Room()
+	assert.Zero(t, depth)
+	assert.Equal(t, int64(n-10), left)
 }
 
 func TestSendToDLQAtStartsLater(t *testing.T) {

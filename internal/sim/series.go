@@ -74,6 +74,7 @@ func SeriesOf(r Result) Series {
 	span := r.span()
 	step := max(time.Second, time.Duration(math.Ceil(float64(span)/maxBuckets/float64(time.Second)))*time.Second)
 	n := int(math.Ceil(float64(span) / float64(step)))
+	end := time.Duration(n) * step // the last bucket's end, where the charts' axes end
 	out := Series{StepSeconds: step.Seconds(), Capacity: r.Scenario.Target.Capacity, Minutes: make([]float64, n)}
 	for i := range n {
 		out.Minutes[i] = minutes(time.Duration(i+1) * step)
@@ -85,10 +86,10 @@ func SeriesOf(r Result) Series {
 	for i, o := range r.Outcomes {
 		out.Strategies = append(out.Strategies, strategySeries(r.Scenario, o, arrivals, step, n))
 		if o.HasBreaker {
-			out.Breakers = append(out.Breakers, breakerBands(r.Outcomes[i].Transitions, span)...)
+			out.Breakers = append(out.Breakers, breakerBands(r.Outcomes[i].Transitions, end)...)
 		}
 	}
-	out.Health = healthBands(r.Scenario, span)
+	out.Health = healthBands(r.Scenario, end)
 	return out
 }
 
