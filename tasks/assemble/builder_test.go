@@ -16,6 +16,7 @@ import (
 	"github.com/redrive/redrive/tasks/admin"
 	"github.com/redrive/redrive/tasks/assemble"
 	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/tasks/pace"
 	"github.com/redrive/redrive/tasks/park"
 	"github.com/redrive/redrive/tasks/starter"
 	"github.com/redrive/redrive/tasks/target"
@@ -83,6 +84,7 @@ func TestAttemptAndAdminShareTheDepsButNotTheStoreWrapper(t *testing.T) {
 	require.Len(t, changes, 1, "the trip reached Observe")
 	assert.Equal(t, breaker.Open, changes[0].To)
 	assert.Equal(t, t0, changes[0].At, "the breaker reads Deps.Now")
+	assert.Empty(t, sfnClient.started(), "nothing to release while OPEN")
 
 	loads := wrapped.loads.Load()
 	clock.Advance(time.Hour)
@@ -93,8 +95,12 @@ func TestAttemptAndAdminShareTheDepsButNotTheStoreWrapper(t *testing.T) {
 	require.Len(t, changes, 2, "the admin's breaker reports to Observe too")
 	assert.Equal(t, breaker.Closed, changes[1].To)
 	assert.Equal(t, t0.Add(time.Hour), changes[1].At)
+	assert.Equal(t, []startedExecution{{Machine: releaseARN, Name: "release-orders-a1"}}, sfnClient.started(),
+		"the reset starts the room's releaser, on the room's settings and the shared SFN client")
 
-	assert.Equal(t, []string{"Delivered", telemetry.StateMetric, "Trips", "Transient", "Waits", telemetry.StateMetric},
+	// The failure that trips routes m-2 to the room (Queued), and with
+	// nobody waiting there to scout, m-2 scouts itself (Waits).
+	assert.Equal(t, []string{"Delivered", telemetry.StateMetric, "Trips", "Transient", "Queued", "Waits", telemetry.StateMetric},
 		metricNames(t, &metrics), "one metric writer for both handlers")
 	assert.Contains(t, logs.String(), `"breaker state change"`)
 	assert.Len(t, b.Breakers(), 2)
@@ -103,10 +109,12 @@ func TestAttemptAndAdminShareTheDepsButNotTheStoreWrapper(t *testing.T) {
 func TestSeedReplaysAndSeparatesTheRandomness(t *testing.T) {
 	backoff := func(seed uint64) []float64 {
 		b := assemble.NewBuilder(assemble.Deps{
-			Clients: assemble.Clients{DynamoDB: unusedDynamoDB{}, Delivery: target.Clients{Lambda: &consumer{}}},
+			Clients: assemble.Clients{DynamoDB: unusedDynamoDB{}, SFN: unusedSFN{}, Delivery: target.Clients{Lambda: &consumer{}}},
 			Seed:    seed, MetricLines: &bytes.Buffer{}, Logger: telemetry.JSONLogger(&bytes.Buffer{}),
 		})
-		h, err := b.Attempt(assemble.AttemptConfig{Table: "t", Target: target.Config{Kind: target.KindLambda, Function: "c"}})
+		h, err := b.Attempt(assemble.AttemptConfig{
+			Table: "t", Target: target.Config{Kind: target.KindLambda, Function: "c"}, Room: roomConfig("t"),
+		})
 		require.NoError(t, err)
 		out := make([]float64, 4)
 		for i := range out {
@@ -183,7 +191,7 @@ func TestMissingClientsAndBadSettingsAreNamed(t *testing.T) {
 		StateMachineARN: "arn:aws:states:us-east-1:123456789012:stateMachine:redrive",
 		Lot:             lot, TargetKind: target.KindSQS, Table: "redrive", Concurrency: 1,
 	}
-	attemptCfg := assemble.AttemptConfig{Table: "t", Target: target.Config{Kind: target.KindLambda, Function: "c"}}
+	attemptCfg := assemble.AttemptConfig{Table: "t", Target: target.Config{Kind: target.KindLambda, Function: "c"}, Room: roomConfig("t")}
 	tests := []struct {
 		name    string
 		clients assemble.Clients
@@ -207,22 +215,49 @@ func TestMissingClientsAndBadSettingsAreNamed(t *testing.T) {
 			want: []string{"PARKING_LOT_URL", "START_CONCURRENCY"},
 		},
 		{
-			name:  "attempt without DynamoDB",
+			name:  "attempt without DynamoDB or SFN",
 			build: func(b *assemble.Builder) error { _, err := b.Attempt(attemptCfg); return err },
-			want:  []string{"the attempt function needs Clients.DynamoDB"}, missing: true,
+			want:  []string{"the attempt function needs Clients.DynamoDB and Clients.SFN"}, missing: true,
 		},
 		{
-			name: "attempt without the target's client", clients: assemble.Clients{DynamoDB: unusedDynamoDB{}},
+			name: "attempt without the target's client", clients: assemble.Clients{DynamoDB: unusedDynamoDB{}, SFN: unusedSFN{}},
 			build: func(b *assemble.Builder) error { _, err := b.Attempt(attemptCfg); return err },
 			want:  []string{"TARGET_KIND=lambda needs a Lambda client"},
 		},
 		{
-			name: "attempt with bad settings", clients: assemble.Clients{DynamoDB: unusedDynamoDB{}},
+			name: "attempt with bad settings", clients: assemble.Clients{DynamoDB: unusedDynamoDB{}, SFN: unusedSFN{}},
 			build: func(b *assemble.Builder) error {
 				_, err := b.Attempt(assemble.AttemptConfig{Policy: breaker.Policy{Jitter: 2}, Target: target.Config{Kind: "smtp"}})
 				return err
 			},
-			want: []string{"TABLE_NAME", "Jitter", "TARGET_KIND"},
+			want: []string{"TABLE_NAME", "Jitter", "TARGET_KIND", "RELEASE_STATE_MACHINE_ARN"},
+		},
+		{
+			name:    "attempt with a room timeout the attempt rejects",
+			clients: assemble.Clients{DynamoDB: unusedDynamoDB{}, SFN: unusedSFN{}, Delivery: target.Clients{Lambda: &consumer{}}},
+			build: func(b *assemble.Builder) error {
+				cfg := attemptCfg
+				cfg.Room.Timeout = 30 * time.Second
+				_, err := b.Attempt(cfg)
+				return err
+			},
+			want: []string{"ROOM_TIMEOUT"},
+		},
+		{
+			name: "waitroom without clients",
+			build: func(b *assemble.Builder) error {
+				_, err := b.WaitingRoom(roomConfig("t"), breaker.Policy{})
+				return err
+			},
+			want: []string{"assemble: waitroom:", "the waitroom function needs Clients.DynamoDB and Clients.SFN"}, missing: true,
+		},
+		{
+			name: "release with bad settings", clients: assemble.Clients{DynamoDB: unusedDynamoDB{}, SFN: unusedSFN{}},
+			build: func(b *assemble.Builder) error {
+				_, err := b.Release(assemble.RoomConfig{Pace: pace.Policy{Backoff: 1}}, breaker.Policy{})
+				return err
+			},
+			want: []string{"assemble: release:", "TABLE_NAME", "RELEASE_STATE_MACHINE_ARN", "RELEASE_BACKOFF"},
 		},
 		{
 			name:  "park without SQS",
@@ -250,7 +285,8 @@ func TestMissingClientsAndBadSettingsAreNamed(t *testing.T) {
 				_, err := b.All(assemble.Config{Starter: starterCfg, Attempt: attemptCfg, Park: park.Config{Lot: lot}})
 				return err
 			},
-			want:    []string{"assemble: starter:", "assemble: attempt:", "assemble: park:", "assemble: continuer:", "assemble: admin:"},
+			want: []string{"assemble: starter:", "assemble: attempt:", "assemble: park:", "assemble: continuer:", "assemble: admin:",
+				"assemble: waitroom:", "assemble: release:"},
 			missing: true,
 		},
 	}
@@ -281,13 +317,14 @@ func TestAllByName(t *testing.T) {
 	h, err := b.All(cfg)
 	require.NoError(t, err)
 	byName := h.ByName()
-	assert.Len(t, byName, 5)
+	assert.Len(t, byName, 7)
 	for _, name := range []string{
 		assemble.FunctionStarter, assemble.FunctionAttempt, assemble.FunctionPark, assemble.FunctionContinuer, assemble.FunctionAdmin,
+		assemble.FunctionWaitRoom, assemble.FunctionRelease,
 	} {
 		assert.NotNil(t, byName[name], name)
 	}
-	assert.Len(t, b.Breakers(), 2, "the attempt's and the admin's; the lambda target's starter has none")
+	assert.Len(t, b.Breakers(), 4, "the attempt's, the admin's, the waiting room's and the releaser's; the lambda target's starter has none")
 
 	status, ok := byName[assemble.FunctionAdmin].(func(context.Context, admin.Input) (admin.Output, error))
 	require.True(t, ok, "admin registered as its Handle method")

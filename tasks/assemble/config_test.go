@@ -12,6 +12,7 @@ import (
 	"github.com/redrive/redrive/tasks/assemble"
 	"github.com/redrive/redrive/tasks/attempt"
 	"github.com/redrive/redrive/tasks/config"
+	"github.com/redrive/redrive/tasks/pace"
 	"github.com/redrive/redrive/tasks/target"
 )
 
@@ -20,14 +21,17 @@ func envOf(vars map[string]string) func(string) string {
 	return func(name string) string { return vars[name] }
 }
 
-// attemptEnv is a valid attempt environment.
+// attemptEnv is a valid attempt environment, with its waiting room.
 var attemptEnv = map[string]string{
-	"TABLE_NAME":         "redrive",
-	"BREAKER_JITTER":     "0.2",
-	"MAX_ATTEMPTS":       "7",
-	"TARGET_KIND":        "lambda",
-	"TARGET_FUNCTION":    "orders-consumer",
-	"POISON_ERROR_TYPES": "PoisonMessage, SchemaError",
+	"TABLE_NAME":                "redrive",
+	"BREAKER_JITTER":            "0.2",
+	"MAX_ATTEMPTS":              "7",
+	"TARGET_KIND":               "lambda",
+	"TARGET_FUNCTION":           "orders-consumer",
+	"POISON_ERROR_TYPES":        "PoisonMessage, SchemaError",
+	"RELEASE_STATE_MACHINE_ARN": releaseARN,
+	"ROOM_TIMEOUT":              "30m",
+	"RELEASE_MAX_RATE":          "100",
 }
 
 // with returns base with the changes; "" deletes a variable.
@@ -69,6 +73,9 @@ func TestAttemptConfigFromEnv(t *testing.T) {
 			MaxCycles: attempt.DefaultMaxCycles, DeliveryLease: attempt.DefaultDeliveryLease,
 		},
 		Target: target.Config{Kind: target.KindLambda, Function: "orders-consumer", PoisonErrorTypes: []string{"PoisonMessage", "SchemaError"}},
+		Room: assemble.RoomConfig{
+			Table: "redrive", ReleaseStateMachineARN: releaseARN, Timeout: 30 * time.Minute, Pace: pace.Policy{Max: 100},
+		},
 	}, cfg)
 	assert.NoError(t, cfg.Validate())
 }
@@ -83,10 +90,16 @@ func TestAttemptConfigErrorsNameEveryVariable(t *testing.T) {
 		{name: "retry unparsable", changes: map[string]string{"BACKOFF_BASE": "30"}, want: []string{"BACKOFF_BASE"}},
 		{name: "policy out of range", changes: map[string]string{"BREAKER_WINDOW_SIZE": "65"}, want: []string{"BREAKER_WINDOW_SIZE"}},
 		{name: "target kind unset", changes: map[string]string{"TARGET_KIND": ""}, want: []string{"TARGET_KIND"}},
+		{name: "release state machine unset", changes: map[string]string{"RELEASE_STATE_MACHINE_ARN": ""}, want: []string{"RELEASE_STATE_MACHINE_ARN"}},
+		{name: "room timeout unparsable", changes: map[string]string{"ROOM_TIMEOUT": "3600"}, want: []string{"ROOM_TIMEOUT"}},
+		{name: "room timeout below a minute", changes: map[string]string{"ROOM_TIMEOUT": "30s"}, want: []string{"ROOM_TIMEOUT"}},
+		{name: "room timeout above a year", changes: map[string]string{"ROOM_TIMEOUT": "8761h"}, want: []string{"ROOM_TIMEOUT"}},
+		{name: "release pace out of range", changes: map[string]string{"RELEASE_BACKOFF": "1.5"}, want: []string{"RELEASE_BACKOFF"}},
 		{
-			name:    "all at once, retry first",
-			changes: map[string]string{"TABLE_NAME": "", "MAX_CYCLES": "0", "BREAKER_JITTER": "2", "TARGET_FUNCTION": ""},
-			want:    []string{"MAX_CYCLES", "TABLE_NAME", "BREAKER_JITTER", "TARGET_FUNCTION"},
+			name: "all at once, retry first",
+			changes: map[string]string{"TABLE_NAME": "", "MAX_CYCLES": "0", "BREAKER_JITTER": "2", "TARGET_FUNCTION": "",
+				"RELEASE_STATE_MACHINE_ARN": ""},
+			want: []string{"MAX_CYCLES", "TABLE_NAME", "BREAKER_JITTER", "TARGET_FUNCTION", "RELEASE_STATE_MACHINE_ARN"},
 		},
 	}
 	for _, tt := range tests {
@@ -100,8 +113,8 @@ func TestAttemptConfigErrorsNameEveryVariable(t *testing.T) {
 }
 
 func TestAttemptConfigValidate(t *testing.T) {
-	valid := assemble.AttemptConfig{Table: "redrive", Target: target.Config{Kind: target.KindLambda, Function: "consumer"}}
-	require.NoError(t, valid.Validate(), "zero policy and retry mean their defaults")
+	valid := assemble.AttemptConfig{Table: "redrive", Target: target.Config{Kind: target.KindLambda, Function: "consumer"}, Room: roomConfig("redrive")}
+	require.NoError(t, valid.Validate(), "zero policy, retry, room timeout and pace mean their defaults")
 	tests := []struct {
 		name   string
 		change func(c *assemble.AttemptConfig)
@@ -111,6 +124,10 @@ func TestAttemptConfigValidate(t *testing.T) {
 		{name: "lease too short", change: func(c *assemble.AttemptConfig) { c.Retry.DeliveryLease = time.Millisecond }, want: "DELIVERY_LEASE"},
 		{name: "bad policy", change: func(c *assemble.AttemptConfig) { c.Policy.WindowSize = 65 }, want: "WindowSize"},
 		{name: "bad target", change: func(c *assemble.AttemptConfig) { c.Target.Kind = "smtp" }, want: "TARGET_KIND"},
+		{name: "no release state machine", change: func(c *assemble.AttemptConfig) { c.Room.ReleaseStateMachineARN = "" }, want: "RELEASE_STATE_MACHINE_ARN: required"},
+		{name: "no room table", change: func(c *assemble.AttemptConfig) { c.Room.Table = "" }, want: "TABLE_NAME: required"},
+		{name: "room timeout too short", change: func(c *assemble.AttemptConfig) { c.Room.Timeout = 59 * time.Second }, want: "ROOM_TIMEOUT"},
+		{name: "bad pace", change: func(c *assemble.AttemptConfig) { c.Room.Pace.Start = -1 }, want: "RELEASE_START_RATE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,6 +154,8 @@ func TestConfigFromEnv(t *testing.T) {
 	assert.Equal(t, localEnv["PARKING_LOT_URL"], cfg.Starter.Lot.QueueURL)
 	assert.Equal(t, cfg.Starter.Lot, cfg.Park.Lot)
 	assert.Equal(t, "redrive", cfg.Admin.Table)
+	assert.Equal(t, "redrive", cfg.Attempt.Room.Table, "the room lives in the breaker table")
+	assert.Equal(t, releaseARN, cfg.Attempt.Room.ReleaseStateMachineARN)
 }
 
 func TestConfigFromEnvReportsEachVariableOnce(t *testing.T) {
@@ -148,4 +167,5 @@ func TestConfigFromEnvReportsEachVariableOnce(t *testing.T) {
 	names := badVariables(t, err)
 	assert.ElementsMatch(t, []string{"PARKING_LOT_MAX_MESSAGE_SIZE", "TABLE_NAME", "MAX_ATTEMPTS"}, names)
 	assert.Equal(t, 1, strings.Count(err.Error(), "PARKING_LOT_MAX_MESSAGE_SIZE"))
+	assert.Equal(t, 1, strings.Count(err.Error(), "TABLE_NAME"), "the attempt, its room and the admin read it")
 }

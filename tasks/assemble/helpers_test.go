@@ -118,26 +118,32 @@ func roomConfig(table string) assemble.RoomConfig {
 	return assemble.RoomConfig{Table: table, ReleaseStateMachineARN: releaseARN}
 }
 
+// startedExecution is one StartExecution a startRecorder got.
+type startedExecution struct {
+	// Machine is the state machine's ARN; Name the execution's name.
+	Machine, Name string
+}
+
 // startRecorder is a Step Functions client that starts every execution
-// and keeps their names; it resumes no task.
+// and keeps their state machines and names; it resumes no task.
 type startRecorder struct {
 	unusedSFN
 	mu    sync.Mutex
-	names []string
+	execs []startedExecution
 }
 
 func (s *startRecorder) StartExecution(_ context.Context, in *sfn.StartExecutionInput, _ ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.names = append(s.names, aws.ToString(in.Name))
+	s.execs = append(s.execs, startedExecution{Machine: aws.ToString(in.StateMachineArn), Name: aws.ToString(in.Name)})
 	return &sfn.StartExecutionOutput{ExecutionArn: aws.String("arn:execution:" + aws.ToString(in.Name))}, nil
 }
 
-// started is the names of the executions started so far.
-func (s *startRecorder) started() []string {
+// started is the executions started so far, in order.
+func (s *startRecorder) started() []startedExecution {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]string(nil), s.names...)
+	return append([]startedExecution(nil), s.execs...)
 }
 
 // errUnused is what the unused clients return.

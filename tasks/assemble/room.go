@@ -65,6 +65,13 @@ func RoomConfigFromEnv(env *config.Env, table string) RoomConfig {
 		Timeout:                env.PositiveDuration(EnvRoomTimeout, attempt.DefaultRoomTimeout),
 		Pace:                   pace.PolicyFromEnv(env),
 	}
+	if c.Timeout > 0 { // a value that did not parse, or is not positive, is reported already
+		for _, e := range config.Split(c.timeoutProblem()) {
+			if v, ok := errors.AsType[*config.VarError](e); ok {
+				env.Fail(v.Name, v.Problem)
+			}
+		}
+	}
 	return c
 }
 
@@ -74,10 +81,19 @@ func (c RoomConfig) Validate() error {
 	if c.ReleaseStateMachineARN == "" {
 		errs = append(errs, &config.VarError{Name: EnvReleaseStateMachineARN, Problem: "required but not set"})
 	}
+	errs = append(errs, c.timeoutProblem())
 	if err := c.Pace.Validate(); err != nil {
 		errs = append(errs, &config.VarError{Name: pace.Variable(err), Problem: err.Error()})
 	}
 	return errors.Join(append(errs, tableProblem(c.Table))...)
+}
+
+// timeoutProblem is what the attempt's own check finds wrong with Timeout
+// (the range of the callback state's TimeoutSeconds), so that a bad
+// ROOM_TIMEOUT fails at start rather than every Attempt invocation; nil
+// when it is usable (zero means the default).
+func (c RoomConfig) timeoutProblem() error {
+	return attempt.Config{RoomTimeout: c.Timeout}.Validate()
 }
 
 // ttl is how long room items live: twice the room's timeout, after which

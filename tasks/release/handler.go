@@ -41,8 +41,8 @@ type Output struct {
 	State string `json:"breakerState"`
 	// Rate is the release rate after the tick, messages per second.
 	Rate float64 `json:"rate"`
-	// Released counts the executions the tick resumed; Dropped the tokens
-	// whose executions were gone.
+	// Released counts the executions the invocation resumed (the tick's,
+	// from tick); Dropped the tokens whose executions were gone.
 	Released int `json:"released"`
 	Dropped  int `json:"dropped"`
 }
@@ -80,13 +80,17 @@ type Handler struct {
 // is done.
 func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 	out := Output{Input: in}
+	released, dropped := 0, 0
+	var err error
 	for range TicksPerInvocation {
-		var err error
-		if out, err = h.tick(ctx, out.Input); err != nil || out.Done {
-			return out, err
+		out, err = h.tick(ctx, out.Input)
+		released, dropped = released+out.Released, dropped+out.Dropped
+		if err != nil || out.Done {
+			break
 		}
 	}
-	return out, nil
+	out.Released, out.Dropped = released, dropped
+	return out, err
 }
 
 // tick runs one tick: while the breaker is CLOSED (or forced closed) it

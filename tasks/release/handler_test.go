@@ -1,7 +1,9 @@
 package release_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -9,8 +11,65 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/tasks/pace"
 	"github.com/redrive/redrive/tasks/release"
 )
+
+func TestAnInvocationRunsTicksPerInvocationTicks(t *testing.T) {
+	f := newFixture(t)
+	f.handler.Launcher.Policy = pace.Policy{Start: 1, Max: 1} // one message a tick
+	f.fill(t, 15)
+	in := f.start(t)
+
+	out, err := f.handler.Handle(t.Context(), in)
+	require.NoError(t, err)
+	assert.False(t, out.Done)
+	assert.Equal(t, release.Input{BreakerKey: key, Epoch: 1, Ticks: release.TicksPerInvocation}, out.Input)
+	assert.Equal(t, release.TicksPerInvocation, out.Released, "the invocation's releases, every tick's")
+	assert.Equal(t, tokens(0, release.TicksPerInvocation), f.sfn.Resumed(), "one per tick, oldest first")
+	assert.Equal(t, t0.Add(release.TicksPerInvocation*time.Second), f.clock.Now(), "each tick lasts one tick")
+	assert.Equal(t, 15-release.TicksPerInvocation, f.depth(t))
+	assert.True(t, f.lease(t).After(f.clock.Now()), "the releaser keeps its lease between invocations")
+
+	out, err = f.handler.Handle(t.Context(), out.Input)
+	require.NoError(t, err)
+	assert.True(t, out.Done, "the room ran dry within the invocation")
+	assert.Equal(t, release.TicksPerInvocation+6, out.Ticks, "five ticks release the rest, the sixth finds the room empty")
+	assert.Equal(t, tokens(0, 15), f.sfn.Resumed())
+	assert.Zero(t, f.depth(t))
+	assert.Zero(t, f.lease(t))
+}
+
+func TestAnInvocationEndsAtTheTickThatStopsTheReleaser(t *testing.T) {
+	f := newFixture(t)
+	f.fill(t, 25)
+	in := f.start(t)
+	out, err := f.handler.Handle(t.Context(), in)
+	require.NoError(t, err)
+	assert.True(t, out.Done)
+	assert.Equal(t, 2, out.Ticks, "10 then 15: drained at the second tick")
+	assert.Equal(t, 25, out.Released, "both ticks' releases")
+	assert.Equal(t, tokens(0, 25), f.sfn.Resumed())
+
+	f = newFixture(t)
+	f.fill(t, 5)
+	in = f.start(t)
+	f.handler.Breaker = failingStatus{f.breaker}
+	out, err = f.handler.Handle(t.Context(), in)
+	require.ErrorIs(t, err, errStatus)
+	assert.Equal(t, 1, out.Ticks, "a failed tick fails the invocation, for the state machine's Retry")
+	assert.Empty(t, f.sfn.Resumed())
+}
+
+// failingStatus is a release.Breaker whose Status fails with errStatus.
+type failingStatus struct{ release.Breaker }
+
+func (failingStatus) Status(context.Context, string) (breaker.Row, error) {
+	return breaker.Row{}, errStatus
+}
+
+// errStatus is failingStatus's error.
+var errStatus = errors.New("the breaker table is unavailable")
 
 func TestClosedReleasesTheQuotaOldestFirstThenStopsWhenDrained(t *testing.T) {
 	f := newFixture(t)

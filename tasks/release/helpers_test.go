@@ -109,7 +109,7 @@ func (f fixture) start(t *testing.T) release.Input {
 // tick runs one tick on in and returns its output.
 func (f fixture) tick(t *testing.T, in release.Input) release.Output {
 	t.Helper()
-	out, err := f.handler.Handle(t.Context(), in)
+	out, err := f.handler.Tick(t.Context(), in)
 	require.NoError(t, err)
 	return out
 }
