@@ -20,12 +20,23 @@ func (f *function) allow(resources []string, actions ...string) {
 	f.role.AddToPrincipalPolicy(statement(resources, actions...))
 }
 
+// workflowArns are the state machines' ARNs the grants name.
+type workflowArns struct {
+	// redrive is the redrive state machine's.
+	redrive string
+	// release is the release state machine's, by reference;
+	// releaseByName the same ARN built from its name, for the release
+	// function (see NewRedriveStack).
+	release, releaseByName string
+}
+
 // grantAccess gives each function exactly the calls it makes, on exactly
 // the resources it makes them on; the state machines' invoke grants are
-// made with them (newStateMachines). It returns the continuer's policy,
-// which nothing may start executions before.
-func grantAccess(scope constructs.Construct, s Settings, st *storage, fns map[string]*function, redrive string) awsiam.Policy {
+// made with them (newStateMachine). It returns the policies that are not
+// a role's default policy, which nothing may start executions before.
+func grantAccess(scope constructs.Construct, s Settings, st *storage, fns map[string]*function, arns workflowArns) []awsiam.Policy {
 	table := []string{*st.table.TableArn()}
+	roomIndex := []string{st.roomIndexArn()}
 	parkingLot := []string{*st.parkingLot.QueueArn()}
 
 	starter := fns[starterFn]
@@ -36,17 +47,28 @@ func grantAccess(scope constructs.Construct, s Settings, st *storage, fns map[st
 	if s.DeadLetterQueueKeyArn != "" {
 		starter.allow([]string{s.DeadLetterQueueKeyArn}, "kms:Decrypt")
 	}
-	starter.allow([]string{redrive}, "states:StartExecution")
+	starter.allow([]string{arns.redrive}, "states:StartExecution")
 	// Oversized messages are parked by the starter itself.
 	starter.allow(parkingLot, "sqs:SendMessage")
 	if s.Target.Kind == TargetSQS {
-		// A message back in the DLQ with lineage is a failure of its
-		// breaker, which the starter records.
+		// Fresh arrivals are counted on the pace rows (UpdateItem); a
+		// message back in the DLQ with lineage is a failure of its breaker,
+		// which the starter records (GetItem, UpdateItem).
 		starter.allow(table, "dynamodb:GetItem", "dynamodb:UpdateItem")
+	} else {
+		starter.allow(table, "dynamodb:UpdateItem")
 	}
 
+	// The attempt reads and writes its breaker row (GetItem, UpdateItem)
+	// and delivery records (PutItem, UpdateItem, GetItem); it releases the
+	// room's oldest message as the next scout (Query on the room's index,
+	// DeleteItem, and PutItem to put it back if SendTaskSuccess fails) and
+	// starts a releaser after a successful canary (GetItem and PutItem on
+	// the pace row, StartExecution).
 	attempt := fns[attemptFn]
-	attempt.allow(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem")
+	attempt.allow(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem", "dynamodb:DeleteItem")
+	attempt.allow(roomIndex, "dynamodb:Query")
+	attempt.allow([]string{arns.release}, "states:StartExecution")
 	if s.Target.Kind == TargetLambda {
 		attempt.allow([]string{s.Target.FunctionArn}, "lambda:InvokeFunction")
 	} else {
@@ -56,26 +78,68 @@ func grantAccess(scope constructs.Construct, s Settings, st *storage, fns map[st
 		}
 	}
 
+	// The waiting room stores a token (PutItem), reads the breaker row and
+	// starts a releaser for a breaker that lets messages through (GetItem
+	// and PutItem on the pace row, StartExecution).
+	waitroom := fns[waitroomFn]
+	waitroom.allow(table, "dynamodb:GetItem", "dynamodb:PutItem")
+	waitroom.allow([]string{arns.release}, "states:StartExecution")
+
+	// The releaser reads the breaker row and its pace row (GetItem), saves
+	// the pace (PutItem), lists and counts the room (Query on the index),
+	// takes entries (DeleteItem), puts one back if SendTaskSuccess fails
+	// (PutItem), and hands over to the next releaser (StartExecution).
+	release := fns[releaseFn]
+	release.allow(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem")
+	release.allow(roomIndex, "dynamodb:Query")
+	release.allow([]string{arns.releaseByName}, "states:StartExecution")
+
 	fns[parkFn].allow(parkingLot, "sqs:SendMessage")
-	fns[adminFn].allow(table, "dynamodb:GetItem", "dynamodb:UpdateItem")
+	// Admin commands change the breaker row (GetItem, UpdateItem); close,
+	// release and reset start a releaser (GetItem and PutItem on the pace
+	// row, StartExecution).
+	admin := fns[adminFn]
+	admin.allow(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem")
+	admin.allow([]string{arns.release}, "states:StartExecution")
 
 	// The continuer's grant is a policy of its own, not its role's default
 	// policy: the function depends on its default policy, and a grant on
 	// the state machine there would close the cycle state machine ->
 	// continuer -> policy -> state machine.
 	continuer := fns[continuerFn]
-	policy := awsiam.NewPolicy(scope, jsii.String("ContinuerStartExecution"), &awsiam.PolicyProps{
+	continuerPolicy := awsiam.NewPolicy(scope, jsii.String("ContinuerStartExecution"), &awsiam.PolicyProps{
 		Roles:      &[]awsiam.IRole{continuer.role},
-		Statements: &[]awsiam.PolicyStatement{statement([]string{redrive}, "states:StartExecution")},
+		Statements: &[]awsiam.PolicyStatement{statement([]string{arns.redrive}, "states:StartExecution")},
 	})
+
+	// Releasing a waiting message resumes its execution by task token.
+	// SendTaskSuccess takes no resource (IAM requires "*"), so this
+	// statement stands alone in a policy of its own, and the suppression
+	// covers that policy only: the releaser and the attempt (which
+	// releases scouts) call it; nothing calls SendTaskFailure or
+	// SendTaskHeartbeat, so neither is granted.
+	resume := awsiam.NewPolicy(scope, jsii.String("ResumeWaitingExecutions"), &awsiam.PolicyProps{
+		Roles:      &[]awsiam.IRole{release.role, attempt.role},
+		Statements: &[]awsiam.PolicyStatement{statement([]string{"*"}, sendTaskSuccess)},
+	})
+	suppress(resume, "AwsSolutions-IAM5", sendTaskSuccessReason, "Resource::*")
 
 	if s.Tracing {
 		for _, f := range fns {
 			suppress(f.role, "AwsSolutions-IAM5", "X-Ray's PutTraceSegments and PutTelemetryRecords take no resource: IAM requires \"*\".", "Resource::*")
 		}
 	}
-	return policy
+	return []awsiam.Policy{continuerPolicy, resume}
 }
+
+// sendTaskSuccess resumes a task token's execution.
+const sendTaskSuccess = "states:SendTaskSuccess"
+
+// sendTaskSuccessReason is the suppression's reason for SendTaskSuccess on
+// "*".
+const sendTaskSuccessReason = "states:SendTaskSuccess takes no resource: IAM authorizes it on \"*\" only (a task token " +
+	"names no state machine). This policy holds that one action and nothing else; the releaser and the attempt " +
+	"resume waiting executions with it. SendTaskFailure and SendTaskHeartbeat are not granted: nothing calls them."
 
 // suppress records that construct (and its children) knowingly breaks
 // rule, for reason; appliesTo narrows it to those findings.

@@ -57,6 +57,38 @@ func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[stri
 			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 		},
 		{
+			id: "ReleaserFailedAlarm",
+			description: "A releaser (release state machine execution) failed for good: its breaker's waiting room is not being " +
+				"released. Nothing is lost: its lease expires, and the next canary, operator command or message entering the room " +
+				"starts another, or the room's timeout brings the messages back. See the release function's logs.",
+			metric:    sumOf("Failed, timed-out and aborted releasers", sms.release.MetricFailed(nil), sms.release.MetricTimedOut(nil), sms.release.MetricAborted(nil)),
+			threshold: 1,
+			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		},
+		{
+			id: "RoomDepthAlarm",
+			description: fmt.Sprintf("A waiting room being released held %d or more messages in each of three 5-minute periods: the "+
+				"release is not keeping up (a slow or throttling target, RELEASE_MAX_RATE, the SendTaskSuccess quota). "+
+				"Messages wait safely; see the dashboard's release rate against the target's throttles.", s.Alarms.RoomDepth),
+			metric:    insightsMax(metricRoomDepth, fiveMinutes),
+			threshold: s.Alarms.RoomDepth,
+			periods:   3,
+			// The releaser reports the room only while it runs: no
+			// releaser, no room being released.
+			missing: awscloudwatch.TreatMissingData_NOT_BREACHING,
+		},
+		{
+			id: "OldestWaitingAlarm",
+			description: fmt.Sprintf("The oldest message in a waiting room being released has waited %v or more: the release "+
+				"does not reach it (a stuck or failing releaser, or a pace far below the backlog). Messages wait safely and "+
+				"attempt again after RoomTimeout (%v); see the release function's logs and the dashboard's release rate.",
+				s.Alarms.OldestWaiting, roomTimeout(s)),
+			metric:    insightsMax(metricOldestWaitingSeconds, minute),
+			threshold: int(s.Alarms.OldestWaiting.Std().Seconds()),
+			periods:   5,
+			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		},
+		{
 			id: "BreakerTrippedAlarm",
 			description: "A breaker tripped (CLOSED or HALF_OPEN to OPEN), any key: its target is failing. " +
 				"Messages wait in their executions; nothing is lost. See the dashboard's breaker state.",
@@ -137,8 +169,12 @@ func (a alarmSpec) create(scope constructs.Construct, topic awssns.ITopic) awscl
 	return alarm
 }
 
-// sumOf adds metrics over 5 minutes, a missing value counting as 0.
+// sumOf adds metrics over 5 minutes, a missing value counting as 0. It
+// panics on more metrics than an alarm may use: a programming error.
 func sumOf(label string, metrics ...awscloudwatch.IMetric) awscloudwatch.MathExpression {
+	if len(metrics) > maxAlarmMetrics {
+		panic(fmt.Sprintf("stack: %s sums %d metrics; an alarm may use %d", label, len(metrics), maxAlarmMetrics))
+	}
 	using := map[string]awscloudwatch.IMetric{}
 	expr := ""
 	for i, m := range metrics {
@@ -157,16 +193,21 @@ func sumOf(label string, metrics ...awscloudwatch.IMetric) awscloudwatch.MathExp
 	})
 }
 
-// throttleMetrics are every function's throttles and the redrive state
-// machine's throttled transitions, summed per period.
+// throttleMetrics are every function's throttles and the redrive and
+// release state machines' throttled transitions, summed per period: at
+// most maxAlarmMetrics.
 func throttleMetrics(fns map[string]*function, sms *stateMachines) []awscloudwatch.IMetric {
 	sum := &awscloudwatch.MetricOptions{Statistic: jsii.String("Sum")}
 	var out []awscloudwatch.IMetric
 	for _, spec := range functions {
 		out = append(out, fns[spec.name].fn.MetricThrottles(sum))
 	}
-	return append(out, sms.redrive.MetricThrottled(sum))
+	return append(out, sms.redrive.MetricThrottled(sum), sms.release.MetricThrottled(sum))
 }
+
+// maxAlarmMetrics is how many metrics a metric math alarm may use
+// (CloudWatch's hard limit).
+const maxAlarmMetrics = 10
 
 // breakerAlarmID names key's alarm construct; path-escaping keeps keys
 // apart and "/", the construct path separator, out.

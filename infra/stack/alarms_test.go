@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -49,6 +50,9 @@ func viewAlarm(t *testing.T, p map[string]any) alarmView {
 	for _, m := range metrics {
 		q := m.(map[string]any)
 		if expr, ok := q["Expression"].(string); ok {
+			if period, ok := q["Period"]; ok { // a Metrics Insights query's own period
+				expr += fmt.Sprintf(" /%v", period)
+			}
 			v.Watches = append(v.Watches, expr)
 			continue
 		}
@@ -60,6 +64,10 @@ func viewAlarm(t *testing.T, p map[string]any) alarmView {
 }
 
 func TestAlarms(t *testing.T) {
+	// The fixtures' thresholds: set (existing), and the defaults (demo):
+	// 10,000 messages, half the room's default timeout of 1h.
+	wantRoomDepth := map[string]int{existingName: 500, demoName: 10000}
+	wantOldestWaiting := map[string]time.Duration{existingName: 20 * time.Minute, demoName: 30 * time.Minute}
 	for _, fixture := range []string{existingName, demoName} {
 		s := synth(t, fixture)
 		notify := s.settings.Alarms.TopicArn != ""
@@ -68,15 +76,17 @@ func TestAlarms(t *testing.T) {
 			dlqName = "{" + s.id(t, "AWS::SQS::Queue", "DeadLetterQueue") + ".QueueName}"
 		}
 		redrive := "{" + s.id(t, "AWS::StepFunctions::StateMachine", "RedriveStateMachine") + "}"
+		release := "{" + s.id(t, "AWS::StepFunctions::StateMachine", "ReleaseStateMachine") + "}"
 		fn := func(name string) string { id, _ := s.function(t, name); return "{" + id + "}" }
-		executions := func(metric, id string) string {
-			return fmt.Sprintf("%s=AWS/States/%s{StateMachineArn=%s} Sum/300", id, metric, redrive)
+		executionsOf := func(sm, metric, id string) string {
+			return fmt.Sprintf("%s=AWS/States/%s{StateMachineArn=%s} Sum/300", id, metric, sm)
 		}
-		throttles := []string{"FILL(m0, 0) + FILL(m1, 0) + FILL(m2, 0) + FILL(m3, 0) + FILL(m4, 0) + FILL(m5, 0)"}
+		executions := func(metric, id string) string { return executionsOf(redrive, metric, id) }
+		throttles := []string{"FILL(m0, 0) + FILL(m1, 0) + FILL(m2, 0) + FILL(m3, 0) + FILL(m4, 0) + FILL(m5, 0) + FILL(m6, 0) + FILL(m7, 0) + FILL(m8, 0)"}
 		for i, spec := range functions {
 			throttles = append(throttles, fmt.Sprintf("m%d=AWS/Lambda/Throttles{FunctionName=%s} Sum/300", i, fn(spec.name)))
 		}
-		throttles = append(throttles, executions("ExecutionThrottled", "m5"))
+		throttles = append(throttles, executions("ExecutionThrottled", "m7"), executionsOf(release, "ExecutionThrottled", "m8"))
 		sort.Strings(throttles)
 
 		want := map[string]alarmView{
@@ -88,10 +98,20 @@ func TestAlarms(t *testing.T) {
 				"FILL(m0, 0) + FILL(m1, 0) + FILL(m2, 0)",
 				executions("ExecutionsFailed", "m0"), executions("ExecutionsTimedOut", "m1"), executions("ExecutionsAborted", "m2"),
 			}, Threshold: 1, Periods: 1, Missing: "notBreaching", Notifies: notify},
-			"BreakerTrippedAlarm": {Watches: []string{`SELECT SUM(Trips) FROM SCHEMA("Redrive", Breaker)`},
+			"ReleaserFailedAlarm": {Watches: []string{
+				"FILL(m0, 0) + FILL(m1, 0) + FILL(m2, 0)", executionsOf(release, "ExecutionsFailed", "m0"),
+				executionsOf(release, "ExecutionsTimedOut", "m1"), executionsOf(release, "ExecutionsAborted", "m2"),
+			}, Threshold: 1, Periods: 1, Missing: "notBreaching", Notifies: notify},
+			// The releasers' gauges, the worst key: RoomDepth is written
+			// about once a minute, so 5-minute periods.
+			"RoomDepthAlarm": {Watches: []string{`SELECT MAX(RoomDepth) FROM SCHEMA("Redrive", Breaker) /300`},
+				Threshold: float64(wantRoomDepth[fixture]), Periods: 3, Missing: "notBreaching", Notifies: notify},
+			"OldestWaitingAlarm": {Watches: []string{`SELECT MAX(OldestWaitingSeconds) FROM SCHEMA("Redrive", Breaker) /60`},
+				Threshold: wantOldestWaiting[fixture].Seconds(), Periods: 5, Missing: "notBreaching", Notifies: notify},
+			"BreakerTrippedAlarm": {Watches: []string{`SELECT SUM(Trips) FROM SCHEMA("Redrive", Breaker) /60`},
 				Threshold: 1, Periods: 1, Missing: "notBreaching", Notifies: notify},
 			"ThrottlesAlarm": {Watches: throttles, Threshold: 1, Periods: 1, Missing: "notBreaching", Notifies: notify},
-			"StartThrottledAlarm": {Watches: []string{`SELECT SUM(StartThrottled) FROM SCHEMA("Redrive", Breaker)`},
+			"StartThrottledAlarm": {Watches: []string{`SELECT SUM(StartThrottled) FROM SCHEMA("Redrive", Breaker) /60`},
 				Threshold: 1, Periods: 5, Missing: "notBreaching", Notifies: notify},
 		}
 		for _, key := range s.settings.AlarmBreakerKeys {
@@ -108,6 +128,24 @@ func TestAlarms(t *testing.T) {
 			t.Run(fixture+"/"+constructID, func(t *testing.T) {
 				assert.Equal(t, view, viewAlarm(t, s.resources[s.id(t, "AWS::CloudWatch::Alarm", constructID)].Properties))
 			})
+		}
+	}
+}
+
+// TestAlarmsWithinCloudWatchLimits: a metric math alarm may use at most 10
+// metrics (a hard limit; CloudFormation's schema does not check it).
+func TestAlarmsWithinCloudWatchLimits(t *testing.T) {
+	for _, fixture := range []string{existingName, demoName} {
+		s := synth(t, fixture)
+		for _, id := range s.ofType("AWS::CloudWatch::Alarm") {
+			metrics, _ := s.resources[id].Properties["Metrics"].([]any)
+			n := 0
+			for _, m := range metrics {
+				if _, ok := m.(map[string]any)["MetricStat"]; ok {
+					n++
+				}
+			}
+			assert.LessOrEqual(t, n, maxAlarmMetrics, "%s/%s", fixture, id)
 		}
 	}
 }
@@ -165,6 +203,12 @@ func TestDashboard(t *testing.T) {
 		{"Dead-letter queue", "ApproximateNumberOfMessagesVisible"},
 		{"Parking lot", "ApproximateNumberOfMessagesVisible"},
 		{"StartExecution throttled per minute", "SUM(" + search("StartThrottled", "Sum") + ")"},
+		{"Waiting room depth by key (while released)", search("RoomDepth", "Maximum")},
+		{"Oldest waiting message by key (seconds)", search("OldestWaitingSeconds", "Maximum")},
+		{"Release rate per minute: pace by key, released and throttled (all keys)", search("ReleaseRatePerMinute", "Maximum")},
+		{"Release rate per minute: pace by key, released and throttled (all keys)", "pace ${PROP('Dim.Breaker')}"},
+		{"Release rate per minute: pace by key, released and throttled (all keys)", "SUM(" + search("Released", "Sum") + ")"},
+		{"Release rate per minute: pace by key, released and throttled (all keys)", "SUM(" + search("Throttled", "Sum") + ")"},
 		{"Function errors per minute", "Errors"},
 		{"Attempt duration (ms)", "p99"},
 	}

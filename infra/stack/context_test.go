@@ -15,7 +15,10 @@ func TestSettingsFromContext(t *testing.T) {
 		BreakerKey:         KeySelector{Attribute: "tenant"},
 		Policy:             map[string]string{"BREAKER_COOLDOWN_BASE": "1m"},
 		BackoffBase:        Duration(2 * time.Second),
-		Alarms:             Alarms{DeadLetterQueueAge: Duration(30 * time.Minute)},
+		ThrottleErrorTypes: []string{"TooBusy"},
+		RoomTimeout:        Duration(2 * time.Hour),
+		Release:            ReleasePace{StartRate: 20, MaxRate: 450, Backoff: 0.75, Tick: Duration(500 * time.Millisecond), Lease: Duration(time.Minute)},
+		Alarms:             Alarms{DeadLetterQueueAge: Duration(30 * time.Minute), RoomDepth: 2000, OldestWaiting: Duration(45 * time.Minute)},
 	}
 	object := map[string]any{
 		"deadLetterQueueArn": dlqArn,
@@ -23,11 +26,16 @@ func TestSettingsFromContext(t *testing.T) {
 		"breakerKey":         map[string]any{"attribute": "tenant"},
 		"policy":             map[string]any{"BREAKER_COOLDOWN_BASE": "1m"},
 		"backoffBase":        "2s",
-		"alarms":             map[string]any{"deadLetterQueueAge": "30m"},
+		"throttleErrorTypes": []any{"TooBusy"},
+		"roomTimeout":        "2h",
+		"release":            map[string]any{"startRate": 20, "maxRate": 450, "backoff": 0.75, "tick": "500ms", "lease": "1m"},
+		"alarms":             map[string]any{"deadLetterQueueAge": "30m", "roomDepth": 2000, "oldestWaiting": "45m"},
 	}
 	text := `{"deadLetterQueueArn": "` + dlqArn + `", "target": {"kind": "lambda", "functionArn": "` + consumerArn + `"},
 		"breakerKey": {"attribute": "tenant"}, "policy": {"BREAKER_COOLDOWN_BASE": "1m"}, "backoffBase": "2s",
-		"alarms": {"deadLetterQueueAge": "30m"}}`
+		"throttleErrorTypes": ["TooBusy"], "roomTimeout": "2h",
+		"release": {"startRate": 20, "maxRate": 450, "backoff": 0.75, "tick": "500ms", "lease": "1m"},
+		"alarms": {"deadLetterQueueAge": "30m", "roomDepth": 2000, "oldestWaiting": "45m"}}`
 
 	tests := []struct {
 		name  string
@@ -60,6 +68,8 @@ func TestSettingsFromContextErrors(t *testing.T) {
 		{"not JSON", `demoQueues=true`, `context "redrive"`},
 		{"two values", `{} {}`, "more than one JSON value"},
 		{"wrong type", map[string]any{"maxAttempts": "five"}, "maxAttempts"},
+		{"misspelt release field", `{"release": {"rate": 5}}`, `unknown field "rate"`},
+		{"rate as a string", `{"release": {"startRate": "5"}}`, "release.startRate"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -16,8 +16,9 @@ const (
 )
 
 // newDashboard shows the breakers (state and activity per key, found by
-// SEARCH so keys need not be listed), messages per minute, executions, the
-// queues, the functions, and every alarm.
+// SEARCH so keys need not be listed), the waiting rooms (depth, oldest
+// message, release rate), messages per minute, executions, the queues, the
+// functions, and every alarm.
 func newDashboard(scope constructs.Construct, st *storage, fns map[string]*function, sms *stateMachines,
 	alarms []awscloudwatch.Alarm) awscloudwatch.Dashboard {
 	sum := func(label string) *awscloudwatch.MetricOptions {
@@ -42,6 +43,21 @@ func newDashboard(scope constructs.Construct, st *storage, fns map[string]*funct
 		}, nil, nil),
 		graph("Delivered per minute by key", thirdWidth, []awscloudwatch.IMetric{perBreaker(metricDelivered, "Sum")}, nil, nil),
 		graph("Transient failures per minute by key", thirdWidth, []awscloudwatch.IMetric{perBreaker(metricTransient, "Sum")}, nil, nil),
+	}
+	// The releasers write the room's gauges while they run: no line, no
+	// room being released.
+	room := []awscloudwatch.IWidget{
+		graph("Waiting room depth by key (while released)", thirdWidth, []awscloudwatch.IMetric{perBreaker(metricRoomDepth, "Maximum")}, nil, nil),
+		graph("Oldest waiting message by key (seconds)", thirdWidth,
+			[]awscloudwatch.IMetric{perBreaker(metricOldestWaitingSeconds, "Maximum")}, nil, nil),
+		graph("Release rate per minute: pace by key, released and throttled (all keys)", thirdWidth, []awscloudwatch.IMetric{
+			awscloudwatch.NewSearchExpression(&awscloudwatch.SearchExpressionProps{
+				Expression: jsii.String(searchExpression(metricReleaseRatePerMinute, "Maximum")),
+				Label:      jsii.String("pace ${PROP('Dim." + metricDimension + "')}"),
+				Period:     minute,
+			}),
+			allBreakers(metricReleased), allBreakers(metricThrottled),
+		}, nil, nil),
 	}
 	executions := []awscloudwatch.IWidget{
 		graph("Redrive executions per minute", halfWidth, []awscloudwatch.IMetric{
@@ -88,7 +104,7 @@ func newDashboard(scope constructs.Construct, st *storage, fns map[string]*funct
 	})}
 
 	return awscloudwatch.NewDashboard(scope, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{
-		Widgets: &[]*[]awscloudwatch.IWidget{&status, &breakers, &messages, &executions, &queues, &lambdas},
+		Widgets: &[]*[]awscloudwatch.IWidget{&status, &breakers, &room, &messages, &executions, &queues, &lambdas},
 	})
 }
 

@@ -1,7 +1,8 @@
-// Package stack is the Redrive CDK stack: the breaker table, the parking
-// lot, the five Go Lambda functions from `make build`, the starter's event
-// source on the dead-letter queue, the redrive and admin state machines from
-// the embedded ASL, least-privilege IAM, alarms and a dashboard.
+// Package stack is the Redrive CDK stack: the table (breaker rows, delivery
+// records, the waiting room and its index, pace rows), the parking lot, the
+// seven Go Lambda functions from `make build`, the starter's event source
+// on the dead-letter queue, the redrive, release and admin state machines
+// from the embedded ASL, least-privilege IAM, alarms and a dashboard.
 //
 // NewRedriveStack validates its Props first and returns every problem,
 // each naming the field, before it creates anything; the breaker policy is

@@ -28,6 +28,16 @@ const (
 	envMaxCycles        = "MAX_CYCLES"
 	envDeliveryLease    = "DELIVERY_LEASE"
 	envStartConcurrency = "START_CONCURRENCY"
+	// The waiting room's (assemble.RoomConfigFromEnv, pace.PolicyFromEnv,
+	// target.FromEnv).
+	envReleaseStateMachineArn = "RELEASE_STATE_MACHINE_ARN"
+	envRoomTimeout            = "ROOM_TIMEOUT"
+	envReleaseStartRate       = "RELEASE_START_RATE"
+	envReleaseMaxRate         = "RELEASE_MAX_RATE"
+	envReleaseBackoff         = "RELEASE_BACKOFF"
+	envReleaseTick            = "RELEASE_TICK"
+	envReleaseLease           = "RELEASE_LEASE"
+	envThrottleErrorTypes     = "THROTTLE_ERROR_TYPES"
 )
 
 // refs are the deployed resources' names and addresses the environment
@@ -35,9 +45,13 @@ const (
 type refs struct {
 	tableName       string
 	stateMachineArn string // the redrive state machine
-	parkingLotURL   string
-	targetQueueURL  string // sqs targets
-	sourceQueueArn  string // the records' eventSourceARN, lambda targets; may be empty
+	// releaseStateMachineArn is the release state machine's: a reference
+	// to it, except in the release function's own environment, where it
+	// is built from the machine's name (see releaseStateMachineArn).
+	releaseStateMachineArn string
+	parkingLotURL          string
+	targetQueueURL         string // sqs targets
+	sourceQueueArn         string // the records' eventSourceARN, lambda targets; may be empty
 }
 
 // environment is the variables function name gets: the common ones
@@ -48,6 +62,19 @@ type refs struct {
 func environment(name string, s Settings, r refs) map[string]string {
 	env := map[string]string{envTableName: r.tableName}
 	maps.Copy(env, s.Policy)
+	switch name {
+	case attemptFn, waitroomFn, releaseFn, adminFn:
+		// Every function that enters, releases or launches the room reads
+		// the room's settings (assemble.RoomFromEnv): the same values, so
+		// the room's TTL and the releasers' leases agree.
+		env[envReleaseStateMachineArn] = r.releaseStateMachineArn
+		setIf(env, envRoomTimeout, duration(s.RoomTimeout))
+		setPace(env, s.Release)
+	case starterFn:
+		// The starter paces fresh arrivals (RELEASE_START_RATE and the
+		// releasers' rate) on the pace rows in TABLE_NAME.
+		setPace(env, s.Release)
+	}
 	switch name {
 	case starterFn:
 		env[envStateMachineArn] = r.stateMachineArn
@@ -67,6 +94,7 @@ func environment(name string, s Settings, r refs) map[string]string {
 			env[envTargetQueueURL] = r.targetQueueURL
 		}
 		setIf(env, envPoisonErrorTypes, strings.Join(s.PoisonErrorTypes, ","))
+		setIf(env, envThrottleErrorTypes, strings.Join(s.ThrottleErrorTypes, ","))
 		setIf(env, envMaxAttempts, nonZero(s.MaxAttempts))
 		setIf(env, envMaxCycles, nonZero(s.MaxCycles))
 		setIf(env, envBackoffBase, duration(s.BackoffBase))
@@ -76,6 +104,15 @@ func environment(name string, s Settings, r refs) map[string]string {
 		env[envParkingLotURL] = r.parkingLotURL
 	}
 	return env
+}
+
+// setPace sets the RELEASE_* variables that are set.
+func setPace(env map[string]string, p ReleasePace) {
+	setIf(env, envReleaseStartRate, rate(p.StartRate))
+	setIf(env, envReleaseMaxRate, rate(p.MaxRate))
+	setIf(env, envReleaseBackoff, rate(p.Backoff))
+	setIf(env, envReleaseTick, duration(p.Tick))
+	setIf(env, envReleaseLease, duration(p.Lease))
 }
 
 // setIf sets env[name] when value is not empty: an unset variable means
@@ -92,6 +129,14 @@ func nonZero(n int) string {
 		return ""
 	}
 	return strconv.Itoa(n)
+}
+
+// rate formats a rate or factor as its shortest decimal; "" for zero.
+func rate(f float64) string {
+	if f == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 func duration(d Duration) string {

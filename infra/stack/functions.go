@@ -10,6 +10,10 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/redrive/redrive/tasks/attempt"
+	"github.com/redrive/redrive/tasks/pace"
+	"github.com/redrive/redrive/tasks/release"
 )
 
 // The functions, by their directory under BuildDir (`make build` writes
@@ -20,6 +24,8 @@ const (
 	parkFn      = "park"
 	continuerFn = "continuer"
 	adminFn     = "admin"
+	waitroomFn  = "waitroom"
+	releaseFn   = "release"
 )
 
 // functionSpec is what differs between the functions.
@@ -28,7 +34,7 @@ type functionSpec struct {
 	id          string // construct id
 	description string
 	memoryMB    float64
-	timeout     time.Duration // 0: Settings.AttemptTimeout
+	timeout     func(Settings) time.Duration
 }
 
 // taskTimeout bounds the functions that make a few AWS calls. The starter's
@@ -36,13 +42,42 @@ type functionSpec struct {
 // refuses the event source mapping.
 const taskTimeout = 30 * time.Second
 
+// releaseMargin is what a release invocation may take beyond its ticks'
+// sleeps: listing and taking entries, the pace row, counting the room.
+const releaseMargin = 30 * time.Second
+
 // functions lists every function the stack deploys.
 var functions = []functionSpec{
-	{starterFn, "Starter", "Redrive: starts one redrive execution per dead-lettered message", 256, taskTimeout},
-	{attemptFn, "Attempt", "Redrive: admits by the breaker, delivers to the target, records the outcome", 256, 0},
-	{parkFn, "Park", "Redrive: sends a message to the parking lot with its lineage and failure history", 128, taskTimeout},
-	{continuerFn, "Continuer", "Redrive: continues a long-running redrive as a new execution", 128, taskTimeout},
-	{adminFn, "Admin", "Redrive: runs an operator's breaker command (status, reset, open, close, release)", 128, taskTimeout},
+	{starterFn, "Starter", "Redrive: starts one redrive execution per dead-lettered message", 256, fixedTimeout},
+	{attemptFn, "Attempt", "Redrive: admits by the breaker, delivers to the target, records the outcome", 256,
+		func(s Settings) time.Duration { return s.AttemptTimeout.Std() }},
+	{parkFn, "Park", "Redrive: sends a message to the parking lot with its lineage and failure history", 128, fixedTimeout},
+	{continuerFn, "Continuer", "Redrive: continues a long-running redrive as a new execution", 128, fixedTimeout},
+	{adminFn, "Admin", "Redrive: runs an operator's breaker command (status, reset, open, close, release)", 128, fixedTimeout},
+	{waitroomFn, "WaitingRoom", "Redrive: keeps a turned-away message's task token in its breaker's waiting room", 128, fixedTimeout},
+	// The releaser sends up to RELEASE_MAX_RATE SendTaskSuccess calls a
+	// second: more memory is more CPU for them.
+	{releaseFn, "Release", "Redrive: releases a breaker's waiting room, oldest first, at the pace the target takes", 256, releaseTimeout},
+}
+
+// fixedTimeout is taskTimeout, whatever the settings.
+func fixedTimeout(Settings) time.Duration { return taskTimeout }
+
+// releaseTimeout covers one release invocation: its ticks
+// (release.TicksPerInvocation of RELEASE_TICK, the pace's default when
+// unset) and releaseMargin, in whole seconds.
+func releaseTimeout(s Settings) time.Duration {
+	tick := pace.Policy{Tick: s.Release.Tick.Std()}.WithDefaults().Tick
+	return (release.TicksPerInvocation*tick + releaseMargin + time.Second - 1).Truncate(time.Second)
+}
+
+// roomTimeout is how long a message waits in the room at most: ROOM_TIMEOUT,
+// or the tasks' default.
+func roomTimeout(s Settings) time.Duration {
+	if s.RoomTimeout == 0 {
+		return attempt.DefaultRoomTimeout
+	}
+	return s.RoomTimeout.Std()
 }
 
 // function is one deployed function and the role it runs as.
@@ -63,10 +98,7 @@ func newFunction(scope constructs.Construct, name string, s Settings, r refs) *f
 	logs := newLogGroup(scope, spec.id+"Logs", "", s)
 	logs.GrantWrite(role)
 
-	timeout := spec.timeout
-	if timeout == 0 {
-		timeout = s.AttemptTimeout.Std()
-	}
+	timeout := spec.timeout(s)
 	tracing := awslambda.Tracing_DISABLED
 	if s.Tracing {
 		tracing = awslambda.Tracing_ACTIVE

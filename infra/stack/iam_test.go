@@ -60,6 +60,7 @@ var wildcardResourceActions = []string{
 	"logs:CreateLogDelivery", "logs:GetLogDelivery", "logs:UpdateLogDelivery", "logs:DeleteLogDelivery",
 	"logs:ListLogDeliveries", "logs:PutResourcePolicy", "logs:DescribeResourcePolicies", "logs:DescribeLogGroups",
 	"xray:PutTraceSegments", "xray:PutTelemetryRecords", "xray:GetSamplingRules", "xray:GetSamplingTargets",
+	"states:SendTaskSuccess",
 }
 
 func TestWildcardResourcesOnlyWhereIAMHasNoResource(t *testing.T) {
@@ -76,6 +77,49 @@ func TestWildcardResourcesOnlyWhereIAMHasNoResource(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSendTaskSuccessStandsAlone: resuming a task token needs "*" (IAM has
+// no resource for it), so its one statement is the whole of its own
+// policy, attached to the two roles that release waiting messages, with a
+// cdk-nag suppression on that policy only, saying why. No statement
+// anywhere else names a SendTask action, and none grants SendTaskFailure
+// or SendTaskHeartbeat, which nothing calls.
+func TestSendTaskSuccessStandsAlone(t *testing.T) {
+	for _, fixture := range []string{existingName, demoName} {
+		t.Run(fixture, func(t *testing.T) {
+			s := synth(t, fixture)
+			id := s.id(t, "AWS::IAM::Policy", "ResumeWaitingExecutions")
+			p := s.resources[id]
+			assert.JSONEq(t, `[{"Action":"states:SendTaskSuccess","Effect":"Allow","Resource":"*"}]`,
+				render(statementsOf(p.Properties["PolicyDocument"])), "one statement, one action")
+			assert.ElementsMatch(t, []string{
+				"{" + s.id(t, "AWS::IAM::Role", "ReleaseRole") + "}", "{" + s.id(t, "AWS::IAM::Role", "AttemptRole") + "}",
+			}, renderAll(p.Properties["Roles"]))
+
+			assert.Equal(t, []any{map[string]any{
+				"id": "AwsSolutions-IAM5", "reason": sendTaskSuccessReason, "applies_to": []any{"Resource::*"},
+			}}, p.Metadata["cdk_nag"].(map[string]any)["rules_to_suppress"], "suppressed for Resource::* on this policy only, with its reason")
+			assert.Contains(t, sendTaskSuccessReason, "no resource")
+
+			for rid, r := range s.resources {
+				for _, st := range allStatements(r.Properties) {
+					for _, action := range renderAll(st["Action"]) {
+						if rid != id {
+							assert.NotContains(t, action, "states:SendTask", "%s: %s", rid, render(st))
+						}
+						assert.NotContains(t, []string{"states:SendTaskFailure", "states:SendTaskHeartbeat"}, action, rid)
+					}
+				}
+			}
+		})
+	}
+}
+
+// statementsOf returns a policy document's Statement list as it is.
+func statementsOf(doc any) any {
+	d, _ := doc.(map[string]any)
+	return d["Statement"]
 }
 
 // TestLeastPrivilege lists everything each role may do, exactly.
@@ -96,29 +140,41 @@ func TestLeastPrivilege(t *testing.T) {
 			return on(arn("AWS::Logs::LogGroup", id+"Logs"), "logs:CreateLogStream", "logs:PutLogEvents")
 		}
 		table := arn("AWS::DynamoDB::Table", "Table")
+		roomIndex := table + "/index/room"
 		lot := arn("AWS::SQS::Queue", "ParkingLot")
 		redrive := ref("AWS::StepFunctions::StateMachine", "RedriveStateMachine")
+		release := ref("AWS::StepFunctions::StateMachine", "ReleaseStateMachine")
+		releaseByName := "arn:{AWS::Partition}:states:{AWS::Region}:{AWS::AccountId}:stateMachine:Redrive-Release"
 		dlq, source := dlqArn, sourceArn
 		if fixture == demoName {
 			dlq, source = arn("AWS::SQS::Queue", "DeadLetterQueue"), arn("AWS::SQS::Queue", "SourceQueue")
+		} else {
+			releaseByName = "arn:{AWS::Partition}:states:eu-west-1:123456789012:stateMachine:Redrive-Release"
 		}
 		var xray []string
 		if s.settings.Tracing {
 			xray = on("*", "xray:PutTraceSegments", "xray:PutTelemetryRecords")
 		}
+		resume := on("*", "states:SendTaskSuccess")
 
 		want := map[string][]string{
 			"Starter": join(logs("Starter"), xray,
 				on(dlq, "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"),
 				on(redrive, "states:StartExecution"), on(lot, "sqs:SendMessage")),
-			"Attempt":   join(logs("Attempt"), xray, on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem")),
-			"Park":      join(logs("Park"), xray, on(lot, "sqs:SendMessage")),
-			"Continuer": join(logs("Continuer"), xray, on(redrive, "states:StartExecution")),
-			"Admin":     join(logs("Admin"), xray, on(table, "dynamodb:GetItem", "dynamodb:UpdateItem")),
+			"Attempt": join(logs("Attempt"), xray, resume,
+				on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem", "dynamodb:DeleteItem"),
+				on(roomIndex, "dynamodb:Query"), on(release, "states:StartExecution")),
+			"Park":        join(logs("Park"), xray, on(lot, "sqs:SendMessage")),
+			"Continuer":   join(logs("Continuer"), xray, on(redrive, "states:StartExecution")),
+			"Admin":       join(logs("Admin"), xray, on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem"), on(release, "states:StartExecution")),
+			"WaitingRoom": join(logs("WaitingRoom"), xray, on(table, "dynamodb:GetItem", "dynamodb:PutItem"), on(release, "states:StartExecution")),
+			"Release": join(logs("Release"), xray, resume,
+				on(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"),
+				on(roomIndex, "dynamodb:Query"), on(releaseByName, "states:StartExecution")),
 		}
 		switch fixture {
 		case existingName:
-			want["Starter"] = join(want["Starter"], on(dlqKeyArn, "kms:Decrypt"))
+			want["Starter"] = join(want["Starter"], on(dlqKeyArn, "kms:Decrypt"), on(table, "dynamodb:UpdateItem"))
 			want["Attempt"] = join(want["Attempt"], on(consumerArn, "lambda:InvokeFunction"))
 		case demoName:
 			want["Starter"] = join(want["Starter"], on(table, "dynamodb:GetItem", "dynamodb:UpdateItem"))
@@ -135,11 +191,15 @@ func TestLeastPrivilege(t *testing.T) {
 		delivery := on("*", wildcardResourceActions[:8]...)
 		var smXray []string
 		if s.settings.Tracing {
-			smXray = on("*", wildcardResourceActions[8:]...)
+			smXray = on("*", wildcardResourceActions[8:12]...)
 		}
-		want["RedriveStateMachine"] = join(delivery, smXray, invoke(attemptFn, continuerFn, parkFn))
+		want["RedriveStateMachine"] = join(delivery, smXray, invoke(attemptFn, continuerFn, parkFn, waitroomFn))
 		want["AdminStateMachine"] = join(delivery, smXray, invoke(adminFn))
+		want["ReleaseStateMachine"] = join(delivery, smXray, invoke(releaseFn))
 
+		t.Run(fixture+"/every role", func(t *testing.T) {
+			assert.Len(t, s.ofType("AWS::IAM::Role"), len(want), "every role's grants are listed here")
+		})
 		for role, grants := range want {
 			t.Run(fixture+"/"+role, func(t *testing.T) {
 				slices.Sort(grants)

@@ -24,6 +24,13 @@ const (
 	metricWaits          = "Waits"
 	metricDuplicates     = "Duplicates"
 	metricStartThrottled = "StartThrottled"
+	metricThrottled      = "Throttled"
+	metricReleased       = "Released"
+	// The waiting room's gauges, written by its releaser while it runs:
+	// RoomDepth about once a minute, the others every tick.
+	metricRoomDepth            = "RoomDepth"
+	metricOldestWaitingSeconds = "OldestWaitingSeconds"
+	metricReleaseRatePerMinute = "ReleaseRatePerMinute"
 	// metricBreakerState is written on every state change: 0 closed,
 	// 1 half-open, 2 open, 3 forced open, 4 forced closed.
 	metricBreakerState = "BreakerState"
@@ -68,9 +75,19 @@ func allBreakers(name string) awscloudwatch.MathExpression {
 // insightsSum is a Metrics Insights query summing name over every breaker;
 // unlike SEARCH, an alarm can watch it.
 func insightsSum(name string, period awscdk.Duration) awscloudwatch.MathExpression {
+	return insights("SUM", name, name+" (all breakers)", period)
+}
+
+// insightsMax is a Metrics Insights query for the largest value of name
+// of any breaker: a gauge's worst key.
+func insightsMax(name string, period awscdk.Duration) awscloudwatch.MathExpression {
+	return insights("MAX", name, name+" (largest of any breaker)", period)
+}
+
+func insights(function, name, label string, period awscdk.Duration) awscloudwatch.MathExpression {
 	return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
-		Expression: jsii.String(fmt.Sprintf(`SELECT SUM(%s) FROM SCHEMA("%s", %s)`, name, metricNamespace, metricDimension)),
-		Label:      jsii.String(name + " (all breakers)"),
+		Expression: jsii.String(fmt.Sprintf(`SELECT %s(%s) FROM SCHEMA("%s", %s)`, function, name, metricNamespace, metricDimension)),
+		Label:      &label,
 		Period:     period,
 	})
 }

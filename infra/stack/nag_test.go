@@ -23,15 +23,22 @@ func TestSuppressions(t *testing.T) {
 	const (
 		redriveRole = "/Redrive/RedriveStateMachine/Role/DefaultPolicy/Resource: AwsSolutions-IAM5"
 		adminRole   = "/Redrive/AdminStateMachine/Role/DefaultPolicy/Resource: AwsSolutions-IAM5"
+		releaseRole = "/Redrive/ReleaseStateMachine/Role/DefaultPolicy/Resource: AwsSolutions-IAM5"
 	)
 	stateMachines := []string{
 		redriveRole + "[Resource::*]",
 		redriveRole + "[Resource::<Attempt.Arn>:*]",
 		redriveRole + "[Resource::<Continuer.Arn>:*]",
 		redriveRole + "[Resource::<Park.Arn>:*]",
+		redriveRole + "[Resource::<WaitingRoom.Arn>:*]",
 		adminRole + "[Resource::*]",
 		adminRole + "[Resource::<Admin.Arn>:*]",
+		releaseRole + "[Resource::*]",
+		releaseRole + "[Resource::<Release.Arn>:*]",
 		"/Redrive/RedriveStateMachine/Resource: AwsSolutions-SF1",
+		"/Redrive/ReleaseStateMachine/Resource: AwsSolutions-SF1",
+		// SendTaskSuccess on "*", in its own policy (TestSendTaskSuccessStandsAlone).
+		"/Redrive/ResumeWaitingExecutions/Resource: AwsSolutions-IAM5[Resource::*]",
 	}
 	tests := []struct {
 		fixture string
@@ -44,10 +51,13 @@ func TestSuppressions(t *testing.T) {
 			"/Redrive/ParkRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
 			"/Redrive/ContinuerRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
 			"/Redrive/AdminRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
+			"/Redrive/WaitingRoomRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
+			"/Redrive/ReleaseRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
 		})},
 		{demoName, join(stateMachines, []string{
 			"/Redrive/RedriveStateMachine/Resource: AwsSolutions-SF2",
 			"/Redrive/AdminStateMachine/Resource: AwsSolutions-SF2",
+			"/Redrive/ReleaseStateMachine/Resource: AwsSolutions-SF2",
 		})},
 	}
 	for _, tt := range tests {

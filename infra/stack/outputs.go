@@ -15,6 +15,7 @@ func newOutputs(scope constructs.Construct, st *storage, sms *stateMachines, das
 	console := "https://" + region + ".console.aws.amazon.com/states/home?region=" + region + "#/statemachines/view/"
 	outputs := []struct{ id, description, value string }{
 		{"RedriveStateMachineArn", "The redrive state machine: one execution per dead-lettered message", *sms.redrive.StateMachineArn()},
+		{"ReleaseStateMachineArn", "The release state machine: one execution per breaker key releases its waiting room", *sms.release.StateMachineArn()},
 		{"AdminStateMachineArn", "The admin state machine: start an execution with {\"command\": ..., \"breaker\": ...}", *sms.admin.StateMachineArn()},
 		{"AdminConsoleUrl", "Start admin commands here (Start execution)", console + *sms.admin.StateMachineArn()},
 		{"TableName", "Breaker rows and delivery records", *st.table.TableName()},

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+
+	"github.com/redrive/redrive/tasks/attempt"
 )
 
 // Props configures NewRedriveStack: the CDK stack options and the Redrive
@@ -61,6 +63,13 @@ type Settings struct {
 	// itself is bad: parked at once, never counted against the breaker
 	// (POISON_ERROR_TYPES).
 	PoisonErrorTypes []string `json:"poisonErrorTypes,omitempty"`
+	// ThrottleErrorTypes are the consumer error types that mean the target
+	// is overloaded (e.g. a downstream's 429 surfaced by the consumer): the
+	// message goes back to the waiting room without using an attempt, the
+	// release slows down, and the breaker never counts it
+	// (THROTTLE_ERROR_TYPES). Lambda's and SQS's own throttling errors
+	// always count as throttling. None may also be a poison type.
+	ThrottleErrorTypes []string `json:"throttleErrorTypes,omitempty"`
 	// AttemptTimeout is the attempt function's timeout; it must cover the
 	// consumer's own timeout when Target.Kind is lambda. Default 60s; at
 	// most 15m.
@@ -70,6 +79,15 @@ type Settings struct {
 	// AttemptTimeout + 30s; it must be longer than AttemptTimeout, so a
 	// lease never expires under a still-running delivery.
 	DeliveryLease Duration `json:"deliveryLease,omitempty"`
+
+	// RoomTimeout bounds one stay in the waiting room: a message whose
+	// release was lost attempts again after it (ROOM_TIMEOUT). Room items
+	// expire (TTL) twice that after they entered. Default: the tasks' (1h);
+	// 1m to 8760h.
+	RoomTimeout Duration `json:"roomTimeout,omitempty"`
+	// Release is the waiting room's release pace (RELEASE_*). Default: the
+	// tasks' (package tasks/pace).
+	Release ReleasePace `json:"release"`
 
 	// StarterBatchSize is how many DLQ messages one starter invocation
 	// gets. Default 10; 1 to 10.
@@ -103,6 +121,31 @@ type Settings struct {
 	// BuildDir holds build/<function>/bootstrap from `make build`. Default
 	// "../build" (relative to infra/, where the CDK CLI runs the app).
 	BuildDir string `json:"buildDir,omitempty"`
+}
+
+// ReleasePace is the pace at which a breaker's releaser resumes the
+// waiting room, and at which the starter lets fresh arrivals through. The
+// zero value of every field means the tasks' default.
+type ReleasePace struct {
+	// StartRate is the release rate, messages per second, a releaser
+	// starts from (RELEASE_START_RATE). Default 10.
+	StartRate float64 `json:"startRate,omitempty"`
+	// MaxRate caps one releaser's rate, i.e. its SendTaskSuccess calls per
+	// second (RELEASE_MAX_RATE). Default 300, the smallest account quota
+	// for SendTaskSuccess, which every breaker key shares: raise it after
+	// raising the quota.
+	MaxRate float64 `json:"maxRate,omitempty"`
+	// Backoff multiplies the rate after a throttle (RELEASE_BACKOFF).
+	// Default 0.9; in (0, 1).
+	Backoff float64 `json:"backoff,omitempty"`
+	// Tick is how often a releaser adjusts its rate (RELEASE_TICK); one
+	// invocation of the release function runs ten ticks, and its timeout
+	// follows. Default 1s.
+	Tick Duration `json:"tick,omitempty"`
+	// Lease is how long a releaser holds its breaker's pace row without
+	// renewing it (RELEASE_LEASE); a releaser that died is replaced after
+	// it. Default 1m; at least three ticks.
+	Lease Duration `json:"lease,omitempty"`
 }
 
 // Target kinds.
@@ -160,6 +203,15 @@ type Alarms struct {
 	// Throttles alarms at this many throttled function invocations plus
 	// throttled state transitions in 5 minutes. Default 1.
 	Throttles int `json:"throttles,omitempty"`
+	// RoomDepth alarms when a breaker's waiting room holds this many
+	// messages or more in each of three 5-minute periods while it is being
+	// released: the release is not keeping up. Default 10000.
+	RoomDepth int `json:"roomDepth,omitempty"`
+	// OldestWaiting alarms when the oldest message in a waiting room that
+	// is being released has waited this long: messages are not getting
+	// out. Whole minutes, shorter than RoomTimeout (a message never waits
+	// longer). Default half of RoomTimeout (30m with the default).
+	OldestWaiting Duration `json:"oldestWaiting,omitempty"`
 	// TopicArn is an SNS topic notified on ALARM and OK. Empty: alarms
 	// only show in the console.
 	TopicArn string `json:"topicArn,omitempty"`
@@ -177,6 +229,7 @@ const (
 	defaultParkingLotDepth    = 1
 	defaultFailedExecutions   = 1
 	defaultThrottles          = 1
+	defaultRoomDepth          = 10000
 	defaultLogRetentionDays   = 30
 	defaultLogLevel           = "INFO"
 	defaultExecutionLogLevel  = "ERROR"
@@ -204,6 +257,8 @@ func (s Settings) withDefaults() Settings {
 	setDefault(&s.Alarms.ParkingLotDepth, defaultParkingLotDepth)
 	setDefault(&s.Alarms.FailedExecutions, defaultFailedExecutions)
 	setDefault(&s.Alarms.Throttles, defaultThrottles)
+	setDefault(&s.Alarms.RoomDepth, defaultRoomDepth)
+	setDefault(&s.Alarms.OldestWaiting, Duration(defaultOldestWaiting(s.RoomTimeout.Std())))
 	setDefault(&s.LogRetentionDays, defaultLogRetentionDays)
 	setDefault(&s.LogLevel, defaultLogLevel)
 	setDefault(&s.ExecutionLogLevel, defaultExecutionLogLevel)
@@ -211,6 +266,15 @@ func (s Settings) withDefaults() Settings {
 	s.ExecutionLogLevel = strings.ToUpper(s.ExecutionLogLevel)
 	setDefault(&s.BuildDir, defaultBuildDir)
 	return s
+}
+
+// defaultOldestWaiting is half the room's timeout (the tasks' default when
+// roomTimeout is zero) in whole minutes, at least one.
+func defaultOldestWaiting(roomTimeout time.Duration) time.Duration {
+	if roomTimeout == 0 {
+		roomTimeout = attempt.DefaultRoomTimeout
+	}
+	return max((roomTimeout / 2).Truncate(time.Minute), time.Minute)
 }
 
 func setDefault[T comparable](field *T, def T) {

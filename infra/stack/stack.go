@@ -26,16 +26,33 @@ func NewRedriveStack(scope constructs.Construct, id string, props *Props) (awscd
 	st := newStorage(stack, s)
 	r := st.refs()
 	fns := map[string]*function{}
-	for _, name := range []string{attemptFn, parkFn, continuerFn, adminFn} {
+
+	// The release workflow first: the functions that start releasers get
+	// its ARN. The release function starts the next releaser of its own
+	// workflow, so it gets the ARN from the workflow's name, not a
+	// reference (which would close a cycle).
+	releaseName := releaseStateMachineName(*stack.StackName())
+	self := r
+	self.releaseStateMachineArn = releaseStateMachineArn(stack, releaseName)
+	fns[releaseFn] = newFunction(stack, releaseFn, s, self)
+	sms := &stateMachines{}
+	var err error
+	if sms.release, err = newReleaseStateMachine(stack, s, fns, releaseName); err != nil {
+		return nil, err
+	}
+	r.releaseStateMachineArn = *sms.release.StateMachineArn()
+
+	for _, name := range []string{attemptFn, parkFn, continuerFn, adminFn, waitroomFn} {
 		fns[name] = newFunction(stack, name, s, r)
 	}
-	sms, err := newStateMachines(stack, s, fns)
-	if err != nil {
+	if sms.redrive, sms.admin, err = newStateMachines(stack, s, fns); err != nil {
 		return nil, err
 	}
 	r.stateMachineArn = *sms.redrive.StateMachineArn()
 	fns[starterFn] = newFunction(stack, starterFn, s, r)
-	continuerPolicy := grantAccess(stack, s, st, fns, r.stateMachineArn)
+	policies := grantAccess(stack, s, st, fns, workflowArns{
+		redrive: r.stateMachineArn, release: r.releaseStateMachineArn, releaseByName: self.releaseStateMachineArn,
+	})
 
 	// Batch size and concurrency bound the StartExecution rate; see the
 	// README for the arithmetic.
@@ -45,8 +62,14 @@ func NewRedriveStack(scope constructs.Construct, id string, props *Props) (awscd
 		MaxConcurrency:          jsii.Number(float64(s.StarterMaxConcurrency)),
 		ReportBatchItemFailures: jsii.Bool(true),
 	})
-	// No execution may start before every function can do its part.
-	mapping.Node().AddDependency(continuerPolicy)
+	// No execution may start before every function can do its part: the
+	// policies that are not their roles' default policies (which the
+	// functions depend on) and the release workflow, which the release
+	// function knows by name only.
+	for _, p := range policies {
+		mapping.Node().AddDependency(p)
+	}
+	mapping.Node().AddDependency(sms.release)
 
 	alarms := newAlarms(stack, s, st, fns, sms)
 	dashboard := newDashboard(stack, st, fns, sms, alarms)

@@ -1,10 +1,13 @@
 package stack
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/redrive/redrive/breaker/dynamostore"
 	"github.com/redrive/redrive/statemachine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,14 +19,14 @@ func TestResourceCounts(t *testing.T) {
 		want    map[string]int
 	}{
 		{existingName, map[string]int{
-			"AWS::Lambda::Function": 5, "AWS::Lambda::EventSourceMapping": 1, "AWS::StepFunctions::StateMachine": 2,
-			"AWS::DynamoDB::Table": 1, "AWS::SQS::Queue": 1, "AWS::Logs::LogGroup": 7, "AWS::IAM::Role": 7,
-			"AWS::CloudWatch::Alarm": 7, "AWS::CloudWatch::Dashboard": 1,
+			"AWS::Lambda::Function": 7, "AWS::Lambda::EventSourceMapping": 1, "AWS::StepFunctions::StateMachine": 3,
+			"AWS::DynamoDB::Table": 1, "AWS::SQS::Queue": 1, "AWS::Logs::LogGroup": 10, "AWS::IAM::Role": 10,
+			"AWS::IAM::Policy": 12, "AWS::CloudWatch::Alarm": 10, "AWS::CloudWatch::Dashboard": 1,
 		}},
 		{demoName, map[string]int{
-			"AWS::Lambda::Function": 5, "AWS::Lambda::EventSourceMapping": 1, "AWS::StepFunctions::StateMachine": 2,
-			"AWS::DynamoDB::Table": 1, "AWS::SQS::Queue": 3, "AWS::Logs::LogGroup": 7, "AWS::IAM::Role": 7,
-			"AWS::CloudWatch::Alarm": 8, "AWS::CloudWatch::Dashboard": 1,
+			"AWS::Lambda::Function": 7, "AWS::Lambda::EventSourceMapping": 1, "AWS::StepFunctions::StateMachine": 3,
+			"AWS::DynamoDB::Table": 1, "AWS::SQS::Queue": 3, "AWS::Logs::LogGroup": 10, "AWS::IAM::Role": 10,
+			"AWS::IAM::Policy": 12, "AWS::CloudWatch::Alarm": 11, "AWS::CloudWatch::Dashboard": 1,
 		}},
 	}
 	for _, tt := range tests {
@@ -46,6 +49,47 @@ func TestTable(t *testing.T) {
 	assert.Equal(t, `{"AttributeName":"ttl","Enabled":true}`, render(p["TimeToLiveSpecification"]))
 	assert.Equal(t, `{"SSEEnabled":true}`, render(p["SSESpecification"]), "encrypted with the AWS managed key")
 	assert.Equal(t, "Retain", table.DeletionPolicy, "breaker state outlives the stack")
+
+	// The waiting room's sparse index, spelled out: the room queries it by
+	// breaker key, oldest first.
+	assert.JSONEq(t, `[{"IndexName":"room","KeySchema":[{"AttributeName":"room","KeyType":"HASH"},
+		{"AttributeName":"seq","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}}]`, render(p["GlobalSecondaryIndexes"]))
+	assert.JSONEq(t, `[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"room","AttributeType":"S"},
+		{"AttributeName":"seq","AttributeType":"S"}]`, render(p["AttributeDefinitions"]))
+}
+
+// TestTableMatchesTheStoreSchema compares the deployed table with
+// dynamostore.TableInput, the schema the store, the delivery ledger and the
+// waiting room are tested on (and the local emulators create).
+func TestTableMatchesTheStoreSchema(t *testing.T) {
+	s := synth(t, demoName)
+	_, table := s.only(t, "AWS::DynamoDB::Table")
+	p := table.Properties
+	want := dynamostore.TableInput("Table")
+	sdk := func(v any) string {
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		return string(b)
+	}
+	assert.JSONEq(t, sdk(want.KeySchema), render(p["KeySchema"]))
+	assert.ElementsMatch(t, decodeList(t, sdk(want.AttributeDefinitions)), decodeList(t, render(p["AttributeDefinitions"])))
+	require.Len(t, want.GlobalSecondaryIndexes, 1, "the schema has the room's index")
+	gsi := want.GlobalSecondaryIndexes[0]
+	projection := map[string]any{"ProjectionType": gsi.Projection.ProjectionType}
+	if len(gsi.Projection.NonKeyAttributes) > 0 {
+		projection["NonKeyAttributes"] = gsi.Projection.NonKeyAttributes
+	}
+	assert.JSONEq(t, sdk([]any{map[string]any{"IndexName": gsi.IndexName, "KeySchema": gsi.KeySchema, "Projection": projection}}),
+		render(p["GlobalSecondaryIndexes"]))
+	assert.Equal(t, string(want.BillingMode), p["BillingMode"])
+}
+
+// decodeList reads a JSON list for an order-insensitive comparison.
+func decodeList(t *testing.T, text string) []any {
+	t.Helper()
+	var out []any
+	require.NoError(t, json.Unmarshal([]byte(text), &out))
+	return out
 }
 
 func TestParkingLot(t *testing.T) {
@@ -78,6 +122,12 @@ func TestDemoQueues(t *testing.T) {
 }
 
 func TestFunctions(t *testing.T) {
+	// The release function runs ten ticks an invocation, plus 30s.
+	timeouts := map[string]map[string]int{
+		existingName: {starterFn: 30, attemptFn: 120, parkFn: 30, continuerFn: 30, adminFn: 30, waitroomFn: 30, releaseFn: 10*2 + 30},
+		demoName:     {starterFn: 30, attemptFn: 60, parkFn: 30, continuerFn: 30, adminFn: 30, waitroomFn: 30, releaseFn: 10*1 + 30},
+	}
+	memory := map[string]int{starterFn: 256, attemptFn: 256, parkFn: 128, continuerFn: 128, adminFn: 128, waitroomFn: 128, releaseFn: 256}
 	for _, fixture := range []string{existingName, demoName} {
 		s := synth(t, fixture)
 		for _, spec := range functions {
@@ -92,11 +142,8 @@ func TestFunctions(t *testing.T) {
 				assert.Equal(t, "JSON", logging["LogFormat"])
 				assert.Equal(t, "INFO", logging["ApplicationLogLevel"], "never stricter than INFO: metric lines count as INFO")
 				assert.Equal(t, "{"+s.id(t, "AWS::Logs::LogGroup", spec.id+"Logs")+"}", render(logging["LogGroup"]))
-				want := spec.timeout.Seconds()
-				if spec.timeout == 0 {
-					want = s.settings.AttemptTimeout.Std().Seconds()
-				}
-				assert.EqualValues(t, want, p["Timeout"])
+				assert.EqualValues(t, timeouts[fixture][spec.name], p["Timeout"])
+				assert.EqualValues(t, memory[spec.name], p["MemorySize"])
 				if s.settings.Tracing {
 					assert.Equal(t, `{"Mode":"Active"}`, render(p["TracingConfig"]))
 				} else {
@@ -113,59 +160,119 @@ func TestFunctionEnvironment(t *testing.T) {
 		table := "{" + s.id(t, "AWS::DynamoDB::Table", "Table") + "}"
 		lot := "{" + s.id(t, "AWS::SQS::Queue", "ParkingLot") + "}"
 		redrive := "{" + s.id(t, "AWS::StepFunctions::StateMachine", "RedriveStateMachine") + "}"
+		release := "{" + s.id(t, "AWS::StepFunctions::StateMachine", "ReleaseStateMachine") + "}"
 		common := map[string]string{"TABLE_NAME": table}
 		maps.Copy(common, s.settings.Policy)
-		with := func(extra map[string]string) map[string]string {
+		with := func(extra ...map[string]string) map[string]string {
 			out := maps.Clone(common)
-			maps.Copy(out, extra)
+			for _, e := range extra {
+				maps.Copy(out, e)
+			}
 			return out
 		}
 		var want map[string]map[string]string
+		var pace map[string]string
+		// The release function knows its own state machine by name (a
+		// reference would be a cycle); the others by reference.
+		var releaseByName string
 		switch fixture {
 		case existingName:
+			pace = map[string]string{"RELEASE_START_RATE": "5", "RELEASE_MAX_RATE": "120.5", "RELEASE_BACKOFF": "0.8",
+				"RELEASE_TICK": "2s", "RELEASE_LEASE": "1m30s"}
+			room := map[string]string{"RELEASE_STATE_MACHINE_ARN": release, "ROOM_TIMEOUT": "30m0s"}
+			releaseByName = "arn:{AWS::Partition}:states:eu-west-1:123456789012:stateMachine:Redrive-Release"
 			want = map[string]map[string]string{
-				starterFn: with(map[string]string{"STATE_MACHINE_ARN": redrive, "PARKING_LOT_URL": lot, "TARGET_KIND": "lambda",
+				starterFn: with(pace, map[string]string{"STATE_MACHINE_ARN": redrive, "PARKING_LOT_URL": lot, "TARGET_KIND": "lambda",
 					"START_CONCURRENCY": "2", "BREAKER_KEY": "orders", "BREAKER_KEY_DEFAULT": "default"}),
-				attemptFn: with(map[string]string{"TARGET_KIND": "lambda", "TARGET_FUNCTION": consumerArn, "TARGET_SOURCE_ARN": sourceArn,
-					"POISON_ERROR_TYPES": "ValidationError,SchemaError", "MAX_ATTEMPTS": "8", "MAX_CYCLES": "200",
-					"BACKOFF_BASE": "2s", "BACKOFF_MAX": "5m0s", "DELIVERY_LEASE": "2m30s"}),
+				attemptFn: with(pace, room, map[string]string{"TARGET_KIND": "lambda", "TARGET_FUNCTION": consumerArn, "TARGET_SOURCE_ARN": sourceArn,
+					"POISON_ERROR_TYPES": "ValidationError,SchemaError", "THROTTLE_ERROR_TYPES": "TooBusy,RateLimited",
+					"MAX_ATTEMPTS": "8", "MAX_CYCLES": "200", "BACKOFF_BASE": "2s", "BACKOFF_MAX": "5m0s", "DELIVERY_LEASE": "2m30s"}),
+				waitroomFn: with(pace, room),
+				adminFn:    with(pace, room),
+				releaseFn:  with(pace, room, map[string]string{"RELEASE_STATE_MACHINE_ARN": releaseByName}),
 			}
 		case demoName:
 			source := "{" + s.id(t, "AWS::SQS::Queue", "SourceQueue") + "}"
+			room := map[string]string{"RELEASE_STATE_MACHINE_ARN": release}
+			releaseByName = "arn:{AWS::Partition}:states:{AWS::Region}:{AWS::AccountId}:stateMachine:Redrive-Release"
 			want = map[string]map[string]string{
 				starterFn: with(map[string]string{"STATE_MACHINE_ARN": redrive, "PARKING_LOT_URL": lot, "TARGET_KIND": "sqs",
 					"START_CONCURRENCY": "2", "BREAKER_KEY_POINTER": "/tenant/id", "BREAKER_KEY_DEFAULT": "default"}),
-				attemptFn: with(map[string]string{"TARGET_KIND": "sqs", "TARGET_QUEUE_URL": source, "DELIVERY_LEASE": "1m30s"}),
+				attemptFn:  with(room, map[string]string{"TARGET_KIND": "sqs", "TARGET_QUEUE_URL": source, "DELIVERY_LEASE": "1m30s"}),
+				waitroomFn: with(room),
+				adminFn:    with(room),
+				releaseFn:  with(map[string]string{"RELEASE_STATE_MACHINE_ARN": releaseByName}),
 			}
 		}
 		want[parkFn] = with(map[string]string{"PARKING_LOT_URL": lot})
-		want[continuerFn] = with(nil)
-		want[adminFn] = with(nil)
+		want[continuerFn] = with()
 
 		for _, spec := range functions {
 			t.Run(fixture+"/"+spec.name, func(t *testing.T) {
-				_, fn := s.function(t, spec.name)
-				vars := fn.Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
-				got := map[string]string{}
-				for k, v := range vars {
-					got[k] = render(v)
-				}
-				assert.Equal(t, want[spec.name], got)
+				assert.Equal(t, want[spec.name], s.environment(t, spec.name))
 			})
 		}
 	}
 }
 
+// environment returns function name's environment variables, rendered.
+func (s *synthesized) environment(t *testing.T, name string) map[string]string {
+	t.Helper()
+	_, fn := s.function(t, name)
+	vars := fn.Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
+	got := map[string]string{}
+	for k, v := range vars {
+		got[k] = render(v)
+	}
+	return got
+}
+
+// TestReleaseStateMachineByName: the ARN the release function has for its
+// own state machine (from the name) is the state machine's.
+func TestReleaseStateMachineByName(t *testing.T) {
+	for _, fixture := range []string{existingName, demoName} {
+		t.Run(fixture, func(t *testing.T) {
+			s := synth(t, fixture)
+			sm := s.resources[s.id(t, "AWS::StepFunctions::StateMachine", "ReleaseStateMachine")].Properties
+			name, _ := sm["StateMachineName"].(string)
+			require.Equal(t, "Redrive-Release", name, "named after the stack")
+			region, account := "{AWS::Region}", "{AWS::AccountId}"
+			if fixture == existingName {
+				region, account = testRegion, testAccount
+			}
+			assert.Equal(t, "arn:{AWS::Partition}:states:"+region+":"+account+":stateMachine:"+name,
+				s.environment(t, releaseFn)["RELEASE_STATE_MACHINE_ARN"])
+		})
+	}
+}
+
+func TestReleaseStateMachineName(t *testing.T) {
+	assert.Equal(t, "Orders-Release", releaseStateMachineName("Orders"))
+	fits := strings.Repeat("s", 80-len("-Release"))
+	assert.Equal(t, fits+"-Release", releaseStateMachineName(fits))
+
+	long := strings.Repeat("s", 100)
+	name := releaseStateMachineName(long)
+	assert.Len(t, name, 80, "Step Functions' limit")
+	assert.True(t, strings.HasPrefix(name, long[:63]) && strings.HasSuffix(name, "-Release"), name)
+	other := releaseStateMachineName(long[:99] + "t")
+	assert.NotEqual(t, name, other, "stacks whose names share the first characters get different names")
+	assert.Len(t, other, 80)
+}
+
 // TestTasksAcceptTheirEnvironment feeds each function's environment, as
-// synthesized, to the parser its main uses; deploy-time references get
-// example values of their shape.
+// synthesized, to the parser its main uses (and the checks its builder
+// makes); deploy-time references and pseudo parameters get example values
+// of their shape.
 func TestTasksAcceptTheirEnvironment(t *testing.T) {
+	pseudo := strings.NewReplacer("{AWS::Partition}", "aws", "{AWS::Region}", "us-east-1", "{AWS::AccountId}", "123456789012")
 	for _, fixture := range []string{existingName, demoName} {
 		s := synth(t, fixture)
 		example := exampleRefs(s.settings)
 		values := map[string]string{
 			"{" + s.id(t, "AWS::DynamoDB::Table", "Table") + "}":                           example.tableName,
 			"{" + s.id(t, "AWS::StepFunctions::StateMachine", "RedriveStateMachine") + "}": example.stateMachineArn,
+			"{" + s.id(t, "AWS::StepFunctions::StateMachine", "ReleaseStateMachine") + "}": example.releaseStateMachineArn,
 			"{" + s.id(t, "AWS::SQS::Queue", "ParkingLot") + "}":                           example.parkingLotURL,
 		}
 		if fixture == demoName {
@@ -173,13 +280,12 @@ func TestTasksAcceptTheirEnvironment(t *testing.T) {
 		}
 		for _, spec := range functions {
 			t.Run(fixture+"/"+spec.name, func(t *testing.T) {
-				_, fn := s.function(t, spec.name)
-				env := map[string]string{}
-				for k, v := range fn.Properties["Environment"].(map[string]any)["Variables"].(map[string]any) {
-					env[k] = render(v)
-					if example, ok := values[env[k]]; ok {
-						env[k] = example
+				env := s.environment(t, spec.name)
+				for k, v := range env {
+					if example, ok := values[v]; ok {
+						v = example
 					}
+					env[k] = pseudo.Replace(v)
 					require.NotContains(t, env[k], "{", "%s has a reference the test has no example for", k)
 				}
 				assert.NoError(t, taskProblems(spec.name, env))
@@ -204,8 +310,13 @@ func TestEventSourceMapping(t *testing.T) {
 			} else {
 				assert.Equal(t, "{"+s.id(t, "AWS::SQS::Queue", "DeadLetterQueue")+".Arn}", render(p["EventSourceArn"]))
 			}
-			assert.Contains(t, renderAll(m.DependsOn), s.id(t, "AWS::IAM::Policy", "ContinuerStartExecution"),
+			deps := renderAll(m.DependsOn)
+			assert.Contains(t, deps, s.id(t, "AWS::IAM::Policy", "ContinuerStartExecution"),
 				"no execution starts before the continuer may start its continuation")
+			assert.Contains(t, deps, s.id(t, "AWS::IAM::Policy", "ResumeWaitingExecutions"),
+				"nor before the attempt and the releaser may resume waiting executions")
+			assert.Contains(t, deps, s.id(t, "AWS::StepFunctions::StateMachine", "ReleaseStateMachine"),
+				"nor before the release state machine, which the release function knows by name only, exists")
 		})
 	}
 }
@@ -220,8 +331,10 @@ func TestStateMachines(t *testing.T) {
 	}{
 		{"RedriveStateMachine", statemachine.Redrive(), map[string]string{
 			statemachine.AttemptFunctionArn: attemptFn, statemachine.ContinueFunctionArn: continuerFn, statemachine.ParkFunctionArn: parkFn,
+			statemachine.WaitingRoomFunctionArn: waitroomFn,
 		}, "ERROR", false},
 		{"AdminStateMachine", statemachine.Admin(), map[string]string{statemachine.AdminFunctionArn: adminFn}, "ALL", true},
+		{"ReleaseStateMachine", statemachine.Release(), map[string]string{statemachine.ReleaseFunctionArn: releaseFn}, "ERROR", false},
 	}
 	for _, fixture := range []string{existingName, demoName} {
 		s := synth(t, fixture)
@@ -239,14 +352,71 @@ func TestStateMachines(t *testing.T) {
 					fn, _ := s.function(t, tt.functions[name])
 					want[name] = "{" + fn + ".Arn}"
 				}
+				assert.Len(t, want, len(tt.functions), "the definition has the placeholders the test expects")
 				assert.Equal(t, want, subs, "every placeholder bound to its function's ARN")
 
 				logging := p["LoggingConfiguration"].(map[string]any)
 				assert.Equal(t, tt.level, logging["Level"])
 				assert.Equal(t, tt.withData, logging["IncludeExecutionData"])
 				assert.Equal(t, `{"Enabled":`+render(s.settings.Tracing)+`}`, render(p["TracingConfiguration"]))
+				logs := render(logging["Destinations"])
+				assert.Contains(t, logs, s.id(t, "AWS::Logs::LogGroup", strings.TrimSuffix(tt.constructID, "StateMachine")+"ExecutionLogs"))
 			})
 		}
+	}
+}
+
+// renderDefinition is a state machine's definition as CloudFormation
+// deploys it: DefinitionString with DefinitionSubstitutions filled in
+// (rendered as {Id.Arn}), through the statemachine package's own renderer.
+func (s *synthesized) renderDefinition(t *testing.T, constructID string, def statemachine.Definition) map[string]any {
+	t.Helper()
+	p := s.resources[s.id(t, "AWS::StepFunctions::StateMachine", constructID)].Properties
+	require.Equal(t, def.Template, p["DefinitionString"])
+	values := map[string]string{}
+	for name, v := range p["DefinitionSubstitutions"].(map[string]any) {
+		values[name] = render(v)
+	}
+	text, err := def.Render(values)
+	require.NoError(t, err)
+	var out map[string]any
+	require.NoError(t, json.Unmarshal([]byte(text), &out))
+	return out
+}
+
+// stateParameters returns a state's Parameters from a rendered definition.
+func stateParameters(t *testing.T, def map[string]any, state string) map[string]any {
+	t.Helper()
+	states, _ := def["States"].(map[string]any)
+	st, ok := states[state].(map[string]any)
+	require.True(t, ok, "state %s", state)
+	params, _ := st["Parameters"].(map[string]any)
+	return params
+}
+
+// TestRenderedDefinitions: as deployed, the release workflow invokes the
+// release function, and the redrive workflow's WaitingRoom hands the
+// waiting room function the task token.
+func TestRenderedDefinitions(t *testing.T) {
+	for _, fixture := range []string{existingName, demoName} {
+		t.Run(fixture, func(t *testing.T) {
+			s := synth(t, fixture)
+			fnArn := func(name string) string { id, _ := s.function(t, name); return "{" + id + ".Arn}" }
+
+			release := s.renderDefinition(t, "ReleaseStateMachine", statemachine.Release())
+			assert.Equal(t, "Release", release["StartAt"])
+			states := release["States"].(map[string]any)
+			assert.Equal(t, "arn:aws:states:::lambda:invoke", states["Release"].(map[string]any)["Resource"])
+			assert.Equal(t, map[string]any{"FunctionName": fnArn(releaseFn), "Payload.$": "$"}, stateParameters(t, release, "Release"))
+
+			redrive := s.renderDefinition(t, "RedriveStateMachine", statemachine.Redrive())
+			room := redrive["States"].(map[string]any)["WaitingRoom"].(map[string]any)
+			assert.Equal(t, "arn:aws:states:::lambda:invoke.waitForTaskToken", room["Resource"])
+			params := stateParameters(t, redrive, "WaitingRoom")
+			assert.Equal(t, fnArn(waitroomFn), params["FunctionName"])
+			assert.Equal(t, "$$.Task.Token", params["Payload"].(map[string]any)["taskToken.$"])
+			assert.Equal(t, fnArn(attemptFn), stateParameters(t, redrive, "Attempt")["FunctionName"])
+		})
 	}
 }
 
@@ -326,6 +496,7 @@ func TestOutputs(t *testing.T) {
 			}
 			admin := s.id(t, "AWS::StepFunctions::StateMachine", "AdminStateMachine")
 			assert.Equal(t, "{"+s.id(t, "AWS::StepFunctions::StateMachine", "RedriveStateMachine")+"}", value("RedriveStateMachineArn"))
+			assert.Equal(t, "{"+s.id(t, "AWS::StepFunctions::StateMachine", "ReleaseStateMachine")+"}", value("ReleaseStateMachineArn"))
 			assert.Equal(t, "{"+admin+"}", value("AdminStateMachineArn"))
 			assert.Equal(t, "https://{AWS::Region}.console.aws.amazon.com/states/home?region={AWS::Region}#/statemachines/view/{"+admin+"}",
 				value("AdminConsoleUrl"))

@@ -1,18 +1,22 @@
 package stack
 
 import (
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/redrive/redrive/breaker/dynamostore"
 )
 
-// Table layout, shared with breaker/dynamostore and tasks/delivery.
-const (
-	partitionKey = "pk"  // "breaker#<key>" and "delivery#<origin>#<attempt>#<try>"
-	ttlAttribute = "ttl" // delivery records' expiry, epoch seconds
-)
+// ttlAttribute is the table's TTL attribute: the delivery records' expiry,
+// epoch seconds (tasks/delivery). DynamoDB allows one per table. The keys
+// and the waiting room's index come from dynamostore.TableInput, the
+// schema the store, the ledger, the room and the local emulators share.
+const ttlAttribute = "ttl"
 
 // Queue settings.
 const (
@@ -43,16 +47,7 @@ type storage struct {
 // references to the existing ones.
 func newStorage(scope constructs.Construct, s Settings) *storage {
 	st := &storage{
-		table: awsdynamodb.NewTable(scope, jsii.String("Table"), &awsdynamodb.TableProps{
-			PartitionKey: &awsdynamodb.Attribute{Name: jsii.String(partitionKey), Type: awsdynamodb.AttributeType_STRING},
-			BillingMode:  awsdynamodb.BillingMode_PAY_PER_REQUEST,
-			PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
-				PointInTimeRecoveryEnabled: jsii.Bool(true),
-			},
-			TimeToLiveAttribute: jsii.String(ttlAttribute),
-			Encryption:          awsdynamodb.TableEncryption_AWS_MANAGED,
-			RemovalPolicy:       awscdk.RemovalPolicy_RETAIN,
-		}),
+		table: newTable(scope),
 		parkingLot: awssqs.NewQueue(scope, jsii.String("ParkingLot"), &awssqs.QueueProps{
 			RetentionPeriod: awscdk.Duration_Days(jsii.Number(retention14Days)),
 			Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
@@ -85,6 +80,74 @@ func newStorage(scope constructs.Construct, s Settings) *storage {
 		st.source = awssqs.Queue_FromQueueArn(scope, jsii.String("SourceQueue"), jsii.String(s.Target.SourceQueueArn))
 	}
 	return st
+}
+
+// newTable creates the table of breaker rows, delivery records, waiting
+// room entries and pace rows, on dynamostore.TableInput's schema: its
+// partition key and the waiting room's sparse index (which the room
+// queries oldest first per breaker key).
+func newTable(scope constructs.Construct) awsdynamodb.Table {
+	schema := dynamostore.TableInput("")
+	types := map[string]awsdynamodb.AttributeType{}
+	for _, a := range schema.AttributeDefinitions {
+		types[*a.AttributeName] = attributeType(a.AttributeType)
+	}
+	keys := func(elems []ddbtypes.KeySchemaElement) (pk, sk *awsdynamodb.Attribute) {
+		for _, e := range elems {
+			attr := &awsdynamodb.Attribute{Name: e.AttributeName, Type: types[*e.AttributeName]}
+			if e.KeyType == ddbtypes.KeyTypeHash {
+				pk = attr
+			} else {
+				sk = attr
+			}
+		}
+		return pk, sk
+	}
+	pk, sk := keys(schema.KeySchema)
+	table := awsdynamodb.NewTable(scope, jsii.String("Table"), &awsdynamodb.TableProps{
+		PartitionKey: pk,
+		SortKey:      sk,
+		BillingMode:  awsdynamodb.BillingMode_PAY_PER_REQUEST,
+		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
+			PointInTimeRecoveryEnabled: jsii.Bool(true),
+		},
+		TimeToLiveAttribute: jsii.String(ttlAttribute),
+		Encryption:          awsdynamodb.TableEncryption_AWS_MANAGED,
+		RemovalPolicy:       awscdk.RemovalPolicy_RETAIN,
+	})
+	for _, gsi := range schema.GlobalSecondaryIndexes {
+		pk, sk := keys(gsi.KeySchema)
+		props := &awsdynamodb.GlobalSecondaryIndexProps{IndexName: gsi.IndexName, PartitionKey: pk, SortKey: sk,
+			ProjectionType: awsdynamodb.ProjectionType_ALL}
+		if p := gsi.Projection; p != nil {
+			switch p.ProjectionType {
+			case ddbtypes.ProjectionTypeKeysOnly:
+				props.ProjectionType = awsdynamodb.ProjectionType_KEYS_ONLY
+			case ddbtypes.ProjectionTypeInclude:
+				props.ProjectionType = awsdynamodb.ProjectionType_INCLUDE
+				props.NonKeyAttributes = jsii.Strings(p.NonKeyAttributes...)
+			}
+		}
+		table.AddGlobalSecondaryIndex(props)
+	}
+	return table
+}
+
+// attributeType is the CDK's name for a DynamoDB key attribute type.
+func attributeType(t ddbtypes.ScalarAttributeType) awsdynamodb.AttributeType {
+	switch t {
+	case ddbtypes.ScalarAttributeTypeN:
+		return awsdynamodb.AttributeType_NUMBER
+	case ddbtypes.ScalarAttributeTypeB:
+		return awsdynamodb.AttributeType_BINARY
+	}
+	return awsdynamodb.AttributeType_STRING
+}
+
+// roomIndexArn is the ARN of the waiting room's index, which the room
+// queries (IAM authorizes Query on an index by the index's ARN).
+func (st *storage) roomIndexArn() string {
+	return *st.table.TableArn() + "/index/" + dynamostore.RoomIndex
 }
 
 // refs returns the storage's names and addresses for the environment.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
@@ -61,9 +62,9 @@ const (
 )
 
 // fixtureSettings are the deployments the tests synthesize: an existing
-// KMS-encrypted DLQ feeding a Lambda consumer with a fixed key, tracing and
-// an alarm topic; and the demo queues with an SQS target, breakers keyed by
-// a JSON pointer, and defaults elsewhere.
+// KMS-encrypted DLQ feeding a Lambda consumer with a fixed key, tracing, an
+// alarm topic, and the waiting room's settings; and the demo queues with an
+// SQS target, breakers keyed by a JSON pointer, and defaults elsewhere.
 func fixtureSettings(name string) Settings {
 	switch name {
 	case existingName:
@@ -78,9 +79,12 @@ func fixtureSettings(name string) Settings {
 			BackoffMax:            Duration(300e9),
 			MaxCycles:             200,
 			PoisonErrorTypes:      []string{"ValidationError", "SchemaError"},
+			ThrottleErrorTypes:    []string{"TooBusy", "RateLimited"},
 			AttemptTimeout:        Duration(120e9),
+			RoomTimeout:           Duration(30 * time.Minute),
+			Release:               ReleasePace{StartRate: 5, MaxRate: 120.5, Backoff: 0.8, Tick: Duration(2 * time.Second), Lease: Duration(90 * time.Second)},
 			StarterMaxConcurrency: 5,
-			Alarms:                Alarms{TopicArn: topicArn, ParkingLotDepth: 10},
+			Alarms:                Alarms{TopicArn: topicArn, ParkingLotDepth: 10, RoomDepth: 500, OldestWaiting: Duration(20 * time.Minute)},
 			LogRetentionDays:      90,
 			Tracing:               true,
 			BuildDir:              buildDir,

@@ -28,6 +28,14 @@ var settingOf = map[string]string{
 	envKeyAttribute:     "BreakerKey.Attribute",
 	envKeyPointer:       "BreakerKey.Pointer",
 	envKeyDefault:       "BreakerKey.Default",
+
+	envThrottleErrorTypes: "ThrottleErrorTypes",
+	envRoomTimeout:        "RoomTimeout",
+	envReleaseStartRate:   "Release.StartRate",
+	envReleaseMaxRate:     "Release.MaxRate",
+	envReleaseBackoff:     "Release.Backoff",
+	envReleaseTick:        "Release.Tick",
+	envReleaseLease:       "Release.Lease",
 }
 
 // exampleRefs stand in for the deploy-time references, shaped as the
@@ -35,11 +43,12 @@ var settingOf = map[string]string{
 // parsers.
 func exampleRefs(s Settings) refs {
 	r := refs{
-		tableName:       "Redrive-Table",
-		stateMachineArn: "arn:aws:states:us-east-1:123456789012:stateMachine:Redrive",
-		parkingLotURL:   "https://sqs.us-east-1.amazonaws.com/123456789012/Redrive-ParkingLot",
-		targetQueueURL:  "https://sqs.us-east-1.amazonaws.com/123456789012/Redrive-SourceQueue",
-		sourceQueueArn:  s.Target.SourceQueueArn,
+		tableName:              "Redrive-Table",
+		stateMachineArn:        "arn:aws:states:us-east-1:123456789012:stateMachine:Redrive",
+		releaseStateMachineArn: "arn:aws:states:us-east-1:123456789012:stateMachine:Redrive-Release",
+		parkingLotURL:          "https://sqs.us-east-1.amazonaws.com/123456789012/Redrive-ParkingLot",
+		targetQueueURL:         "https://sqs.us-east-1.amazonaws.com/123456789012/Redrive-SourceQueue",
+		sourceQueueArn:         s.Target.SourceQueueArn,
 	}
 	if s.DemoQueues {
 		r.sourceQueueArn = "arn:aws:sqs:us-east-1:123456789012:Redrive-SourceQueue"
@@ -47,25 +56,44 @@ func exampleRefs(s Settings) refs {
 	return r
 }
 
-// taskProblems parses function name's environment as its main does and
-// returns what the task rejects.
+// taskProblems parses function name's environment as its main does, and
+// checks the result as the assemble.Builder does before it builds the
+// handler, and returns what the task rejects.
 func taskProblems(name string, env map[string]string) error {
 	getenv := func(k string) string { return env[k] }
 	switch name {
 	case starterFn:
-		_, err := starter.ConfigFromEnv(getenv)
-		return err
+		c, err := starter.ConfigFromEnv(getenv)
+		return validated(err, c.Validate)
 	case attemptFn:
-		_, err := assemble.AttemptConfigFromEnv(getenv)
-		return err
+		c, err := assemble.AttemptConfigFromEnv(getenv)
+		return validated(err, func() error {
+			// The builder hands ROOM_TIMEOUT to the attempt task, whose
+			// Validate holds its range.
+			retry := c.Retry
+			retry.RoomTimeout = c.Room.Timeout
+			return errors.Join(c.Validate(), retry.Validate())
+		})
 	case parkFn:
-		_, err := park.ConfigFromEnv(getenv)
-		return err
+		c, err := park.ConfigFromEnv(getenv)
+		return validated(err, c.Validate)
 	case adminFn:
 		_, err := admin.ConfigFromEnv(getenv)
-		return err
+		rc, _, roomErr := assemble.RoomFromEnv(getenv)
+		return validated(errors.Join(err, roomErr), rc.Validate)
+	case waitroomFn, releaseFn:
+		rc, _, err := assemble.RoomFromEnv(getenv)
+		return validated(err, rc.Validate)
 	}
 	return nil // the continuer reads no settings
+}
+
+// validated is err, or when the parse succeeded, what validate finds.
+func validated(err error, validate func() error) error {
+	if err != nil {
+		return err
+	}
+	return validate()
 }
 
 // tasks reports what the functions would refuse at cold start, against

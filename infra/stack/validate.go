@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/redrive/redrive/tasks/config"
+	"github.com/redrive/redrive/tasks/release"
 )
 
 // ErrInvalidProps matches every *PropError, so callers can tell bad
@@ -64,8 +65,9 @@ func (s Settings) Validate() error {
 	v.keys(s)
 	v.policy(s.Policy)
 	v.attempt(s)
+	v.release(s)
 	v.starter(s)
-	v.alarms(s.Alarms)
+	v.alarms(s)
 	v.logs(s)
 	v.build(s.BuildDir)
 	v.tasks(s)
@@ -142,9 +144,16 @@ func (v *validator) target(s Settings) {
 		v.fail("Target.Kind", "%q, want %q or %q", t.Kind, TargetLambda, TargetSQS)
 	}
 	v.queue("Target.SourceQueueArn", t.SourceQueueArn)
-	for _, typ := range s.PoisonErrorTypes {
+	v.typeList("PoisonErrorTypes", envPoisonErrorTypes, s.PoisonErrorTypes)
+	v.typeList("ThrottleErrorTypes", envThrottleErrorTypes, s.ThrottleErrorTypes)
+}
+
+// typeList checks what the comma-separated variable cannot carry; the
+// attempt task checks the rest (tasks).
+func (v *validator) typeList(field, variable string, types []string) {
+	for _, typ := range types {
 		if strings.Contains(typ, ",") {
-			v.fail("PoisonErrorTypes", "%q: the list travels comma-separated (POISON_ERROR_TYPES), so a type cannot hold a comma", typ)
+			v.fail(field, "%q: the list travels comma-separated (%s), so a type cannot hold a comma", typ, variable)
 		}
 	}
 }
@@ -209,6 +218,16 @@ func (v *validator) attempt(s Settings) {
 	}
 }
 
+// release checks that the release function's timeout, which follows the
+// tick (releaseTimeout), is one Lambda allows; the tasks check the pace
+// itself (tasks).
+func (v *validator) release(s Settings) {
+	if timeout := releaseTimeout(s); timeout > maxLambdaTimeout {
+		v.fail("Release.Tick", "%v: one release invocation runs %d ticks, so its timeout would be %v, over Lambda's %v",
+			s.Release.Tick, release.TicksPerInvocation, timeout, maxLambdaTimeout)
+	}
+}
+
 func (v *validator) starter(s Settings) {
 	if s.StarterBatchSize < 1 || s.StarterBatchSize > maxStarterBatch {
 		v.fail("StarterBatchSize", "%d, want 1 to %d", s.StarterBatchSize, maxStarterBatch)
@@ -218,17 +237,28 @@ func (v *validator) starter(s Settings) {
 	}
 }
 
-func (v *validator) alarms(a Alarms) {
+func (v *validator) alarms(s Settings) {
+	a := s.Alarms
 	if age := a.DeadLetterQueueAge.Std(); age < time.Minute || age%time.Minute != 0 {
 		v.fail("Alarms.DeadLetterQueueAge", "%v, want whole minutes, at least 1m (the metric's resolution)", age)
 	}
 	for _, c := range []struct {
 		field string
 		value int
-	}{{"Alarms.ParkingLotDepth", a.ParkingLotDepth}, {"Alarms.FailedExecutions", a.FailedExecutions}, {"Alarms.Throttles", a.Throttles}} {
+	}{
+		{"Alarms.ParkingLotDepth", a.ParkingLotDepth}, {"Alarms.FailedExecutions", a.FailedExecutions},
+		{"Alarms.Throttles", a.Throttles}, {"Alarms.RoomDepth", a.RoomDepth},
+	} {
 		if c.value < 1 {
 			v.fail(c.field, "%d, want at least 1", c.value)
 		}
+	}
+	age, room := a.OldestWaiting.Std(), roomTimeout(s)
+	switch {
+	case age < time.Minute || age%time.Minute != 0:
+		v.fail("Alarms.OldestWaiting", "%v, want whole minutes, at least 1m (the metric's resolution)", age)
+	case room >= time.Minute && age > room: // a shorter RoomTimeout is the tasks' problem to report
+		v.fail("Alarms.OldestWaiting", "%v, want at most RoomTimeout (%v): no message waits longer, so the alarm could never fire", age, room)
 	}
 	v.arn("Alarms.TopicArn", a.TopicArn, "sns")
 }

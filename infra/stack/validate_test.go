@@ -74,6 +74,33 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"poison type with a comma", func() Settings { s := valid(); s.PoisonErrorTypes = []string{"A,B"}; return s }, "PoisonErrorTypes", "comma"},
 		{"poison type the target refuses", func() Settings { s := valid(); s.PoisonErrorTypes = []string{"Runtime.ExitError"}; return s },
 			"PoisonErrorTypes", "the attempt function rejects POISON_ERROR_TYPES"},
+		{"throttle type with a comma", func() Settings { s := valid(); s.ThrottleErrorTypes = []string{"A,B"}; return s }, "ThrottleErrorTypes", "comma"},
+		{"throttle type that is poison too", func() Settings { s := valid(); s.ThrottleErrorTypes = []string{"ValidationError"}; return s },
+			"ThrottleErrorTypes", "the attempt function rejects THROTTLE_ERROR_TYPES"},
+		{"room timeout under a minute", func() Settings {
+			s := valid()
+			s.RoomTimeout = Duration(30 * time.Second)
+			s.Alarms.OldestWaiting = Duration(time.Minute)
+			return s
+		}, "RoomTimeout", "the attempt function rejects ROOM_TIMEOUT=\"30s\": must be between 1m"},
+		{"room timeout negative", func() Settings { s := demo(); s.RoomTimeout = Duration(-time.Hour); return s }, "RoomTimeout", "ROOM_TIMEOUT"},
+		{"release start rate negative", func() Settings { s := valid(); s.Release.StartRate = -1; return s },
+			"Release.StartRate", "rejects RELEASE_START_RATE=\"-1\": pace: policy Start -1: must be a positive rate"},
+		{"release max rate below start", func() Settings { s := valid(); s.Release = ReleasePace{StartRate: 50, MaxRate: 10}; return s },
+			"Release.MaxRate", "must be at least Start"},
+		{"release backoff not a fraction", func() Settings { s := demo(); s.Release.Backoff = 1.5; return s }, "Release.Backoff", "(0, 1)"},
+		{"release lease under three ticks", func() Settings {
+			s := valid()
+			s.Release.Lease = Duration(5 * time.Second)
+			return s
+		}, "Release.Lease", "three ticks"},
+		{"release tick too long for a Lambda invocation", func() Settings {
+			s := valid()
+			s.Release.Tick, s.Release.Lease = Duration(2*time.Minute), Duration(time.Hour)
+			return s
+		}, "Release.Tick", "its timeout would be 20m30s, over Lambda's 15m0s"},
+		{"ramp variables are gone", func() Settings { s := valid(); s.Policy = map[string]string{"BREAKER_RAMP_DURATION": "5m"}; return s },
+			"Policy.BREAKER_RAMP_DURATION", "not a breaker policy variable"},
 		{"two key sources", func() Settings { s := valid(); s.BreakerKey.Attribute = "tenant"; return s }, "BreakerKey.Fixed", "at most one"},
 		{"pointer without slash", func() Settings { s := demo(); s.BreakerKey.Pointer = "tenant"; return s }, "BreakerKey.Pointer", `start with "/"`},
 		{"pointer bad escape", func() Settings { s := demo(); s.BreakerKey.Pointer = "/a~2b"; return s }, "BreakerKey.Pointer", `"~" must be followed by 0 or 1`},
@@ -115,6 +142,13 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"DLQ age not whole minutes", func() Settings { s := valid(); s.Alarms.DeadLetterQueueAge = Duration(90 * time.Second); return s },
 			"Alarms.DeadLetterQueueAge", "whole minutes"},
 		{"negative parking lot depth", func() Settings { s := valid(); s.Alarms.ParkingLotDepth = -1; return s }, "Alarms.ParkingLotDepth", "at least 1"},
+		{"negative room depth", func() Settings { s := valid(); s.Alarms.RoomDepth = -1; return s }, "Alarms.RoomDepth", "at least 1"},
+		{"oldest waiting not whole minutes", func() Settings { s := valid(); s.Alarms.OldestWaiting = Duration(90 * time.Second); return s },
+			"Alarms.OldestWaiting", "whole minutes"},
+		{"oldest waiting beyond the room's timeout", func() Settings { s := valid(); s.Alarms.OldestWaiting = Duration(31 * time.Minute); return s },
+			"Alarms.OldestWaiting", "at most RoomTimeout (30m0s)"},
+		{"oldest waiting beyond the default room timeout", func() Settings { s := demo(); s.Alarms.OldestWaiting = Duration(61 * time.Minute); return s },
+			"Alarms.OldestWaiting", "at most RoomTimeout (1h0m0s)"},
 		{"topic of another service", func() Settings { s := valid(); s.Alarms.TopicArn = sourceArn; return s }, "Alarms.TopicArn", `want "sns"`},
 		{"retention not offered", func() Settings { s := valid(); s.LogRetentionDays = 31; return s }, "LogRetentionDays", "30"},
 		{"log level", func() Settings { s := valid(); s.LogLevel = "verbose"; return s }, "LogLevel", "DEBUG"},
@@ -198,6 +232,21 @@ func TestWithDefaults(t *testing.T) {
 	assert.Equal(t, "ERROR", s.ExecutionLogLevel)
 	assert.Equal(t, 10, s.StarterBatchSize)
 	assert.Equal(t, 2, s.StarterMaxConcurrency)
+	assert.Equal(t, 10000, s.Alarms.RoomDepth)
+	assert.Equal(t, Duration(30*time.Minute), s.Alarms.OldestWaiting, "half the room's default timeout")
+	assert.Zero(t, s.RoomTimeout, "the tasks' default, left to them")
+	assert.Equal(t, ReleasePace{}, s.Release, "the tasks' defaults, left to them")
+
+	short := Settings{RoomTimeout: Duration(25 * time.Minute)}.withDefaults()
+	assert.Equal(t, Duration(12*time.Minute), short.Alarms.OldestWaiting, "half the room's timeout, in whole minutes")
+	shortest := Settings{RoomTimeout: Duration(time.Minute)}.withDefaults()
+	assert.Equal(t, Duration(time.Minute), shortest.Alarms.OldestWaiting, "at least a minute")
+	assert.NoError(t, func() error {
+		s := fixtureSettings(demoName)
+		s.RoomTimeout = Duration(time.Minute)
+		return s.Validate()
+	}(),
+		"the shortest room timeout works with the default alarm")
 
 	pointer := Settings{BreakerKey: KeySelector{Pointer: "/tenant"}}.withDefaults()
 	assert.Empty(t, pointer.BreakerKey.Fixed, "a pointer selector stays a pointer selector")

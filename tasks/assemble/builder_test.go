@@ -98,9 +98,11 @@ func TestAttemptAndAdminShareTheDepsButNotTheStoreWrapper(t *testing.T) {
 	assert.Equal(t, []startedExecution{{Machine: releaseARN, Name: "release-orders-a1"}}, sfnClient.started(),
 		"the reset starts the room's releaser, on the room's settings and the shared SFN client")
 
-	// The failure that trips routes m-2 to the room (Queued), and with
-	// nobody waiting there to scout, m-2 scouts itself (Waits).
-	assert.Equal(t, []string{"Delivered", telemetry.StateMetric, "Trips", "Transient", "Queued", "Waits", telemetry.StateMetric},
+	// The failure that trips routes m-2 to the room (Queued), reports the
+	// room (its gauges, while no releaser does) and, with nobody waiting
+	// there to scout, m-2 scouts itself (Waits).
+	assert.Equal(t, []string{"Delivered", telemetry.StateMetric, "Trips", "Transient", "Queued",
+		"OldestWaitingSeconds", "RoomDepth", "Waits", telemetry.StateMetric},
 		metricNames(t, &metrics), "one metric writer for both handlers")
 	assert.Contains(t, logs.String(), `"breaker state change"`)
 	assert.Len(t, b.Breakers(), 2)
@@ -325,6 +327,8 @@ func TestAllByName(t *testing.T) {
 		assert.NotNil(t, byName[name], name)
 	}
 	assert.Len(t, b.Breakers(), 4, "the attempt's, the admin's, the waiting room's and the releaser's; the lambda target's starter has none")
+	assert.NotNil(t, h.Release.Metrics, "the releaser writes the room's gauges the stack's alarms watch")
+	assert.Same(t, h.Attempt.Metrics, h.Release.Metrics, "one metric writer")
 
 	status, ok := byName[assemble.FunctionAdmin].(func(context.Context, admin.Input) (admin.Output, error))
 	require.True(t, ok, "admin registered as its Handle method")

@@ -138,8 +138,8 @@ func (b *Builder) Release(cfg RoomConfig, p breaker.Policy) (*release.Handler, e
 		return nil, err
 	}
 	rm, l := b.room(cfg)
-	return &release.Handler{Breaker: br, Room: rm, Tasks: c.SFN, Launcher: l, Logger: b.deps.Logger,
-		Now: b.deps.Now, Sleep: b.deps.Sleep}, nil
+	return &release.Handler{Breaker: br, Room: rm, Tasks: c.SFN, Launcher: l, Metrics: b.metrics,
+		Logger: b.deps.Logger, Now: b.deps.Now, Sleep: b.deps.Sleep}, nil
 }
 
 // RoomFromEnv reads the settings of a function that works the waiting room

@@ -28,9 +28,11 @@ type Ledger interface {
 	Complete(ctx context.Context, held delivery.Record, outcome breaker.Outcome, errorType, msg string) (delivery.Record, error)
 }
 
-// Metrics counts per breaker; *telemetry.Metrics satisfies it.
+// Metrics counts per breaker and writes the room's gauges;
+// *telemetry.Metrics satisfies it.
 type Metrics interface {
 	Count(key string, name telemetry.Name, n int64)
+	Gauges(key string, gauges ...telemetry.Gauge)
 }
 
 // Random is the randomness of the backoff jitter; breaker.NewRandom's
@@ -210,6 +212,7 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 // wait out the cooldown, or, when the room is empty, this message itself.
 func (h *Handler) ensureScout(ctx context.Context, doc message.Document, cfg Config) message.Document {
 	key := doc.BreakerKey
+	h.reportRoom(ctx, key)
 	c, err := h.Room.ReleaseOldest(ctx, h.Tasks, key, 1, nil)
 	if err == nil && c.Resumed > 0 {
 		h.Metrics.Count(key, telemetry.Released, int64(c.Resumed))
@@ -224,6 +227,17 @@ func (h *Handler) ensureScout(ctx context.Context, doc message.Document, cfg Con
 	}
 	doc.Decision = d.Verdict.String()
 	return h.wait(doc, d.Wait)
+}
+
+// reportRoom writes the room's gauges (oldest entry's age, depth) while
+// the breaker is OPEN, when no releaser runs to write them: once per
+// failed probe, so once per cooldown.
+func (h *Handler) reportRoom(ctx context.Context, key string) {
+	gauges, err := h.Room.Gauges(ctx, key, h.Now(), true)
+	if err != nil {
+		h.Logger.WarnContext(ctx, "could not read the room for its metrics", "breaker", key, "error", err.Error())
+	}
+	h.Metrics.Gauges(key, gauges...)
 }
 
 // deliver takes the delivery record for id, delivers, and stores the

@@ -133,10 +133,11 @@ func TestOpenBreakerWaitsForItsCooldownThenSendsACanary(t *testing.T) {
 	}{
 		{"canary success closes", target.Delivered(), message.NextDone, "CANARY", "CLOSED",
 			map[telemetry.Name]int64{telemetry.Waits: 1, telemetry.Canaries: 1, telemetry.Delivered: 1, telemetry.Trips: 1, telemetry.Closes: 1}},
-		// The failed probe keeps the breaker OPEN (no second trip) and,
-		// with nobody waiting in the room, scouts again itself.
+		// The failed probe keeps the breaker OPEN (no second trip),
+		// reports the room (empty: RoomDepth 0) and, with nobody waiting
+		// there, scouts again itself.
 		{"canary failure keeps it open and scouts again", transient("still down"), message.NextWait, "WAIT", "OPEN",
-			map[telemetry.Name]int64{telemetry.Waits: 2, telemetry.Canaries: 1, telemetry.Transient: 1, telemetry.Trips: 1, telemetry.Queued: 1}},
+			map[telemetry.Name]int64{telemetry.Waits: 2, telemetry.Canaries: 1, telemetry.Transient: 1, telemetry.Trips: 1, telemetry.Queued: 1, telemetry.RoomDepth: 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -34,23 +34,11 @@ func (h *Handler) report(ctx context.Context, out Output, tick time.Duration) {
 	if out.Released > 0 {
 		h.Metrics.Count(key, telemetry.Released, int64(out.Released))
 	}
-	gauges := []telemetry.Gauge{{Name: telemetry.ReleaseRatePerMinute, Value: int64(math.Round(out.Rate * 60)), Unit: telemetry.UnitCount}}
-	if oldest, err := h.Room.Oldest(ctx, key, 1); err == nil {
-		var age time.Duration
-		if len(oldest) > 0 {
-			age = max(h.Now().Sub(oldest[0].EnteredAt), 0)
-		}
-		gauges = append(gauges, telemetry.Gauge{Name: telemetry.OldestWaitingSeconds, Value: int64(age / time.Second), Unit: telemetry.UnitSeconds})
-	} else {
-		h.Logger.WarnContext(ctx, "could not read the room's oldest entry for its metric", "breaker", key, "error", err.Error())
-	}
 	every := max(int(depthEvery/max(tick, time.Millisecond)), 1)
-	if (out.Ticks-1)%every == 0 {
-		if n, err := h.Room.Depth(ctx, key); err == nil {
-			gauges = append(gauges, telemetry.Gauge{Name: telemetry.RoomDepth, Value: int64(n), Unit: telemetry.UnitCount})
-		} else {
-			h.Logger.WarnContext(ctx, "could not count the room for its metric", "breaker", key, "error", err.Error())
-		}
+	gauges, err := h.Room.Gauges(ctx, key, h.Now(), (out.Ticks-1)%every == 0)
+	if err != nil {
+		h.Logger.WarnContext(ctx, "could not read the room for its metrics", "breaker", key, "error", err.Error())
 	}
+	gauges = append(gauges, telemetry.Gauge{Name: telemetry.ReleaseRatePerMinute, Value: int64(math.Round(out.Rate * 60)), Unit: telemetry.UnitCount})
 	h.Metrics.Gauges(key, gauges...)
 }

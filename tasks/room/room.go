@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/redrive/redrive/breaker/dynamostore"
+	"github.com/redrive/redrive/tasks/telemetry"
 )
 
 // Attribute and index names of a room item. The table's partition key is
@@ -23,11 +24,11 @@ const (
 	AttrRoom  = dynamostore.RoomAttr
 	AttrSeq   = dynamostore.RoomSeqAttr
 
-	attrPK        = "pk"
-	attrToken     = "token"
-	attrEntered   = "entered_at"
-	attrExpiresAt = "expires_at"
-	attrMessage   = "message_id"
+	attrPK      = "pk"
+	attrToken   = "token"
+	attrEntered = "entered_at"
+	attrTTL     = "ttl"
+	attrMessage = "message_id"
 )
 
 // seqTime formats the entry time so that sequence strings sort by time.
@@ -64,7 +65,7 @@ type Room struct {
 }
 
 // New returns a Room on table through api. Items expire (DynamoDB TTL on
-// expires_at) ttl after they entered: set it above the waiting state's
+// "ttl", the attribute the delivery records expire by too) ttl after they entered: set it above the waiting state's
 // timeout, after which the token is worthless anyway.
 func New(api API, table string, ttl time.Duration) *Room {
 	return &Room{api: api, table: table, ttl: ttl}
@@ -84,13 +85,13 @@ func (r *Room) Enter(ctx context.Context, e Entry) error {
 	_, err := r.api.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(r.table),
 		Item: map[string]types.AttributeValue{
-			attrPK:        str(pk(e.Key, e.MessageID)),
-			AttrRoom:      str(e.Key),
-			AttrSeq:       str(at.Format(seqTime) + "#" + e.MessageID),
-			attrToken:     str(e.Token),
-			attrMessage:   str(e.MessageID),
-			attrEntered:   str(at.Format(time.RFC3339Nano)),
-			attrExpiresAt: &types.AttributeValueMemberN{Value: strconv.FormatInt(at.Add(r.ttl).Unix(), 10)},
+			attrPK:      str(pk(e.Key, e.MessageID)),
+			AttrRoom:    str(e.Key),
+			AttrSeq:     str(at.Format(seqTime) + "#" + e.MessageID),
+			attrToken:   str(e.Token),
+			attrMessage: str(e.MessageID),
+			attrEntered: str(at.Format(time.RFC3339Nano)),
+			attrTTL:     &types.AttributeValueMemberN{Value: strconv.FormatInt(at.Add(r.ttl).Unix(), 10)},
 		},
 	})
 	if err != nil {
@@ -177,6 +178,33 @@ func (r *Room) Depth(ctx context.Context, key string) (int, error) {
 			return total, nil
 		}
 	}
+}
+
+// Gauges reads how key's room stands at now, for its metrics: the oldest
+// entry's age (0 when empty) and, when withDepth, how many entries wait
+// (Depth reads every entry through the index, so callers count about once
+// a minute). A gauge that could not be read is left out, and the errors
+// are returned joined.
+func (r *Room) Gauges(ctx context.Context, key string, now time.Time, withDepth bool) ([]telemetry.Gauge, error) {
+	var gauges []telemetry.Gauge
+	var errs []error
+	if oldest, err := r.Oldest(ctx, key, 1); err == nil {
+		var age time.Duration
+		if len(oldest) > 0 {
+			age = max(now.Sub(oldest[0].EnteredAt), 0)
+		}
+		gauges = append(gauges, telemetry.Gauge{Name: telemetry.OldestWaitingSeconds, Value: int64(age / time.Second), Unit: telemetry.UnitSeconds})
+	} else {
+		errs = append(errs, err)
+	}
+	if withDepth {
+		if n, err := r.Depth(ctx, key); err == nil {
+			gauges = append(gauges, telemetry.Gauge{Name: telemetry.RoomDepth, Value: int64(n), Unit: telemetry.UnitCount})
+		} else {
+			errs = append(errs, err)
+		}
+	}
+	return gauges, errors.Join(errs...)
 }
 
 // KeyPrefix starts the partition key of every room item.

@@ -134,7 +134,7 @@ func TestEnterStoresTheExpiry(t *testing.T) {
 	e.enter(t, entry("orders", "m-1#1", 0))
 	item := e.raw(t, "orders", "m-1#1")
 	require.NotNil(t, item)
-	assert.Equal(t, &types.AttributeValueMemberN{Value: strconv.FormatInt(t0.Add(ttl).Unix(), 10)}, item["expires_at"])
+	assert.Equal(t, &types.AttributeValueMemberN{Value: strconv.FormatInt(t0.Add(ttl).Unix(), 10)}, item["ttl"], "the table's TTL attribute, shared with the delivery records")
 	assert.Equal(t, &types.AttributeValueMemberS{Value: "orders"}, item[room.AttrRoom])
 }
 
