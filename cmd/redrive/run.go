@@ -8,18 +8,22 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"github.com/redrive/redrive/internal/sim"
 )
 
 // runOptions are the run command's flags.
 type runOptions struct {
-	scenario  string // file; "" means sim.Default
-	report    string // HTML report path; "" means reportPath's default
-	json      string // where to write the figures as JSON; "" means nowhere
-	progress  bool   // draw the progress bar even when stderr is no terminal
-	invokeAPI bool   // Redrive calls the consumer through the Lambda Invoke API wire format
+	scenario   string // file; "" means sim.Default
+	report     string // HTML report path; "" means reportPath's default
+	json       string // where to write the figures as JSON; "" means nowhere
+	progress   bool   // draw the progress bar even when stderr is no terminal
+	invokeAPI  bool   // Redrive calls the consumer through the Lambda Invoke API wire format
+	cpuProfile string // where to write a CPU profile of the run; "" means none
+	memProfile string // where to write a heap profile at the end of the run; "" means none
 }
 
 // runRun plays a scenario with Redrive and the two baselines, prints the
@@ -46,6 +50,11 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// less garbage collection.
 		debug.SetGCPercent(200)
 	}
+	stopProfile, err := startCPUProfile(opts.cpuProfile)
+	if err != nil {
+		fmt.Fprintf(stderr, "redrive run: %v\n", err)
+		return exitFailure
+	}
 	console := &sim.Console{Lines: stdout}
 	if opts.progress || isTerminal(stderr) {
 		console.Bar = stderr
@@ -53,6 +62,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "redrive run: scenario %q, strategies redrive, naive backoff and bulk move on the same virtual timeline\n", s.Name)
 	res, err := sim.Play(ctx, s, sim.Strategies(opts.invokeAPI), console)
 	console.Done()
+	err = errors.Join(err, stopProfile(), writeHeapProfile(opts.memProfile))
 	if err != nil {
 		fmt.Fprintf(stderr, "redrive run: %v\n", err)
 		return exitFailure
@@ -95,8 +105,39 @@ func parseRun(args []string, stderr io.Writer) (opts runOptions, code int, ok bo
 	fs.StringVar(&opts.json, "json", "", "also write the table's figures, per strategy, as JSON to this file (see cmd/redrive/README.md)")
 	fs.BoolVar(&opts.progress, "progress", false, "draw the progress bar on stderr even when it is not a terminal")
 	fs.BoolVar(&opts.invokeAPI, "invoke-api", false, "have Redrive call the consumer through the Lambda Invoke API wire format (slower)")
+	fs.StringVar(&opts.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	fs.StringVar(&opts.memProfile, "memprofile", "", "write a heap profile, taken when the strategies end, to this file (go tool pprof)")
 	code, ok = parseFlags(fs, args)
 	return opts, code, ok
+}
+
+// startCPUProfile starts profiling the CPU to path, if any, and returns
+// the function that stops it and closes the file.
+func startCPUProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return nil, errors.Join(fmt.Errorf("cpu profile: %w", err), f.Close())
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
+}
+
+// writeHeapProfile writes the heap's live objects, after a collection, to
+// path, if any.
+func writeHeapProfile(path string) error {
+	if path == "" {
+		return nil
+	}
+	runtime.GC()
+	return createFile(path, "heap profile", func(w io.Writer) error { return pprof.Lookup("heap").WriteTo(w, 0) })
 }
 
 // writeReport writes the HTML report to path, or by default to

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -88,23 +86,6 @@ func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observ
 		return Outcome{}, fmt.Errorf("sim: redrive: %w", err)
 	}
 	w.report()
-	if os.Getenv("DEBUG_STATES") != "" {
-		cs, _ := stack.Costs(ctx)
-		h := map[string]int{}
-		paths := map[string]int{}
-		for _, c := range cs {
-			for _, st := range c.States {
-				h[st]++
-			}
-			paths[strings.Join(c.States, ",")]++
-		}
-		fmt.Fprintln(os.Stderr, "STATES", h, stack.Stats().Invocations)
-		for p, n := range paths {
-			if n > 20 {
-				fmt.Fprintln(os.Stderr, "PATH", n, p)
-			}
-		}
-	}
 	out := Outcome{Strategy: r.Name(), Calls: stack.Target.Ledger().Calls(), HasBreaker: true, Transitions: stack.BreakerChanges(), HasRoom: p.room != nil}
 	out.Samples, out.End = p.finish()
 	if out.Usage, err = usageOf(ctx, stack); err != nil {
