@@ -219,7 +219,7 @@ func TestForcedModesExpire(t *testing.T) {
 			forced := r.State
 
 			d, same, changed := breaker.Decide(testPolicy, r, end.Add(-time.Nanosecond), &fixedRandom{})
-			assert.False(t, changed)
+			assert.Equal(t, kind == breaker.ForceOpen, changed, "only a timed hold elects a scout")
 			assert.Equal(t, forced, same.State, "still forced just before its end")
 			assert.Equal(t, forced, d.State)
 
@@ -227,6 +227,7 @@ func TestForcedModesExpire(t *testing.T) {
 			assert.True(t, changed)
 			assert.Equal(t, breaker.Closed, after.State)
 			assert.Equal(t, breaker.Proceed, d.Verdict)
+			assert.Equal(t, kind == breaker.ForceOpen, d.Lifted, "the end of a hold lifts it")
 			assert.Equal(t, breaker.CauseForcedExpired, after.Cause)
 			assert.Equal(t, r.Generation+1, after.Generation)
 

@@ -15,13 +15,23 @@ import "time"
 //     breaker OPEN until it succeeds; while it is out, Queue.
 //   - HALF_OPEN: a Canary while fewer than HalfOpenPermits leases are
 //     unexpired, else Queue.
-//   - FORCED_OPEN: Queue.
+//   - FORCED_OPEN: Queue; a timed hold (ForcedUntil set) has a scout as
+//     OPEN has, who waits until the hold ends, so that the end is noticed
+//     then and the room released (Decision.Lifted), not when the room's
+//     timeout brings everyone back at once.
 //
 // A forced mode whose ForcedUntil has passed is released to CLOSED first.
 func Decide(p Policy, r Row, now time.Time, rnd Random) (Decision, Row, bool) {
 	p = p.WithDefaults()
+	held := r.State == ForcedOpen
 	changed := expireForced(&r, now)
+	d, r, changed := decide(p, r, now, rnd, changed)
+	d.Lifted = held && r.State != ForcedOpen
+	return d, r, changed
+}
 
+// decide is Decide on a row whose expired forced mode was released.
+func decide(p Policy, r Row, now time.Time, rnd Random, changed bool) (Decision, Row, bool) {
 	switch r.State {
 	case Closed, ForcedClosed:
 		if now.Before(r.ThrottledUntil) {
@@ -36,7 +46,11 @@ func Decide(p Policy, r Row, now time.Time, rnd Random) (Decision, Row, bool) {
 		}
 		return queue(r), r, false
 	case ForcedOpen:
-		return queue(r), r, changed
+		if r.ForcedUntil.IsZero() || now.Before(r.ScoutUntil) {
+			return queue(r), r, changed
+		}
+		r.ScoutUntil = r.ForcedUntil.Add(p.CanaryLease)
+		return wait(r, r.ForcedUntil.Sub(now)), r, true
 	default:
 		// An unknown state (a row written by a newer version) admits
 		// nothing rather than guessing.

@@ -170,9 +170,26 @@ func TestDecide(t *testing.T) {
 			verdict: breaker.Queue, state: breaker.ForcedOpen,
 		},
 		{
-			name:    "forced open queues until its end",
+			name:    "a timed hold's first caller scouts until its end",
 			row:     breaker.Row{Key: "k", State: breaker.ForcedOpen, Generation: 3, ForcedUntil: now.Add(20 * time.Second)},
+			verdict: breaker.Wait, wait: 20 * time.Second, state: breaker.ForcedOpen, changed: true,
+			check: func(t *testing.T, before, after breaker.Row, d breaker.Decision) {
+				assert.Equal(t, before.ForcedUntil.Add(testPolicy.CanaryLease), after.ScoutUntil, "the scout's lease")
+				assert.Equal(t, before.Generation, after.Generation, "electing a scout is not a state change")
+				assert.False(t, d.Lifted)
+			},
+		},
+		{
+			name: "a timed hold with a live scout queues the rest until its end",
+			row: breaker.Row{Key: "k", State: breaker.ForcedOpen, Generation: 3, ForcedUntil: now.Add(20 * time.Second),
+				ScoutUntil: now.Add(2 * time.Minute)},
 			verdict: breaker.Queue, state: breaker.ForcedOpen,
+		},
+		{
+			name: "a timed hold whose scout was lost elects another",
+			row: breaker.Row{Key: "k", State: breaker.ForcedOpen, Generation: 3, ForcedUntil: now.Add(time.Hour),
+				ScoutUntil: now.Add(-time.Second)},
+			verdict: breaker.Wait, wait: time.Hour, state: breaker.ForcedOpen, changed: true,
 		},
 		{
 			name: "forced open past its end is released to a fresh closed breaker",
@@ -188,6 +205,7 @@ func TestDecide(t *testing.T) {
 				assert.Zero(t, after.Trips)
 				assert.True(t, after.ForcedUntil.IsZero())
 				assert.Equal(t, now, after.ClosedAt, "traffic was held back")
+				assert.True(t, d.Lifted, "the hold's room is to be released")
 			},
 		},
 		{

@@ -115,6 +115,9 @@ func (m *machine) apply(t *rapid.T, next breaker.Row, changed bool) {
 // admit decides on one call and returns the decision.
 func (m *machine) admit(t *rapid.T) breaker.Decision {
 	d, next, changed := breaker.Decide(m.p, m.row, m.now, rapidRandom{t})
+	if lifted := m.row.State == breaker.ForcedOpen && next.State != breaker.ForcedOpen; d.Lifted != lifted {
+		t.Fatalf("Lifted %v when %s became %s", d.Lifted, m.row.State, next.State)
+	}
 	switch d.Verdict {
 	case breaker.Proceed:
 		m.tickets = append(m.tickets, d.Ticket)
@@ -124,14 +127,24 @@ func (m *machine) admit(t *rapid.T) breaker.Decision {
 		}
 		m.tickets = append(m.tickets, d.Ticket)
 	case breaker.Wait:
-		if next.State != breaker.Open {
+		// The scout waits exactly until the cooldown (or the timed hold)
+		// ends, but never less than the 1ms floor of every Wait, with a
+		// lease past it.
+		var end time.Time
+		switch next.State {
+		case breaker.Open:
+			end = next.OpenUntil
+		case breaker.ForcedOpen:
+			if next.ForcedUntil.IsZero() {
+				t.Fatalf("a scout for an untimed hold")
+			}
+			end = next.ForcedUntil
+		default:
 			t.Fatalf("wait in %s", next.State)
 		}
-		// Exactly until the cooldown ends, but never less than the 1ms
-		// floor of every Wait.
-		if d.Wait != max(next.OpenUntil.Sub(m.now), time.Millisecond) || !next.ScoutUntil.After(next.OpenUntil) {
-			t.Fatalf("the scout waits %v for a cooldown ending in %v, with a lease to %v",
-				d.Wait, next.OpenUntil.Sub(m.now), next.ScoutUntil)
+		if d.Wait != max(end.Sub(m.now), time.Millisecond) || !next.ScoutUntil.After(end) {
+			t.Fatalf("the scout waits %v for a %s ending in %v, with a lease to %v",
+				d.Wait, next.State, end.Sub(m.now), next.ScoutUntil)
 		}
 	case breaker.Queue:
 		if !m.released(next) {
@@ -173,7 +186,9 @@ func (m *machine) released(r breaker.Row) bool {
 	case breaker.HalfOpen:
 		return live >= m.p.HalfOpenPermits
 	default:
-		return r.State == breaker.ForcedOpen
+		// An operator's untimed hold waits for the operator; a timed one
+		// has a scout waiting for its end.
+		return r.State == breaker.ForcedOpen && (r.ForcedUntil.IsZero() || m.now.Before(r.ScoutUntil))
 	}
 }
 
@@ -258,7 +273,7 @@ func (m *machine) check(t *rapid.T) {
 		t.Fatalf("%d probes out at once", live)
 	case len(r.Leases) > 0 && r.State != breaker.HalfOpen && r.State != breaker.Open:
 		t.Fatalf("leases held in %s", r.State)
-	case !r.ScoutUntil.IsZero() && r.State != breaker.Open:
+	case !r.ScoutUntil.IsZero() && r.State != breaker.Open && (r.State != breaker.ForcedOpen || r.ForcedUntil.IsZero()):
 		t.Fatalf("a scout in %s", r.State)
 	case r.Window.Count > p.WindowSize:
 		t.Fatalf("window holds %d, size %d", r.Window.Count, p.WindowSize)

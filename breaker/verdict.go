@@ -132,4 +132,8 @@ type Decision struct {
 	// Record starts from it, so an uncontended delivery try reads the
 	// row once.
 	Row Row
+	// Lifted says this decision ended a timed FORCED_OPEN hold (its
+	// ForcedUntil had passed): the messages it held wait in the room, and
+	// the caller starts their release.
+	Lifted bool
 }

@@ -42,6 +42,10 @@ func TestCommandsChangeTheBreaker(t *testing.T) {
 				assert.Equal(t, "maintenance", out.After.Reason)
 				d, err := f.breaker.Admit(t.Context(), "orders")
 				require.NoError(t, err)
+				assert.Equal(t, breaker.Wait, d.Verdict, "a timed hold's first message scouts until its end")
+				assert.Equal(t, until.Sub(f.clock.Now()), d.Wait)
+				d, err = f.breaker.Admit(t.Context(), "orders")
+				require.NoError(t, err)
 				assert.Equal(t, breaker.Queue, d.Verdict, "a forced-open breaker admits nothing: messages wait in the room")
 			}},
 		{name: "status of a forced breaker", req: admin.Request{Command: "status", Breaker: "orders"},

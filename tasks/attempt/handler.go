@@ -160,6 +160,11 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 		return doc, fmt.Errorf("attempt: %w", err)
 	}
 	doc.Decision, doc.BreakerState = d.Verdict.String(), d.State.String()
+	if d.Lifted {
+		// A timed hold just ended (its scout, most likely): release the
+		// messages it held.
+		h.startReleaser(ctx, key)
+	}
 	switch d.Verdict {
 	case breaker.Queue:
 		return h.queue(doc, cfg), nil
@@ -196,9 +201,7 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 	if verdictOf(done.Ticket) == breaker.Canary && (row.State == breaker.HalfOpen || row.State == breaker.Closed) {
 		// The probe or a canary succeeded: the room's releaser sends the
 		// next canaries, then the backlog.
-		if _, err := h.Launcher.Ensure(ctx, key); err != nil {
-			h.Logger.WarnContext(ctx, "could not start the releaser; the room's timeout covers it", "breaker", key, "error", err.Error())
-		}
+		h.startReleaser(ctx, key)
 	}
 	doc = h.next(doc, done, row, cfg)
 	if row.State == breaker.Open && !row.ScoutUntil.After(h.Now()) && doc.Next != message.NextPark {
@@ -227,6 +230,15 @@ func (h *Handler) ensureScout(ctx context.Context, doc message.Document, cfg Con
 	}
 	doc.Decision = d.Verdict.String()
 	return h.wait(doc, d.Wait)
+}
+
+// startReleaser starts key's releaser unless one runs. A failure is
+// logged, not returned: the delivery's outcome stands, and the room's
+// timeout brings the waiting messages back if no releaser comes.
+func (h *Handler) startReleaser(ctx context.Context, key string) {
+	if _, err := h.Launcher.Ensure(ctx, key); err != nil {
+		h.Logger.WarnContext(ctx, "could not start the releaser; the room's timeout covers it", "breaker", key, "error", err.Error())
+	}
 }
 
 // reportRoom writes the room's gauges (oldest entry's age, depth) while

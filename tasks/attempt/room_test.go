@@ -182,3 +182,28 @@ func TestTheHealthyPathReadsTheBreakerRowOnceAndWritesNothing(t *testing.T) {
 	assert.Equal(t, before.Saves, after.Saves, "no write")
 	assert.Empty(t, f.launcher.Keys())
 }
+
+func TestTheEndOfATimedHoldStartsTheReleaser(t *testing.T) {
+	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
+	_, _, err := f.breaker.Command(t.Context(), "orders", breaker.Command{Kind: breaker.ForceOpen,
+		Until: t0.Add(10 * time.Minute), Actor: "ops", Reason: "maintenance"})
+	require.NoError(t, err)
+
+	scout, err := f.run(t, newDocument("orders"))
+	require.NoError(t, err)
+	assert.Equal(t, message.NextWait, scout.Next, "the hold's first message scouts until it ends")
+	assert.Equal(t, 600, scout.WaitSeconds)
+	other := newDocument("orders")
+	other.OriginID, other.Message.ID = "m-2", "m-2"
+	held, err := f.run(t, other)
+	require.NoError(t, err)
+	assert.Equal(t, message.NextRoom, held.Next, "the rest wait in the room")
+	assert.Empty(t, f.launcher.Keys(), "nothing to release during the hold")
+
+	f.clock.Advance(10 * time.Minute)
+	scout, err = f.run(t, scout)
+	require.NoError(t, err)
+	assert.Equal(t, message.NextDone, scout.Next, "the scout goes first when the hold ends")
+	assert.Equal(t, []string{"orders"}, f.launcher.Keys(), "and starts the release of the messages the hold kept")
+	assert.Equal(t, 1, f.target.calls())
+}
