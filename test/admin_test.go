@@ -62,7 +62,7 @@ func TestAdminCommands(t *testing.T) {
 		require.Len(t, byOrigin[id], 1)
 		c := byOrigin[id][0]
 		assert.Equal(t, local.Running, c.Execution.Status, "message %s waits", id)
-		assert.Contains(t, c.States, "Cooldown")
+		assert.Equal(t, "WaitingRoom", c.States[len(c.States)-1], "message %s waits in the room", id)
 	}
 
 	// Force-close: they go through.
@@ -81,7 +81,7 @@ func TestAdminCommands(t *testing.T) {
 	assert.Equal(t, "CLOSED", released.After.State)
 
 	// A forced mode with an end expires by itself.
-	until := s.Executor.Now().Add(5 * time.Minute)
+	until := s.Executor.Now().Add(5 * time.Minute).Truncate(time.Second) // RFC 3339 to the second
 	timed := runAdmin(t, s, admin.Request{Command: "open", Breaker: "orders", Reason: "deploy window", Until: until.Format(time.RFC3339)})
 	assert.Equal(t, until, timed.After.ForcedUntil)
 	callsSoFar := len(s.Target.Ledger().Calls())
@@ -91,6 +91,9 @@ func TestAdminCommands(t *testing.T) {
 	require.Len(t, calls, len(later))
 	for _, c := range calls {
 		assert.False(t, c.At.Before(until), "call at %s before the forced mode ended at %s", c.At, until)
+		// The hold's scout notices its end and starts the release: within
+		// seconds, not at the room's timeout an hour later.
+		assert.Less(t, c.At.Sub(until), 30*time.Second, "call at %s, the forced mode ended at %s", c.At, until)
 	}
 	changes := s.BreakerChanges()
 	expired := changes[len(changes)-1]

@@ -18,8 +18,8 @@ import (
 
 // invariantStore checks every write the attempt tasks make to the breaker
 // row: each saved version follows the one it was conditioned on, no
-// version is written twice, and never more unexpired canary leases than
-// permits.
+// version is written twice, never more unexpired canary leases than
+// permits, and every trip it counts is a change to OPEN or a failed probe.
 type invariantStore struct {
 	breaker.Store
 	now     func() time.Time
@@ -27,8 +27,13 @@ type invariantStore struct {
 
 	mu         sync.Mutex
 	versions   map[int64]int
+	rows       map[int64]breaker.Row // every row saved, by version
 	maxLive    int
 	violations []string
+	// tripsByChange and tripsByProbe count the saves that added to
+	// Totals.Trips: by a change to OPEN, and by a failed probe that kept an
+	// OPEN breaker open.
+	tripsByChange, tripsByProbe int64
 }
 
 func (c *invariantStore) Save(ctx context.Context, prevVersion int64, next breaker.Row) error {
@@ -46,6 +51,22 @@ func (c *invariantStore) Save(ctx context.Context, prevVersion int64, next break
 	defer c.mu.Unlock()
 	c.versions[next.Version]++
 	c.maxLive = max(c.maxLive, live)
+	prev, known := c.rows[prevVersion] // the zero Row for version 0, a new breaker
+	if !known && prevVersion != 0 {
+		c.violations = append(c.violations, fmt.Sprintf("version %d saved over version %d, which no save wrote", next.Version, prevVersion))
+	}
+	c.rows[next.Version] = next
+	switch added := next.Totals.Trips - prev.Totals.Trips; {
+	case added == 0:
+	case added != 1:
+		c.violations = append(c.violations, fmt.Sprintf("version %d adds %d trips to version %d's", next.Version, added, prevVersion))
+	case prev.State != breaker.Open && next.State == breaker.Open:
+		c.tripsByChange++
+	case prev.State == breaker.Open && next.State == breaker.Open:
+		c.tripsByProbe++
+	default:
+		c.violations = append(c.violations, fmt.Sprintf("version %d adds a trip going from %s to %s", next.Version, prev.State, next.State))
+	}
 	if next.Version != prevVersion+1 {
 		c.violations = append(c.violations, fmt.Sprintf("version %d saved over %d", next.Version, prevVersion))
 	}
@@ -66,23 +87,23 @@ var allowed = map[[2]breaker.State]bool{
 // A thousand executions on one breaker, with handlers running concurrently
 // (Workers 8) through an outage and the recovery: no lost update (every
 // version written once, the row's version equals the writes made, its
-// trip and close totals equal the changes observed), never more live
+// trip total equals the changes to OPEN and the failed probes saved, its
+// close total the closes observed), never more live
 // canary leases than permits, only defined transitions, and every
 // message accounted for.
 func TestThousandConcurrentExecutionsOnOneBreaker(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	const n, permits = 1000, 3
-	// Three permits, so canaries race for leases. No ramp: its polls would
-	// double the Attempt cycles without adding a kind of write to check
-	// (the ramp writes nothing; the outage scenario covers it).
-	policy := breaker.Policy{HalfOpenPermits: permits, RampDuration: -1}
-	inv := &invariantStore{permits: permits, versions: map[int64]int{}}
+	// Three permits and four successes to close, and a target that takes a
+	// second per call, so canaries are out together and race for leases.
+	policy := breaker.Policy{HalfOpenPermits: permits, SuccessesToClose: permits + 1}
+	inv := &invariantStore{permits: permits, versions: map[int64]int{}, rows: map[int64]breaker.Row{}}
 	s := start(t, localrun.Options{
 		Start:   t0,
 		Workers: 8,
 		Policy:  policy,
 		Attempt: attempt.Config{MaxAttempts: 10}, // the outage fails no message that often
-		Target:  simtarget.Options{Schedule: simtarget.Outage(t0, time.Minute)},
+		Target:  simtarget.Options{Schedule: simtarget.Outage(t0, time.Minute), Latency: time.Second},
 		WrapStore: func(st breaker.Store) breaker.Store {
 			inv.Store = st
 			return inv
@@ -105,6 +126,7 @@ func TestThousandConcurrentExecutionsOnOneBreaker(t *testing.T) {
 	defer inv.mu.Unlock()
 	assert.Empty(t, inv.violations)
 	assert.LessOrEqual(t, inv.maxLive, permits)
+	assert.Greater(t, inv.maxLive, 1, "canaries were out together")
 	for v := int64(1); v <= row.Version; v++ {
 		assert.Equal(t, 1, inv.versions[v], "version %d written once", v)
 	}
@@ -121,11 +143,14 @@ func TestThousandConcurrentExecutionsOnOneBreaker(t *testing.T) {
 			closes++
 		}
 	}
-	assert.Equal(t, trips, row.Totals.Trips, "trips on the row match the trips observed")
+	// Totals.Trips counts the changes to OPEN and the failed probes that
+	// kept it OPEN: no lost update drops one.
+	assert.Equal(t, trips, inv.tripsByChange, "every change to OPEN observed was saved once")
+	assert.Equal(t, trips+inv.tripsByProbe, row.Totals.Trips, "trips on the row match the trips and failed probes saved")
 	assert.Equal(t, closes, row.Totals.Closes)
 	assert.GreaterOrEqual(t, trips, int64(1))
 	assert.Equal(t, breaker.Closed, row.State)
-	t.Logf("breaker: version %d, %d trips, %d closes, max %d live leases; %d conflicts, peak %d calls/s",
-		row.Version, trips, closes, inv.maxLive, st.Breaker.Conflicts, s.Target.Ledger().PeakRate())
+	t.Logf("breaker: version %d, %d trips, %d failed probes, %d closes, max %d live leases; %d conflicts, peak %d calls/s",
+		row.Version, trips, inv.tripsByProbe, closes, inv.maxLive, st.Breaker.Conflicts, s.Target.Ledger().PeakRate())
 	logCosts(t, s, "1000 concurrent")
 }

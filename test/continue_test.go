@@ -33,10 +33,12 @@ func TestLongOutageContinuesAsNewExecutions(t *testing.T) {
 	out := accountFor(t, s)
 	assert.Len(t, out.delivered, n)
 
-	// Per cycle: the Attempt Task (5 events), Route (2), Cooldown (2). The
-	// last execution's cycle ends in Delivered, a continued one's in the
-	// Continue Task (5) and Continued (2); plus the execution's start and end.
-	maxEvents := 9*(maxCycles+1) + 5 + 2 + 2
+	// Per cycle at most 13 events: the Attempt Task (5), Route (2), and the
+	// WaitingRoom Task (6: its callback adds TaskSubmitted) or the scout's
+	// Cooldown (2). The last execution's cycle ends in Delivered, a
+	// continued one's in the Continue Task (5) and Continued (2); plus the
+	// execution's start and end.
+	maxEvents := 13*(maxCycles+1) + 5 + 2 + 2
 	byOrigin := costsByOrigin(t, s)
 	for _, id := range ids {
 		costs := byOrigin[id]

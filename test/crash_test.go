@@ -15,8 +15,11 @@ import (
 )
 
 // crashAfterDelivery is the attempt task's breaker store with a fault: the
-// first read of the row after the consumer delivered the message fails,
+// first write of the row after the consumer delivered the message fails,
 // as if the invocation crashed between delivery and recording the outcome.
+// (Record starts from the row Admit read, so recording an outcome reads
+// nothing: its write is the first touch of the row after the delivery. A
+// new breaker writes its first WindowSize outcomes.)
 type crashAfterDelivery struct {
 	breaker.Store
 	delivered func() bool
@@ -26,11 +29,11 @@ type crashAfterDelivery struct {
 // errInjected is the injected crash.
 var errInjected = errors.New("injected crash between delivery and record")
 
-func (c *crashAfterDelivery) Load(ctx context.Context, key string) (breaker.Row, error) {
+func (c *crashAfterDelivery) Save(ctx context.Context, prevVersion int64, next breaker.Row) error {
 	if c.delivered() && c.crashed.CompareAndSwap(false, true) {
-		return breaker.Row{}, errInjected
+		return errInjected
 	}
-	return c.Store.Load(ctx, key)
+	return c.Store.Save(ctx, prevVersion, next)
 }
 
 // The Attempt crashes after the delivery and before recording it: the

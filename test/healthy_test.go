@@ -2,6 +2,7 @@ package test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -11,13 +12,19 @@ import (
 	"github.com/redrive/redrive/statemachine/local"
 )
 
-// A healthy target: every message is delivered once, on the CLOSED path
-// of exactly three transitions (Attempt, Route, Delivered) and one Attempt
-// invocation.
+// A healthy target and messages arriving under the pace: every message is
+// delivered once, on the CLOSED path of exactly three transitions (Attempt,
+// Route, Delivered) and one Attempt invocation, and nobody waits in the
+// room. (A burst beyond the pace waits in the room and is released at the
+// target's pace: TestOutageTripsWaitsRecoversAndDrains.)
 func TestHealthyTargetDeliversEachMessageOnce(t *testing.T) {
 	const n = 200
-	s := start(t, localrun.Options{})
-	send(t, s, bodies("healthy", n)...)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := start(t, localrun.Options{Start: t0})
+	// Five a second, half the starting pace (RELEASE_START_RATE, 10/s).
+	for i, m := range bodies("healthy", n) {
+		s.SendToDLQAt(t0.Add(time.Duration(i)*200*time.Millisecond), m)
+	}
 	drain(t, s)
 
 	out := accountFor(t, s)
@@ -37,6 +44,11 @@ func TestHealthyTargetDeliversEachMessageOnce(t *testing.T) {
 	assert.EqualValues(t, n, st.Invocations[localrun.FunctionAttempt], "one Attempt invocation per message")
 	assert.EqualValues(t, n, st.Invocations[localrun.FunctionConsumer], "one consumer invocation per message")
 	assert.Zero(t, st.Invocations[localrun.FunctionPark])
+	assert.Zero(t, st.Invocations[localrun.FunctionWaitRoom], "nobody waits in the room")
+	assert.Zero(t, st.Invocations[localrun.FunctionRelease], "no releaser runs")
+	assert.EqualValues(t, n, st.BreakerRows.Reads, "one breaker-row read per delivery")
+	assert.LessOrEqual(t, st.BreakerRows.Writes, int64(breaker.Policy{}.WithDefaults().WindowSize),
+		"no breaker write once the window is full of successes")
 	row, err := s.BreakerRow(t.Context(), "orders")
 	require.NoError(t, err)
 	assert.Equal(t, breaker.Closed, row.State)

@@ -10,12 +10,14 @@ import (
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/internal/localrun"
 	"github.com/redrive/redrive/internal/simtarget"
+	"github.com/redrive/redrive/statemachine/local"
 )
 
 // outageCallBound is the most calls that can reach a target that is down
-// for outage, by the policy: ConsecutiveFailures to trip it, then at most
-// HalfOpenPermits canaries per cooldown that can end within the outage,
-// counting each cooldown at its shortest (jitter drawn at its minimum).
+// for outage, by the policy: ConsecutiveFailures to trip it, then one
+// probe (the scout's) per cooldown that ends within the outage, counting
+// each cooldown at its shortest (jitter drawn at its minimum). A failed
+// probe keeps the breaker OPEN for the next, longer cooldown.
 func outageCallBound(p breaker.Policy, outage time.Duration) int {
 	p = p.WithDefaults()
 	calls := p.ConsecutiveFailures
@@ -25,99 +27,171 @@ func outageCallBound(p breaker.Policy, outage time.Duration) int {
 		if elapsed >= outage {
 			return calls
 		}
-		calls += p.HalfOpenPermits
+		calls++
 	}
 }
 
-// An outage: the breaker trips, waits, a canary fails, a longer cooldown,
-// a canary succeeds, it closes and ramps, and the backlog drains; no
-// message is lost or delivered twice, and the calls that reached the
-// target while it was down stay within what the policy allows.
+// totalTransitions adds up the billed transitions of every redrive
+// execution so far.
+func totalTransitions(t *testing.T, s *localrun.Stack) int {
+	t.Helper()
+	costs, err := s.Costs(t.Context())
+	require.NoError(t, err)
+	n := 0
+	for _, c := range costs {
+		n += c.Transitions
+	}
+	return n
+}
+
+// An outage: the breaker trips; while it is OPEN the turned-away messages
+// wait in the WaitingRoom state, costing nothing, and only the scout waits
+// out each cooldown and probes; the cooldown grows up to its cap; the
+// first probe after the target is back closes it, and the room is
+// released at the pace the target takes: no message is lost or delivered
+// twice, the calls that reached the target while it was down stay within
+// what the policy allows, and the drain stays within the target's
+// capacity.
 func TestOutageTripsWaitsRecoversAndDrains(t *testing.T) {
-	const n, outage, capacity = 100, 20 * time.Minute, 20
+	const n, outage, capacity = 500, 20 * time.Minute, 50
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	policy := breaker.Policy{}
+	p := policy.WithDefaults()
 	s := start(t, localrun.Options{
 		Start:  t0,
 		Policy: policy,
 		Target: simtarget.Options{Capacity: capacity, Schedule: simtarget.Outage(t0, outage)},
 	})
 	send(t, s, bodies("outage", n)...)
-	drain(t, s)
 
+	// While it is down: every message but the scout waits in the room, and
+	// waiting costs no transitions: between two instants, the executions
+	// move only for the probes made in between (the failed probe's Attempt,
+	// Route and WaitingRoom, and the next scout's Attempt, Route and
+	// Cooldown).
+	t1, t2 := t0.Add(outage/4), t0.Add(3*outage/4)
+	runUntil(t, s, t1)
+	before := totalTransitions(t, s)
+	invocationsBefore := s.Stats().Invocations
+	runUntil(t, s, t2)
+	costs, err := s.Costs(t.Context())
+	require.NoError(t, err)
+	require.Len(t, costs, n)
+	last := map[string]int{}
+	for _, c := range costs {
+		require.Equal(t, local.Running, c.Execution.Status, "%s waits out the outage", c.Execution.Name)
+		last[c.States[len(c.States)-1]]++
+	}
+	assert.Equal(t, map[string]int{"WaitingRoom": n - 1, "Cooldown": 1}, last, "one scout; everyone else in the room")
+	depth, _ := s.Room()
+	assert.Equal(t, n-1, depth, "the room holds every message but the scout")
+	probes := s.Target.Ledger().CallsBetween(t1.Add(time.Nanosecond), t2.Add(time.Nanosecond))
+	moved := totalTransitions(t, s) - before
+	invocations := s.Stats().Invocations
+	t.Logf("from %v to %v: %d probes, %d transitions, %d Attempt and %d WaitingRoom invocations", t1.Sub(t0), t2.Sub(t0), probes,
+		moved, invocations[localrun.FunctionAttempt]-invocationsBefore[localrun.FunctionAttempt],
+		invocations[localrun.FunctionWaitRoom]-invocationsBefore[localrun.FunctionWaitRoom])
+	assert.Positive(t, probes, "the scout probed")
+	assert.LessOrEqual(t, moved, 6*probes, "waiting costs no transitions")
+	assert.LessOrEqual(t, invocations[localrun.FunctionAttempt]-invocationsBefore[localrun.FunctionAttempt], int64(2*probes),
+		"no Attempt but the probes' and the next scouts'")
+	assert.LessOrEqual(t, invocations[localrun.FunctionWaitRoom]-invocationsBefore[localrun.FunctionWaitRoom], int64(probes))
+
+	drain(t, s)
 	out := accountFor(t, s)
 	assert.Len(t, out.delivered, n, "every message delivered")
 	for id, p := range out.parked {
 		t.Errorf("message %s parked: %s", id, p.Record.Reason)
 	}
 
+	// The breaker: tripped by the first failures, kept OPEN by every
+	// failed probe, moved to HALF_OPEN by the first probe after the
+	// outage, closed by the canary after it; never re-opened by the drain.
+	changes := s.BreakerChanges()
+	var states []string
+	for _, c := range changes {
+		states = append(states, c.From.String()+"->"+c.To.String()+" ("+c.Cause+")")
+	}
+	t.Logf("breaker changes: %v", states)
+	require.Len(t, changes, 3, "trip, probe success, close; nothing after")
+	assert.Equal(t, breaker.Transition{Key: "orders", From: breaker.Closed, To: breaker.Open, Generation: changes[0].Generation,
+		Cause: breaker.CauseConsecutiveFailures, At: t0}, changes[0], "trips on consecutive failures")
+	assert.Equal(t, []breaker.State{breaker.Open, breaker.HalfOpen}, []breaker.State{changes[1].From, changes[1].To})
+	assert.Equal(t, breaker.CauseProbeSuccess, changes[1].Cause)
+	closed := changes[2]
+	assert.Equal(t, []breaker.State{breaker.HalfOpen, breaker.Closed}, []breaker.State{closed.From, closed.To})
+	assert.Equal(t, breaker.CauseCanarySuccesses, closed.Cause)
+	assert.False(t, changes[1].At.Before(t0.Add(outage)), "the probe succeeds only once the target is back")
+	recovered := closed.At
+	assert.LessOrEqual(t, changes[1].At.Sub(t0.Add(outage)), p.CooldownMax, "recovery is noticed within CooldownMax")
+
+	// Amplification: the trip's failures, then one probe per cooldown, each
+	// cooldown at least its shortest and at most the cap; they grow.
 	ledger := s.Target.Ledger()
 	bound := outageCallBound(policy, outage)
 	down := ledger.CallsWhile(simtarget.Down)
 	t.Logf("calls while down: %d (bound %d); throttled %d; peak %d calls/s", down, bound, ledger.Count(simtarget.OutcomeThrottled), ledger.PeakRate())
 	assert.LessOrEqual(t, down, bound, "amplification within the policy's bound")
-	assert.Greater(t, down, policy.WithDefaults().ConsecutiveFailures, "at least one canary failed")
-
-	changes := s.BreakerChanges()
-	var states []string
-	for _, c := range changes {
-		states = append(states, c.From.String()+"->"+c.To.String())
+	require.Greater(t, down, p.ConsecutiveFailures, "at least one probe failed")
+	calls := ledger.Calls()
+	for _, c := range calls[:p.ConsecutiveFailures] {
+		assert.Equal(t, t0, c.At, "the trip's calls")
 	}
-	t.Logf("breaker changes: %v", states)
-	require.GreaterOrEqual(t, len(changes), 5)
-	assert.Equal(t, breaker.Transition{Key: "orders", From: breaker.Closed, To: breaker.Open, Generation: changes[0].Generation,
-		Cause: breaker.CauseConsecutiveFailures, At: changes[0].At}, changes[0], "trips on consecutive failures")
-	last := changes[len(changes)-1]
-	assert.Equal(t, breaker.HalfOpen, last.From)
-	assert.Equal(t, breaker.Closed, last.To)
-	assert.Equal(t, breaker.CauseCanarySuccesses, last.Cause)
-	assert.False(t, last.At.Before(t0.Add(outage)), "closes only once the target is back")
+	// calls[ConsecutiveFailures:down] are the failed probes, calls[down]
+	// the one that succeeded.
+	var gaps []time.Duration
+	prev := t0
+	for i, c := range calls[p.ConsecutiveFailures : down+1] {
+		gap := c.At.Sub(prev)
+		gaps = append(gaps, gap)
+		assert.GreaterOrEqual(t, gap, p.Cooldown(i+1, 0), "probe %d waits out cooldown %d", i+1, i+1)
+		assert.LessOrEqual(t, gap, p.CooldownMax, "probe %d: the cooldown is capped", i+1)
+		prev = c.At
+	}
+	t.Logf("probe gaps: %v", gaps)
+	require.GreaterOrEqual(t, len(gaps), 3)
+	assert.Greater(t, gaps[1], gaps[0], "the cooldown grows after a failed probe")
+	row, err := s.BreakerRow(t.Context(), "orders")
+	require.NoError(t, err)
+	assert.EqualValues(t, 1+down-p.ConsecutiveFailures, row.Totals.Trips, "the trip and every failed probe")
 
-	// Each OPEN period is longer than the one before, and every reopening
-	// was a canary's failure.
-	var opens []time.Duration
-	for i, c := range changes[:len(changes)-1] {
-		if c.To == breaker.Open {
-			opens = append(opens, changes[i+1].At.Sub(c.At))
-			if i > 0 {
-				assert.Equal(t, breaker.CauseCanaryFailure, c.Cause)
-			}
+	// The drain: paced to the target, whose capacity it finds without
+	// running past it, and without a failure or a re-trip; near the
+	// target's capacity, so the backlog does not wait for the room's
+	// timeout or drain at the starting pace.
+	var after []simtarget.Call
+	var drained time.Time
+	throttled := 0
+	for _, c := range calls {
+		if c.At.Before(recovered) {
+			continue
+		}
+		after = append(after, c)
+		assert.Equal(t, simtarget.Healthy, c.Health)
+		if c.Records[0].Outcome == simtarget.OutcomeThrottled {
+			throttled++
+		} else {
+			drained = c.At
 		}
 	}
-	t.Logf("open periods: %v", opens)
-	require.GreaterOrEqual(t, len(opens), 2, "a canary failed and the breaker reopened")
-	for i := 1; i < len(opens); i++ {
-		assert.Greater(t, opens[i], opens[i-1], "cooldown %d grows", i)
-	}
+	peak := ledger.PeakRate()
+	physical := time.Duration(n/capacity) * time.Second
+	t.Logf("recovery latency %v (target healthy -> CLOSED), drain %v after the close (physical limit %v at %d/s); %d calls after the close, %d throttled, peak %d calls/s",
+		recovered.Sub(t0.Add(outage)), drained.Sub(recovered), physical, capacity, len(after), throttled, peak)
+	assert.LessOrEqual(t, float64(peak), 1.05*capacity, "the release never runs past the target's capacity")
+	assert.LessOrEqual(t, float64(throttled), 0.05*float64(len(after)), "finding the capacity costs few throttled calls")
+	assert.Zero(t, ledger.Count(simtarget.OutcomeUnavailable)-down, "no failure after the outage")
+	assert.LessOrEqual(t, drained.Sub(recovered), 2*physical, "the backlog drains near the target's capacity")
 
-	// The backlog that waited out the outage does not hit the recovering
-	// target at once: the ramp admits a rising share over RampDuration,
-	// and the target's capacity is never exceeded.
-	recovered := last.At
-	ramp := policy.WithDefaults().RampDuration
-	firstMinute := ledger.CallsBetween(recovered, recovered.Add(time.Minute))
-	t.Logf("ramp: %d calls in the first minute after the close, %d over the ramp of %v", firstMinute,
-		ledger.CallsBetween(recovered, recovered.Add(ramp)), ramp)
-	assert.Less(t, firstMinute, n/2, "the ramp holds most of the backlog back in its first minute")
-	assert.Zero(t, ledger.Count(simtarget.OutcomeThrottled), "never over the target's capacity")
-	assert.LessOrEqual(t, ledger.PeakRate(), capacity)
-	var drained time.Time
-	for _, c := range ledger.Calls() {
-		drained = c.At
-	}
-	t.Logf("recovery latency %v (target healthy -> CLOSED), drain time %v (healthy -> backlog empty; physical limit %v at %d/s)",
-		recovered.Sub(t0.Add(outage)), drained.Sub(t0.Add(outage)), time.Duration(n/capacity)*time.Second, capacity)
 	logCosts(t, s, "outage")
-	costs, err := s.Costs(t.Context())
+	costs, err = s.Costs(t.Context())
 	require.NoError(t, err)
 	var transitions int
 	var waited time.Duration
 	for _, c := range costs {
 		transitions += c.Transitions - 3 // beyond the CLOSED path
-		for _, w := range c.Waits {
-			waited += w
-		}
+		waited += c.Execution.StopDate.Sub(c.Execution.StartDate)
 	}
-	t.Logf("waiting cost: %.1f transitions per message-hour of waiting (%d transitions beyond the CLOSED path over %.1f message-hours)",
+	t.Logf("waiting cost: %.2f transitions per message-hour of waiting (%d transitions beyond the CLOSED path over %.1f message-hours)",
 		float64(transitions)/waited.Hours(), transitions, waited.Hours())
 }
