@@ -26,6 +26,10 @@ type Options struct {
 	// Start is when the virtual clock starts. Default the executor's
 	// (2026-01-01T00:00:00Z).
 	Start time.Time
+	// FinishedHistories bounds the finished executions whose histories
+	// are kept (local.Options.FinishedHistories): Costs needs them all.
+	// Default 0: all.
+	FinishedHistories int
 
 	// DynamoDBEndpoint is a DynamoDB-compatible endpoint to use instead of
 	// the embedded minidyn. Default DDB_ENDPOINT, when set.

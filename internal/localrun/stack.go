@@ -116,7 +116,8 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 		}
 	}()
 	s.invoker = &countingInvoker{next: s.Registry}
-	s.Executor = local.New(local.Options{Invoker: s.invoker, Seed: opts.Seed, Workers: opts.Workers, Start: opts.Start})
+	s.Executor = local.New(local.Options{Invoker: s.invoker, Seed: opts.Seed, Workers: opts.Workers, Start: opts.Start,
+		FinishedHistories: opts.FinishedHistories})
 
 	if s.dynamo, err = startDynamo(ctx, opts.DynamoDBEndpoint); err != nil {
 		return nil, err

@@ -78,7 +78,7 @@ func naiveDefinition(s Scenario) (string, error) {
 func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs Observer) (Outcome, error) {
 	wall := time.Now()
 	reg := local.NewRegistry()
-	exec := local.New(local.Options{Invoker: reg, Start: Epoch, Seed: s.Seed})
+	exec := local.New(local.Options{Invoker: reg, Start: Epoch, Seed: s.Seed, FinishedHistories: keptHistories})
 	target, err := simtarget.New(s.TargetOptions(exec.Now))
 	if err != nil {
 		return Outcome{}, fmt.Errorf("sim: naive: consumer: %w", err)

@@ -40,6 +40,10 @@ type Redrive struct {
 func (Redrive) Name() string { return "redrive" }
 
 // options are the Stack's options for s.
+// keptHistories is how many finished executions' histories a strategy's
+// executor keeps.
+const keptHistories = 1000
+
 func (r Redrive) options(s Scenario) localrun.Options {
 	opts := localrun.Options{
 		Seed:         s.Seed,
@@ -48,6 +52,10 @@ func (r Redrive) options(s Scenario) localrun.Options {
 		Attempt:      attempt.Config{MaxAttempts: s.Retry.MaxAttempts, BackoffBase: s.Retry.BackoffBase, BackoffMax: s.Retry.BackoffMax},
 		Target:       s.TargetOptions(nil),
 		DirectInvoke: r.DirectInvoke,
+		// The figures come from the executions' descriptions, not their
+		// histories: keep a few for debugging, so memory follows what is
+		// in flight, not everything that happened.
+		FinishedHistories: keptHistories,
 	}
 	if s.Messages.Tenants > 1 {
 		opts.BreakerKeyAttribute = TenantAttribute

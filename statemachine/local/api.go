@@ -93,4 +93,7 @@ var (
 	// ErrInvalidOutput is a task output that is not JSON or is over the
 	// 256 KiB payload quota.
 	ErrInvalidOutput = errors.New("local: invalid task output")
+	// ErrHistoryEvicted is the history of an execution that finished
+	// longer ago than Options.FinishedHistories others.
+	ErrHistoryEvicted = errors.New("local: history evicted (Options.FinishedHistories)")
 )

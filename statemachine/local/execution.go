@@ -35,6 +35,7 @@ type execution struct {
 	stop        time.Time
 	transitions int
 	history     []Event
+	evicted     bool // history dropped (Options.FinishedHistories)
 	// epoch increases when the execution ends, making the continuations
 	// it scheduled stale; it is written with mu held.
 	epoch atomic.Uint64
@@ -86,6 +87,7 @@ func (x *execution) begin(ctx context.Context) {
 		return
 	}
 	x.next, x.nextInput = x.sm.def.startAt, x.input
+	x.input = nil // the start state has it; inputText keeps the text
 	x.run(ctx)
 }
 
@@ -382,6 +384,7 @@ func (x *execution) close(status Status, name, cause string) {
 	x.stop = x.e.Now()
 	x.epoch.Add(1)
 	x.next, x.nextInput = nil, nil
+	x.e.retire(x)
 	x.closeCallback()
 	if c := x.call; c != nil {
 		c.cancel()

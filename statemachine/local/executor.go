@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 )
@@ -33,6 +34,12 @@ type Options struct {
 	// "123456789012".
 	Region  string
 	Account string
+	// FinishedHistories bounds the memory of long runs: only the histories
+	// of the FinishedHistories executions that finished last are kept
+	// (History of an earlier one fails with ErrHistoryEvicted); every
+	// execution's description (status, output, transitions) is kept.
+	// Default 0: every history is kept.
+	FinishedHistories int
 }
 
 // StateMachine describes a state machine, as DescribeStateMachine does.
@@ -73,6 +80,14 @@ type Executor struct {
 	machines   map[string]*stateMachine
 	executions map[string]*execution
 	ordered    []*execution // every execution, in start order (see execution.index)
+
+	// finished holds the executions whose histories are kept, in the order
+	// they finished, when Options.FinishedHistories bounds them. Its lock
+	// is taken with an execution's held, never the other way round.
+	finished struct {
+		sync.Mutex
+		queue []*execution
+	}
 }
 
 // New returns an executor with opts.
@@ -289,7 +304,42 @@ func (e *Executor) History(ctx context.Context, arn string) ([]Event, error) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if x.evicted {
+		return nil, fmt.Errorf("execution %s: %w", arn, ErrHistoryEvicted)
+	}
 	return append([]Event(nil), x.history...), nil
+}
+
+// retire queues a finished execution's history for eviction, when
+// Options.FinishedHistories bounds them. Call with x.mu held.
+func (e *Executor) retire(x *execution) {
+	if e.opts.FinishedHistories <= 0 {
+		return
+	}
+	e.finished.Lock()
+	e.finished.queue = append(e.finished.queue, x)
+	e.finished.Unlock()
+}
+
+// evictHistories drops the histories of the executions that finished
+// before the last Options.FinishedHistories. The run loop calls it between
+// batches, with no lock held.
+func (e *Executor) evictHistories() {
+	e.finished.Lock()
+	over := len(e.finished.queue) - e.opts.FinishedHistories
+	if e.opts.FinishedHistories <= 0 || over <= 0 {
+		e.finished.Unlock()
+		return
+	}
+	evicted := slices.Clone(e.finished.queue[:over])
+	e.finished.queue = slices.Delete(e.finished.queue, 0, over)
+	e.finished.Unlock()
+	for _, x := range evicted {
+		x.mu.Lock()
+		x.history, x.evicted = nil, true
+		x.rawInput, x.ctxObj = nil, nil
+		x.mu.Unlock()
+	}
 }
 
 // ListExecutions lists a state machine's executions, newest first,

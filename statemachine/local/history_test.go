@@ -2,6 +2,7 @@ package local
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -80,4 +81,62 @@ func TestHistoryShape(t *testing.T) {
 	 {"id":11,"previousEventId":10,"timestamp":1767225602,"type":"PassStateExited","stateExitedEventDetails":{"name":"H","output":"`+output+`","outputDetails":{"truncated":false}}},
 	 {"id":12,"previousEventId":11,"timestamp":1767225602,"type":"ExecutionSucceeded","executionSucceededEventDetails":{"output":"`+output+`","outputDetails":{"truncated":false}}}
 	]`, string(b))
+}
+
+// TestFinishedHistoriesKeepsTheLastOnes runs executions that finish one
+// after the other (each waits one second longer than the last) with room
+// for two finished histories: the earlier ones are evicted, every
+// execution is still described, and a running execution keeps its own.
+func TestFinishedHistoriesKeepsTheLastOnes(t *testing.T) {
+	ctx := t.Context()
+	e := New(Options{FinishedHistories: 2})
+	arn, err := e.CreateStateMachine(ctx, "waits", `{"StartAt":"W","States":{
+		"W":{"Type":"Wait","SecondsPath":"$.s","Next":"P"},"P":{"Type":"Pass","End":true}}}`, "arn:aws:iam::123456789012:role/test")
+	require.NoError(t, err)
+	var arns []string
+	for i := range 5 {
+		x, err := e.StartExecution(ctx, arn, "", fmt.Sprintf(`{"s":%d}`, i+1))
+		require.NoError(t, err)
+		arns = append(arns, x.ARN)
+	}
+	long, err := e.StartExecution(ctx, arn, "", `{"s":3600}`)
+	require.NoError(t, err)
+	require.NoError(t, e.RunUntil(ctx, e.Now().Add(time.Minute)))
+
+	for i, a := range arns {
+		x, err := e.DescribeExecution(ctx, a)
+		require.NoError(t, err)
+		assert.Equal(t, Succeeded, x.Status, "execution %d", i)
+		assert.Equal(t, 2, x.Transitions, "execution %d: W and P, counted though its history may be gone", i)
+		h, err := e.History(ctx, a)
+		if i < 3 {
+			assert.ErrorIs(t, err, ErrHistoryEvicted, "execution %d finished before the last two", i)
+			assert.Nil(t, h)
+			continue
+		}
+		require.NoError(t, err, "execution %d is among the last two to finish", i)
+		assert.Equal(t, "ExecutionSucceeded", h[len(h)-1].Type)
+	}
+	h, err := e.History(ctx, long.ARN)
+	require.NoError(t, err, "a running execution keeps its history")
+	assert.Equal(t, "WaitStateEntered", h[len(h)-1].Type)
+}
+
+func TestEveryHistoryIsKeptByDefault(t *testing.T) {
+	ctx := t.Context()
+	e := New(Options{})
+	arn, err := e.CreateStateMachine(ctx, "pass", `{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`, "arn:aws:iam::123456789012:role/test")
+	require.NoError(t, err)
+	var arns []string
+	for range 50 {
+		x, err := e.StartExecution(ctx, arn, "", `{}`)
+		require.NoError(t, err)
+		arns = append(arns, x.ARN)
+	}
+	require.NoError(t, e.Run(ctx))
+	for _, a := range arns {
+		h, err := e.History(ctx, a)
+		require.NoError(t, err)
+		assert.Len(t, h, 4, "started, entered, exited, succeeded")
+	}
 }

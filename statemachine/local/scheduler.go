@@ -138,6 +138,7 @@ func (e *Executor) loop(ctx context.Context, limit int64) error {
 		batch, wait := e.due(limit)
 		if len(batch) > 0 {
 			e.runBatch(ctx, batch)
+			e.evictHistories()
 			continue
 		}
 		if wait <= 0 {
