@@ -15,11 +15,13 @@ import (
 )
 
 // crashAfterDelivery is the attempt task's breaker store with a fault: the
-// first write of the row after the consumer delivered the message fails,
-// as if the invocation crashed between delivery and recording the outcome.
+// first write of the row after the consumer delivered the message crashes
+// the invocation (a panic: the Lambda runtime reports the invocation
+// failed), as if it died between delivery and recording the outcome.
 // (Record starts from the row Admit read, so recording an outcome reads
 // nothing: its write is the first touch of the row after the delivery. A
-// new breaker writes its first WindowSize outcomes.)
+// new breaker writes its first WindowSize outcomes.) A failed write is
+// not a crash: the Attempt tries it again itself.
 type crashAfterDelivery struct {
 	breaker.Store
 	delivered func() bool
@@ -31,7 +33,7 @@ var errInjected = errors.New("injected crash between delivery and record")
 
 func (c *crashAfterDelivery) Save(ctx context.Context, prevVersion int64, next breaker.Row) error {
 	if c.delivered() && c.crashed.CompareAndSwap(false, true) {
-		return errInjected
+		panic(errInjected)
 	}
 	return c.Store.Save(ctx, prevVersion, next)
 }

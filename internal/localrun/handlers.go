@@ -41,8 +41,12 @@ func (s *Stack) register() error {
 	if s.opts.DirectInvoke {
 		delivery.Lambda = directInvoke{inv: s.invoker}
 	}
+	var db assemble.DynamoDB = s.db
+	if s.opts.WrapDynamoDB != nil {
+		db = s.opts.WrapDynamoDB(db)
+	}
 	b := assemble.NewBuilder(assemble.Deps{
-		Clients:     assemble.Clients{DynamoDB: s.db, SFN: s.SFN, ParkingLot: s.SQS, Delivery: delivery},
+		Clients:     assemble.Clients{DynamoDB: db, SFN: s.SFN, ParkingLot: s.SQS, Delivery: delivery},
 		Now:         s.Executor.Now,
 		Logger:      telemetry.JSONLogger(s.opts.Logs),
 		MetricLines: s.opts.Logs,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/internal/simtarget"
+	"github.com/redrive/redrive/tasks/assemble"
 	"github.com/redrive/redrive/tasks/attempt"
 	"github.com/redrive/redrive/tasks/pace"
 )
@@ -82,6 +83,11 @@ type Options struct {
 	// WrapStore, if set, wraps the breaker store of the attempt task, for
 	// fault injection.
 	WrapStore func(breaker.Store) breaker.Store
+	// WrapDynamoDB, if set, wraps the DynamoDB client of every task, for
+	// fault injection at the table (the breaker rows, the delivery
+	// records, the room and the pace rows); what it fails is not counted
+	// in Stats.
+	WrapDynamoDB func(assemble.DynamoDB) assemble.DynamoDB
 	// Logs receives the handlers' JSON logs and metric lines. Default
 	// io.Discard.
 	Logs io.Writer

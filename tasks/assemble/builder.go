@@ -117,6 +117,7 @@ func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 		Metrics:  b.metrics,
 		Logger:   b.deps.Logger,
 		Now:      b.deps.Now,
+		Sleep:    b.deps.Sleep,
 		Rand:     breaker.NewRandom(b.seed + seedBackoff),
 		Room:     rm,
 		Tasks:    c.SFN,

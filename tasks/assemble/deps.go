@@ -59,7 +59,8 @@ type Deps struct {
 	// fault injection.
 	WrapStore func(breaker.Store) breaker.Store
 	// Sleep waits for d on the handlers' clock (the releaser spreads its
-	// releases with it). Default: a timer, or ctx's end.
+	// releases with it; the attempt waits between tries of storing an
+	// outcome). Default: a timer, or ctx's end.
 	Sleep func(ctx context.Context, d time.Duration)
 }
 

@@ -3,6 +3,7 @@ package attempt
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -26,6 +27,7 @@ type Breaker interface {
 type Ledger interface {
 	Begin(ctx context.Context, id delivery.ID, ticket breaker.Ticket, lease time.Duration) (delivery.Record, bool, error)
 	Complete(ctx context.Context, held delivery.Record, outcome breaker.Outcome, errorType, msg string) (delivery.Record, error)
+	MarkRecorded(ctx context.Context, done delivery.Record) (delivery.Record, error)
 }
 
 // Metrics counts per breaker and writes the room's gauges;
@@ -63,6 +65,9 @@ type Handler struct {
 	Logger *slog.Logger
 	// Now is the clock; the breaker's and the ledger's own.
 	Now func() time.Time
+	// Sleep waits on the same clock between the tries of storing an
+	// outcome.
+	Sleep func(ctx context.Context, d time.Duration)
 	// Rand jitters the per-message backoff.
 	Rand Random
 	// Room is the waiting room, from which a failed probe's Attempt
@@ -117,7 +122,7 @@ func (h *Handler) check() error {
 		isNil bool
 	}{
 		{"Breaker", h.Breaker == nil}, {"Ledger", h.Ledger == nil}, {"Target", h.Target == nil},
-		{"Metrics", h.Metrics == nil}, {"Logger", h.Logger == nil}, {"Now", h.Now == nil}, {"Rand", h.Rand == nil},
+		{"Metrics", h.Metrics == nil}, {"Logger", h.Logger == nil}, {"Now", h.Now == nil}, {"Sleep", h.Sleep == nil}, {"Rand", h.Rand == nil},
 		{"Room", h.Room == nil}, {"Tasks", h.Tasks == nil}, {"Launcher", h.Launcher == nil},
 	} {
 		if dep.isNil {
@@ -171,25 +176,14 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 	case breaker.Wait:
 		return h.wait(doc, d.Wait), nil
 	}
-	done, err := h.deliver(ctx, doc, id, d, cfg.DeliveryLease)
+	done, stored, err := h.deliver(ctx, doc, id, d, cfg.DeliveryLease)
 	if err != nil {
 		return doc, err
 	}
-
-	// A record completed by an earlier invocation carries the ticket it
-	// was admitted with; this admission's row is then not the one to
-	// record against.
-	seen := d.Row
-	if done.Ticket != d.Ticket {
-		seen = breaker.Row{}
-	}
-	row, err := h.Breaker.Record(ctx, key, seen, done.Ticket, done.Outcome)
-	if c := taskerr.Contention("record "+done.Outcome.String(), err); c != nil {
-		return doc, c
-	}
-	if err != nil {
-		return doc, fmt.Errorf("attempt: delivery %s: %w", id, err)
-	}
+	// From here the outcome is known: it routes the message even if it
+	// cannot be stored, and nothing below fails the invocation (a retry
+	// would find the delivery record unfinished and deliver again).
+	row := h.record(ctx, doc, d, done, stored)
 	if done.Outcome == breaker.Throttled {
 		doc.Throttled++
 	} else {
@@ -253,29 +247,116 @@ func (h *Handler) reportRoom(ctx context.Context, key string) {
 }
 
 // deliver takes the delivery record for id, delivers, and stores the
-// outcome on the record, which it returns COMPLETED. A record another
-// invocation completed in the meantime is returned as it is; one another
-// invocation holds is *DeliveryInProgress.
-func (h *Handler) deliver(ctx context.Context, doc message.Document, id delivery.ID, d breaker.Decision, lease time.Duration) (delivery.Record, error) {
+// outcome on the record, which it returns COMPLETED, with stored true. A
+// record another invocation completed in the meantime is returned as it
+// is; one another invocation holds is *DeliveryInProgress. Once the target
+// answered, the outcome is returned even if the record cannot be
+// completed (stored false; see complete).
+func (h *Handler) deliver(ctx context.Context, doc message.Document, id delivery.ID, d breaker.Decision, lease time.Duration) (done delivery.Record, stored bool, err error) {
 	held, began, err := h.Ledger.Begin(ctx, id, d.Ticket, lease)
 	if err != nil {
-		return delivery.Record{}, fmt.Errorf("attempt: %w", err)
+		return delivery.Record{}, false, fmt.Errorf("attempt: %w", err)
 	}
 	if !began {
 		if held.Status == delivery.Completed {
-			return held, nil
+			return held, true, nil
 		}
-		return delivery.Record{}, &DeliveryInProgress{Delivery: id.String(), ExpiresAt: held.ExpiresAt}
+		return delivery.Record{}, false, &DeliveryInProgress{Delivery: id.String(), ExpiresAt: held.ExpiresAt}
 	}
 	if d.Verdict == breaker.Canary {
 		h.Metrics.Count(doc.BreakerKey, telemetry.Canaries, 1)
 	}
-	res := h.Target.Deliver(ctx, doc)
-	done, err := h.Ledger.Complete(ctx, held, res.Outcome, res.ErrorType, res.Message)
-	if err != nil {
-		return delivery.Record{}, fmt.Errorf("attempt: delivered with outcome %s: %w", res.Outcome, err)
+	done, stored = h.complete(ctx, doc.BreakerKey, held, h.Target.Deliver(ctx, doc))
+	return done, stored, nil
+}
+
+// complete stores res on the record held, trying again a few times. If it
+// cannot, the outcome stands all the same (stored false): the record
+// stays IN_PROGRESS until its lease ends, which matters only to a retry of
+// this invocation, and there is none, since the invocation returns the
+// outcome.
+func (h *Handler) complete(ctx context.Context, key string, held delivery.Record, res target.Result) (delivery.Record, bool) {
+	var done delivery.Record
+	err := h.persist(ctx, func() (err error) {
+		done, err = h.Ledger.Complete(ctx, held, res.Outcome, res.ErrorType, res.Message)
+		return err
+	})
+	if err == nil {
+		return done, true
 	}
-	return done, nil
+	h.unrecorded(ctx, key, "the delivery record", held.ID, res.Outcome, err)
+	done = held
+	done.Status, done.Outcome, done.ErrorType, done.CompletedAt = delivery.Completed, res.Outcome, res.ErrorType, h.Now()
+	done.Message = message.Truncate(res.Message, message.MaxFailureMessage)
+	return done, false
+}
+
+// record records done's outcome on the breaker (once: a record an earlier
+// invocation already recorded is not recorded again) and returns the row
+// the message is routed by. If the breaker cannot record it after a few
+// tries, the message is routed by the row its admission read. stored says
+// done is in the ledger, to be marked recorded.
+func (h *Handler) record(ctx context.Context, doc message.Document, d breaker.Decision, done delivery.Record, stored bool) breaker.Row {
+	key := doc.BreakerKey
+	if !done.RecordedAt.IsZero() {
+		return d.Row
+	}
+	// A record completed by an earlier invocation carries the ticket it
+	// was admitted with; this admission's row is then not the one to
+	// record against.
+	seen := d.Row
+	if done.Ticket != d.Ticket {
+		seen = breaker.Row{}
+	}
+	var row breaker.Row
+	err := h.persist(ctx, func() (err error) {
+		row, err = h.Breaker.Record(ctx, key, seen, done.Ticket, done.Outcome)
+		seen = breaker.Row{} // a retry reads the row afresh
+		return err
+	})
+	if err != nil {
+		h.unrecorded(ctx, key, "the breaker row", done.ID, done.Outcome, err)
+		return d.Row
+	}
+	if stored && row.Version != d.Row.Version {
+		// The row changed: note that this outcome is in it, so that a retry
+		// of this invocation does not count it twice.
+		if _, err := h.Ledger.MarkRecorded(ctx, done); err != nil {
+			h.Logger.WarnContext(ctx, "could not mark the delivery recorded; a retry of this Attempt would record it again",
+				"breaker", key, "delivery", done.ID.String(), "error", err.Error())
+		}
+	}
+	return row
+}
+
+// Storing an outcome is tried persistTries times, persistBackoff apart and
+// doubling (1.75 s in all), within the invocation.
+const (
+	persistTries   = 4
+	persistBackoff = 250 * time.Millisecond
+)
+
+// persist runs store until it succeeds, persistTries times at most,
+// sleeping in between; it returns the last error. A delivery record held
+// by another invocation is not tried again.
+func (h *Handler) persist(ctx context.Context, store func() error) error {
+	var err error
+	for i := range persistTries {
+		if i > 0 {
+			h.Sleep(ctx, persistBackoff<<(i-1))
+		}
+		if err = store(); err == nil || errors.Is(err, delivery.ErrNotHeld) || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
+
+// unrecorded logs and counts an outcome that could not be stored in what.
+func (h *Handler) unrecorded(ctx context.Context, key, what string, id delivery.ID, o breaker.Outcome, err error) {
+	h.Metrics.Count(key, telemetry.UnrecordedOutcomes, 1)
+	h.Logger.ErrorContext(ctx, "could not store a known outcome in "+what+"; the message is routed by it all the same",
+		"breaker", key, "delivery", id.String(), "outcome", o.String(), "error", err.Error())
 }
 
 // next routes the document after the outcome of a delivery was recorded

@@ -3,6 +3,7 @@ package attempt_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -14,7 +15,6 @@ import (
 	"github.com/redrive/redrive/tasks/delivery"
 	"github.com/redrive/redrive/tasks/message"
 	"github.com/redrive/redrive/tasks/target"
-	"github.com/redrive/redrive/tasks/taskerr"
 	"github.com/redrive/redrive/tasks/telemetry"
 )
 
@@ -196,53 +196,106 @@ func (s failingSaves) Save(ctx context.Context, prev int64, next breaker.Row) er
 	return s.Store.Save(ctx, prev, next)
 }
 
-func TestRetryAfterAFailedRecordDoesNotDeliverAgain(t *testing.T) {
+func TestAnOutcomeTheBreakerCannotRecordStillRoutesTheMessage(t *testing.T) {
 	tests := []struct {
 		name     string
 		conflict bool
 		fails    int
-		check    func(t *testing.T, err error)
+		// recorded says the outcome reached the breaker row in the end.
+		recorded bool
 	}{
-		{"record lost every conditional write", true, 3, func(t *testing.T, err error) {
-			c, ok := err.(*taskerr.BreakerContention) // unwrapped: the ASL retries it by name
-			require.True(t, ok, "error %T %v", err, err)
-			assert.Equal(t, &taskerr.BreakerContention{Breaker: "orders", Op: "record TRANSIENT", Attempts: 3}, c)
-		}},
-		{"record failed", false, 1, func(t *testing.T, err error) {
-			assert.ErrorContains(t, err, "attempt: delivery m-1#1#1: record TRANSIENT: ")
-			assert.ErrorContains(t, err, "connection reset")
-		}},
+		{"a write that fails once is tried again", false, 1, true},
+		{"conflicts that end are tried again", true, 3, true},
+		{"a row that cannot be written", false, 100, false},
+		{"a row that every write loses", true, 100, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fails := 0
-			f := newFixture(t, options{policy: tripping, config: testConfig,
+			f := newFixture(t, options{
+				policy:    breaker.Policy{ConsecutiveFailures: 3, FailureRateThreshold: -1},
+				config:    testConfig,
 				wrapStore: func(s breaker.Store) breaker.Store { return failingSaves{Store: s, n: &fails, conflict: tt.conflict} },
 			}, transient("down"))
-			in := newDocument("orders")
-			// The first invocation delivers, then cannot record.
+			// The delivery fails; then recording it does.
 			f.target.during = func() { fails = tt.fails }
-			_, err := f.run(t, in)
-			require.Error(t, err)
-			tt.check(t, err)
-			require.Equal(t, 1, f.target.calls())
-			before := f.row(t, "orders")
-
-			// The state machine retries the Attempt with the same input.
-			f.target.during = nil
-			f.clock.Advance(2 * time.Second)
-			out, err := f.run(t, in)
-			require.NoError(t, err)
-			assert.Equal(t, 1, f.target.calls(), "the retry must not deliver again")
-			assert.Equal(t, message.NextWait, out.Next)
+			out, err := f.run(t, newDocument("orders"))
+			require.NoError(t, err, "a known outcome never fails the Attempt: a retry would deliver again")
+			assert.Equal(t, 1, f.target.calls())
+			assert.Equal(t, message.NextWait, out.Next, "the message's own backoff, as the outcome says")
 			assert.Equal(t, "TRANSIENT", out.Outcome)
 			assert.Equal(t, 1, out.Tries)
-			assert.Equal(t, 1, out.Cycles, "a retry is the same cycle")
 			require.Len(t, out.History, 1)
-			assert.Equal(t, t0, out.History[0].At, "the failure is dated when it happened")
-			after := f.row(t, "orders")
-			assert.Equal(t, before.ConsecutiveFailures+1, after.ConsecutiveFailures, "the stored outcome is recorded")
-			assert.Equal(t, before.Window.Count+1, after.Window.Count)
+			row := f.row(t, "orders")
+			if tt.recorded {
+				assert.Equal(t, 1, row.ConsecutiveFailures, "recorded once, within the invocation")
+				assert.Zero(t, f.counts(t)[telemetry.UnrecordedOutcomes])
+				return
+			}
+			assert.Zero(t, row.ConsecutiveFailures)
+			assert.Equal(t, int64(1), f.counts(t)[telemetry.UnrecordedOutcomes])
+			assert.Contains(t, f.log.String(), "could not store a known outcome in the breaker row")
 		})
 	}
+}
+
+func TestADeliveredMessageIsDeliveredWhenItsRecordCannotBeCompleted(t *testing.T) {
+	for _, fails := range []int{1, 100} {
+		t.Run(fmt.Sprintf("%d failures", fails), func(t *testing.T) {
+			left := fails
+			f := newFixture(t, options{policy: tripping, config: testConfig,
+				wrapLedger: func(l attempt.Ledger) attempt.Ledger { return failingCompletes{Ledger: l, n: &left} },
+			}, target.Delivered())
+			in := newDocument("orders")
+			out, err := f.run(t, in)
+			require.NoError(t, err)
+			assert.Equal(t, message.NextDone, out.Next, "delivered means Delivered")
+			assert.Equal(t, 1, f.target.calls())
+			stored, found, err := f.ledger.Get(t.Context(), delivery.ID{OriginID: in.OriginID, Attempt: in.Attempt, Try: 1})
+			require.NoError(t, err)
+			require.True(t, found)
+			if fails < 4 {
+				assert.Equal(t, delivery.Completed, stored.Status, "completed by a later try within the invocation")
+				assert.Zero(t, f.counts(t)[telemetry.UnrecordedOutcomes])
+				return
+			}
+			assert.Equal(t, delivery.InProgress, stored.Status, "never completed")
+			assert.Equal(t, int64(1), f.counts(t)[telemetry.UnrecordedOutcomes])
+			assert.Equal(t, int64(1), f.counts(t)[telemetry.Delivered])
+			assert.Contains(t, f.log.String(), "could not store a known outcome in the delivery record")
+		})
+	}
+}
+
+// failingCompletes is a ledger whose next n Completes fail, as a table
+// that is briefly unavailable would.
+type failingCompletes struct {
+	attempt.Ledger
+	n *int
+}
+
+func (l failingCompletes) Complete(ctx context.Context, held delivery.Record, o breaker.Outcome, errorType, msg string) (delivery.Record, error) {
+	if *l.n > 0 {
+		*l.n--
+		return delivery.Record{}, errors.New("ProvisionedThroughputExceededException: rate of requests exceeds the allowed throughput")
+	}
+	return l.Ledger.Complete(ctx, held, o, errorType, msg)
+}
+
+func TestARetriedAttemptRecordsItsOutcomeOnce(t *testing.T) {
+	f := newFixture(t, options{policy: breaker.Policy{ConsecutiveFailures: 3, FailureRateThreshold: -1}, config: testConfig},
+		transient("down"))
+	in := newDocument("orders")
+	_, err := f.run(t, in)
+	require.NoError(t, err)
+	require.Equal(t, 1, f.row(t, "orders").ConsecutiveFailures)
+
+	// The invocation died after recording, before the state machine saw
+	// its result: the state machine runs it again with the same input.
+	f.clock.Advance(2 * time.Second)
+	out, err := f.run(t, in)
+	require.NoError(t, err)
+	assert.Equal(t, 1, f.target.calls(), "not delivered again")
+	assert.Equal(t, "TRANSIENT", out.Outcome)
+	assert.Equal(t, 1, f.row(t, "orders").ConsecutiveFailures, "not counted again")
 }

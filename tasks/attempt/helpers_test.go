@@ -106,6 +106,8 @@ type options struct {
 	config attempt.Config
 	// wrapStore, when set, wraps the breaker's DynamoDB store.
 	wrapStore func(breaker.Store) breaker.Store
+	// wrapLedger, when set, wraps the delivery ledger.
+	wrapLedger func(attempt.Ledger) attempt.Ledger
 	// now, when set, is the clock of everything instead of the fixture's
 	// manual clock (the local executor's virtual clock).
 	now func() time.Time
@@ -144,8 +146,16 @@ func newFixture(t testing.TB, o options, results ...target.Result) fixture {
 		sfn:      &roomtest.SFN{},
 		launcher: &roomtest.Launcher{},
 	}
-	f.handler = &attempt.Handler{Breaker: b, Ledger: f.ledger, Target: f.target, Metrics: metrics,
-		Logger: logger, Now: now, Rand: half{}, Room: f.room, Tasks: f.sfn, Launcher: f.launcher, Config: o.config}
+	var ledger attempt.Ledger = f.ledger
+	if o.wrapLedger != nil {
+		ledger = o.wrapLedger(ledger)
+	}
+	sleep := func(_ context.Context, d time.Duration) { clock.Advance(d) }
+	if o.now != nil {
+		sleep = func(context.Context, time.Duration) {} // the executor's clock stands still in a handler
+	}
+	f.handler = &attempt.Handler{Breaker: b, Ledger: ledger, Target: f.target, Metrics: metrics,
+		Logger: logger, Now: now, Sleep: sleep, Rand: half{}, Room: f.room, Tasks: f.sfn, Launcher: f.launcher, Config: o.config}
 	return f
 }
 

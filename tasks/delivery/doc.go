@@ -11,7 +11,9 @@
 // IN_PROGRESS and unexpired, so it retries later. A lease that expired
 // (its holder died) is taken over by the next Begin, atomically: of many
 // concurrent callers exactly one wins. Complete stores the outcome, on the
-// condition that the caller still holds the record.
+// condition that the caller still holds the record; MarkRecorded notes that
+// the outcome changed the breaker row, so a retried invocation that finds
+// the record COMPLETED does not record it twice.
 //
 // Records live in the breaker's table (dynamostore.TableInput) as items
 // with partition key pk = "delivery#<originId>#<attempt>#<try>":
@@ -28,6 +30,7 @@
 //	error_type    S  absent if empty
 //	message       S  absent if empty; at most message.MaxFailureMessage bytes
 //	completed_at  S  once COMPLETED, RFC 3339 UTC
+//	recorded_at   S  once the outcome changed the breaker row, RFC 3339 UTC
 //
 // A stored item that does not decode is an error matching ErrMalformed that
 // names the attribute.

@@ -174,6 +174,39 @@ func (l *Ledger) Complete(ctx context.Context, held Record, outcome breaker.Outc
 	return done, nil
 }
 
+// MarkRecorded notes on done, a record its holder completed, that its
+// outcome was recorded on the breaker row, and returns it so marked.
+func (l *Ledger) MarkRecorded(ctx context.Context, done Record) (Record, error) {
+	id := done.ID
+	if err := id.validate(); err != nil {
+		return Record{}, fmt.Errorf("mark delivery %s recorded: %w", id, err)
+	}
+	now := l.now().UTC()
+	completed := expression.Name(attrStatus).Equal(expression.Value(string(Completed))).
+		And(expression.Name(attrHolder).Equal(expression.Value(done.Holder)))
+	expr, err := expression.NewBuilder().WithCondition(completed).
+		WithUpdate(expression.Set(expression.Name(attrRecordedAt), expression.Value(now.Format(time.RFC3339Nano)))).Build()
+	if err != nil {
+		return Record{}, fmt.Errorf("mark delivery %s recorded: build expression: %w", id, err)
+	}
+	_, err = l.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(l.table),
+		Key:                       id.key(),
+		ConditionExpression:       expr.Condition(),
+		UpdateExpression:          expr.Update(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+	})
+	if _, lost := errors.AsType[*types.ConditionalCheckFailedException](err); lost {
+		return Record{}, fmt.Errorf("mark delivery %s recorded: %w: not COMPLETED by holder %s", id, ErrNotHeld, done.Holder)
+	}
+	if err != nil {
+		return Record{}, fmt.Errorf("mark delivery %s recorded in table %q: %w", id, l.table, err)
+	}
+	done.RecordedAt = now
+	return done, nil
+}
+
 // notHeld explains a failed Complete by reading the record as it is now;
 // a record this holder already completed is the retried call's answer.
 func (l *Ledger) notHeld(ctx context.Context, held Record) (Record, error) {

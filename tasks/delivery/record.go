@@ -99,6 +99,10 @@ type Record struct {
 	Message   string
 	// CompletedAt is when Complete stored the result.
 	CompletedAt time.Time
+	// RecordedAt is when the outcome was recorded on the breaker row
+	// (MarkRecorded), so that a retried Attempt records it once; zero when
+	// it was not, or when recording it changed nothing.
+	RecordedAt time.Time
 }
 
 // expired reports whether r's lease has ended at now, at the millisecond
@@ -121,6 +125,7 @@ const (
 	attrErrorType   = "error_type"
 	attrMessage     = "message"
 	attrCompletedAt = "completed_at"
+	attrRecordedAt  = "recorded_at"
 )
 
 // encodeBegin is the item Begin writes.
@@ -156,6 +161,7 @@ func decode(id ID, item map[string]types.AttributeValue) (Record, error) {
 	}
 	if r.Status == Completed {
 		r.CompletedAt = f.time(attrCompletedAt, true)
+		r.RecordedAt = f.time(attrRecordedAt, false)
 		if name := f.str(attrOutcome, true); f.err == nil {
 			o, err := breaker.ParseOutcome(name)
 			if err != nil {

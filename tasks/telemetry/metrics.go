@@ -50,6 +50,10 @@ const (
 	Duplicates Name = "Duplicates"
 	// StartThrottled counts StartExecution calls refused for throttling.
 	StartThrottled Name = "StartThrottled"
+	// UnrecordedOutcomes counts delivery outcomes the Attempt knew but
+	// could not store, on the delivery record or on the breaker row, after
+	// retrying: the message was routed by the outcome all the same.
+	UnrecordedOutcomes Name = "UnrecordedOutcomes"
 )
 
 // StateMetric is the gauge of a breaker's state, written on every state

@@ -1,0 +1,107 @@
+package test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/internal/localrun"
+	"github.com/redrive/redrive/statemachine/local"
+	"github.com/redrive/redrive/tasks/assemble"
+)
+
+// tableFaults is the tasks' DynamoDB client with faults: an UpdateItem
+// whose partition key starts with prefix fails, as an unavailable table's
+// does, while failing says so (executor time). It counts what it failed.
+type tableFaults struct {
+	assemble.DynamoDB
+	prefix  string
+	failing func() bool
+
+	mu     sync.Mutex
+	failed int
+}
+
+// errUnavailable is the injected failure.
+var errUnavailable = errors.New("InternalServerError: the table is unavailable (injected)")
+
+func (f *tableFaults) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	if pk, ok := in.Key["pk"].(*types.AttributeValueMemberS); ok && strings.HasPrefix(pk.Value, f.prefix) && f.failing() {
+		f.mu.Lock()
+		f.failed++
+		f.mu.Unlock()
+		return nil, errUnavailable
+	}
+	return f.DynamoDB.UpdateItem(ctx, in, optFns...)
+}
+
+// faultsOn starts a stack whose tasks' UpdateItem calls on keys starting
+// with prefix fail while failing says so.
+func faultsOn(t *testing.T, prefix string, failing func(s *localrun.Stack) bool) (*localrun.Stack, *tableFaults) {
+	t.Helper()
+	var s *localrun.Stack
+	f := &tableFaults{prefix: prefix, failing: func() bool { return failing(s) }}
+	s = start(t, localrun.Options{WrapDynamoDB: func(db assemble.DynamoDB) assemble.DynamoDB {
+		f.DynamoDB = db
+		return f
+	}})
+	return s, f
+}
+
+// trickle sends n messages, one every 200 ms (under the pace), from now.
+func trickle(s *localrun.Stack, prefix string, n int) {
+	at := s.Executor.Now()
+	for i, m := range bodies(prefix, n) {
+		s.SendToDLQAt(at.Add(time.Duration(i)*200*time.Millisecond), m)
+	}
+}
+
+// assertDeliveredOnceEach checks that every message sent was delivered
+// exactly once, none was parked, and every execution ended Delivered.
+func assertDeliveredOnceEach(t *testing.T, s *localrun.Stack) {
+	t.Helper()
+	out := accountFor(t, s)
+	assert.Len(t, out.delivered, len(s.Sent()), "every message delivered")
+	assert.Empty(t, out.parked, "none parked")
+	for id, costs := range costsByOrigin(t, s) {
+		require.Len(t, costs, 1, id)
+		assert.Equal(t, local.Succeeded, costs[0].Execution.Status, id)
+		assert.Equal(t, "Delivered", costs[0].States[len(costs[0].States)-1], id)
+	}
+}
+
+// The consumer took each message, and then the delivery record cannot be
+// completed, ever: the outcome stands (Delivered), and no retry delivers
+// it again, then or when the record's lease ends.
+func TestADeliveryRecordThatCannotBeCompletedDeliversOnce(t *testing.T) {
+	s, faults := faultsOn(t, "delivery#", func(*localrun.Stack) bool { return true })
+	trickle(s, "uncompleted", 20)
+	drain(t, s)
+	assertDeliveredOnceEach(t, s)
+	assert.Equal(t, 20*4, faults.failed, "each Complete tried four times within its Attempt")
+	assert.EqualValues(t, 20, s.Stats().Invocations[localrun.FunctionAttempt], "one Attempt each: none failed, none retried")
+}
+
+// The breaker row cannot be written for a minute while messages are
+// delivered (a new row writes its first 20 outcomes): each outcome is
+// known, so each message is Delivered, none parked, none twice.
+func TestABreakerRowThatCannotBeWrittenParksNothingDelivered(t *testing.T) {
+	var until time.Time
+	s, faults := faultsOn(t, "breaker#", func(s *localrun.Stack) bool { return s.Executor.Now().Before(until) })
+	until = s.Executor.Now().Add(time.Minute)
+	trickle(s, "unrecorded", 30)
+	drain(t, s)
+	assertDeliveredOnceEach(t, s)
+	assert.Positive(t, faults.failed, "the fault fired")
+	row, err := s.BreakerRow(t.Context(), "default")
+	require.NoError(t, err)
+	assert.Equal(t, "CLOSED", row.State.String())
+}
