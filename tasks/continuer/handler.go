@@ -2,7 +2,6 @@ package continuer
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -58,7 +57,7 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 		return Output{}, fmt.Errorf("continuer: execution %s: %w", in.ExecutionARN, err)
 	}
 	next := nextDocument(in.Document)
-	input, err := json.Marshal(next)
+	input, err := next.Input()
 	if err != nil {
 		return Output{}, fmt.Errorf("continuer: encode document of %q: %w", next.OriginID, err)
 	}

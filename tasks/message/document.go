@@ -1,6 +1,8 @@
 package message
 
 import (
+	"bytes"
+	"encoding/json"
 	"maps"
 	"slices"
 	"time"
@@ -142,4 +144,17 @@ func (d *Document) AddFailure(f Failure) {
 // back to a queue or to the parking lot (see WithLineage).
 func ForRedrive(d Document) (msg Message, enveloped bool, err error) {
 	return WithLineage(d.Message, d.Lineage())
+}
+
+// Input encodes d as an execution input, the way Step Functions measures
+// it: compact JSON without HTML escaping, so a body full of '<', '>' or
+// '&' counts one byte each, not six.
+func (d Document) Input() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(d); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

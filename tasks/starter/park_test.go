@@ -1,6 +1,7 @@
 package starter_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -50,15 +51,20 @@ func TestOversizeIsParked(t *testing.T) {
 		parked bool
 		// inLog: no room for the record; it is only logged.
 		inLog bool
+		// char fills the body; "" means "x".
+		char string
 	}{
-		{"just under the limit starts", starter.MaxInputBytes - overhead, false, false},
-		{"over the limit is parked", starter.MaxInputBytes + 1, true, false},
-		{"SQS's largest message is parked as it arrived", 1<<20 - len("tenant"+"String"+"acme"), true, true},
+		{"just under the limit starts", starter.MaxInputBytes - overhead, false, false, ""},
+		// Step Functions counts UTF-8 bytes of the JSON: '<' is one byte,
+		// not the six of Go's HTML-escaped "\u003c".
+		{"characters Go would HTML-escape count as they are", starter.MaxInputBytes - overhead, false, false, "<"},
+		{"over the limit is parked", starter.MaxInputBytes + 1, true, false, ""},
+		{"SQS's largest message is parked as it arrived", 1<<20 - len("tenant"+"String"+"acme"), true, true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, map[string]string{"BREAKER_KEY": "orders"})
-			body := strings.Repeat("x", tt.body)
+			body := strings.Repeat(cmp.Or(tt.char, "x"), tt.body)
 			rec := record("m-big", body, map[string]string{"tenant": "acme"})
 			resp := e.handle(t, events.SQSEvent{Records: []events.SQSMessage{rec}})
 			assert.Empty(t, failures(resp))

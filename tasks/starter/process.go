@@ -3,7 +3,6 @@ package starter
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -62,7 +61,7 @@ func (h *Handler) process(ctx context.Context, p prepared, paced bool) error {
 		return h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
 	}
 
-	input, err := json.Marshal(doc)
+	input, err := doc.Input()
 	if err != nil {
 		return fmt.Errorf("starter: encode document of %q: %w", msg.ID, err)
 	}
