@@ -161,7 +161,7 @@ func TestLocalAdminCommands(t *testing.T) {
 		{"open until a time in the past", []string{"open", "--breaker", "payments", "--reason", "x", "--until", "2020-01-01T00:00:00Z"},
 			`FAILED: InvalidCommand: admin: invalid request: until: "2020-01-01T00:00:00Z" is not in the future`},
 		{"breaker key with spaces", []string{"status", "--breaker", " payments"},
-			"FAILED: InvalidCommand: admin: invalid request: breaker: must not start or end with spaces"},
+			"FAILED: InvalidCommand: admin: invalid request: breaker: breaker key \" payments\" starts or ends with spaces"},
 		{"no such state machine", []string{"status", "--breaker", "payments", "--state-machine-arn",
 			"arn:aws:states:us-east-1:123456789012:stateMachine:nope"}, "StateMachineDoesNotExist"},
 		{"nothing listening", []string{"status", "--breaker", "payments", "--endpoint", unusedURL(t), "--timeout", "3s"},

@@ -154,7 +154,7 @@ func TestInvalidRequests(t *testing.T) {
 		{"no breaker", `{"request": {"command": "status"}, "executionName": "x"}`,
 			[]admin.Problem{{"breaker", `required: the breaker key, e.g. "orders"`}}},
 		{"breaker with spaces", `{"request": {"command": "status", "breaker": " orders"}, "executionName": "x"}`,
-			[]admin.Problem{{"breaker", `must not start or end with spaces: " orders"`}}},
+			[]admin.Problem{{"breaker", `breaker key " orders" starts or ends with spaces`}}},
 		{"reset without reason", `{"request": {"command": "reset", "breaker": "orders"}, "executionName": "x"}`,
 			[]admin.Problem{{"reason", "required for reset: it is kept on the breaker for the audit trail"}}},
 		{"release with a blank reason", `{"request": {"command": "release", "breaker": "orders", "reason": "  "}, "executionName": "x"}`,

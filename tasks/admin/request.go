@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/tasks/message"
 )
 
 // Input is the admin function's event, as admin.asl.json builds it: the
@@ -112,11 +113,10 @@ func parse(in Input, now time.Time) (parsed, error) {
 		fail("command", "unknown command "+strconv.Quote(r.Command)+"; want one of "+strings.Join(Commands(), ", "))
 	}
 
-	switch {
-	case r.Breaker == "":
+	if r.Breaker == "" {
 		fail("breaker", `required: the breaker key, e.g. "orders"`)
-	case strings.TrimSpace(r.Breaker) != r.Breaker:
-		fail("breaker", "must not start or end with spaces: "+strconv.Quote(r.Breaker))
+	} else if err := message.CheckKey(r.Breaker); err != nil {
+		fail("breaker", err.Error())
 	}
 
 	// What the rest needs depends on the command; an unknown one is

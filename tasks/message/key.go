@@ -2,6 +2,8 @@ package message
 
 import (
 	"fmt"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/redrive/redrive/tasks/config"
@@ -65,10 +67,10 @@ func KeySelectorFromEnv(env *config.Env) KeySelector {
 		}
 		s.pointer = &p
 	}
-	if err := checkKey(s.fixed); s.fixed != "" && err != nil {
+	if err := CheckKey(s.fixed); s.fixed != "" && err != nil {
 		env.Fail(EnvKey, err.Error())
 	}
-	if err := checkKey(s.fallback); err != nil {
+	if err := CheckKey(s.fallback); err != nil {
 		env.Fail(EnvKeyDefault, err.Error())
 	}
 	return s
@@ -111,14 +113,18 @@ func (s KeySelector) Select(msg Message) (string, error) {
 		}
 		return s.fallback, nil
 	}
-	if err := checkKey(key); err != nil {
+	if err := CheckKey(key); err != nil {
 		return "", fmt.Errorf("%w: message %q: %w", ErrNoKey, msg.ID, err)
 	}
 	return key, nil
 }
 
-// checkKey rejects keys that cannot name a breaker.
-func checkKey(key string) error {
+// CheckKey is the one rule for breaker keys, shared by the starter, the
+// admin commands and the CLI, so that no key is ever created that an
+// operator cannot address: 1 to MaxKeyLength bytes of UTF-8, without
+// leading or trailing spaces and without control characters. A key that
+// breaks it is refused, never normalised.
+func CheckKey(key string) error {
 	switch {
 	case key == "":
 		return fmt.Errorf("empty breaker key")
@@ -126,6 +132,10 @@ func checkKey(key string) error {
 		return fmt.Errorf("breaker key of %d bytes, want at most %d", len(key), MaxKeyLength)
 	case !utf8.ValidString(key):
 		return fmt.Errorf("breaker key %q is not valid UTF-8", key)
+	case strings.TrimSpace(key) != key:
+		return fmt.Errorf("breaker key %q starts or ends with spaces", key)
+	case strings.ContainsFunc(key, unicode.IsControl):
+		return fmt.Errorf("breaker key %q contains control characters", key)
 	}
 	return nil
 }

@@ -21,6 +21,8 @@ func TestKeySelectorSelect(t *testing.T) {
 		"sig":      {DataType: "Binary", BinaryValue: []byte{1}},
 		"nothing":  {DataType: "String"},
 		"too long": message.StringAttribute(strings.Repeat("k", message.MaxKeyLength+1)),
+		"padded":   message.StringAttribute("acme "),
+		"control":  message.StringAttribute("ac\tme"),
 	}
 	msg := message.Message{ID: "m-1", Body: body, MessageAttributes: attrs}
 	tests := []struct {
@@ -40,6 +42,10 @@ func TestKeySelectorSelect(t *testing.T) {
 		{name: "binary attribute", vars: map[string]string{message.EnvKeyAttribute: "sig"}, problem: `attribute "sig" has data type "Binary"`},
 		{name: "empty attribute", vars: map[string]string{message.EnvKeyAttribute: "nothing"}, problem: "empty breaker key"},
 		{name: "attribute too long", vars: map[string]string{message.EnvKeyAttribute: "too long"}, problem: "want at most 256"},
+		// The admin refuses such keys (message.CheckKey): the starter must
+		// not create a breaker nobody can reset.
+		{name: "attribute with a trailing space", vars: map[string]string{message.EnvKeyAttribute: "padded"}, problem: `breaker key "acme " starts or ends with spaces`},
+		{name: "attribute with a tab", vars: map[string]string{message.EnvKeyAttribute: "control"}, problem: "contains control characters"},
 		{name: "pointer", vars: map[string]string{message.EnvKeyPointer: "/tenant/id"}, want: "acme"},
 		{name: "pointer into an array", vars: map[string]string{message.EnvKeyPointer: "/tenant/tags/1"}, want: "green"},
 		{name: "pointer escape ~1", vars: map[string]string{message.EnvKeyPointer: "/a~1b"}, want: "slash"},
