@@ -75,7 +75,7 @@ func TestRenderErrors(t *testing.T) {
 func TestErrorNames(t *testing.T) {
 	names, err := Redrive().ErrorNames()
 	require.NoError(t, err)
-	assert.Equal(t, []string{"BreakerContention", "DeliveryInProgress", "InvalidDocument"}, names)
+	assert.Equal(t, []string{"BreakerContention", "DeliveryInProgress", "InvalidDocument", "TableUnavailable"}, names)
 	names, err = Admin().ErrorNames()
 	require.NoError(t, err)
 	assert.Equal(t, []string{"BreakerContention", "InvalidCommand"}, names)

@@ -19,11 +19,13 @@ import (
 )
 
 // tableFaults is the tasks' DynamoDB client with faults: an UpdateItem
-// whose partition key starts with prefix fails, as an unavailable table's
-// does, while failing says so (executor time). It counts what it failed.
+// (and a GetItem, with reads) whose partition key starts with prefix
+// fails, as an unavailable table's does, while failing says so (executor
+// time). It counts what it failed.
 type tableFaults struct {
 	assemble.DynamoDB
 	prefix  string
+	reads   bool
 	failing func() bool
 
 	mu     sync.Mutex
@@ -33,22 +35,39 @@ type tableFaults struct {
 // errUnavailable is the injected failure.
 var errUnavailable = errors.New("InternalServerError: the table is unavailable (injected)")
 
+// fails reports (and counts) whether a call on key fails.
+func (f *tableFaults) fails(key map[string]types.AttributeValue) bool {
+	pk, ok := key["pk"].(*types.AttributeValueMemberS)
+	if !ok || !strings.HasPrefix(pk.Value, f.prefix) || !f.failing() {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failed++
+	return true
+}
+
 func (f *tableFaults) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	if pk, ok := in.Key["pk"].(*types.AttributeValueMemberS); ok && strings.HasPrefix(pk.Value, f.prefix) && f.failing() {
-		f.mu.Lock()
-		f.failed++
-		f.mu.Unlock()
+	if f.fails(in.Key) {
 		return nil, errUnavailable
 	}
 	return f.DynamoDB.UpdateItem(ctx, in, optFns...)
 }
 
-// faultsOn starts a stack whose tasks' UpdateItem calls on keys starting
-// with prefix fail while failing says so.
-func faultsOn(t *testing.T, prefix string, failing func(s *localrun.Stack) bool) (*localrun.Stack, *tableFaults) {
+func (f *tableFaults) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	if f.reads && f.fails(in.Key) {
+		return nil, errUnavailable
+	}
+	return f.DynamoDB.GetItem(ctx, in, optFns...)
+}
+
+// faultsOn starts a stack whose tasks' UpdateItem calls (and GetItem
+// calls, with reads) on keys starting with prefix fail while failing says
+// so.
+func faultsOn(t *testing.T, prefix string, reads bool, failing func(s *localrun.Stack) bool) (*localrun.Stack, *tableFaults) {
 	t.Helper()
 	var s *localrun.Stack
-	f := &tableFaults{prefix: prefix, failing: func() bool { return failing(s) }}
+	f := &tableFaults{prefix: prefix, reads: reads, failing: func() bool { return failing(s) }}
 	s = start(t, localrun.Options{WrapDynamoDB: func(db assemble.DynamoDB) assemble.DynamoDB {
 		f.DynamoDB = db
 		return f
@@ -82,7 +101,7 @@ func assertDeliveredOnceEach(t *testing.T, s *localrun.Stack) {
 // completed, ever: the outcome stands (Delivered), and no retry delivers
 // it again, then or when the record's lease ends.
 func TestADeliveryRecordThatCannotBeCompletedDeliversOnce(t *testing.T) {
-	s, faults := faultsOn(t, "delivery#", func(*localrun.Stack) bool { return true })
+	s, faults := faultsOn(t, "delivery#", false, func(*localrun.Stack) bool { return true })
 	trickle(s, "uncompleted", 20)
 	drain(t, s)
 	assertDeliveredOnceEach(t, s)
@@ -95,7 +114,7 @@ func TestADeliveryRecordThatCannotBeCompletedDeliversOnce(t *testing.T) {
 // known, so each message is Delivered, none parked, none twice.
 func TestABreakerRowThatCannotBeWrittenParksNothingDelivered(t *testing.T) {
 	var until time.Time
-	s, faults := faultsOn(t, "breaker#", func(s *localrun.Stack) bool { return s.Executor.Now().Before(until) })
+	s, faults := faultsOn(t, "breaker#", false, func(s *localrun.Stack) bool { return s.Executor.Now().Before(until) })
 	until = s.Executor.Now().Add(time.Minute)
 	trickle(s, "unrecorded", 30)
 	drain(t, s)
@@ -104,4 +123,23 @@ func TestABreakerRowThatCannotBeWrittenParksNothingDelivered(t *testing.T) {
 	row, err := s.BreakerRow(t.Context(), "default")
 	require.NoError(t, err)
 	assert.Equal(t, "CLOSED", row.State.String())
+}
+
+// The breaker row can be neither read nor written for 15 s, 30 s, 60 s,
+// 10 min from the start: the table's errors are not the messages' fault,
+// so none is parked; each is delivered once when the table is back.
+func TestABreakerRowUnavailableFromTheStartParksNothing(t *testing.T) {
+	for _, outage := range []time.Duration{15 * time.Second, 30 * time.Second, time.Minute, 10 * time.Minute} {
+		t.Run(outage.String(), func(t *testing.T) {
+			var until time.Time
+			s, faults := faultsOn(t, "breaker#", true, func(s *localrun.Stack) bool { return s.Executor.Now().Before(until) })
+			until = s.Executor.Now().Add(outage)
+			trickle(s, "unavailable", 50)
+			drain(t, s)
+			assert.Positive(t, faults.failed, "the fault fired")
+			out := accountFor(t, s)
+			assert.Len(t, out.delivered, 50, "every message delivered once the table is back")
+			assert.Empty(t, out.parked, "none parked")
+		})
+	}
 }

@@ -105,6 +105,25 @@ func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[stri
 			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 		},
 		{
+			id: "TableUnavailableAlarm",
+			description: "The table failed Attempts before they could deliver (throttled, unreachable, or a breaker row this " +
+				"version cannot read) in each of 3 minutes. Nothing is parked: the state machine retries them for about six hours. " +
+				"See the attempt function's logs and the table's metrics; a row that cannot be read is shown by `admin status`.",
+			metric:    insightsSum(metricTableUnavailable, minute),
+			threshold: 1,
+			periods:   3,
+			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		},
+		{
+			id: "UnrecordedOutcomesAlarm",
+			description: "An Attempt learned a delivery's outcome but could not store it on its delivery record or its breaker " +
+				"row: the message was routed by the outcome all the same (a delivered message is Delivered), but the breaker " +
+				"did not count it. See the attempt function's logs.",
+			metric:    insightsSum(metricUnrecordedOutcomes, minute),
+			threshold: 1,
+			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		},
+		{
 			id: "StartThrottledAlarm",
 			description: "StartExecution was throttled in each of 5 minutes: the starter retries through the DLQ, but the " +
 				"Step Functions StartExecution quota is too low for the rate; lower StarterMaxConcurrency or raise the quota.",

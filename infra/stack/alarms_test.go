@@ -113,6 +113,10 @@ func TestAlarms(t *testing.T) {
 			"ThrottlesAlarm": {Watches: throttles, Threshold: 1, Periods: 1, Missing: "notBreaching", Notifies: notify},
 			"StartThrottledAlarm": {Watches: []string{`SELECT SUM(StartThrottled) FROM SCHEMA("Redrive", Breaker) /60`},
 				Threshold: 1, Periods: 5, Missing: "notBreaching", Notifies: notify},
+			"TableUnavailableAlarm": {Watches: []string{`SELECT SUM(TableUnavailable) FROM SCHEMA("Redrive", Breaker) /60`},
+				Threshold: 1, Periods: 3, Missing: "notBreaching", Notifies: notify},
+			"UnrecordedOutcomesAlarm": {Watches: []string{`SELECT SUM(UnrecordedOutcomes) FROM SCHEMA("Redrive", Breaker) /60`},
+				Threshold: 1, Periods: 1, Missing: "notBreaching", Notifies: notify},
 		}
 		for _, key := range s.settings.AlarmBreakerKeys {
 			want["BreakerNotClosedAlarm"+alphanumeric(key)] = alarmView{Watches: []string{

@@ -26,6 +26,11 @@ const (
 	metricStartThrottled = "StartThrottled"
 	metricThrottled      = "Throttled"
 	metricReleased       = "Released"
+	// metricTableUnavailable counts Attempts the table failed before they
+	// delivered (retried for hours); metricUnrecordedOutcomes counts
+	// outcomes the Attempt knew but could not store.
+	metricTableUnavailable   = "TableUnavailable"
+	metricUnrecordedOutcomes = "UnrecordedOutcomes"
 	// The waiting room's gauges, written by its releaser while it runs:
 	// RoomDepth about once a minute, the others every tick.
 	metricRoomDepth            = "RoomDepth"

@@ -21,12 +21,12 @@ func TestResourceCounts(t *testing.T) {
 		{existingName, map[string]int{
 			"AWS::Lambda::Function": 7, "AWS::Lambda::EventSourceMapping": 1, "AWS::StepFunctions::StateMachine": 3,
 			"AWS::DynamoDB::Table": 1, "AWS::SQS::Queue": 1, "AWS::Logs::LogGroup": 10, "AWS::IAM::Role": 10,
-			"AWS::IAM::Policy": 12, "AWS::CloudWatch::Alarm": 10, "AWS::CloudWatch::Dashboard": 1,
+			"AWS::IAM::Policy": 12, "AWS::CloudWatch::Alarm": 12, "AWS::CloudWatch::Dashboard": 1,
 		}},
 		{demoName, map[string]int{
 			"AWS::Lambda::Function": 7, "AWS::Lambda::EventSourceMapping": 1, "AWS::StepFunctions::StateMachine": 3,
 			"AWS::DynamoDB::Table": 1, "AWS::SQS::Queue": 3, "AWS::Logs::LogGroup": 10, "AWS::IAM::Role": 10,
-			"AWS::IAM::Policy": 12, "AWS::CloudWatch::Alarm": 11, "AWS::CloudWatch::Dashboard": 1,
+			"AWS::IAM::Policy": 12, "AWS::CloudWatch::Alarm": 13, "AWS::CloudWatch::Dashboard": 1,
 		}},
 	}
 	for _, tt := range tests {

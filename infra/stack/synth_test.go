@@ -73,7 +73,7 @@ func fixtureSettings(name string) Settings {
 			DeadLetterQueueKeyArn: dlqKeyArn,
 			Target:                Target{Kind: TargetLambda, FunctionArn: consumerArn, SourceQueueArn: sourceArn},
 			BreakerKey:            KeySelector{Fixed: "orders"},
-			Policy:                map[string]string{"BREAKER_COOLDOWN_BASE": "1m", "BREAKER_WINDOW_SIZE": "30"},
+			Policy:                map[string]string{"BREAKER_COOLDOWN_BASE": "1m", "BREAKER_WINDOW_SIZE": "30", "BREAKER_CANARY_LEASE": "3m"},
 			MaxAttempts:           8,
 			BackoffBase:           Duration(2e9),
 			BackoffMax:            Duration(300e9),

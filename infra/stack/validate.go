@@ -216,6 +216,11 @@ func (v *validator) attempt(s Settings) {
 	if s.DeliveryLease <= s.AttemptTimeout {
 		v.fail("DeliveryLease", "%v, want longer than AttemptTimeout (%v): a lease must not expire under a running delivery", s.DeliveryLease, s.AttemptTimeout)
 	}
+	env := config.From(func(name string) string { return s.Policy[name] })
+	if p := config.Policy(env).WithDefaults(); env.Err() == nil && p.CanaryLease <= timeout {
+		v.fail("Policy.BREAKER_CANARY_LEASE", "%v, want longer than AttemptTimeout (%v): a canary's outcome that comes after its lease is dropped, "+
+			"so a slow target would keep the breaker half-open for ever", p.CanaryLease, timeout)
+	}
 }
 
 // release checks that the release function's timeout, which follows the

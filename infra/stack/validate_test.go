@@ -134,6 +134,10 @@ func TestValidateNamesTheField(t *testing.T) {
 			return s
 		}, "AttemptTimeout", "whole seconds"},
 		{"lease not longer than timeout", func() Settings { s := valid(); s.DeliveryLease = s.AttemptTimeout; return s }, "DeliveryLease", "longer"},
+		{"lease past the DeliveryInProgress retries", func() Settings { s := valid(); s.DeliveryLease = Duration(17 * time.Minute); return s },
+			"DeliveryLease", "DeliveryInProgress"},
+		{"canary lease not longer than the attempt timeout", func() Settings { s := valid(); s.AttemptTimeout = Duration(5 * time.Minute); return s },
+			"Policy.BREAKER_CANARY_LEASE", "longer than AttemptTimeout"},
 		{"batch too large", func() Settings { s := valid(); s.StarterBatchSize = 11; return s }, "StarterBatchSize", "1 to 10"},
 		{"record concurrency too high", func() Settings { s := valid(); s.StarterRecordConcurrency = 65; return s },
 			"StarterRecordConcurrency", "1 to 64"},

@@ -22,6 +22,11 @@ const (
 	DefaultBackoffBase   = 30 * time.Second
 	DefaultBackoffMax    = 15 * time.Minute
 	DefaultDeliveryLease = 5 * time.Minute
+	// MaxDeliveryLease is the longest DELIVERY_LEASE: the redrive state
+	// machine retries DeliveryInProgress for 963 s in all, and a lease must
+	// end before those retries run out, or a message whose Attempt died
+	// mid-delivery would be parked instead of taken over.
+	MaxDeliveryLease = 16 * time.Minute
 	// DefaultRoomTimeout bounds one stay in the waiting room: far above
 	// the probe cadence (CooldownMax), so a release, not the timeout,
 	// normally ends the wait; each timeout costs one more Attempt cycle.
@@ -107,7 +112,8 @@ func (c Config) problems() []*config.VarError {
 	check(c.BackoffMax < c.BackoffBase, EnvBackoffMax, fmt.Sprintf("must be at least %s (%s)", EnvBackoffBase, c.BackoffBase))
 	check(c.MaxCycles < 1 || c.MaxCycles > MaxMaxCycles, EnvMaxCycles,
 		fmt.Sprintf("must be between 1 and %d (up to 13 history events per cycle; the limit is 25,000)", MaxMaxCycles))
-	check(c.DeliveryLease < time.Second, EnvDeliveryLease, "must be at least 1s")
+	check(c.DeliveryLease < time.Second || c.DeliveryLease > MaxDeliveryLease, EnvDeliveryLease,
+		fmt.Sprintf("must be between 1s and %s: the state machine retries DeliveryInProgress for 16m3s, and a lease must end before that", MaxDeliveryLease))
 	check(c.RoomTimeout < time.Minute || c.RoomTimeout > 365*24*time.Hour, "ROOM_TIMEOUT",
 		"must be between 1m and 8760h (a year, Step Functions' task timeout limit)")
 	return out

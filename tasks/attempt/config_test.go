@@ -35,6 +35,9 @@ func TestConfigFromEnv(t *testing.T) {
 			`config: BACKOFF_MAX="100ms": must be at least BACKOFF_BASE (500ms)`,
 			`config: MAX_CYCLES="1501": must be between 1 and 1500 (up to 13 history events per cycle; the limit is 25,000)`,
 		}},
+		{"a lease past the DeliveryInProgress retries", map[string]string{"DELIVERY_LEASE": "17m"}, attempt.Config{}, []string{
+			`config: DELIVERY_LEASE="17m": must be between 1s and 16m0s: the state machine retries DeliveryInProgress for 16m3s, and a lease must end before that`,
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -44,9 +44,30 @@ func (e *DeliveryInProgress) Error() string {
 		e.Delivery, e.ExpiresAt.UTC().Format(time.RFC3339))
 }
 
+// TableUnavailable reports that the table refused or failed a call the
+// Attempt needs before it delivers: reading or deciding on the breaker row
+// (unreachable, throttled, or a row it cannot read, such as one a newer
+// version wrote) or taking the delivery record. Nothing was delivered. It
+// is not the message's fault, so the state machine retries it for hours
+// (Retry on "TableUnavailable") instead of parking the message, and the
+// TableUnavailable metric feeds an alarm meanwhile.
+type TableUnavailable struct {
+	// Breaker is the message's breaker key.
+	Breaker string `json:"breaker"`
+	// Op is what the Attempt was doing: "admit" or "begin delivery".
+	Op string `json:"op"`
+	// Cause is the table's error.
+	Cause string `json:"cause"`
+}
+
+// Error implements error.
+func (e *TableUnavailable) Error() string {
+	return fmt.Sprintf("attempt: breaker %q: %s: the table failed: %s; nothing was delivered, retry", e.Breaker, e.Op, e.Cause)
+}
+
 // Errors lists one value of each error type Handle returns unwrapped for
 // the redrive state machine's Retry and Catch rules, so a test can check
 // that every name the ASL matches exists and vice versa.
 func Errors() []error {
-	return []error{&InvalidDocument{}, &DeliveryInProgress{}, &taskerr.BreakerContention{}}
+	return []error{&InvalidDocument{}, &DeliveryInProgress{}, &TableUnavailable{}, &taskerr.BreakerContention{}}
 }

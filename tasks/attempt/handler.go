@@ -162,7 +162,7 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 		return doc, c
 	}
 	if err != nil {
-		return doc, fmt.Errorf("attempt: %w", err)
+		return doc, h.tableUnavailable(key, "admit", err)
 	}
 	doc.Decision, doc.BreakerState = d.Verdict.String(), d.State.String()
 	if d.Lifted {
@@ -255,7 +255,7 @@ func (h *Handler) reportRoom(ctx context.Context, key string) {
 func (h *Handler) deliver(ctx context.Context, doc message.Document, id delivery.ID, d breaker.Decision, lease time.Duration) (done delivery.Record, stored bool, err error) {
 	held, began, err := h.Ledger.Begin(ctx, id, d.Ticket, lease)
 	if err != nil {
-		return delivery.Record{}, false, fmt.Errorf("attempt: %w", err)
+		return delivery.Record{}, false, h.tableUnavailable(doc.BreakerKey, "begin delivery "+id.String(), err)
 	}
 	if !began {
 		if held.Status == delivery.Completed {
@@ -350,6 +350,13 @@ func (h *Handler) persist(ctx context.Context, store func() error) error {
 		}
 	}
 	return err
+}
+
+// tableUnavailable counts a table failure before the delivery and returns
+// the error the state machine retries for hours.
+func (h *Handler) tableUnavailable(key, op string, err error) *TableUnavailable {
+	h.Metrics.Count(key, telemetry.TableUnavailable, 1)
+	return &TableUnavailable{Breaker: key, Op: op, Cause: err.Error()}
 }
 
 // unrecorded logs and counts an outcome that could not be stored in what.

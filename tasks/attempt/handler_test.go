@@ -299,3 +299,25 @@ func TestARetriedAttemptRecordsItsOutcomeOnce(t *testing.T) {
 	assert.Equal(t, "TRANSIENT", out.Outcome)
 	assert.Equal(t, 1, f.row(t, "orders").ConsecutiveFailures, "not counted again")
 }
+
+// unreadable is a breaker store that cannot be read, as a throttled or
+// unreachable table, or a row this version cannot decode.
+type unreadable struct{ breaker.Store }
+
+func (unreadable) Load(context.Context, string) (breaker.Row, error) {
+	return breaker.Row{}, errors.New("ThrottlingException: rate of requests exceeds the allowed throughput")
+}
+
+func TestATableThatFailsBeforeTheDeliveryIsTableUnavailable(t *testing.T) {
+	f := newFixture(t, options{policy: tripping, config: testConfig,
+		wrapStore: func(s breaker.Store) breaker.Store { return unreadable{s} }}, target.Delivered())
+	_, err := f.run(t, newDocument("orders"))
+	require.Error(t, err)
+	unavailable, ok := err.(*attempt.TableUnavailable) // unwrapped: the ASL retries it by name, for hours
+	require.True(t, ok, "error %T %v", err, err)
+	assert.Equal(t, "orders", unavailable.Breaker)
+	assert.Equal(t, "admit", unavailable.Op)
+	assert.Contains(t, unavailable.Cause, "ThrottlingException")
+	assert.Zero(t, f.target.calls(), "nothing delivered")
+	assert.Equal(t, int64(1), f.counts(t)[telemetry.TableUnavailable])
+}

@@ -166,3 +166,38 @@ func TestStateMachineParksAnInvalidDocumentWithoutRetrying(t *testing.T) {
 	assert.Contains(t, in.Document.Failure.Cause, "originId")
 	assert.Zero(t, m.fixture.target.calls())
 }
+
+// TestDeliveryInProgressOutlastsTheLongestLease reads the Attempt state's
+// Retry for DeliveryInProgress from the committed definition: its delays,
+// without jitter, must add up to more than MaxDeliveryLease, or a message
+// whose holder died would be parked before its lease let it be taken over.
+func TestDeliveryInProgressOutlastsTheLongestLease(t *testing.T) {
+	var def struct {
+		States map[string]struct {
+			Retry []struct {
+				ErrorEquals     []string
+				IntervalSeconds float64
+				MaxAttempts     int
+				BackoffRate     float64
+				MaxDelaySeconds float64
+				JitterStrategy  string
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(statemachine.Redrive().Template), &def))
+	for _, r := range def.States["Attempt"].Retry {
+		if len(r.ErrorEquals) != 1 || r.ErrorEquals[0] != "DeliveryInProgress" {
+			continue
+		}
+		assert.Equal(t, "NONE", r.JitterStrategy, "jitter would shorten the budget")
+		var total time.Duration
+		delay := r.IntervalSeconds
+		for range r.MaxAttempts {
+			total += time.Duration(min(delay, r.MaxDelaySeconds) * float64(time.Second))
+			delay *= r.BackoffRate
+		}
+		assert.Greater(t, total, attempt.MaxDeliveryLease, "retries for %v", total)
+		return
+	}
+	t.Fatal("no Retry for DeliveryInProgress")
+}

@@ -54,6 +54,9 @@ const (
 	// could not store, on the delivery record or on the breaker row, after
 	// retrying: the message was routed by the outcome all the same.
 	UnrecordedOutcomes Name = "UnrecordedOutcomes"
+	// TableUnavailable counts Attempts the table failed before they could
+	// deliver; the state machine retries them for hours.
+	TableUnavailable Name = "TableUnavailable"
 )
 
 // StateMetric is the gauge of a breaker's state, written on every state
