@@ -266,8 +266,29 @@ func (h *Handler) deliver(ctx context.Context, doc message.Document, id delivery
 	if d.Verdict == breaker.Canary {
 		h.Metrics.Count(doc.BreakerKey, telemetry.Canaries, 1)
 	}
-	done, stored = h.complete(ctx, doc.BreakerKey, held, h.Target.Deliver(ctx, doc))
+	dctx, cancel := deliveryContext(ctx)
+	res := h.Target.Deliver(dctx, doc)
+	cancel()
+	done, stored = h.complete(ctx, doc.BreakerKey, held, res)
 	return done, stored, nil
+}
+
+// recordMargin is how long before its own deadline the Attempt stops
+// waiting for the target, to store the outcome (which may take a few
+// tries) and return it.
+const recordMargin = 5 * time.Second
+
+// deliveryContext is ctx with a deadline recordMargin before ctx's (half
+// the time left, when less than twice that is left), so a target that
+// runs past it fails as a transient "Timeout" the breaker counts, instead
+// of the Attempt dying with its outcome unknown.
+func deliveryContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return ctx, func() {}
+	}
+	left := time.Until(deadline)
+	return context.WithDeadline(ctx, deadline.Add(-min(recordMargin, left/2)))
 }
 
 // complete stores res on the record held, trying again a few times. If it

@@ -2,6 +2,7 @@ package attempt_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -320,4 +321,36 @@ func TestATableThatFailsBeforeTheDeliveryIsTableUnavailable(t *testing.T) {
 	assert.Contains(t, unavailable.Cause, "ThrottlingException")
 	assert.Zero(t, f.target.calls(), "nothing delivered")
 	assert.Equal(t, int64(1), f.counts(t)[telemetry.TableUnavailable])
+}
+
+// hangingTarget is a consumer that answers only when its call's deadline
+// passes, as the Lambda target does: a transient "Timeout".
+type hangingTarget struct{ deadline chan time.Time }
+
+func (h hangingTarget) Deliver(ctx context.Context, _ message.Document) target.Result {
+	d, _ := ctx.Deadline()
+	h.deadline <- d
+	<-ctx.Done()
+	return target.Result{Outcome: breaker.Transient, ErrorType: "Timeout", Message: ctx.Err().Error()}
+}
+
+func TestAConsumerThatHangsTimesOutBeforeTheAttemptDoes(t *testing.T) {
+	f := newFixture(t, options{policy: breaker.Policy{ConsecutiveFailures: 3, FailureRateThreshold: -1}, config: testConfig}, target.Delivered())
+	hang := hangingTarget{deadline: make(chan time.Time, 1)}
+	f.handler.Target = hang
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	own, _ := ctx.Deadline()
+	event, err := json.Marshal(newDocument("orders"))
+	require.NoError(t, err)
+
+	out, err := f.handler.Handle(ctx, event)
+	require.NoError(t, err, "the Attempt returns the outcome before its own deadline")
+	assert.NoError(t, ctx.Err(), "with time to spare")
+	assert.Equal(t, "TRANSIENT", out.Outcome)
+	require.Len(t, out.History, 1)
+	assert.Equal(t, "Timeout", out.History[0].ErrorType)
+	assert.Equal(t, 1, f.row(t, "orders").ConsecutiveFailures, "the breaker counts a hanging consumer")
+	assert.WithinDuration(t, own.Add(-time.Second), <-hang.deadline, 10*time.Millisecond,
+		"the delivery's deadline leaves the Attempt time to record (half of 2 s here, 5 s before a longer one)")
 }
