@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/tasks/message"
 )
 
 // KeyPrefix starts the partition key of every delivery record.
@@ -21,7 +22,7 @@ const RecordTTL = 7 * 24 * time.Hour
 
 // maxOriginID bounds an origin id, keeping the key far below DynamoDB's
 // 2048-byte partition key limit.
-const maxOriginID = 1024
+const maxOriginID = message.MaxOriginID
 
 // ErrInvalid reports a request the ledger refuses before calling DynamoDB:
 // an incomplete ID, a lease that is not positive, an unknown outcome.

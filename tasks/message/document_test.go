@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,7 +51,10 @@ func TestValidate(t *testing.T) {
 	}{
 		{name: "no message id", change: func(d *message.Document) { d.Message.ID = "" }, field: "message.messageId", problem: "missing"},
 		{name: "no origin", change: func(d *message.Document) { d.OriginID = "" }, field: "originId", problem: "missing"},
-		{name: "attempt zero", change: func(d *message.Document) { d.Attempt = 0 }, field: "attempt", problem: "0, want at least 1"},
+		{name: "attempt zero", change: func(d *message.Document) { d.Attempt = 0 }, field: "attempt", problem: "0, want 1 to 100000"},
+		{name: "attempt past the bound", change: func(d *message.Document) { d.Attempt = math.MaxInt64 }, field: "attempt", problem: "want 1 to 100000"},
+		{name: "origin id too long", change: func(d *message.Document) { d.OriginID = strings.Repeat("o", message.MaxOriginID+1) },
+			field: "originId", problem: "1025 bytes, want at most 1024"},
 		{name: "no breaker key", change: func(d *message.Document) { d.BreakerKey = "" }, field: "breakerKey", problem: "missing"},
 		{name: "no receive time", change: func(d *message.Document) { d.ReceivedAt = time.Time{} }, field: "receivedAt", problem: "missing"},
 		{name: "negative tries", change: func(d *message.Document) { d.Tries = -1 }, field: "tries", problem: "-1, want at least 0"},

@@ -18,6 +18,12 @@ const (
 	MaxHistory = 10
 	// MaxFailureMessage bounds a Failure's message, in bytes.
 	MaxFailureMessage = 256
+	// MaxOriginID bounds an origin id, in bytes: it is part of the
+	// delivery records' keys, far below DynamoDB's 2,048-byte limit.
+	MaxOriginID = 1024
+	// MaxAttempt bounds the DLQ round trips of one message (its attempt
+	// number): far beyond any real redrive, and far from overflowing.
+	MaxAttempt = 100_000
 )
 
 // Outcome names of a Failure: breaker.Transient and breaker.Poison as
@@ -132,8 +138,10 @@ func decodeLineage(data []byte) (Lineage, error) {
 	switch {
 	case lin.OriginID == "":
 		return Lineage{}, fmt.Errorf("originId is missing")
-	case lin.Attempt < 1:
-		return Lineage{}, fmt.Errorf("attempt %d, want at least 1", lin.Attempt)
+	case len(lin.OriginID) > MaxOriginID:
+		return Lineage{}, fmt.Errorf("originId of %d bytes, want at most %d", len(lin.OriginID), MaxOriginID)
+	case lin.Attempt < 1 || lin.Attempt >= MaxAttempt:
+		return Lineage{}, fmt.Errorf("attempt %d, want 1 to %d", lin.Attempt, MaxAttempt-1)
 	}
 	for i, f := range lin.History {
 		if f.Outcome != OutcomeTransient && f.Outcome != OutcomePoison {

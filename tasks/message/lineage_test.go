@@ -31,7 +31,11 @@ func TestLineageOfMalformed(t *testing.T) {
 		{name: "JSON of another shape", attr: message.StringAttribute(`["m-1", 2]`), problem: "not a lineage JSON object"},
 		{name: "attempt as a string", attr: message.StringAttribute(`{"originId":"m-1","attempt":"2"}`), problem: "not a lineage JSON object"},
 		{name: "no origin", attr: message.StringAttribute(`{"attempt":2}`), problem: "originId is missing"},
-		{name: "attempt zero", attr: message.StringAttribute(`{"originId":"m-1","attempt":0}`), problem: "attempt 0, want at least 1"},
+		{name: "attempt zero", attr: message.StringAttribute(`{"originId":"m-1","attempt":0}`), problem: "attempt 0, want 1 to 99999"},
+		// The starter starts attempt+1: the largest int64 would overflow.
+		{name: "attempt at the int64 limit", attr: message.StringAttribute(`{"originId":"m-1","attempt":9223372036854775807}`), problem: "want 1 to 99999"},
+		{name: "origin id too long", attr: message.StringAttribute(`{"originId":"` + strings.Repeat("o", message.MaxOriginID+1) + `","attempt":1}`),
+			problem: "originId of 1025 bytes, want at most 1024"},
 		{name: "unknown outcome", attr: message.StringAttribute(`{"originId":"m-1","attempt":1,"history":[{"try":1,"outcome":"MAYBE"}]}`), problem: `history[0].outcome "MAYBE"`},
 		{name: "bad time", attr: message.StringAttribute(`{"originId":"m-1","attempt":1,"history":[{"at":"yesterday","try":1,"outcome":"POISON"}]}`), problem: "not a lineage JSON object"},
 		{name: "binary attribute", attr: message.Attribute{DataType: "Binary", BinaryValue: []byte("{}")}, problem: `data type "Binary", want String`},

@@ -46,7 +46,8 @@ func (d Document) Validate() error {
 	}
 	check(d.Message.ID == "", "message.messageId", "missing")
 	check(d.OriginID == "", "originId", "missing")
-	check(d.Attempt < 1, "attempt", "%d, want at least 1", d.Attempt)
+	check(len(d.OriginID) > MaxOriginID, "originId", "%d bytes, want at most %d", len(d.OriginID), MaxOriginID)
+	check(d.Attempt < 1 || d.Attempt > MaxAttempt, "attempt", "%d, want 1 to %d", d.Attempt, MaxAttempt)
 	check(d.BreakerKey == "", "breakerKey", "missing")
 	check(d.ReceivedAt.IsZero(), "receivedAt", "missing")
 	check(d.Tries < 0, "tries", "%d, want at least 0", d.Tries)
