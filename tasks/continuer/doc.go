@@ -4,7 +4,7 @@
 //
 // The new execution gets the same document with its continuation count
 // increased and its cycle count reset, under the name
-// message.ExecutionName(originId, attempt, continuation), so a retried
+// Document.ExecutionName (origin, attempt, continuation), so a retried
 // Continue finds the execution it already started
 // (ExecutionAlreadyExists) and succeeds with its ARN.
 package continuer

@@ -61,7 +61,7 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return Output{}, fmt.Errorf("continuer: encode document of %q: %w", next.OriginID, err)
 	}
-	name := message.ExecutionName(next.OriginID, next.Attempt, next.Continuation)
+	name := next.ExecutionName()
 	out, err := h.SFN.StartExecution(ctx, &sfn.StartExecutionInput{
 		StateMachineArn: aws.String(current.stateMachine()),
 		Name:            aws.String(name),

@@ -48,7 +48,7 @@ func TestContinueStartsTheNextExecution(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, string(golden(t, "output.json")), string(got))
 
-	const name = "059f36b4-87a3-44ab-83d2-661975830a7d-a2-c1"
+	const name = "059f36b4-87a3-44ab-83d2-661975830a7d-a2-m054ae0e5-c1"
 	x, ok := env.Describe(t, name)
 	require.True(t, ok, "execution %s", name)
 	assert.Equal(t, env.StateMachineARN, aws.ToString(x.StateMachineArn))
@@ -59,7 +59,7 @@ func TestContinueStartsTheNextExecution(t *testing.T) {
 }
 
 func TestContinueAgainIsIdempotent(t *testing.T) {
-	const name = "059f36b4-87a3-44ab-83d2-661975830a7d-a2-c1"
+	const name = "059f36b4-87a3-44ab-83d2-661975830a7d-a2-m054ae0e5-c1"
 	tests := []struct {
 		name string
 		// stop ends the first continuation before the retry, so Step
@@ -98,11 +98,11 @@ func TestContinueCountsContinuations(t *testing.T) {
 	env := sfntest.Start(t, nil)
 	in := input(t)
 	in.Document.Continuation = 6
-	in.ExecutionARN = env.ExecutionARN("059f36b4-87a3-44ab-83d2-661975830a7d-a2-c6")
+	in.ExecutionARN = env.ExecutionARN("059f36b4-87a3-44ab-83d2-661975830a7d-a2-m054ae0e5-c6")
 	out, err := newHandler(t, env).Handle(context.Background(), in)
 	require.NoError(t, err)
-	assert.Equal(t, env.ExecutionARN("059f36b4-87a3-44ab-83d2-661975830a7d-a2-c7"), out.ExecutionARN)
-	x, ok := env.Describe(t, "059f36b4-87a3-44ab-83d2-661975830a7d-a2-c7")
+	assert.Equal(t, env.ExecutionARN("059f36b4-87a3-44ab-83d2-661975830a7d-a2-m054ae0e5-c7"), out.ExecutionARN)
+	x, ok := env.Describe(t, "059f36b4-87a3-44ab-83d2-661975830a7d-a2-m054ae0e5-c7")
 	require.True(t, ok)
 	doc, err := message.ParseDocument([]byte(aws.ToString(x.Input)))
 	require.NoError(t, err)

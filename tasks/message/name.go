@@ -31,7 +31,32 @@ const nameHashLen = 12
 // so that distinct origins never share a name. SQS message ids (UUIDs) are
 // kept as they are.
 func ExecutionName(originID string, attempt, continuation int) string {
-	suffix := "-a" + strconv.Itoa(attempt)
+	return executionName(originID, attempt, continuation, "")
+}
+
+// ExecutionName names d's execution: ExecutionName of its origin, attempt
+// and continuation, with "-m" and a hash of its DLQ message's id after the
+// attempt from the second attempt on (a message back in the DLQ with its
+// lineage). A duplicate delivery of that DLQ message has the same id, and
+// so the same name; another message that carries a copy of the same
+// lineage gets a name of its own instead of passing for a duplicate and
+// being deleted unredriven.
+func (d Document) ExecutionName() string {
+	tag := ""
+	if d.Attempt > 1 {
+		sum := sha256.Sum256([]byte(d.Message.ID))
+		tag = "-m" + hex.EncodeToString(sum[:])[:messageHashLen]
+	}
+	return executionName(d.OriginID, d.Attempt, d.Continuation, tag)
+}
+
+// messageHashLen is how many hex digits of the DLQ message id's SHA-256 a
+// name after the first attempt carries.
+const messageHashLen = 8
+
+// executionName is ExecutionName with tag after the attempt.
+func executionName(originID string, attempt, continuation int, tag string) string {
+	suffix := "-a" + strconv.Itoa(attempt) + tag
 	if continuation > 0 {
 		suffix += "-c" + strconv.Itoa(continuation)
 	}

@@ -26,7 +26,7 @@ func TestStartsOneExecutionPerRecord(t *testing.T) {
 
 	tests := []struct{ execution, input string }{
 		{"4a7c9e1d-2b3f-4c5d-8e6f-7a8b9c0d1e2f-a1", "input-new.json"},
-		{"059f36b4-87a3-44ab-83d2-661975830a7d-a3", "input-returned.json"},
+		{"059f36b4-87a3-44ab-83d2-661975830a7d-a3-mc6b2aff0", "input-returned.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.execution, func(t *testing.T) {
@@ -48,16 +48,32 @@ func TestDuplicateDeliveryStartsNothingNew(t *testing.T) {
 		record("m-2", `{"order":2}`, map[string]string{"redrive": lineage(t, "o-2", 4)}),
 	}}
 	require.Empty(t, failures(e.handle(t, event)))
-	require.ElementsMatch(t, []string{"m-1-a1", "o-2-a5"}, e.sfn.Executions(t))
+	require.ElementsMatch(t, []string{"m-1-a1", "o-2-a5-m8ae2a410"}, e.sfn.Executions(t))
 
 	// The same records again, received later: the event source's
 	// at-least-once delivery, or a retried batch.
 	e.h.Now = func() time.Time { return t0.Add(time.Minute) }
 	resp := e.handle(t, event)
 	assert.Empty(t, failures(resp), "a duplicate is not a failure")
-	assert.ElementsMatch(t, []string{"m-1-a1", "o-2-a5"}, e.sfn.Executions(t), "no new execution")
+	assert.ElementsMatch(t, []string{"m-1-a1", "o-2-a5-m8ae2a410"}, e.sfn.Executions(t), "no new execution")
 	assert.Equal(t, int64(2), e.metrics.Get("orders", telemetry.Duplicates))
 	assert.Equal(t, t0, e.input(t, "m-1-a1").ReceivedAt, "the first execution is untouched")
+}
+
+// Two different messages that carry the same lineage (a client copied the
+// attribute) are two redrives: neither passes for a duplicate of the other
+// and is deleted unredriven.
+func TestACopiedLineageIsNotADuplicate(t *testing.T) {
+	e := newEnv(t, map[string]string{"BREAKER_KEY": "orders"})
+	copied := lineage(t, "o-2", 4)
+	event := events.SQSEvent{Records: []events.SQSMessage{
+		record("m-2", `{"order":2}`, map[string]string{"redrive": copied}),
+		record("m-3", `{"order":3}`, map[string]string{"redrive": copied}),
+	}}
+	require.Empty(t, failures(e.handle(t, event)))
+	assert.ElementsMatch(t, []string{"o-2-a5-m8ae2a410", "o-2-a5-m6a7199fb"}, e.sfn.Executions(t), "one execution each")
+	assert.Zero(t, e.metrics.Get("orders", telemetry.Duplicates))
+	assert.JSONEq(t, `{"order":3}`, e.input(t, "o-2-a5-m6a7199fb").Message.Body)
 }
 
 // A duplicate identical to the first delivery, while its execution runs,

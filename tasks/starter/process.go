@@ -71,7 +71,7 @@ func (h *Handler) process(ctx context.Context, p prepared, paced bool) error {
 		return h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
 	}
 
-	name := message.ExecutionName(doc.OriginID, doc.Attempt, 0)
+	name := doc.ExecutionName()
 	log := h.Logger.With(slog.String("messageId", msg.ID), slog.String("originId", doc.OriginID),
 		slog.Int("attempt", doc.Attempt), slog.String("breaker", doc.BreakerKey), slog.String("execution", name))
 	out, err := h.SFN.StartExecution(ctx, &sfn.StartExecutionInput{

@@ -67,7 +67,7 @@ func TestReturnIsAConsumerFailureWithTheSQSTarget(t *testing.T) {
 	// A message back from its first redrive: attempt 2, one failure.
 	first := returned(t, "m-1", "o-1", 1)
 	require.Empty(t, failures(e.handle(t, events.SQSEvent{Records: []events.SQSMessage{first}})))
-	doc := e.input(t, "o-1-a2")
+	doc := e.input(t, "o-1-a2-ma461b472")
 	assert.Equal(t, 2, doc.Attempt)
 	require.Len(t, doc.History, 1)
 	assert.Equal(t, message.Failure{
@@ -96,14 +96,14 @@ func TestReturnIsAConsumerFailureWithTheSQSTarget(t *testing.T) {
 	// While OPEN nothing was admitted, so a late return does not count.
 	require.Empty(t, failures(e.handle(t, events.SQSEvent{Records: []events.SQSMessage{returned(t, "m-3", "o-3", 1)}})))
 	assert.Equal(t, r, row(), "row unchanged")
-	assert.ElementsMatch(t, []string{"m-0-a1", "o-1-a2", "o-2-a4", "o-3-a2"}, e.sfn.Executions(t))
+	assert.ElementsMatch(t, []string{"m-0-a1", "o-1-a2-ma461b472", "o-2-a4-m8ae2a410", "o-3-a2-m6a7199fb"}, e.sfn.Executions(t))
 }
 
 func TestReturnIsNotRecordedWithTheLambdaTarget(t *testing.T) {
 	e := newEnv(t, map[string]string{"TARGET_KIND": "lambda"})
 	require.Nil(t, e.h.Breaker, "precondition: no breaker to record on")
 	require.Empty(t, failures(e.handle(t, events.SQSEvent{Records: []events.SQSMessage{returned(t, "m-1", "o-1", 1)}})))
-	doc := e.input(t, "o-1-a2")
+	doc := e.input(t, "o-1-a2-ma461b472")
 	assert.Equal(t, 2, doc.Attempt)
 	assert.Empty(t, doc.History, "no consumer failure in the history")
 	assert.Zero(t, e.metrics.Total(telemetry.Transient))
@@ -120,6 +120,6 @@ func TestBreakerErrorStillStarts(t *testing.T) {
 	e.h.Breaker = missing
 
 	require.Empty(t, failures(e.handle(t, events.SQSEvent{Records: []events.SQSMessage{returned(t, "m-1", "o-1", 1)}})))
-	assert.Equal(t, []string{"o-1-a2"}, e.sfn.Executions(t))
+	assert.Equal(t, []string{"o-1-a2-ma461b472"}, e.sfn.Executions(t))
 	assert.Zero(t, e.metrics.Total(telemetry.Transient), "nothing recorded")
 }
