@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +17,9 @@ import (
 	"github.com/redrive/redrive/internal/localrun"
 	"github.com/redrive/redrive/statemachine/local"
 	"github.com/redrive/redrive/tasks/assemble"
+	"github.com/redrive/redrive/tasks/attempt"
+	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/tasks/target"
 )
 
 // tableFaults is the tasks' DynamoDB client with faults: an UpdateItem
@@ -140,6 +144,59 @@ func TestABreakerRowUnavailableFromTheStartParksNothing(t *testing.T) {
 			out := accountFor(t, s)
 			assert.Len(t, out.delivered, 50, "every message delivered once the table is back")
 			assert.Empty(t, out.parked, "none parked")
+		})
+	}
+}
+
+// dyingAfterCall is the attempt's target with a fault: its first call
+// reaches the consumer, and then the Attempt dies (a panic) before it
+// learns the outcome, as an invocation killed mid-call would.
+type dyingAfterCall struct {
+	target.Target
+	died atomic.Bool
+}
+
+func (d *dyingAfterCall) Deliver(ctx context.Context, doc message.Document) target.Result {
+	res := d.Target.Deliver(ctx, doc)
+	if d.died.CompareAndSwap(false, true) {
+		panic("injected: the Attempt died with its consumer call in flight")
+	}
+	return res
+}
+
+// An Attempt dies while its consumer call is in flight: the outcome is
+// truly unknown. When its delivery record's lease ends, the retried
+// Attempt takes the record over and does what UNKNOWN_OUTCOME says:
+// redeliver (the consumer sees the message twice, under the same
+// idempotency key, the origin id) or park it for a person (once).
+func TestAnUnknownOutcomeIsRedeliveredOrParkedAsConfigured(t *testing.T) {
+	for _, choice := range []string{attempt.Redeliver, attempt.Park} {
+		t.Run(choice, func(t *testing.T) {
+			fault := &dyingAfterCall{}
+			s := start(t, localrun.Options{
+				Attempt: attempt.Config{UnknownOutcome: choice},
+				WrapTarget: func(tg target.Target) target.Target {
+					fault.Target = tg
+					return fault
+				},
+			})
+			ids := send(t, s, bodies("unknown", 1)...)
+			drain(t, s)
+			require.True(t, fault.died.Load(), "the fault fired")
+
+			id := ids[0]
+			calls := s.Target.Ledger().Deliveries()[id]
+			parked, err := s.ReceiveParked(t.Context())
+			require.NoError(t, err)
+			if choice == attempt.Redeliver {
+				assert.Equal(t, 2, calls, "at least once: the consumer saw it twice")
+				assert.Empty(t, parked)
+				return
+			}
+			assert.Equal(t, 1, calls, "at most once")
+			require.Len(t, parked, 1)
+			assert.Equal(t, id, parked[0].Record.OriginID)
+			assert.True(t, strings.HasPrefix(parked[0].Record.Reason, "unknown outcome: "), parked[0].Record.Reason)
 		})
 	}
 }

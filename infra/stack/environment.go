@@ -27,6 +27,7 @@ const (
 	envBackoffMax       = "BACKOFF_MAX"
 	envMaxCycles        = "MAX_CYCLES"
 	envDeliveryLease    = "DELIVERY_LEASE"
+	envUnknownOutcome   = "UNKNOWN_OUTCOME"
 	envStartConcurrency = "START_CONCURRENCY"
 	// The waiting room's (assemble.RoomConfigFromEnv, pace.PolicyFromEnv,
 	// target.FromEnv).
@@ -100,6 +101,7 @@ func environment(name string, s Settings, r refs) map[string]string {
 		setIf(env, envBackoffBase, duration(s.BackoffBase))
 		setIf(env, envBackoffMax, duration(s.BackoffMax))
 		env[envDeliveryLease] = s.DeliveryLease.String()
+		setIf(env, envUnknownOutcome, s.UnknownOutcome)
 	case parkFn:
 		env[envParkingLotURL] = r.parkingLotURL
 	}

@@ -79,6 +79,11 @@ type Settings struct {
 	// AttemptTimeout + 30s; it must be longer than AttemptTimeout, so a
 	// lease never expires under a still-running delivery.
 	DeliveryLease Duration `json:"deliveryLease,omitempty"`
+	// UnknownOutcome is what a delivery whose outcome is unknown (its
+	// Attempt died with the consumer call in flight) does: "redeliver" (at
+	// least once; the consumer deduplicates on the origin id) or "park" (at
+	// most once; a person decides) (UNKNOWN_OUTCOME). Default: redeliver.
+	UnknownOutcome string `json:"unknownOutcome,omitempty"`
 
 	// RoomTimeout bounds one stay in the waiting room: a message whose
 	// release was lost attempts again after it (ROOM_TIMEOUT). Room items

@@ -23,6 +23,7 @@ var settingOf = map[string]string{
 	envBackoffMax:       "BackoffMax",
 	envMaxCycles:        "MaxCycles",
 	envDeliveryLease:    "DeliveryLease",
+	envUnknownOutcome:   "UnknownOutcome",
 	envStartConcurrency: "StarterRecordConcurrency",
 	envKey:              "BreakerKey.Fixed",
 	envKeyAttribute:     "BreakerKey.Attribute",

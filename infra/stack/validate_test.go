@@ -134,6 +134,8 @@ func TestValidateNamesTheField(t *testing.T) {
 			return s
 		}, "AttemptTimeout", "whole seconds"},
 		{"lease not longer than timeout", func() Settings { s := valid(); s.DeliveryLease = s.AttemptTimeout; return s }, "DeliveryLease", "longer"},
+		{"unknown outcomes neither redelivered nor parked", func() Settings { s := valid(); s.UnknownOutcome = "drop"; return s },
+			"UnknownOutcome", `want "redeliver" (at least once) or "park"`},
 		{"lease past the DeliveryInProgress retries", func() Settings { s := valid(); s.DeliveryLease = Duration(17 * time.Minute); return s },
 			"DeliveryLease", "DeliveryInProgress"},
 		{"canary lease not longer than the attempt timeout", func() Settings { s := valid(); s.AttemptTimeout = Duration(5 * time.Minute); return s },

@@ -53,6 +53,7 @@ func (s *Stack) register() error {
 		Seed:        uint64(s.opts.Seed),
 		Observe:     s.observe,
 		WrapStore:   s.opts.WrapStore,
+		WrapTarget:  s.opts.WrapTarget,
 		Sleep:       local.Delay,
 	})
 	s.Handlers, err = b.All(assemble.Config{

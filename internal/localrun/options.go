@@ -11,6 +11,7 @@ import (
 	"github.com/redrive/redrive/tasks/assemble"
 	"github.com/redrive/redrive/tasks/attempt"
 	"github.com/redrive/redrive/tasks/pace"
+	"github.com/redrive/redrive/tasks/target"
 )
 
 // Options configures a Stack. The zero value of every field means its
@@ -83,6 +84,9 @@ type Options struct {
 	// WrapStore, if set, wraps the breaker store of the attempt task, for
 	// fault injection.
 	WrapStore func(breaker.Store) breaker.Store
+	// WrapTarget, if set, wraps the attempt task's target (the consumer's
+	// client), for fault injection.
+	WrapTarget func(target.Target) target.Target
 	// WrapDynamoDB, if set, wraps the DynamoDB client of every task, for
 	// fault injection at the table (the breaker rows, the delivery
 	// records, the room and the pace rows); what it fails is not counted

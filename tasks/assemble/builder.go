@@ -88,7 +88,8 @@ func (b *Builder) Starter(cfg starter.Config) (*starter.Handler, error) {
 }
 
 // Attempt builds the attempt handler: its breaker (on Deps.WrapStore's
-// store, if set), the delivery ledger and the target. It needs
+// store, if set), the delivery ledger and the target (wrapped by
+// Deps.WrapTarget, if set). It needs
 // Clients.DynamoDB and the target's client in Clients.Delivery.
 func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 	c := b.deps.Clients
@@ -98,6 +99,9 @@ func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 	tgt, err := target.New(cfg.Target, c.Delivery)
 	if err != nil {
 		return nil, fmt.Errorf("assemble: attempt: %w", err)
+	}
+	if b.deps.WrapTarget != nil {
+		tgt = b.deps.WrapTarget(tgt)
 	}
 	var store breaker.Store = dynamostore.New(c.DynamoDB, cfg.Table)
 	if b.deps.WrapStore != nil {

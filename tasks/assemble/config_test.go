@@ -70,7 +70,7 @@ func TestAttemptConfigFromEnv(t *testing.T) {
 		Policy: breaker.Policy{Jitter: 0.2},
 		Retry: attempt.Config{
 			MaxAttempts: 7, BackoffBase: attempt.DefaultBackoffBase, BackoffMax: attempt.DefaultBackoffMax,
-			MaxCycles: attempt.DefaultMaxCycles, DeliveryLease: attempt.DefaultDeliveryLease,
+			MaxCycles: attempt.DefaultMaxCycles, DeliveryLease: attempt.DefaultDeliveryLease, UnknownOutcome: attempt.Redeliver,
 		},
 		Target: target.Config{Kind: target.KindLambda, Function: "orders-consumer", PoisonErrorTypes: []string{"PoisonMessage", "SchemaError"}},
 		Room: assemble.RoomConfig{

@@ -58,6 +58,9 @@ type Deps struct {
 	// WrapStore, if set, wraps the attempt function's breaker store, for
 	// fault injection.
 	WrapStore func(breaker.Store) breaker.Store
+	// WrapTarget, if set, wraps the attempt function's target, for fault
+	// injection.
+	WrapTarget func(target.Target) target.Target
 	// Sleep waits for d on the handlers' clock (the releaser spreads its
 	// releases with it; the attempt waits between tries of storing an
 	// outcome). Default: a timer, or ctx's end.

@@ -9,11 +9,24 @@ import (
 
 // The environment variables Config is read from.
 const (
-	EnvMaxAttempts   = "MAX_ATTEMPTS"
-	EnvBackoffBase   = "BACKOFF_BASE"
-	EnvBackoffMax    = "BACKOFF_MAX"
-	EnvMaxCycles     = "MAX_CYCLES"
-	EnvDeliveryLease = "DELIVERY_LEASE"
+	EnvMaxAttempts    = "MAX_ATTEMPTS"
+	EnvBackoffBase    = "BACKOFF_BASE"
+	EnvBackoffMax     = "BACKOFF_MAX"
+	EnvMaxCycles      = "MAX_CYCLES"
+	EnvDeliveryLease  = "DELIVERY_LEASE"
+	EnvUnknownOutcome = "UNKNOWN_OUTCOME"
+)
+
+// What a delivery whose outcome is unknown does (UNKNOWN_OUTCOME): the
+// Attempt that made it died while the consumer call was in flight, and
+// the next one takes its delivery record over when its lease ends.
+const (
+	// Redeliver delivers it again: at least once, for consumers that
+	// deduplicate on the idempotency key (the lineage's origin id).
+	Redeliver = "redeliver"
+	// Park parks it with reason "unknown outcome": at most once; a person
+	// decides.
+	Park = "park"
 )
 
 // Defaults of Config's fields.
@@ -66,6 +79,9 @@ type Config struct {
 	// another invocation may take it over; it must exceed the Attempt
 	// function's timeout. DELIVERY_LEASE, default 5m.
 	DeliveryLease time.Duration
+	// UnknownOutcome is what a delivery whose outcome is unknown does:
+	// Redeliver or Park. UNKNOWN_OUTCOME, default Redeliver.
+	UnknownOutcome string
 	// RoomTimeout bounds one stay in the waiting room, so a lost release
 	// never strands a message: it attempts again. ROOM_TIMEOUT (read with
 	// the room's settings), default 1h, at most 1 year (Step Functions'
@@ -81,6 +97,7 @@ func (c Config) WithDefaults() Config {
 	setDefault(&c.BackoffMax, DefaultBackoffMax)
 	setDefault(&c.DeliveryLease, DefaultDeliveryLease)
 	setDefault(&c.RoomTimeout, DefaultRoomTimeout)
+	setDefault(&c.UnknownOutcome, Redeliver)
 	return c
 }
 
@@ -114,6 +131,8 @@ func (c Config) problems() []*config.VarError {
 		fmt.Sprintf("must be between 1 and %d (up to 13 history events per cycle; the limit is 25,000)", MaxMaxCycles))
 	check(c.DeliveryLease < time.Second || c.DeliveryLease > MaxDeliveryLease, EnvDeliveryLease,
 		fmt.Sprintf("must be between 1s and %s: the state machine retries DeliveryInProgress for 16m3s, and a lease must end before that", MaxDeliveryLease))
+	check(c.UnknownOutcome != Redeliver && c.UnknownOutcome != Park, EnvUnknownOutcome,
+		fmt.Sprintf("%q, want %q (at least once) or %q (at most once)", c.UnknownOutcome, Redeliver, Park))
 	check(c.RoomTimeout < time.Minute || c.RoomTimeout > 365*24*time.Hour, "ROOM_TIMEOUT",
 		"must be between 1m and 8760h (a year, Step Functions' task timeout limit)")
 	return out
@@ -124,11 +143,12 @@ func (c Config) problems() []*config.VarError {
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	env := config.From(getenv)
 	c := Config{
-		MaxAttempts:   env.PositiveInt(EnvMaxAttempts, DefaultMaxAttempts),
-		BackoffBase:   env.PositiveDuration(EnvBackoffBase, DefaultBackoffBase),
-		BackoffMax:    env.PositiveDuration(EnvBackoffMax, DefaultBackoffMax),
-		MaxCycles:     env.PositiveInt(EnvMaxCycles, DefaultMaxCycles),
-		DeliveryLease: env.PositiveDuration(EnvDeliveryLease, DefaultDeliveryLease),
+		MaxAttempts:    env.PositiveInt(EnvMaxAttempts, DefaultMaxAttempts),
+		BackoffBase:    env.PositiveDuration(EnvBackoffBase, DefaultBackoffBase),
+		BackoffMax:     env.PositiveDuration(EnvBackoffMax, DefaultBackoffMax),
+		MaxCycles:      env.PositiveInt(EnvMaxCycles, DefaultMaxCycles),
+		DeliveryLease:  env.PositiveDuration(EnvDeliveryLease, DefaultDeliveryLease),
+		UnknownOutcome: env.String(EnvUnknownOutcome, Redeliver),
 	}
 	if env.Err() != nil {
 		return c, env.Err() // ranges are checked on parsed values only

@@ -18,10 +18,14 @@ func TestConfigFromEnv(t *testing.T) {
 		wantErr []string
 	}{
 		{"defaults", nil, attempt.Config{MaxAttempts: 5, BackoffBase: 30 * time.Second, BackoffMax: 15 * time.Minute,
-			MaxCycles: 500, DeliveryLease: 5 * time.Minute}, nil},
+			MaxCycles: 500, DeliveryLease: 5 * time.Minute, UnknownOutcome: attempt.Redeliver}, nil},
 		{"every variable", map[string]string{"MAX_ATTEMPTS": "8", "BACKOFF_BASE": "10s", "BACKOFF_MAX": "1h",
-			"MAX_CYCLES": "1000", "DELIVERY_LEASE": "3m"},
-			attempt.Config{MaxAttempts: 8, BackoffBase: 10 * time.Second, BackoffMax: time.Hour, MaxCycles: 1000, DeliveryLease: 3 * time.Minute}, nil},
+			"MAX_CYCLES": "1000", "DELIVERY_LEASE": "3m", "UNKNOWN_OUTCOME": "park"},
+			attempt.Config{MaxAttempts: 8, BackoffBase: 10 * time.Second, BackoffMax: time.Hour, MaxCycles: 1000, DeliveryLease: 3 * time.Minute,
+				UnknownOutcome: attempt.Park}, nil},
+		{"an unknown choice for unknown outcomes", map[string]string{"UNKNOWN_OUTCOME": "drop"}, attempt.Config{}, []string{
+			`config: UNKNOWN_OUTCOME="drop": "drop", want "redeliver" (at least once) or "park" (at most once)`,
+		}},
 		{"values that do not parse", map[string]string{"MAX_ATTEMPTS": "five", "BACKOFF_BASE": "30", "DELIVERY_LEASE": "-1m"}, attempt.Config{}, []string{
 			`config: MAX_ATTEMPTS="five": want an integer, e.g. 5`,
 			`config: BACKOFF_BASE="30": want a duration with a unit, e.g. "30s" or "5m"`,
@@ -58,6 +62,6 @@ func TestConfigFromEnv(t *testing.T) {
 func TestConfigZeroMeansDefault(t *testing.T) {
 	assert.Equal(t, attempt.Config{MaxAttempts: attempt.DefaultMaxAttempts, BackoffBase: attempt.DefaultBackoffBase,
 		BackoffMax: attempt.DefaultBackoffMax, MaxCycles: attempt.DefaultMaxCycles, DeliveryLease: attempt.DefaultDeliveryLease,
-		RoomTimeout: attempt.DefaultRoomTimeout}, attempt.Config{}.WithDefaults())
+		RoomTimeout: attempt.DefaultRoomTimeout, UnknownOutcome: attempt.Redeliver}, attempt.Config{}.WithDefaults())
 	assert.NoError(t, attempt.Config{}.Validate())
 }

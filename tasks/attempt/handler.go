@@ -176,7 +176,7 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 	case breaker.Wait:
 		return h.wait(doc, d.Wait), nil
 	}
-	done, stored, err := h.deliver(ctx, doc, id, d, cfg.DeliveryLease)
+	done, stored, err := h.deliver(ctx, doc, id, d, cfg)
 	if err != nil {
 		return doc, err
 	}
@@ -252,8 +252,8 @@ func (h *Handler) reportRoom(ctx context.Context, key string) {
 // is; one another invocation holds is *DeliveryInProgress. Once the target
 // answered, the outcome is returned even if the record cannot be
 // completed (stored false; see complete).
-func (h *Handler) deliver(ctx context.Context, doc message.Document, id delivery.ID, d breaker.Decision, lease time.Duration) (done delivery.Record, stored bool, err error) {
-	held, began, err := h.Ledger.Begin(ctx, id, d.Ticket, lease)
+func (h *Handler) deliver(ctx context.Context, doc message.Document, id delivery.ID, d breaker.Decision, cfg Config) (done delivery.Record, stored bool, err error) {
+	held, began, err := h.Ledger.Begin(ctx, id, d.Ticket, cfg.DeliveryLease)
 	if err != nil {
 		return delivery.Record{}, false, h.tableUnavailable(doc.BreakerKey, "begin delivery "+id.String(), err)
 	}
@@ -263,6 +263,17 @@ func (h *Handler) deliver(ctx context.Context, doc message.Document, id delivery
 		}
 		return delivery.Record{}, false, &DeliveryInProgress{Delivery: id.String(), ExpiresAt: held.ExpiresAt}
 	}
+	if held.TookOver {
+		// The Attempt that held this try died while its consumer call was
+		// in flight: the consumer may have the message already.
+		h.Metrics.Count(doc.BreakerKey, telemetry.UnknownOutcomes, 1)
+		h.Logger.WarnContext(ctx, "took over a delivery whose outcome is unknown", "breaker", doc.BreakerKey,
+			"delivery", id.String(), "unknownOutcome", cfg.UnknownOutcome)
+		if cfg.UnknownOutcome == Park {
+			done, stored = h.complete(ctx, doc.BreakerKey, held, unknownOutcome(id))
+			return done, stored, nil
+		}
+	}
 	if d.Verdict == breaker.Canary {
 		h.Metrics.Count(doc.BreakerKey, telemetry.Canaries, 1)
 	}
@@ -271,6 +282,19 @@ func (h *Handler) deliver(ctx context.Context, doc message.Document, id delivery
 	cancel()
 	done, stored = h.complete(ctx, doc.BreakerKey, held, res)
 	return done, stored, nil
+}
+
+// ErrorTypeUnknownOutcome is the error type of a delivery parked because
+// its outcome is unknown (UNKNOWN_OUTCOME=park).
+const ErrorTypeUnknownOutcome = "UnknownOutcome"
+
+// unknownOutcome is the result a delivery whose outcome is unknown gets
+// when such deliveries park: not delivered again, and not counted by the
+// breaker (see record).
+func unknownOutcome(id delivery.ID) target.Result {
+	return target.Result{Outcome: breaker.Poison, ErrorType: ErrorTypeUnknownOutcome,
+		Message: "the Attempt that made delivery " + id.String() + " died while the consumer call was in flight; " +
+			"UNKNOWN_OUTCOME=park leaves it to a person to check with the consumer (idempotency key: the origin id)"}
 }
 
 // recordMargin is how long before its own deadline the Attempt stops
@@ -319,8 +343,8 @@ func (h *Handler) complete(ctx context.Context, key string, held delivery.Record
 // done is in the ledger, to be marked recorded.
 func (h *Handler) record(ctx context.Context, doc message.Document, d breaker.Decision, done delivery.Record, stored bool) breaker.Row {
 	key := doc.BreakerKey
-	if !done.RecordedAt.IsZero() {
-		return d.Row
+	if !done.RecordedAt.IsZero() || done.ErrorType == ErrorTypeUnknownOutcome {
+		return d.Row // recorded already, or nothing the target said
 	}
 	// A record completed by an earlier invocation carries the ticket it
 	// was admitted with; this admission's row is then not the one to
@@ -403,6 +427,10 @@ func (h *Handler) next(doc message.Document, done delivery.Record, row breaker.R
 	failure := message.Failure{At: done.CompletedAt, Try: done.ID.Try, Outcome: done.Outcome.String(),
 		ErrorType: done.ErrorType, Message: done.Message, BreakerState: doc.BreakerState}
 	doc.AddFailure(failure)
+	if done.ErrorType == ErrorTypeUnknownOutcome {
+		doc.Next, doc.ParkReason = message.NextPark, "unknown outcome: "+done.Message
+		return doc
+	}
 	if done.Outcome == breaker.Poison {
 		h.Metrics.Count(key, telemetry.Poison, 1)
 		doc.Next, doc.ParkReason = message.NextPark, "poison: "+describe(failure)

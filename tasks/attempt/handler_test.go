@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -353,4 +354,35 @@ func TestAConsumerThatHangsTimesOutBeforeTheAttemptDoes(t *testing.T) {
 	assert.Equal(t, 1, f.row(t, "orders").ConsecutiveFailures, "the breaker counts a hanging consumer")
 	assert.WithinDuration(t, own.Add(-time.Second), <-hang.deadline, 10*time.Millisecond,
 		"the delivery's deadline leaves the Attempt time to record (half of 2 s here, 5 s before a longer one)")
+}
+
+func TestADeliveryWhoseOutcomeIsUnknown(t *testing.T) {
+	for _, choice := range []string{attempt.Redeliver, attempt.Park} {
+		t.Run(choice, func(t *testing.T) {
+			cfg := testConfig
+			cfg.UnknownOutcome = choice
+			f := newFixture(t, options{policy: tripping, config: cfg}, target.Delivered())
+			in := newDocument("orders")
+			// An Attempt took the record and died with its consumer call in
+			// flight; its lease has ended.
+			_, began, err := f.ledger.Begin(t.Context(), delivery.ID{OriginID: in.OriginID, Attempt: in.Attempt, Try: 1}, breaker.Ticket{}, time.Minute)
+			require.NoError(t, err)
+			require.True(t, began)
+			f.clock.Advance(time.Minute)
+
+			out, err := f.run(t, in)
+			require.NoError(t, err)
+			assert.Equal(t, int64(1), f.counts(t)[telemetry.UnknownOutcomes])
+			if choice == attempt.Redeliver {
+				assert.Equal(t, 1, f.target.calls(), "at least once: delivered again")
+				assert.Equal(t, message.NextDone, out.Next)
+				return
+			}
+			assert.Zero(t, f.target.calls(), "at most once: not delivered again")
+			assert.Equal(t, message.NextPark, out.Next)
+			assert.True(t, strings.HasPrefix(out.ParkReason, "unknown outcome: the Attempt that made delivery "), out.ParkReason)
+			assert.Zero(t, f.row(t, "orders").Totals.Poison, "nothing the target said: the breaker does not count it")
+			assert.Zero(t, f.counts(t)[telemetry.Poison])
+		})
+	}
 }

@@ -20,9 +20,11 @@ func TestConcurrentBeginOneWinner(t *testing.T) {
 	tests := []struct {
 		name    string
 		prepare func(t *testing.T, e env)
+		// tookOver: the winner replaced an expired record.
+		tookOver bool
 	}{
 		{name: "new record", prepare: func(*testing.T, env) {}},
-		{name: "expired lease", prepare: func(t *testing.T, e env) {
+		{name: "expired lease", tookOver: true, prepare: func(t *testing.T, e env) {
 			_, began, err := e.ledger.Begin(t.Context(), id1, ticket, lease)
 			require.NoError(t, err)
 			require.True(t, began)
@@ -64,8 +66,10 @@ func TestConcurrentBeginOneWinner(t *testing.T) {
 					assert.Equal(t, winner.Ticket, r.rec.Ticket)
 				}
 			}
+			assert.Equal(t, tt.tookOver, winner.TookOver)
 			stored, _, err := e.ledger.Get(t.Context(), id1)
 			require.NoError(t, err)
+			winner.TookOver = false // not stored
 			assert.Equal(t, winner, stored)
 		})
 	}

@@ -52,7 +52,8 @@ func New(api API, table string, now func() time.Time) *Ledger {
 
 // Begin takes the record of delivery try id for a delivery admitted with
 // ticket, for lease. It creates the record IN_PROGRESS, or takes over one
-// whose lease expired, and returns it with began true: the caller
+// whose lease expired (TookOver: its holder died, and whether it
+// delivered is unknown), and returns it with began true: the caller
 // delivers, then calls Complete with the record. Otherwise it returns the
 // record as stored with began false: COMPLETED (record its Outcome under
 // its Ticket, do not deliver again) or IN_PROGRESS under another holder's
@@ -74,11 +75,12 @@ func (l *Ledger) Begin(ctx context.Context, id ID, ticket breaker.Ticket, lease 
 			BeganAt:   now,
 			ExpiresAt: time.UnixMilli(now.Add(lease).UnixMilli()).UTC(),
 		}
-		taken, err := l.take(ctx, rec, now)
+		taken, tookOver, err := l.take(ctx, rec, now)
 		if err != nil {
 			return Record{}, false, fmt.Errorf("begin delivery %s: %w", id, err)
 		}
 		if taken {
+			rec.TookOver = tookOver
 			return rec, true, nil
 		}
 		stored, found, err := l.Get(ctx, id)
@@ -94,29 +96,35 @@ func (l *Ledger) Begin(ctx context.Context, id ID, ticket breaker.Ticket, lease 
 }
 
 // take writes rec unless a record exists that is COMPLETED or IN_PROGRESS
-// with a lease unexpired at now; taken is false when one does.
-func (l *Ledger) take(ctx context.Context, rec Record, now time.Time) (taken bool, err error) {
-	free := expression.AttributeNotExists(expression.Name(attrPK)).Or(
-		expression.Name(attrStatus).Equal(expression.Value(string(InProgress))).And(
-			expression.Name(attrExpiresAt).LessThanEqual(expression.Value(now.UnixMilli()))))
-	expr, err := expression.NewBuilder().WithCondition(free).Build()
-	if err != nil {
-		return false, fmt.Errorf("build condition: %w", err)
+// with a lease unexpired at now; taken is false when one does. tookOver
+// says rec replaced an IN_PROGRESS record whose lease had expired.
+func (l *Ledger) take(ctx context.Context, rec Record, now time.Time) (taken, tookOver bool, err error) {
+	// A new record first (one write on the common path), then the takeover
+	// of an expired one, so the caller knows which it was.
+	absent := expression.AttributeNotExists(expression.Name(attrPK))
+	expired := expression.Name(attrStatus).Equal(expression.Value(string(InProgress))).And(
+		expression.Name(attrExpiresAt).LessThanEqual(expression.Value(now.UnixMilli())))
+	for i, free := range []expression.ConditionBuilder{absent, expired} {
+		expr, err := expression.NewBuilder().WithCondition(free).Build()
+		if err != nil {
+			return false, false, fmt.Errorf("build condition: %w", err)
+		}
+		_, err = l.api.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName:                 aws.String(l.table),
+			Item:                      encodeBegin(rec),
+			ConditionExpression:       expr.Condition(),
+			ExpressionAttributeNames:  expr.Names(),
+			ExpressionAttributeValues: expr.Values(),
+		})
+		if _, held := errors.AsType[*types.ConditionalCheckFailedException](err); held {
+			continue
+		}
+		if err != nil {
+			return false, false, fmt.Errorf("put to table %q: %w", l.table, err)
+		}
+		return true, i == 1, nil
 	}
-	_, err = l.api.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                 aws.String(l.table),
-		Item:                      encodeBegin(rec),
-		ConditionExpression:       expr.Condition(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
-	})
-	if _, held := errors.AsType[*types.ConditionalCheckFailedException](err); held {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("put to table %q: %w", l.table, err)
-	}
-	return true, nil
+	return false, false, nil
 }
 
 // Complete stores the outcome of the delivery made under held, the record

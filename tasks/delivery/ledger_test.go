@@ -81,6 +81,8 @@ func TestBeginAfterExpiryTakesOver(t *testing.T) {
 	second, began, err := e.ledger.Begin(t.Context(), id1, newTicket, lease)
 	require.NoError(t, err)
 	assert.True(t, began, "an expired lease is taken over")
+	assert.True(t, second.TookOver, "the caller learns the first holder's outcome is unknown")
+	assert.False(t, first.TookOver, "the first took a new record")
 	assert.NotEqual(t, first.Holder, second.Holder)
 	assert.Equal(t, newTicket, second.Ticket)
 	assert.NotContains(t, getRaw(t, e, id1), "lease_id", "the old ticket's lease is not kept")

@@ -100,6 +100,10 @@ type Record struct {
 	Message   string
 	// CompletedAt is when Complete stored the result.
 	CompletedAt time.Time
+	// TookOver says Begin took this record over from a holder whose lease
+	// expired: that invocation died, and whether its consumer call went
+	// through is unknown. It is not stored.
+	TookOver bool
 	// RecordedAt is when the outcome was recorded on the breaker row
 	// (MarkRecorded), so that a retried Attempt records it once; zero when
 	// it was not, or when recording it changed nothing.

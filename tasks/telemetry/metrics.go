@@ -57,6 +57,9 @@ const (
 	// TableUnavailable counts Attempts the table failed before they could
 	// deliver; the state machine retries them for hours.
 	TableUnavailable Name = "TableUnavailable"
+	// UnknownOutcomes counts deliveries taken over from an Attempt that
+	// died while its consumer call was in flight.
+	UnknownOutcomes Name = "UnknownOutcomes"
 )
 
 // StateMetric is the gauge of a breaker's state, written on every state
