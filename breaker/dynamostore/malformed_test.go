@@ -1,6 +1,7 @@
 package dynamostore_test
 
 import (
+	"context"
 	"maps"
 	"testing"
 
@@ -99,4 +100,56 @@ func TestLoadMalformedItem(t *testing.T) {
 			assert.Equal(t, breaker.Row{}, got)
 		})
 	}
+}
+
+func TestRawShowsAnItemThatDoesNotDecodeAndReplaceRepairsIt(t *testing.T) {
+	e := newEnv(t)
+	putRaw(t, e, "corrupt", map[string]types.AttributeValue{
+		"state": s("AJAR"), "version": n("7"), "generation": n("3"), "open_until": s("not a time"),
+	})
+	_, err := e.store.Load(t.Context(), "corrupt")
+	require.ErrorIs(t, err, dynamostore.ErrMalformed)
+
+	raw, err := e.store.Raw(t.Context(), "corrupt")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"S": "AJAR"}, raw["state"])
+	assert.Equal(t, map[string]any{"N": "7"}, raw["version"])
+	assert.Equal(t, map[string]any{"S": "not a time"}, raw["open_until"])
+
+	fresh := breaker.Row{Key: "corrupt", State: breaker.Closed, Actor: "alice", Reason: "repair", Cause: breaker.CauseReset}
+	stored, err := e.store.Replace(t.Context(), fresh)
+	require.NoError(t, err)
+	assert.Equal(t, int64(8), stored.Version, "the old version plus one")
+	assert.Equal(t, int64(4), stored.Generation, "a new generation")
+	got, err := e.store.Load(t.Context(), "corrupt")
+	require.NoError(t, err, "repaired: it decodes")
+	assert.Equal(t, stored, got, "the whole item replaced, the bad attribute gone")
+
+	none, err := e.store.Raw(t.Context(), "absent")
+	require.NoError(t, err)
+	assert.Nil(t, none)
+}
+
+func TestReplaceLosesToAConcurrentChange(t *testing.T) {
+	e := newEnv(t)
+	putRaw(t, e, "corrupt", map[string]types.AttributeValue{"state": s("AJAR"), "version": s("seven")})
+	racing := dynamostore.New(racingAPI{API: e.client, race: func() {
+		putRaw(t, e, "corrupt", map[string]types.AttributeValue{"state": s("AJAR"), "version": s("eight")})
+	}}, e.table)
+	_, err := racing.Replace(t.Context(), breaker.Row{Key: "corrupt", State: breaker.Closed})
+	assert.ErrorIs(t, err, breaker.ErrConflict, "the item changed between the read and the write")
+	raw, err := e.store.Raw(t.Context(), "corrupt")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"S": "eight"}, raw["version"], "the other writer's item stands")
+}
+
+// racingAPI runs race before every PutItem, as another writer would.
+type racingAPI struct {
+	dynamostore.API
+	race func()
+}
+
+func (r racingAPI) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	r.race()
+	return r.API.PutItem(ctx, in, optFns...)
 }

@@ -149,6 +149,10 @@ func (f failingAPI) UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...fu
 	return nil, f.err
 }
 
+func (f failingAPI) PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	return nil, f.err
+}
+
 func TestServiceErrorsAreWrappedNotConflicts(t *testing.T) {
 	cause := errors.New("connection refused")
 	store := dynamostore.New(failingAPI{err: cause}, "breakers")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/breaker/dynamostore"
 	"github.com/redrive/redrive/tasks/taskerr"
 )
 
@@ -18,6 +19,16 @@ type Breaker interface {
 }
 
 var _ Breaker = (*breaker.Breaker)(nil)
+
+// Repairer reads and overwrites a breaker row that does not decode (a
+// corrupt item, or one a newer version wrote); *dynamostore.Store
+// satisfies it.
+type Repairer interface {
+	Raw(ctx context.Context, key string) (map[string]any, error)
+	Replace(ctx context.Context, row breaker.Row) (breaker.Row, error)
+}
+
+var _ Repairer = (*dynamostore.Store)(nil)
 
 // Output is the admin function's result, the admin execution's output.
 type Output struct {
@@ -32,6 +43,11 @@ type Output struct {
 	// nothing changed.
 	Before Summary `json:"before"`
 	After  Summary `json:"after"`
+	// Unreadable says why the stored row did not decode, and Raw is the
+	// item as stored (DynamoDB JSON), so a person can see it; reset
+	// replaces such a row.
+	Unreadable string         `json:"unreadable,omitempty"`
+	Raw        map[string]any `json:"raw,omitempty"`
 }
 
 // Launcher starts a breaker's releaser when none runs; *release.Launcher
@@ -47,6 +63,9 @@ type Handler struct {
 	// Launcher, if set, starts the waiting room's releaser after a
 	// command that lets messages through (reset, close, release).
 	Launcher Launcher
+	// Repair, if set, shows (status) and replaces (reset) a row that does
+	// not decode; without it such a row fails the command.
+	Repair Repairer
 	// Logger gets one line per command that may change a breaker.
 	Logger *slog.Logger
 	// Now is the clock "until" is checked against; the breaker's own.
@@ -73,6 +92,9 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 	}
 	if p.change.Kind == 0 {
 		row, err := h.Breaker.Status(ctx, p.key)
+		if h.unreadable(err) {
+			return h.showUnreadable(ctx, p, err)
+		}
 		if err != nil {
 			return Output{}, fmt.Errorf("admin: status breaker %q: %w", p.key, err)
 		}
@@ -81,6 +103,9 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 	}
 
 	before, after, err := h.Breaker.Command(ctx, p.key, p.change)
+	if h.unreadable(err) && p.change.Kind == breaker.Reset {
+		return h.replaceUnreadable(ctx, p, err)
+	}
 	if c := taskerr.Contention(p.command, err); c != nil {
 		return Output{}, c
 	}
@@ -89,13 +114,60 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 	}
 	changed := after.Version != before.Version
 	h.log(ctx, p, changed, before, after)
-	if h.Launcher != nil && (after.State == breaker.Closed || after.State == breaker.ForcedClosed) {
-		if _, err := h.Launcher.Ensure(ctx, p.key); err != nil {
-			// The command stands; the room's own timeout brings its messages back.
-			h.Logger.WarnContext(ctx, "could not start the waiting room's releaser", "breaker", p.key, "error", err.Error())
-		}
+	if after.State == breaker.Closed || after.State == breaker.ForcedClosed {
+		h.startReleaser(ctx, p.key)
 	}
 	return Output{Breaker: p.key, Command: p.command, Changed: changed, Before: Summarize(before), After: Summarize(after)}, nil
+}
+
+// startReleaser starts key's releaser, if the handler has a Launcher. A
+// failure is logged: the command stands, and the room's own timeout brings
+// its messages back.
+func (h *Handler) startReleaser(ctx context.Context, key string) {
+	if h.Launcher == nil {
+		return
+	}
+	if _, err := h.Launcher.Ensure(ctx, key); err != nil {
+		h.Logger.WarnContext(ctx, "could not start the waiting room's releaser", "breaker", key, "error", err.Error())
+	}
+}
+
+// unreadable reports an error of a row that does not decode, when the
+// handler can repair it.
+func (h *Handler) unreadable(err error) bool {
+	return h.Repair != nil && errors.Is(err, dynamostore.ErrMalformed)
+}
+
+// showUnreadable is status of a row that does not decode: why, and the
+// item as stored.
+func (h *Handler) showUnreadable(ctx context.Context, p parsed, why error) (Output, error) {
+	raw, err := h.Repair.Raw(ctx, p.key)
+	if err != nil {
+		return Output{}, fmt.Errorf("admin: status breaker %q: %w; reading it as stored: %w", p.key, why, err)
+	}
+	return Output{Breaker: p.key, Command: p.command, Unreadable: why.Error(), Raw: raw}, nil
+}
+
+// replaceUnreadable is reset of a row that does not decode: the row is
+// replaced by a fresh CLOSED one, audited like any command.
+func (h *Handler) replaceUnreadable(ctx context.Context, p parsed, why error) (Output, error) {
+	raw, err := h.Repair.Raw(ctx, p.key)
+	if err != nil {
+		return Output{}, fmt.Errorf("admin: reset breaker %q: %w; reading it as stored: %w", p.key, why, err)
+	}
+	now := h.Now()
+	after, err := h.Repair.Replace(ctx, breaker.Row{Key: p.key, State: breaker.Closed, Cause: breaker.CauseReset,
+		ChangedAt: now, ClosedAt: now, Actor: p.change.Actor, Reason: p.change.Reason})
+	if c := taskerr.Contention(p.command, err); c != nil {
+		return Output{}, c
+	}
+	if err != nil {
+		return Output{}, fmt.Errorf("admin: reset breaker %q: replace the row that does not decode: %w", p.key, err)
+	}
+	h.log(ctx, p, true, breaker.Row{}, after)
+	h.Logger.WarnContext(ctx, "replaced a breaker row that did not decode", "breaker", p.key, "unreadable", why.Error(), "raw", raw)
+	h.startReleaser(ctx, p.key)
+	return Output{Breaker: p.key, Command: p.command, Changed: true, After: Summarize(after), Unreadable: why.Error(), Raw: raw}, nil
 }
 
 // log writes the command's audit line.

@@ -8,10 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/breaker/dynamostore"
 	"github.com/redrive/redrive/tasks/admin"
 	"github.com/redrive/redrive/tasks/taskerr"
 )
@@ -257,4 +261,36 @@ func TestIncompleteHandlerFailsClearly(t *testing.T) {
 	var h admin.Handler
 	_, err := h.Handle(t.Context(), admin.Input{Request: admin.Request{Command: "status", Breaker: "orders"}})
 	assert.EqualError(t, err, "admin: handler needs a Breaker, a Logger and a clock (use New)")
+}
+
+// A row a newer version wrote (an unknown state) or a corrupt one: status
+// shows it as stored, reset replaces it (audited), so it can be repaired
+// without a person editing the table.
+func TestARowThatDoesNotDecodeIsShownAndReset(t *testing.T) {
+	f := newFixture(t, nil)
+	_, err := f.client.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(f.table), Item: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: dynamostore.KeyPrefix + "orders"}, "state": &types.AttributeValueMemberS{Value: "AJAR"},
+		"version": &types.AttributeValueMemberN{Value: "12"},
+	}})
+	require.NoError(t, err)
+
+	status, err := f.command(t, admin.Request{Command: "status", Breaker: "orders"})
+	require.NoError(t, err, "status shows an unreadable row instead of failing")
+	assert.Contains(t, status.Unreadable, `unknown state "AJAR"`)
+	assert.Equal(t, map[string]any{"S": "AJAR"}, status.Raw["state"])
+	assert.False(t, status.Changed)
+
+	out, err := f.command(t, admin.Request{Command: "reset", Breaker: "orders", Reason: "row written by a newer version", Actor: "alice"})
+	require.NoError(t, err)
+	assert.True(t, out.Changed)
+	assert.Equal(t, "CLOSED", out.After.State)
+	assert.Equal(t, int64(13), out.After.Version)
+	assert.Equal(t, "alice", out.After.Actor)
+	assert.Equal(t, map[string]any{"N": "12"}, out.Raw["version"], "the output keeps what was replaced")
+	assert.Contains(t, f.log.String(), "replaced a breaker row that did not decode")
+	assert.Equal(t, []string{"orders"}, f.launcher.Keys(), "the room held behind it is released")
+
+	row, err := f.breaker.Status(t.Context(), "orders")
+	require.NoError(t, err, "readable again")
+	assert.Equal(t, breaker.Closed, row.State)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
@@ -33,6 +34,9 @@ type fixture struct {
 	log     *bytes.Buffer
 	// launcher records the releasers the handler starts.
 	launcher *roomtest.Launcher
+	// client and table hold the rows, for writing one the store cannot read.
+	client *dynamodb.Client
+	table  string
 }
 
 // newFixture builds a fixture; wrap, when given, wraps the DynamoDB store
@@ -57,7 +61,9 @@ func newFixture(t *testing.T, wrap func(breaker.Store) breaker.Store) fixture {
 	h.Now = clock.Now
 	launcher := &roomtest.Launcher{}
 	h.Launcher = launcher
-	return fixture{handler: h, breaker: b, store: store, clock: clock, log: &log, launcher: launcher}
+	h.Repair = dynamostore.New(client, table)
+	return fixture{handler: h, breaker: b, store: store, clock: clock, log: &log, launcher: launcher,
+		client: client, table: table}
 }
 
 // trip opens key's breaker with consecutive transient failures.

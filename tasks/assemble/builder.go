@@ -157,12 +157,13 @@ func (b *Builder) Admin(cfg admin.Config, rc RoomConfig) (*admin.Handler, error)
 		needs("admin", need{"DynamoDB", c.DynamoDB != nil}, need{"SFN", c.SFN != nil})); err != nil {
 		return nil, fmt.Errorf("assemble: admin: %w", err)
 	}
-	br, err := b.breaker("admin", dynamostore.New(c.DynamoDB, cfg.Table), breaker.Policy{}, seedAdminBreaker)
+	store := dynamostore.New(c.DynamoDB, cfg.Table)
+	br, err := b.breaker("admin", store, breaker.Policy{}, seedAdminBreaker)
 	if err != nil {
 		return nil, err
 	}
 	_, launcher := b.room(rc)
-	return &admin.Handler{Breaker: br, Launcher: launcher, Logger: b.deps.Logger, Now: b.deps.Now}, nil
+	return &admin.Handler{Breaker: br, Launcher: launcher, Repair: store, Logger: b.deps.Logger, Now: b.deps.Now}, nil
 }
 
 // lot is the parking lot at cfg.
