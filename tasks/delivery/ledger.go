@@ -161,23 +161,12 @@ func (l *Ledger) Complete(ctx context.Context, held Record, outcome breaker.Outc
 	}
 	stillHeld := expression.Name(attrStatus).Equal(expression.Value(string(InProgress))).
 		And(expression.Name(attrHolder).Equal(expression.Value(held.Holder)))
-	expr, err := expression.NewBuilder().WithCondition(stillHeld).WithUpdate(update).Build()
+	lost, err := l.update(ctx, id, stillHeld, update)
 	if err != nil {
-		return Record{}, fmt.Errorf("complete delivery %s: build expression: %w", id, err)
+		return Record{}, fmt.Errorf("complete delivery %s: %w", id, err)
 	}
-	_, err = l.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(l.table),
-		Key:                       id.key(),
-		ConditionExpression:       expr.Condition(),
-		UpdateExpression:          expr.Update(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
-	})
-	if _, lost := errors.AsType[*types.ConditionalCheckFailedException](err); lost {
+	if lost {
 		return l.notHeld(ctx, held)
-	}
-	if err != nil {
-		return Record{}, fmt.Errorf("complete delivery %s in table %q: %w", id, l.table, err)
 	}
 	return done, nil
 }
@@ -192,10 +181,23 @@ func (l *Ledger) MarkRecorded(ctx context.Context, done Record) (Record, error) 
 	now := l.now().UTC()
 	completed := expression.Name(attrStatus).Equal(expression.Value(string(Completed))).
 		And(expression.Name(attrHolder).Equal(expression.Value(done.Holder)))
-	expr, err := expression.NewBuilder().WithCondition(completed).
-		WithUpdate(expression.Set(expression.Name(attrRecordedAt), expression.Value(now.Format(time.RFC3339Nano)))).Build()
+	lost, err := l.update(ctx, id, completed, expression.Set(expression.Name(attrRecordedAt), expression.Value(now.Format(time.RFC3339Nano))))
 	if err != nil {
-		return Record{}, fmt.Errorf("mark delivery %s recorded: build expression: %w", id, err)
+		return Record{}, fmt.Errorf("mark delivery %s recorded: %w", id, err)
+	}
+	if lost {
+		return Record{}, fmt.Errorf("mark delivery %s recorded: %w: not COMPLETED by holder %s", id, ErrNotHeld, done.Holder)
+	}
+	done.RecordedAt = now
+	return done, nil
+}
+
+// update applies upd to id's record on condition cond; lost reports that
+// the condition failed.
+func (l *Ledger) update(ctx context.Context, id ID, cond expression.ConditionBuilder, upd expression.UpdateBuilder) (lost bool, err error) {
+	expr, err := expression.NewBuilder().WithCondition(cond).WithUpdate(upd).Build()
+	if err != nil {
+		return false, fmt.Errorf("build expression: %w", err)
 	}
 	_, err = l.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(l.table),
@@ -205,14 +207,13 @@ func (l *Ledger) MarkRecorded(ctx context.Context, done Record) (Record, error) 
 		ExpressionAttributeNames:  expr.Names(),
 		ExpressionAttributeValues: expr.Values(),
 	})
-	if _, lost := errors.AsType[*types.ConditionalCheckFailedException](err); lost {
-		return Record{}, fmt.Errorf("mark delivery %s recorded: %w: not COMPLETED by holder %s", id, ErrNotHeld, done.Holder)
+	if _, failed := errors.AsType[*types.ConditionalCheckFailedException](err); failed {
+		return true, nil
 	}
 	if err != nil {
-		return Record{}, fmt.Errorf("mark delivery %s recorded in table %q: %w", id, l.table, err)
+		return false, fmt.Errorf("update in table %q: %w", l.table, err)
 	}
-	done.RecordedAt = now
-	return done, nil
+	return false, nil
 }
 
 // notHeld explains a failed Complete by reading the record as it is now;

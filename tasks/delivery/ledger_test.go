@@ -314,7 +314,7 @@ func TestServiceErrorsAreWrapped(t *testing.T) {
 
 	_, err = l.Complete(t.Context(), delivery.Record{ID: id1, Holder: "h"}, breaker.Success, "", "")
 	assert.ErrorIs(t, err, errUnavailable)
-	assert.Contains(t, err.Error(), `complete delivery `+id1.String()+` in table "redrive"`)
+	assert.Contains(t, err.Error(), `complete delivery `+id1.String()+`: update in table "redrive"`)
 
 	_, _, err = l.Get(t.Context(), id1)
 	assert.ErrorIs(t, err, errUnavailable)
