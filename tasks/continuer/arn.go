@@ -19,7 +19,7 @@ func parseExecutionARN(arn string) (executionARN, error) {
 	parts := strings.Split(arn, ":")
 	if len(parts) != 8 || parts[0] != "arn" || parts[1] == "" || parts[2] != "states" ||
 		parts[3] == "" || parts[4] == "" || parts[5] != "execution" || parts[6] == "" || parts[7] == "" {
-		return executionARN{}, fmt.Errorf("continuer: execution ARN %q: want arn:<partition>:states:<region>:<account>:execution:<state machine>:<name>", arn)
+		return executionARN{}, fmt.Errorf("execution ARN %q: want arn:<partition>:states:<region>:<account>:execution:<state machine>:<name>", arn)
 	}
 	return executionARN{prefix: strings.Join(parts[:5], ":"), machine: parts[6], name: parts[7]}, nil
 }

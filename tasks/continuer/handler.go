@@ -44,22 +44,23 @@ type Handler struct {
 }
 
 // Handle starts the next execution of in's redrive and returns its ARN. An
-// invalid document or execution ARN, or a StartExecution error, is
-// returned for the state machine to retry (and finally park the message).
+// invalid document or execution ARN, or a StartExecution error, is a
+// *ContinueFailed for the state machine to retry (and finally park the
+// message).
 // ExecutionAlreadyExists means a retried Continue already started it: the
 // task succeeds with that execution's ARN.
 func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 	current, err := parseExecutionARN(in.ExecutionARN)
 	if err != nil {
-		return Output{}, err
+		return Output{}, failed("read the execution ARN", err)
 	}
 	if err := in.Document.Validate(); err != nil {
-		return Output{}, fmt.Errorf("continuer: execution %s: %w", in.ExecutionARN, err)
+		return Output{}, failed("check the document of "+in.ExecutionARN, err)
 	}
 	next := nextDocument(in.Document)
 	input, err := next.Input()
 	if err != nil {
-		return Output{}, fmt.Errorf("continuer: encode document of %q: %w", next.OriginID, err)
+		return Output{}, failed(fmt.Sprintf("encode the document of %q", next.OriginID), err)
 	}
 	name := next.ExecutionName()
 	out, err := h.SFN.StartExecution(ctx, &sfn.StartExecutionInput{
@@ -73,7 +74,7 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 	case retried:
 		arn = current.sibling(name)
 	case err != nil:
-		return Output{}, fmt.Errorf("continuer: start %s of %s: %w", name, current.stateMachine(), err)
+		return Output{}, failed(fmt.Sprintf("start %s of %s", name, current.stateMachine()), err)
 	default:
 		arn = aws.ToString(out.ExecutionArn)
 	}

@@ -135,6 +135,8 @@ func TestContinueRefusesBadInput(t *testing.T) {
 			tt.change(&in)
 			_, err := newHandler(t, env).Handle(context.Background(), in)
 			require.Error(t, err)
+			_, named := err.(*continuer.ContinueFailed) // unwrapped: Step Functions sees "ContinueFailed", not "wrapError"
+			assert.True(t, named, "error %T", err)
 			assert.Contains(t, err.Error(), tt.want)
 			assert.Empty(t, env.Executions(t), "nothing started")
 		})
