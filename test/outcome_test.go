@@ -34,6 +34,8 @@ type tableFaults struct {
 
 	mu     sync.Mutex
 	failed int
+	// logs are the handlers' log lines.
+	logs syncBuffer
 }
 
 // errUnavailable is the injected failure.
@@ -72,7 +74,7 @@ func faultsOn(t *testing.T, prefix string, reads bool, failing func(s *localrun.
 	t.Helper()
 	var s *localrun.Stack
 	f := &tableFaults{prefix: prefix, reads: reads, failing: func() bool { return failing(s) }}
-	s = start(t, localrun.Options{WrapDynamoDB: func(db assemble.DynamoDB) assemble.DynamoDB {
+	s = start(t, localrun.Options{Logs: &f.logs, WrapDynamoDB: func(db assemble.DynamoDB) assemble.DynamoDB {
 		f.DynamoDB = db
 		return f
 	}})
@@ -113,20 +115,25 @@ func TestADeliveryRecordThatCannotBeCompletedDeliversOnce(t *testing.T) {
 	assert.EqualValues(t, 20, s.Stats().Invocations[localrun.FunctionAttempt], "one Attempt each: none failed, none retried")
 }
 
-// The breaker row cannot be written for a minute while messages are
-// delivered (a new row writes its first 20 outcomes): each outcome is
-// known, so each message is Delivered, none parked, none twice.
+// The breaker row cannot be written for the first 3 seconds while
+// messages are delivered (a new row writes its first 20 outcomes): each
+// outcome is known, so each message is Delivered, none parked, none twice;
+// the outcomes after the fault are recorded.
 func TestABreakerRowThatCannotBeWrittenParksNothingDelivered(t *testing.T) {
 	var until time.Time
 	s, faults := faultsOn(t, "breaker#", false, func(s *localrun.Stack) bool { return s.Executor.Now().Before(until) })
-	until = s.Executor.Now().Add(time.Minute)
+	until = s.Executor.Now().Add(3 * time.Second)
 	trickle(s, "unrecorded", 30)
 	drain(t, s)
 	assertDeliveredOnceEach(t, s)
 	assert.Positive(t, faults.failed, "the fault fired")
-	row, err := s.BreakerRow(t.Context(), "default")
+	row, err := s.BreakerRow(t.Context(), "orders")
 	require.NoError(t, err)
 	assert.Equal(t, "CLOSED", row.State.String())
+	assert.Positive(t, row.Version, "written once the table was back")
+	unrecorded := strings.Count(faults.logs.String(), "could not store a known outcome in the breaker row")
+	assert.Positive(t, unrecorded, "some outcomes could not be recorded, and said so")
+	assert.Less(t, unrecorded, 30)
 }
 
 // The breaker row can be neither read nor written for 15 s, 30 s, 60 s,

@@ -269,3 +269,10 @@ func (b *syncBuffer) releaseTicks(t *testing.T) (released, dropped, lost int) {
 	require.NoError(t, sc.Err())
 	return released, dropped, lost
 }
+
+// String returns what was written so far.
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -148,7 +148,7 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 		return doc, nil
 	}
 	key := doc.BreakerKey
-	id := delivery.ID{OriginID: doc.OriginID, Attempt: doc.Attempt, Try: doc.Tries + doc.Throttled + 1}
+	id := delivery.ID{OriginID: doc.OriginID, Attempt: doc.Attempt, Try: doc.Tries + doc.Throttled + 1, Message: doc.MessageTag()}
 	if doc.Paced {
 		// The starter counted it beyond the pace: it queues behind the
 		// room without asking the breaker.

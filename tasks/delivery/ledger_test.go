@@ -241,6 +241,8 @@ func TestDistinctTriesAreDistinctRecords(t *testing.T) {
 	for _, id := range []delivery.ID{
 		{OriginID: "o", Attempt: 1, Try: 1}, {OriginID: "o", Attempt: 1, Try: 2}, {OriginID: "o", Attempt: 2, Try: 1},
 		{OriginID: "o#1", Attempt: 1, Try: 1}, // '#' in an origin id does not collide
+		// Two messages with the same lineage are told apart by their tag.
+		{OriginID: "o", Attempt: 2, Try: 1, Message: "m0a1b2c3d"}, {OriginID: "o", Attempt: 2, Try: 1, Message: "m4e5f6a7b"},
 	} {
 		_, began, err := e.ledger.Begin(t.Context(), id, ticket, lease)
 		require.NoError(t, err)

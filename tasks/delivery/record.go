@@ -39,11 +39,17 @@ type ID struct {
 	Attempt int
 	// Try is the delivery try within the round trip, from 1.
 	Try int
+	// Message tells apart different messages that carry the same lineage
+	// (message.Document.MessageTag); empty on the first attempt.
+	Message string
 }
 
 // String is the ID as it appears in the record's key and in errors,
-// "<originId>#<attempt>#<try>".
+// "<originId>#<attempt>#<try>", or "<originId>#<attempt>-<message>#<try>".
 func (id ID) String() string {
+	if id.Message != "" {
+		return fmt.Sprintf("%s#%d-%s#%d", id.OriginID, id.Attempt, id.Message, id.Try)
+	}
 	return fmt.Sprintf("%s#%d#%d", id.OriginID, id.Attempt, id.Try)
 }
 

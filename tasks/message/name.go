@@ -42,16 +42,27 @@ func ExecutionName(originID string, attempt, continuation int) string {
 // lineage gets a name of its own instead of passing for a duplicate and
 // being deleted unredriven.
 func (d Document) ExecutionName() string {
-	tag := ""
-	if d.Attempt > 1 {
-		sum := sha256.Sum256([]byte(d.Message.ID))
-		tag = "-m" + hex.EncodeToString(sum[:])[:messageHashLen]
+	tag := d.MessageTag()
+	if tag != "" {
+		tag = "-" + tag
 	}
 	return executionName(d.OriginID, d.Attempt, d.Continuation, tag)
 }
 
+// MessageTag tells apart different messages that carry the same lineage,
+// in execution names and delivery records: from the second attempt on,
+// "m" and a hash of the DLQ message's id; empty on the first attempt,
+// whose origin id is its own message id.
+func (d Document) MessageTag() string {
+	if d.Attempt <= 1 {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(d.Message.ID))
+	return "m" + hex.EncodeToString(sum[:])[:messageHashLen]
+}
+
 // messageHashLen is how many hex digits of the DLQ message id's SHA-256 a
-// name after the first attempt carries.
+// MessageTag carries.
 const messageHashLen = 8
 
 // executionName is ExecutionName with tag after the attempt.
