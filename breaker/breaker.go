@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -94,6 +95,15 @@ func (b *Breaker) Admit(ctx context.Context, key string) (Decision, error) {
 // condition that nobody wrote since, reading the row again only on a
 // conflict. A zero seen (Version 0 and no key) makes it read first.
 func (b *Breaker) Record(ctx context.Context, key string, seen Row, t Ticket, o Outcome) (Row, error) {
+	return b.RecordOnce(ctx, key, seen, t, o, "")
+}
+
+// RecordOnce is Record for the delivery named delivery: an outcome that
+// changes the row lists delivery in the row's Recorded in the same write,
+// and a delivery already listed there is not recorded again, so a retried
+// delivery try (its invocation died after recording) counts once. An
+// empty delivery is Record.
+func (b *Breaker) RecordOnce(ctx context.Context, key string, seen Row, t Ticket, o Outcome, delivery string) (Row, error) {
 	if !o.Valid() {
 		return Row{}, fmt.Errorf("record breaker %q: %w %s", key, ErrInvalidOutcome, o)
 	}
@@ -102,7 +112,13 @@ func (b *Breaker) Record(ctx context.Context, key string, seen Row, t Ticket, o 
 		first = &seen
 	}
 	_, after, err := b.update(ctx, key, first, func(r Row, now time.Time) (Row, bool, error) {
+		if delivery != "" && slices.Contains(r.Recorded, delivery) {
+			return r, false, nil
+		}
 		next, changed := Observe(b.policy, r, t, o, now, b.rnd)
+		if changed && delivery != "" {
+			next.Recorded = append(slices.Clone(r.Recorded[max(len(r.Recorded)-MaxRecorded+1, 0):]), delivery)
+		}
 		return next, changed, nil
 	})
 	if err != nil {

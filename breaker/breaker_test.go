@@ -441,3 +441,37 @@ func TestBreakerErrors(t *testing.T) {
 		assert.Equal(t, breaker.Stats{Loads: 1}, b.Stats())
 	})
 }
+
+func TestRecordOnceCountsADeliveryOnce(t *testing.T) {
+	store := breaker.NewMemStore()
+	b := newBreaker(t, store, breakertest.NewClock(t0))
+	ctx := t.Context()
+	d, err := b.Admit(ctx, "k")
+	require.NoError(t, err)
+	row, err := b.RecordOnce(ctx, "k", d.Row, d.Ticket, breaker.Transient, "o-1#1#1")
+	require.NoError(t, err)
+	require.Equal(t, 1, row.ConsecutiveFailures)
+	assert.Equal(t, []string{"o-1#1#1"}, row.Recorded)
+
+	// The same delivery again, as a retried Attempt records it.
+	again, err := b.RecordOnce(ctx, "k", breaker.Row{}, d.Ticket, breaker.Transient, "o-1#1#1")
+	require.NoError(t, err)
+	assert.Equal(t, row, again, "not counted, not written")
+
+	// Recorded keeps the newest MaxRecorded deliveries (forced closed, so
+	// every failure is written and none trips).
+	_, _, err = b.Command(ctx, "k", breaker.Command{Kind: breaker.ForceClose, Actor: "test", Reason: "count"})
+	require.NoError(t, err)
+	for i := range breaker.MaxRecorded + 5 {
+		d, err := b.Admit(ctx, "k")
+		require.NoError(t, err)
+		require.Equal(t, breaker.Proceed, d.Verdict)
+		_, err = b.RecordOnce(ctx, "k", d.Row, d.Ticket, breaker.Transient, fmt.Sprintf("o-%d#1#1", i+2))
+		require.NoError(t, err)
+	}
+	row, err = b.Status(ctx, "k")
+	require.NoError(t, err)
+	assert.Len(t, row.Recorded, breaker.MaxRecorded)
+	assert.Equal(t, fmt.Sprintf("o-%d#1#1", breaker.MaxRecorded+6), row.Recorded[breaker.MaxRecorded-1], "newest last")
+	assert.NotContains(t, row.Recorded, "o-1#1#1", "the oldest dropped")
+}

@@ -93,7 +93,15 @@ type Row struct {
 
 	// Totals are lifetime counters, for status and for auditing.
 	Totals Totals
+	// Recorded names the latest deliveries whose outcome changed the row
+	// (RecordOnce), oldest first, at most MaxRecorded: a retried delivery
+	// try that finds itself here is not counted again.
+	Recorded []string
 }
+
+// MaxRecorded bounds Row.Recorded: far more than the outcomes a row takes
+// in the seconds a retried Attempt needs, while the row stays small.
+const MaxRecorded = 32
 
 // Window is a count-based sliding window of up to 64 outcomes kept as a
 // bitset: bit 0 is the newest outcome, a set bit a failure.

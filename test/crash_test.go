@@ -5,12 +5,14 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/internal/localrun"
+	"github.com/redrive/redrive/internal/simtarget"
 	"github.com/redrive/redrive/statemachine/local"
 )
 
@@ -76,4 +78,51 @@ func TestCrashAfterDeliveryDoesNotDeliverTwice(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, failed, "one failed Attempt in the history, retried by the state machine")
+}
+
+// crashAfterRecord is the attempt task's breaker store with a fault: the
+// first write of the row after a delivery goes through, and then the
+// invocation crashes (a panic) before it returns, as if it died after
+// recording the outcome.
+type crashAfterRecord struct {
+	breaker.Store
+	delivered func() bool
+	crashed   atomic.Bool
+}
+
+func (c *crashAfterRecord) Save(ctx context.Context, prevVersion int64, next breaker.Row) error {
+	if err := c.Store.Save(ctx, prevVersion, next); err != nil {
+		return err
+	}
+	if c.delivered() && c.crashed.CompareAndSwap(false, true) {
+		panic("injected crash after the outcome was recorded")
+	}
+	return nil
+}
+
+// The Attempt crashes after recording a failed delivery's outcome: the
+// retried Attempt finds the delivery record COMPLETED and the delivery
+// listed on the breaker row (RecordOnce),
+// so it neither delivers again nor counts the failure twice.
+func TestCrashAfterRecordCountsTheOutcomeOnce(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var s *localrun.Stack
+	fault := &crashAfterRecord{delivered: func() bool { return len(s.Target.Ledger().Calls()) > 0 }}
+	s = start(t, localrun.Options{
+		Start:  t0,
+		Target: simtarget.Options{Schedule: simtarget.Outage(t0, time.Hour)},
+		WrapStore: func(st breaker.Store) breaker.Store {
+			fault.Store = st
+			return fault
+		},
+	})
+	send(t, s, bodies("crash-after-record", 1)...)
+	runUntil(t, s, t0.Add(10*time.Second))
+
+	require.True(t, fault.crashed.Load(), "the fault fired")
+	assert.Len(t, s.Target.Ledger().Calls(), 1, "delivered once, not again by the retry")
+	row, err := s.BreakerRow(t.Context(), "orders")
+	require.NoError(t, err)
+	assert.Equal(t, 1, row.ConsecutiveFailures, "the failure counted once")
+	assert.EqualValues(t, 2, s.Stats().Invocations[localrun.FunctionAttempt], "the Attempt ran twice")
 }

@@ -59,6 +59,7 @@ func fullRow(key string) breaker.Row {
 		Actor:           "alice@example.com",
 		Reason:          "downstream maintenance, ticket OPS-42",
 		Totals:          breaker.Totals{Successes: 11, Failures: 22, Poison: 33, Stale: 44, Trips: 55, Closes: 66, Throttles: 77},
+		Recorded:        []string{"o-1#1#1", "o-2#3-m0a1b2c3d#2"},
 	}
 }
 

@@ -34,6 +34,7 @@ const (
 	attrActor               = "actor"
 	attrReason              = "reason"
 	attrLeases              = "leases"
+	attrRecorded            = "recorded"
 	attrTotals              = "totals"
 
 	leaseID      = "id"
@@ -64,6 +65,14 @@ func encode(row breaker.Row) map[string]types.AttributeValue {
 		}
 		leases = &types.AttributeValueMemberL{Value: list}
 	}
+	var recorded types.AttributeValue = null
+	if len(row.Recorded) > 0 {
+		list := make([]types.AttributeValue, len(row.Recorded))
+		for i, id := range row.Recorded {
+			list[i] = str(id)
+		}
+		recorded = &types.AttributeValueMemberL{Value: list}
+	}
 	return map[string]types.AttributeValue{
 		attrState:               str(row.State.String()),
 		attrVersion:             num(row.Version),
@@ -83,6 +92,7 @@ func encode(row breaker.Row) map[string]types.AttributeValue {
 		attrActor:               optional(row.Actor),
 		attrReason:              optional(row.Reason),
 		attrLeases:              leases,
+		attrRecorded:            recorded,
 		attrTotals: &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
 			totalSuccesses: num(row.Totals.Successes),
 			totalFailures:  num(row.Totals.Failures),
@@ -149,6 +159,14 @@ func decode(key string, item map[string]types.AttributeValue) (breaker.Row, erro
 	for i, lease := range f.list(attrLeases) {
 		l := f.elem(attrLeases, i, lease)
 		row.Leases = append(row.Leases, breaker.Lease{ID: l.str(leaseID, true), Expires: l.time(leaseExpires, true)})
+	}
+	for i, av := range f.list(attrRecorded) {
+		id, ok := av.(*types.AttributeValueMemberS)
+		if !ok {
+			f.fail(fmt.Sprintf("%s[%d]", attrRecorded, i), "want a string (S)")
+			break
+		}
+		row.Recorded = append(row.Recorded, id.Value)
 	}
 	if t, ok := f.sub(attrTotals); ok {
 		row.Totals = breaker.Totals{

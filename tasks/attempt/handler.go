@@ -20,14 +20,13 @@ import (
 // Breaker is the part of *breaker.Breaker the handler calls.
 type Breaker interface {
 	Admit(ctx context.Context, key string) (breaker.Decision, error)
-	Record(ctx context.Context, key string, seen breaker.Row, t breaker.Ticket, o breaker.Outcome) (breaker.Row, error)
+	RecordOnce(ctx context.Context, key string, seen breaker.Row, t breaker.Ticket, o breaker.Outcome, delivery string) (breaker.Row, error)
 }
 
 // Ledger is the part of *delivery.Ledger the handler calls.
 type Ledger interface {
 	Begin(ctx context.Context, id delivery.ID, ticket breaker.Ticket, lease time.Duration) (delivery.Record, bool, error)
 	Complete(ctx context.Context, held delivery.Record, outcome breaker.Outcome, errorType, msg string) (delivery.Record, error)
-	MarkRecorded(ctx context.Context, done delivery.Record) (delivery.Record, error)
 }
 
 // Metrics counts per breaker and writes the room's gauges;
@@ -176,14 +175,14 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 	case breaker.Wait:
 		return h.wait(doc, d.Wait), nil
 	}
-	done, stored, err := h.deliver(ctx, doc, id, d, cfg)
+	done, err := h.deliver(ctx, doc, id, d, cfg)
 	if err != nil {
 		return doc, err
 	}
 	// From here the outcome is known: it routes the message even if it
 	// cannot be stored, and nothing below fails the invocation (a retry
 	// would find the delivery record unfinished and deliver again).
-	row := h.record(ctx, doc, d, done, stored)
+	row := h.record(ctx, doc, d, done)
 	if done.Outcome == breaker.Throttled {
 		doc.Throttled++
 	} else {
@@ -247,21 +246,21 @@ func (h *Handler) reportRoom(ctx context.Context, key string) {
 }
 
 // deliver takes the delivery record for id, delivers, and stores the
-// outcome on the record, which it returns COMPLETED, with stored true. A
-// record another invocation completed in the meantime is returned as it
-// is; one another invocation holds is *DeliveryInProgress. Once the target
-// answered, the outcome is returned even if the record cannot be
-// completed (stored false; see complete).
-func (h *Handler) deliver(ctx context.Context, doc message.Document, id delivery.ID, d breaker.Decision, cfg Config) (done delivery.Record, stored bool, err error) {
+// outcome on the record, which it returns COMPLETED. A record another
+// invocation completed in the meantime is returned as it is; one another
+// invocation holds is *DeliveryInProgress. Once the target answered, the
+// outcome is returned even if the record cannot be completed (see
+// complete).
+func (h *Handler) deliver(ctx context.Context, doc message.Document, id delivery.ID, d breaker.Decision, cfg Config) (delivery.Record, error) {
 	held, began, err := h.Ledger.Begin(ctx, id, d.Ticket, cfg.DeliveryLease)
 	if err != nil {
-		return delivery.Record{}, false, h.tableUnavailable(doc.BreakerKey, "begin delivery "+id.String(), err)
+		return delivery.Record{}, h.tableUnavailable(doc.BreakerKey, "begin delivery "+id.String(), err)
 	}
 	if !began {
 		if held.Status == delivery.Completed {
-			return held, true, nil
+			return held, nil
 		}
-		return delivery.Record{}, false, &DeliveryInProgress{Delivery: id.String(), ExpiresAt: held.ExpiresAt}
+		return delivery.Record{}, &DeliveryInProgress{Delivery: id.String(), ExpiresAt: held.ExpiresAt}
 	}
 	if held.TookOver {
 		// The Attempt that held this try died while its consumer call was
@@ -270,8 +269,7 @@ func (h *Handler) deliver(ctx context.Context, doc message.Document, id delivery
 		h.Logger.WarnContext(ctx, "took over a delivery whose outcome is unknown", "breaker", doc.BreakerKey,
 			"delivery", id.String(), "unknownOutcome", cfg.UnknownOutcome)
 		if cfg.UnknownOutcome == Park {
-			done, stored = h.complete(ctx, doc.BreakerKey, held, unknownOutcome(id))
-			return done, stored, nil
+			return h.complete(ctx, doc.BreakerKey, held, unknownOutcome(id)), nil
 		}
 	}
 	if d.Verdict == breaker.Canary {
@@ -280,8 +278,7 @@ func (h *Handler) deliver(ctx context.Context, doc message.Document, id delivery
 	dctx, cancel := deliveryContext(ctx)
 	res := h.Target.Deliver(dctx, doc)
 	cancel()
-	done, stored = h.complete(ctx, doc.BreakerKey, held, res)
-	return done, stored, nil
+	return h.complete(ctx, doc.BreakerKey, held, res), nil
 }
 
 // ErrorTypeUnknownOutcome is the error type of a delivery parked because
@@ -316,35 +313,34 @@ func deliveryContext(ctx context.Context) (context.Context, context.CancelFunc) 
 }
 
 // complete stores res on the record held, trying again a few times. If it
-// cannot, the outcome stands all the same (stored false): the record
-// stays IN_PROGRESS until its lease ends, which matters only to a retry of
-// this invocation, and there is none, since the invocation returns the
-// outcome.
-func (h *Handler) complete(ctx context.Context, key string, held delivery.Record, res target.Result) (delivery.Record, bool) {
+// cannot, the outcome stands all the same: the record stays IN_PROGRESS
+// until its lease ends, which matters only to a retry of this invocation,
+// and there is none, since the invocation returns the outcome.
+func (h *Handler) complete(ctx context.Context, key string, held delivery.Record, res target.Result) delivery.Record {
 	var done delivery.Record
 	err := h.persist(ctx, func() (err error) {
 		done, err = h.Ledger.Complete(ctx, held, res.Outcome, res.ErrorType, res.Message)
 		return err
 	})
 	if err == nil {
-		return done, true
+		return done
 	}
 	h.unrecorded(ctx, key, "the delivery record", held.ID, res.Outcome, err)
 	done = held
 	done.Status, done.Outcome, done.ErrorType, done.CompletedAt = delivery.Completed, res.Outcome, res.ErrorType, h.Now()
 	done.Message = message.Truncate(res.Message, message.MaxFailureMessage)
-	return done, false
+	return done
 }
 
-// record records done's outcome on the breaker (once: a record an earlier
-// invocation already recorded is not recorded again) and returns the row
-// the message is routed by. If the breaker cannot record it after a few
-// tries, the message is routed by the row its admission read. stored says
-// done is in the ledger, to be marked recorded.
-func (h *Handler) record(ctx context.Context, doc message.Document, d breaker.Decision, done delivery.Record, stored bool) breaker.Row {
+// record records done's outcome on the breaker, once (RecordOnce: the row
+// lists the deliveries it counted, so the retry of an invocation that died
+// after recording does not count it again), and returns the row the
+// message is routed by. If the breaker cannot record it after a few tries,
+// the message is routed by the row its admission read.
+func (h *Handler) record(ctx context.Context, doc message.Document, d breaker.Decision, done delivery.Record) breaker.Row {
 	key := doc.BreakerKey
-	if !done.RecordedAt.IsZero() || done.ErrorType == ErrorTypeUnknownOutcome {
-		return d.Row // recorded already, or nothing the target said
+	if done.ErrorType == ErrorTypeUnknownOutcome {
+		return d.Row // nothing the target said
 	}
 	// A record completed by an earlier invocation carries the ticket it
 	// was admitted with; this admission's row is then not the one to
@@ -355,21 +351,13 @@ func (h *Handler) record(ctx context.Context, doc message.Document, d breaker.De
 	}
 	var row breaker.Row
 	err := h.persist(ctx, func() (err error) {
-		row, err = h.Breaker.Record(ctx, key, seen, done.Ticket, done.Outcome)
+		row, err = h.Breaker.RecordOnce(ctx, key, seen, done.Ticket, done.Outcome, done.ID.String())
 		seen = breaker.Row{} // a retry reads the row afresh
 		return err
 	})
 	if err != nil {
 		h.unrecorded(ctx, key, "the breaker row", done.ID, done.Outcome, err)
 		return d.Row
-	}
-	if stored && row.Version != d.Row.Version {
-		// The row changed: note that this outcome is in it, so that a retry
-		// of this invocation does not count it twice.
-		if _, err := h.Ledger.MarkRecorded(ctx, done); err != nil {
-			h.Logger.WarnContext(ctx, "could not mark the delivery recorded; a retry of this Attempt would record it again",
-				"breaker", key, "delivery", done.ID.String(), "error", err.Error())
-		}
 	}
 	return row
 }

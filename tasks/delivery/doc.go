@@ -11,9 +11,9 @@
 // IN_PROGRESS and unexpired, so it retries later. A lease that expired
 // (its holder died) is taken over by the next Begin, atomically: of many
 // concurrent callers exactly one wins. Complete stores the outcome, on the
-// condition that the caller still holds the record; MarkRecorded notes that
-// the outcome changed the breaker row, so a retried invocation that finds
-// the record COMPLETED does not record it twice.
+// condition that the caller still holds the record. (That the outcome is
+// counted once by the breaker is the breaker row's business: it lists the
+// deliveries it recorded.)
 //
 // Records live in the breaker's table (dynamostore.TableInput) as items
 // with partition key pk = "delivery#<originId>#<attempt>#<try>":
@@ -30,7 +30,6 @@
 //	error_type    S  absent if empty
 //	message       S  absent if empty; at most message.MaxFailureMessage bytes
 //	completed_at  S  once COMPLETED, RFC 3339 UTC
-//	recorded_at   S  once the outcome changed the breaker row, RFC 3339 UTC
 //
 // A stored item that does not decode is an error matching ErrMalformed that
 // names the attribute.

@@ -171,27 +171,6 @@ func (l *Ledger) Complete(ctx context.Context, held Record, outcome breaker.Outc
 	return done, nil
 }
 
-// MarkRecorded notes on done, a record its holder completed, that its
-// outcome was recorded on the breaker row, and returns it so marked.
-func (l *Ledger) MarkRecorded(ctx context.Context, done Record) (Record, error) {
-	id := done.ID
-	if err := id.validate(); err != nil {
-		return Record{}, fmt.Errorf("mark delivery %s recorded: %w", id, err)
-	}
-	now := l.now().UTC()
-	completed := expression.Name(attrStatus).Equal(expression.Value(string(Completed))).
-		And(expression.Name(attrHolder).Equal(expression.Value(done.Holder)))
-	lost, err := l.update(ctx, id, completed, expression.Set(expression.Name(attrRecordedAt), expression.Value(now.Format(time.RFC3339Nano))))
-	if err != nil {
-		return Record{}, fmt.Errorf("mark delivery %s recorded: %w", id, err)
-	}
-	if lost {
-		return Record{}, fmt.Errorf("mark delivery %s recorded: %w: not COMPLETED by holder %s", id, ErrNotHeld, done.Holder)
-	}
-	done.RecordedAt = now
-	return done, nil
-}
-
 // update applies upd to id's record on condition cond; lost reports that
 // the condition failed.
 func (l *Ledger) update(ctx context.Context, id ID, cond expression.ConditionBuilder, upd expression.UpdateBuilder) (lost bool, err error) {

@@ -139,42 +139,6 @@ func TestBeginAfterCompleteReturnsTheOutcome(t *testing.T) {
 	assert.Equal(t, done, got)
 }
 
-func TestMarkRecordedIsWhatARetriedBeginSees(t *testing.T) {
-	e := newEnv(t)
-	held, _, err := e.ledger.Begin(t.Context(), id1, ticket, lease)
-	require.NoError(t, err)
-	done, err := e.ledger.Complete(t.Context(), held, breaker.Transient, "Timeout", "")
-	require.NoError(t, err)
-	assert.Zero(t, done.RecordedAt, "completed, not yet recorded")
-
-	e.clock.Advance(time.Second)
-	marked, err := e.ledger.MarkRecorded(t.Context(), done)
-	require.NoError(t, err)
-	assert.Equal(t, t0.Add(time.Second), marked.RecordedAt)
-	assert.Equal(t, s(t0.Add(time.Second).Format(time.RFC3339Nano)), getRaw(t, e, id1)["recorded_at"])
-
-	got, began, err := e.ledger.Begin(t.Context(), id1, ticket, lease)
-	require.NoError(t, err)
-	assert.False(t, began)
-	assert.Equal(t, marked, got, "a retried Attempt learns the outcome was recorded")
-}
-
-func TestMarkRecordedNeedsTheCompletingHolder(t *testing.T) {
-	e := newEnv(t)
-	held, _, err := e.ledger.Begin(t.Context(), id1, ticket, lease)
-	require.NoError(t, err)
-	_, err = e.ledger.MarkRecorded(t.Context(), held)
-	assert.ErrorIs(t, err, delivery.ErrNotHeld, "not COMPLETED yet")
-
-	done, err := e.ledger.Complete(t.Context(), held, breaker.Success, "", "")
-	require.NoError(t, err)
-	other := done
-	other.Holder = "someone-else"
-	_, err = e.ledger.MarkRecorded(t.Context(), other)
-	assert.ErrorIs(t, err, delivery.ErrNotHeld)
-	assert.NotContains(t, getRaw(t, e, id1), "recorded_at")
-}
-
 func TestCompleteAgainBySameHolderIsIdempotent(t *testing.T) {
 	e := newEnv(t)
 	held, _, err := e.ledger.Begin(t.Context(), id1, ticket, lease)

@@ -110,10 +110,6 @@ type Record struct {
 	// expired: that invocation died, and whether its consumer call went
 	// through is unknown. It is not stored.
 	TookOver bool
-	// RecordedAt is when the outcome was recorded on the breaker row
-	// (MarkRecorded), so that a retried Attempt records it once; zero when
-	// it was not, or when recording it changed nothing.
-	RecordedAt time.Time
 }
 
 // expired reports whether r's lease has ended at now, at the millisecond
@@ -136,7 +132,6 @@ const (
 	attrErrorType   = "error_type"
 	attrMessage     = "message"
 	attrCompletedAt = "completed_at"
-	attrRecordedAt  = "recorded_at"
 )
 
 // encodeBegin is the item Begin writes.
@@ -172,7 +167,6 @@ func decode(id ID, item map[string]types.AttributeValue) (Record, error) {
 	}
 	if r.Status == Completed {
 		r.CompletedAt = f.time(attrCompletedAt, true)
-		r.RecordedAt = f.time(attrRecordedAt, false)
 		if name := f.str(attrOutcome, true); f.err == nil {
 			o, err := breaker.ParseOutcome(name)
 			if err != nil {
