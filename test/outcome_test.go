@@ -207,3 +207,33 @@ func TestAnUnknownOutcomeIsRedeliveredOrParkedAsConfigured(t *testing.T) {
 		})
 	}
 }
+
+// The breaker row stays unavailable past TABLE_RETRY_BUDGET: the messages
+// wait it out five minutes at a time, then are parked with that reason,
+// never delivered (the breaker could not admit them).
+func TestATableUnavailablePastItsBudgetParksWithThatReason(t *testing.T) {
+	var s *localrun.Stack
+	f := &tableFaults{prefix: "breaker#", reads: true, failing: func() bool { return true }}
+	s = start(t, localrun.Options{
+		Attempt: attempt.Config{TableRetryBudget: 30 * time.Minute},
+		WrapDynamoDB: func(db assemble.DynamoDB) assemble.DynamoDB {
+			f.DynamoDB = db
+			return f
+		},
+	})
+	trickle(s, "budget", 5)
+	drain(t, s)
+	out := accountFor(t, s)
+	assert.Empty(t, out.delivered)
+	require.Len(t, out.parked, 5)
+	for _, p := range out.parked {
+		assert.True(t, strings.HasPrefix(p.Record.Reason, "table unavailable: "), p.Record.Reason)
+		assert.Contains(t, p.Record.Reason, "TABLE_RETRY_BUDGET (30m0s)")
+	}
+	for _, costs := range costsByOrigin(t, s) {
+		require.Len(t, costs, 1)
+		waited := costs[0].Execution.StopDate.Sub(costs[0].Execution.StartDate)
+		assert.GreaterOrEqual(t, waited, 30*time.Minute, "waited out the budget")
+		assert.Less(t, waited, 40*time.Minute, "and not much longer")
+	}
+}

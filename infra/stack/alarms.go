@@ -107,7 +107,7 @@ func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[stri
 		{
 			id: "TableUnavailableAlarm",
 			description: "The table failed Attempts before they could deliver (throttled, unreachable, or a breaker row this " +
-				"version cannot read) in each of 3 minutes. Nothing is parked: the state machine retries them for about six hours. " +
+				"version cannot read) in each of 3 minutes. Nothing is parked yet: each message waits it out up to TABLE_RETRY_BUDGET (6h by default). " +
 				"See the attempt function's logs and the table's metrics; a row that cannot be read is shown by `admin status`.",
 			metric:    insightsSum(metricTableUnavailable, minute),
 			threshold: 1,

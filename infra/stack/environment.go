@@ -28,6 +28,7 @@ const (
 	envMaxCycles        = "MAX_CYCLES"
 	envDeliveryLease    = "DELIVERY_LEASE"
 	envUnknownOutcome   = "UNKNOWN_OUTCOME"
+	envTableRetryBudget = "TABLE_RETRY_BUDGET"
 	envStartConcurrency = "START_CONCURRENCY"
 	// The waiting room's (assemble.RoomConfigFromEnv, pace.PolicyFromEnv,
 	// target.FromEnv).
@@ -102,6 +103,7 @@ func environment(name string, s Settings, r refs) map[string]string {
 		setIf(env, envBackoffMax, duration(s.BackoffMax))
 		env[envDeliveryLease] = s.DeliveryLease.String()
 		setIf(env, envUnknownOutcome, s.UnknownOutcome)
+		setIf(env, envTableRetryBudget, duration(s.TableRetryBudget))
 	case parkFn:
 		env[envParkingLotURL] = r.parkingLotURL
 	}

@@ -84,6 +84,10 @@ type Settings struct {
 	// least once; the consumer deduplicates on the origin id) or "park" (at
 	// most once; a person decides) (UNKNOWN_OUTCOME). Default: redeliver.
 	UnknownOutcome string `json:"unknownOutcome,omitempty"`
+	// TableRetryBudget is how long a message waits out a table that keeps
+	// failing its Attempt before it is parked (TABLE_RETRY_BUDGET).
+	// Default: the attempt task's (6h).
+	TableRetryBudget Duration `json:"tableRetryBudget,omitempty"`
 
 	// RoomTimeout bounds one stay in the waiting room: a message whose
 	// release was lost attempts again after it (ROOM_TIMEOUT). Room items

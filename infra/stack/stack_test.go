@@ -187,7 +187,7 @@ func TestFunctionEnvironment(t *testing.T) {
 				attemptFn: with(pace, room, map[string]string{"TARGET_KIND": "lambda", "TARGET_FUNCTION": consumerArn, "TARGET_SOURCE_ARN": sourceArn,
 					"POISON_ERROR_TYPES": "ValidationError,SchemaError", "THROTTLE_ERROR_TYPES": "TooBusy,RateLimited",
 					"MAX_ATTEMPTS": "8", "MAX_CYCLES": "200", "BACKOFF_BASE": "2s", "BACKOFF_MAX": "5m0s", "DELIVERY_LEASE": "2m30s",
-					"UNKNOWN_OUTCOME": "park"}),
+					"UNKNOWN_OUTCOME": "park", "TABLE_RETRY_BUDGET": "2h0m0s"}),
 				waitroomFn: with(pace, room),
 				adminFn:    with(pace, room),
 				releaseFn:  with(pace, room, map[string]string{"RELEASE_STATE_MACHINE_ARN": releaseByName}),

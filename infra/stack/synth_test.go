@@ -82,6 +82,7 @@ func fixtureSettings(name string) Settings {
 			ThrottleErrorTypes:    []string{"TooBusy", "RateLimited"},
 			AttemptTimeout:        Duration(120e9),
 			UnknownOutcome:        "park",
+			TableRetryBudget:      Duration(2 * time.Hour),
 			RoomTimeout:           Duration(30 * time.Minute),
 			Release:               ReleasePace{StartRate: 5, MaxRate: 120.5, Backoff: 0.8, Tick: Duration(2 * time.Second), Lease: Duration(90 * time.Second)},
 			StarterMaxConcurrency: 5,

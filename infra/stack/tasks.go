@@ -24,6 +24,7 @@ var settingOf = map[string]string{
 	envMaxCycles:        "MaxCycles",
 	envDeliveryLease:    "DeliveryLease",
 	envUnknownOutcome:   "UnknownOutcome",
+	envTableRetryBudget: "TableRetryBudget",
 	envStartConcurrency: "StarterRecordConcurrency",
 	envKey:              "BreakerKey.Fixed",
 	envKeyAttribute:     "BreakerKey.Attribute",

@@ -136,6 +136,8 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"lease not longer than timeout", func() Settings { s := valid(); s.DeliveryLease = s.AttemptTimeout; return s }, "DeliveryLease", "longer"},
 		{"unknown outcomes neither redelivered nor parked", func() Settings { s := valid(); s.UnknownOutcome = "drop"; return s },
 			"UnknownOutcome", `want "redeliver" (at least once) or "park"`},
+		{"a table retry budget under a minute", func() Settings { s := valid(); s.TableRetryBudget = Duration(time.Second); return s },
+			"TableRetryBudget", "at least 1m"},
 		{"lease past the DeliveryInProgress retries", func() Settings { s := valid(); s.DeliveryLease = Duration(17 * time.Minute); return s },
 			"DeliveryLease", "DeliveryInProgress"},
 		{"canary lease not longer than the attempt timeout", func() Settings { s := valid(); s.AttemptTimeout = Duration(5 * time.Minute); return s },

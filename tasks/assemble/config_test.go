@@ -71,6 +71,7 @@ func TestAttemptConfigFromEnv(t *testing.T) {
 		Retry: attempt.Config{
 			MaxAttempts: 7, BackoffBase: attempt.DefaultBackoffBase, BackoffMax: attempt.DefaultBackoffMax,
 			MaxCycles: attempt.DefaultMaxCycles, DeliveryLease: attempt.DefaultDeliveryLease, UnknownOutcome: attempt.Redeliver,
+			TableRetryBudget: attempt.DefaultTableRetryBudget,
 		},
 		Target: target.Config{Kind: target.KindLambda, Function: "orders-consumer", PoisonErrorTypes: []string{"PoisonMessage", "SchemaError"}},
 		Room: assemble.RoomConfig{

@@ -9,12 +9,13 @@ import (
 
 // The environment variables Config is read from.
 const (
-	EnvMaxAttempts    = "MAX_ATTEMPTS"
-	EnvBackoffBase    = "BACKOFF_BASE"
-	EnvBackoffMax     = "BACKOFF_MAX"
-	EnvMaxCycles      = "MAX_CYCLES"
-	EnvDeliveryLease  = "DELIVERY_LEASE"
-	EnvUnknownOutcome = "UNKNOWN_OUTCOME"
+	EnvMaxAttempts      = "MAX_ATTEMPTS"
+	EnvBackoffBase      = "BACKOFF_BASE"
+	EnvBackoffMax       = "BACKOFF_MAX"
+	EnvMaxCycles        = "MAX_CYCLES"
+	EnvDeliveryLease    = "DELIVERY_LEASE"
+	EnvUnknownOutcome   = "UNKNOWN_OUTCOME"
+	EnvTableRetryBudget = "TABLE_RETRY_BUDGET"
 )
 
 // What a delivery whose outcome is unknown does (UNKNOWN_OUTCOME): the
@@ -35,6 +36,9 @@ const (
 	DefaultBackoffBase   = 30 * time.Second
 	DefaultBackoffMax    = 15 * time.Minute
 	DefaultDeliveryLease = 5 * time.Minute
+	// DefaultTableRetryBudget is how long a message waits out a table that
+	// keeps failing before it is parked.
+	DefaultTableRetryBudget = 6 * time.Hour
 	// MaxDeliveryLease is the longest DELIVERY_LEASE: the redrive state
 	// machine retries DeliveryInProgress for 963 s in all, and a lease must
 	// end before those retries run out, or a message whose Attempt died
@@ -79,6 +83,10 @@ type Config struct {
 	// another invocation may take it over; it must exceed the Attempt
 	// function's timeout. DELIVERY_LEASE, default 5m.
 	DeliveryLease time.Duration
+	// TableRetryBudget is how long a message waits out a table that keeps
+	// failing its Attempt (TableUnavailable) before it is parked with that
+	// reason. TABLE_RETRY_BUDGET, default 6h, at least 1m.
+	TableRetryBudget time.Duration
 	// UnknownOutcome is what a delivery whose outcome is unknown does:
 	// Redeliver or Park. UNKNOWN_OUTCOME, default Redeliver.
 	UnknownOutcome string
@@ -98,6 +106,7 @@ func (c Config) WithDefaults() Config {
 	setDefault(&c.DeliveryLease, DefaultDeliveryLease)
 	setDefault(&c.RoomTimeout, DefaultRoomTimeout)
 	setDefault(&c.UnknownOutcome, Redeliver)
+	setDefault(&c.TableRetryBudget, DefaultTableRetryBudget)
 	return c
 }
 
@@ -131,6 +140,7 @@ func (c Config) problems() []*config.VarError {
 		fmt.Sprintf("must be between 1 and %d (up to 13 history events per cycle; the limit is 25,000)", MaxMaxCycles))
 	check(c.DeliveryLease < time.Second || c.DeliveryLease > MaxDeliveryLease, EnvDeliveryLease,
 		fmt.Sprintf("must be between 1s and %s: the state machine retries DeliveryInProgress for 16m3s, and a lease must end before that", MaxDeliveryLease))
+	check(c.TableRetryBudget < time.Minute, EnvTableRetryBudget, "must be at least 1m")
 	check(c.UnknownOutcome != Redeliver && c.UnknownOutcome != Park, EnvUnknownOutcome,
 		fmt.Sprintf("%q, want %q (at least once) or %q (at most once)", c.UnknownOutcome, Redeliver, Park))
 	check(c.RoomTimeout < time.Minute || c.RoomTimeout > 365*24*time.Hour, "ROOM_TIMEOUT",
@@ -143,12 +153,13 @@ func (c Config) problems() []*config.VarError {
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	env := config.From(getenv)
 	c := Config{
-		MaxAttempts:    env.PositiveInt(EnvMaxAttempts, DefaultMaxAttempts),
-		BackoffBase:    env.PositiveDuration(EnvBackoffBase, DefaultBackoffBase),
-		BackoffMax:     env.PositiveDuration(EnvBackoffMax, DefaultBackoffMax),
-		MaxCycles:      env.PositiveInt(EnvMaxCycles, DefaultMaxCycles),
-		DeliveryLease:  env.PositiveDuration(EnvDeliveryLease, DefaultDeliveryLease),
-		UnknownOutcome: env.String(EnvUnknownOutcome, Redeliver),
+		MaxAttempts:      env.PositiveInt(EnvMaxAttempts, DefaultMaxAttempts),
+		BackoffBase:      env.PositiveDuration(EnvBackoffBase, DefaultBackoffBase),
+		BackoffMax:       env.PositiveDuration(EnvBackoffMax, DefaultBackoffMax),
+		MaxCycles:        env.PositiveInt(EnvMaxCycles, DefaultMaxCycles),
+		DeliveryLease:    env.PositiveDuration(EnvDeliveryLease, DefaultDeliveryLease),
+		UnknownOutcome:   env.String(EnvUnknownOutcome, Redeliver),
+		TableRetryBudget: env.PositiveDuration(EnvTableRetryBudget, DefaultTableRetryBudget),
 	}
 	if env.Err() != nil {
 		return c, env.Err() // ranges are checked on parsed values only

@@ -18,11 +18,14 @@ func TestConfigFromEnv(t *testing.T) {
 		wantErr []string
 	}{
 		{"defaults", nil, attempt.Config{MaxAttempts: 5, BackoffBase: 30 * time.Second, BackoffMax: 15 * time.Minute,
-			MaxCycles: 500, DeliveryLease: 5 * time.Minute, UnknownOutcome: attempt.Redeliver}, nil},
+			MaxCycles: 500, DeliveryLease: 5 * time.Minute, UnknownOutcome: attempt.Redeliver, TableRetryBudget: 6 * time.Hour}, nil},
 		{"every variable", map[string]string{"MAX_ATTEMPTS": "8", "BACKOFF_BASE": "10s", "BACKOFF_MAX": "1h",
-			"MAX_CYCLES": "1000", "DELIVERY_LEASE": "3m", "UNKNOWN_OUTCOME": "park"},
+			"MAX_CYCLES": "1000", "DELIVERY_LEASE": "3m", "UNKNOWN_OUTCOME": "park", "TABLE_RETRY_BUDGET": "2h"},
 			attempt.Config{MaxAttempts: 8, BackoffBase: 10 * time.Second, BackoffMax: time.Hour, MaxCycles: 1000, DeliveryLease: 3 * time.Minute,
-				UnknownOutcome: attempt.Park}, nil},
+				UnknownOutcome: attempt.Park, TableRetryBudget: 2 * time.Hour}, nil},
+		{"a table retry budget under a minute", map[string]string{"TABLE_RETRY_BUDGET": "30s"}, attempt.Config{}, []string{
+			`config: TABLE_RETRY_BUDGET="30s": must be at least 1m`,
+		}},
 		{"an unknown choice for unknown outcomes", map[string]string{"UNKNOWN_OUTCOME": "drop"}, attempt.Config{}, []string{
 			`config: UNKNOWN_OUTCOME="drop": "drop", want "redeliver" (at least once) or "park" (at most once)`,
 		}},
@@ -62,6 +65,7 @@ func TestConfigFromEnv(t *testing.T) {
 func TestConfigZeroMeansDefault(t *testing.T) {
 	assert.Equal(t, attempt.Config{MaxAttempts: attempt.DefaultMaxAttempts, BackoffBase: attempt.DefaultBackoffBase,
 		BackoffMax: attempt.DefaultBackoffMax, MaxCycles: attempt.DefaultMaxCycles, DeliveryLease: attempt.DefaultDeliveryLease,
-		RoomTimeout: attempt.DefaultRoomTimeout, UnknownOutcome: attempt.Redeliver}, attempt.Config{}.WithDefaults())
+		RoomTimeout: attempt.DefaultRoomTimeout, UnknownOutcome: attempt.Redeliver, TableRetryBudget: attempt.DefaultTableRetryBudget},
+		attempt.Config{}.WithDefaults())
 	assert.NoError(t, attempt.Config{}.Validate())
 }

@@ -48,9 +48,10 @@ func (e *DeliveryInProgress) Error() string {
 // Attempt needs before it delivers: reading or deciding on the breaker row
 // (unreachable, throttled, or a row it cannot read, such as one a newer
 // version wrote) or taking the delivery record. Nothing was delivered. It
-// is not the message's fault, so the state machine retries it for hours
-// (Retry on "TableUnavailable") instead of parking the message, and the
-// TableUnavailable metric feeds an alarm meanwhile.
+// is not the message's fault: the state machine retries it (Retry on
+// "TableUnavailable"), then its Catch brings the message back to the
+// Attempt, which waits the table out up to TABLE_RETRY_BUDGET before it
+// parks the message; the TableUnavailable metric feeds an alarm meanwhile.
 type TableUnavailable struct {
 	// Breaker is the message's breaker key.
 	Breaker string `json:"breaker"`

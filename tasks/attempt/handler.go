@@ -148,6 +148,10 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 	}
 	key := doc.BreakerKey
 	id := delivery.ID{OriginID: doc.OriginID, Attempt: doc.Attempt, Try: doc.Tries + doc.Throttled + 1, Message: doc.MessageTag()}
+	// The table failed earlier Attempts of this message: it is set again
+	// below if it still does.
+	table := tableTrouble{waiting: doc.TableFailure != nil || !doc.TableSince.IsZero(), since: doc.TableSince}
+	doc.TableFailure, doc.TableSince = nil, time.Time{}
 	if doc.Paced {
 		// The starter counted it beyond the pace: it queues behind the
 		// room without asking the breaker.
@@ -161,7 +165,7 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 		return doc, c
 	}
 	if err != nil {
-		return doc, h.tableUnavailable(key, "admit", err)
+		return h.tableFailed(doc, cfg, table, "admit", err)
 	}
 	doc.Decision, doc.BreakerState = d.Verdict.String(), d.State.String()
 	if d.Lifted {
@@ -176,6 +180,9 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 		return h.wait(doc, d.Wait), nil
 	}
 	done, err := h.deliver(ctx, doc, id, d, cfg)
+	if unavailable, ok := err.(*TableUnavailable); ok {
+		return h.tableFailed(doc, cfg, table, unavailable.Op, errors.New(unavailable.Cause))
+	}
 	if err != nil {
 		return doc, err
 	}
@@ -254,7 +261,8 @@ func (h *Handler) reportRoom(ctx context.Context, key string) {
 func (h *Handler) deliver(ctx context.Context, doc message.Document, id delivery.ID, d breaker.Decision, cfg Config) (delivery.Record, error) {
 	held, began, err := h.Ledger.Begin(ctx, id, d.Ticket, cfg.DeliveryLease)
 	if err != nil {
-		return delivery.Record{}, h.tableUnavailable(doc.BreakerKey, "begin delivery "+id.String(), err)
+		// Counted by tableFailed.
+		return delivery.Record{}, &TableUnavailable{Breaker: doc.BreakerKey, Op: "begin delivery " + id.String(), Cause: err.Error()}
 	}
 	if !began {
 		if held.Status == delivery.Completed {
@@ -386,10 +394,47 @@ func (h *Handler) persist(ctx context.Context, store func() error) error {
 }
 
 // tableUnavailable counts a table failure before the delivery and returns
-// the error the state machine retries for hours.
+// the error the state machine retries.
 func (h *Handler) tableUnavailable(key, op string, err error) *TableUnavailable {
 	h.Metrics.Count(key, telemetry.TableUnavailable, 1)
 	return &TableUnavailable{Breaker: key, Op: op, Cause: err.Error()}
+}
+
+// tableTrouble is what the document said of earlier table failures:
+// whether the message is already waiting them out, and since when.
+type tableTrouble struct {
+	waiting bool
+	since   time.Time
+}
+
+// tableWait is how long a message waits before it tries a failing table
+// again, once the Attempt state's own retries are spent.
+const tableWait = 5 * time.Minute
+
+// tableFailed handles a table that failed the Attempt before it delivered
+// (op, err). The first time it is the *TableUnavailable the state machine
+// retries in place; once those retries are spent (its Catch sets
+// TableFailure), the message waits tableWait and tries again, routed as
+// usual so that the document keeps TableSince, until TABLE_RETRY_BUDGET
+// after it, and then it is parked: a table that stays down parks nothing
+// sooner.
+func (h *Handler) tableFailed(doc message.Document, cfg Config, t tableTrouble, op string, err error) (message.Document, error) {
+	unavailable := h.tableUnavailable(doc.BreakerKey, op, err)
+	if !t.waiting {
+		return doc, unavailable
+	}
+	now := h.Now()
+	doc.TableSince = t.since
+	if doc.TableSince.IsZero() {
+		doc.TableSince = now
+	}
+	if waited := now.Sub(doc.TableSince); waited >= cfg.TableRetryBudget {
+		doc.Next = message.NextPark
+		doc.ParkReason = fmt.Sprintf("table unavailable: the table has failed this message's Attempts since %s, past TABLE_RETRY_BUDGET (%s): %s",
+			doc.TableSince.UTC().Format(time.RFC3339), cfg.TableRetryBudget, unavailable.Error())
+		return doc, nil
+	}
+	return h.wait(doc, min(tableWait, cfg.TableRetryBudget)), nil
 }
 
 // unrecorded logs and counts an outcome that could not be stored in what.

@@ -315,7 +315,7 @@ func TestATableThatFailsBeforeTheDeliveryIsTableUnavailable(t *testing.T) {
 		wrapStore: func(s breaker.Store) breaker.Store { return unreadable{s} }}, target.Delivered())
 	_, err := f.run(t, newDocument("orders"))
 	require.Error(t, err)
-	unavailable, ok := err.(*attempt.TableUnavailable) // unwrapped: the ASL retries it by name, for hours
+	unavailable, ok := err.(*attempt.TableUnavailable) // unwrapped: the ASL retries it by name
 	require.True(t, ok, "error %T %v", err, err)
 	assert.Equal(t, "orders", unavailable.Breaker)
 	assert.Equal(t, "admit", unavailable.Op)

@@ -88,6 +88,14 @@ type Document struct {
 	// $.roomExit) when the message left the room without a release (its
 	// timeout, or the room's task failing); the next Attempt clears it.
 	RoomExit *TaskFailure `json:"roomExit,omitempty"`
+	// TableFailure is set by the Attempt state's Catch (ResultPath
+	// $.tableFailure) when the table kept failing the Attempt
+	// (TableUnavailable) through the state's Retry; TableSince is when the
+	// Attempt first saw that. While either is set, the Attempt waits out
+	// further table failures instead of failing, up to TABLE_RETRY_BUDGET
+	// after TableSince, then parks the message.
+	TableFailure *TaskFailure `json:"tableFailure,omitempty"`
+	TableSince   time.Time    `json:"tableSince,omitzero"`
 }
 
 // TaskFailure is a Step Functions error as a Catch records it.

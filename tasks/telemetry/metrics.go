@@ -55,7 +55,7 @@ const (
 	// retrying: the message was routed by the outcome all the same.
 	UnrecordedOutcomes Name = "UnrecordedOutcomes"
 	// TableUnavailable counts Attempts the table failed before they could
-	// deliver; the state machine retries them for hours.
+	// deliver; they wait the table out up to TABLE_RETRY_BUDGET.
 	TableUnavailable Name = "TableUnavailable"
 	// UnknownOutcomes counts deliveries taken over from an Attempt that
 	// died while its consumer call was in flight.
