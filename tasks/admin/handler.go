@@ -80,9 +80,21 @@ func New(b Breaker, logger *slog.Logger) *Handler {
 // Handle validates the request (an *InvalidCommand lists every problem),
 // applies it, and returns the breaker's summary before and after. A
 // command that keeps losing the conditional write is a
-// *taskerr.BreakerContention; both are returned unwrapped so the state
-// machine matches them by name.
+// *taskerr.BreakerContention, any other failure a *taskerr.Unexpected; all
+// are returned unwrapped so the state machine sees their names.
 func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
+	out, err := h.handle(ctx, in)
+	return out, taskerr.Name("admin", err, func(err error) bool {
+		switch err.(type) {
+		case *InvalidCommand, *taskerr.BreakerContention:
+			return true
+		}
+		return false
+	})
+}
+
+// handle is Handle before its errors are named.
+func (h *Handler) handle(ctx context.Context, in Input) (Output, error) {
 	if h.Breaker == nil || h.Logger == nil || h.Now == nil {
 		return Output{}, errors.New("admin: handler needs a Breaker, a Logger and a clock (use New)")
 	}

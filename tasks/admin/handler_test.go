@@ -261,6 +261,8 @@ func TestIncompleteHandlerFailsClearly(t *testing.T) {
 	var h admin.Handler
 	_, err := h.Handle(t.Context(), admin.Input{Request: admin.Request{Command: "status", Breaker: "orders"}})
 	assert.EqualError(t, err, "admin: handler needs a Breaker, a Logger and a clock (use New)")
+	_, named := err.(*taskerr.Unexpected) // Step Functions sees "Unexpected", not "errorString"
+	assert.True(t, named, "error %T", err)
 }
 
 // A row a newer version wrote (an unknown state) or a corrupt one: status

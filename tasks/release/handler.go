@@ -9,6 +9,7 @@ import (
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/tasks/pace"
 	"github.com/redrive/redrive/tasks/room"
+	"github.com/redrive/redrive/tasks/taskerr"
 )
 
 // TicksPerInvocation is how many ticks one invocation runs (about ten
@@ -90,7 +91,7 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 		}
 	}
 	out.Released, out.Dropped = released, dropped
-	return out, err
+	return out, taskerr.Name("release", err, func(error) bool { return false })
 }
 
 // tick runs one tick: while the breaker is CLOSED (or forced closed) it

@@ -1,5 +1,6 @@
 // Package taskerr holds the task errors that more than one state machine
-// matches by name in its Retry and Catch rules.
+// matches by name in its Retry and Catch rules, and Unexpected, the name
+// of every error a task did not classify.
 //
 // A Lambda handler's error reaches Step Functions as its Go type name
 // (aws-lambda-go reports *BreakerContention as "BreakerContention"; an

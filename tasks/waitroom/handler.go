@@ -11,6 +11,7 @@ import (
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/tasks/message"
 	"github.com/redrive/redrive/tasks/room"
+	"github.com/redrive/redrive/tasks/taskerr"
 )
 
 // Input is the WaitingRoom state's payload: the execution's document and
@@ -54,6 +55,12 @@ type Handler struct {
 // Handle enters the message. Its result is ignored: the execution resumes
 // when a releaser sends the token's success, or when the state times out.
 func (h *Handler) Handle(ctx context.Context, in Input) (struct{}, error) {
+	out, err := h.enter(ctx, in)
+	return out, taskerr.Name("waitroom", err, func(err error) bool { _, ok := err.(*InvalidEntry); return ok })
+}
+
+// enter is Handle before its errors are named.
+func (h *Handler) enter(ctx context.Context, in Input) (struct{}, error) {
 	doc, err := message.ParseDocument(in.Document)
 	if err != nil {
 		return struct{}{}, &InvalidEntry{Problem: err.Error()}
