@@ -93,7 +93,7 @@ type Launcher interface {
 // machine cannot tell from a crash.
 func (h *Handler) Handle(ctx context.Context, event json.RawMessage) (message.Document, error) {
 	if err := h.check(); err != nil {
-		return message.Document{}, err
+		return message.Document{}, &taskerr.Unexpected{Task: "attempt", Err: err}
 	}
 	doc, err := message.ParseDocument(event)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/tasks/attempt"
+	"github.com/redrive/redrive/tasks/taskerr"
 	"github.com/redrive/redrive/tasks/message"
 	"github.com/redrive/redrive/tasks/target"
 )
@@ -69,6 +70,8 @@ func TestMisconfiguredHandlerFailsClearly(t *testing.T) {
 			tt.change(&h)
 			_, err := h.Handle(t.Context(), event)
 			assert.EqualError(t, err, tt.want)
+			_, named := err.(*taskerr.Unexpected) // not "errorString" in Step Functions
+			assert.True(t, named, "error %T", err)
 		})
 	}
 	assert.Zero(t, f.target.calls())
