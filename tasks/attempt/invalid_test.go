@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/tasks/attempt"
-	"github.com/redrive/redrive/tasks/taskerr"
 	"github.com/redrive/redrive/tasks/message"
 	"github.com/redrive/redrive/tasks/target"
+	"github.com/redrive/redrive/tasks/taskerr"
 )
 
 func TestMalformedDocumentIsInvalidDocument(t *testing.T) {
