@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/redrive/redrive/breaker"
@@ -283,7 +284,7 @@ func (h *Handler) deliver(ctx context.Context, doc message.Document, id delivery
 	if d.Verdict == breaker.Canary {
 		h.Metrics.Count(doc.BreakerKey, telemetry.Canaries, 1)
 	}
-	dctx, cancel := deliveryContext(ctx)
+	dctx, cancel := h.deliveryContext(ctx, d)
 	res := h.Target.Deliver(dctx, doc)
 	cancel()
 	return h.complete(ctx, doc.BreakerKey, held, res), nil
@@ -307,17 +308,26 @@ func unknownOutcome(id delivery.ID) target.Result {
 // tries) and return it.
 const recordMargin = 5 * time.Second
 
-// deliveryContext is ctx with a deadline recordMargin before ctx's (half
-// the time left, when less than twice that is left), so a target that
-// runs past it fails as a transient "Timeout" the breaker counts, instead
-// of the Attempt dying with its outcome unknown.
-func deliveryContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	deadline, ok := ctx.Deadline()
-	if !ok {
+// deliveryContext is ctx with a deadline that leaves time to store the
+// outcome before two others: the Attempt's own deadline (ctx's, in AWS),
+// and, for a canary, the end of its lease, after which the breaker would
+// drop its outcome. recordMargin before each (half the time left, when less
+// than twice that is left). A target that runs past it fails as a
+// transient "Timeout" the breaker counts, instead of an Attempt that dies
+// with its outcome unknown or a canary whose outcome comes too late.
+func (h *Handler) deliveryContext(ctx context.Context, d breaker.Decision) (context.Context, context.CancelFunc) {
+	var limits []time.Duration
+	if deadline, ok := ctx.Deadline(); ok {
+		limits = append(limits, time.Until(deadline))
+	}
+	if i := slices.IndexFunc(d.Row.Leases, func(l breaker.Lease) bool { return l.ID == d.Ticket.LeaseID }); d.Ticket.LeaseID != "" && i >= 0 {
+		limits = append(limits, d.Row.Leases[i].Expires.Sub(h.Now()))
+	}
+	if len(limits) == 0 {
 		return ctx, func() {}
 	}
-	left := time.Until(deadline)
-	return context.WithDeadline(ctx, deadline.Add(-min(recordMargin, left/2)))
+	left := slices.Min(limits)
+	return context.WithTimeout(ctx, left-min(recordMargin, left/2))
 }
 
 // complete stores res on the record held, trying again a few times. If it

@@ -386,3 +386,33 @@ func TestADeliveryWhoseOutcomeIsUnknown(t *testing.T) {
 		})
 	}
 }
+
+// A canary whose consumer hangs fails as a Timeout before its lease ends,
+// so the breaker counts it (the probe failed: OPEN again, a longer
+// cooldown) instead of dropping an outcome that came too late.
+func TestACanaryThatHangsFailsWithinItsLease(t *testing.T) {
+	policy := tripping
+	policy.CanaryLease = 2 * time.Second
+	f := newFixture(t, options{policy: policy, config: testConfig}, target.Delivered())
+	f.trip(t, "orders")
+	scout, err := f.run(t, newDocument("orders"))
+	require.NoError(t, err)
+	require.Equal(t, message.NextWait, scout.Next)
+	tripsBefore := f.row(t, "orders").Trips
+	f.clock.Advance(time.Duration(scout.WaitSeconds) * time.Second)
+
+	hang := hangingTarget{deadline: make(chan time.Time, 1)}
+	f.handler.Target = hang
+	start := time.Now()
+	probe, err := f.run(t, scout)
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), 2*time.Second, "cut at half the lease (the lease is short here)")
+	assert.Equal(t, "TRANSIENT", probe.Outcome)
+	require.Len(t, probe.History, 1)
+	assert.Equal(t, "Timeout", probe.History[0].ErrorType)
+	assert.Equal(t, message.NextWait, probe.Next, "it scouts again, for the next probe")
+	row := f.row(t, "orders")
+	assert.Equal(t, breaker.Open, row.State)
+	assert.Equal(t, tripsBefore+1, row.Trips, "the failed probe counted: the next cooldown is longer")
+	assert.Empty(t, row.Leases, "the probe's lease is freed, not left to expire")
+}
