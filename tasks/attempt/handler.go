@@ -162,7 +162,7 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 	}
 
 	d, err := h.Breaker.Admit(ctx, key)
-	if c := taskerr.Contention("admit", err); c != nil {
+	if c := taskerr.Contention("admit", err); c != nil && !table.waiting {
 		return doc, c
 	}
 	if err != nil {
@@ -424,10 +424,11 @@ const tableWait = 5 * time.Minute
 // tableFailed handles a table that failed the Attempt before it delivered
 // (op, err). The first time it is the *TableUnavailable the state machine
 // retries in place; once those retries are spent (its Catch sets
-// TableFailure), the message waits tableWait and tries again, routed as
-// usual so that the document keeps TableSince, until TABLE_RETRY_BUDGET
-// after it, and then it is parked: a table that stays down parks nothing
-// sooner.
+// TableFailure, for TableUnavailable and for a breaker row that kept
+// losing its conditional writes, BreakerContention), the message waits
+// tableWait and tries again, routed as usual so that the document keeps
+// TableSince, until TABLE_RETRY_BUDGET after it, and then it is parked: a
+// table that stays down parks nothing sooner.
 func (h *Handler) tableFailed(doc message.Document, cfg Config, t tableTrouble, op string, err error) (message.Document, error) {
 	unavailable := h.tableUnavailable(doc.BreakerKey, op, err)
 	if !t.waiting {
