@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
@@ -236,4 +237,37 @@ func TestATableUnavailablePastItsBudgetParksWithThatReason(t *testing.T) {
 		assert.GreaterOrEqual(t, waited, 30*time.Minute, "waited out the budget")
 		assert.Less(t, waited, 40*time.Minute, "and not much longer")
 	}
+}
+
+// A breaker row written by a newer version (an unknown state) cannot be
+// read: its messages wait, none is parked; admin status shows the row as
+// stored, admin reset replaces it, and the messages are delivered.
+func TestAnUnreadableBreakerRowIsRepairedNotParkedOn(t *testing.T) {
+	s := start(t, localrun.Options{})
+	_, err := s.DynamoDB.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(s.Table), Item: map[string]types.AttributeValue{
+		"pk":      &types.AttributeValueMemberS{Value: "breaker#orders"},
+		"state":   &types.AttributeValueMemberS{Value: "HALF_CLOSED"},
+		"version": &types.AttributeValueMemberN{Value: "41"},
+	}})
+	require.NoError(t, err)
+	trickle(s, "unreadable", 5)
+	runUntil(t, s, s.Executor.Now().Add(20*time.Minute))
+
+	assert.Empty(t, s.Target.Ledger().Calls(), "nothing admitted by a row nobody can read")
+	parked, err := s.ReceiveParked(t.Context())
+	require.NoError(t, err)
+	assert.Empty(t, parked, "and nothing parked")
+
+	status, err := s.Admin(t.Context(), map[string]string{"command": "status", "breaker": "orders"})
+	require.NoError(t, err)
+	assert.Contains(t, status.Unreadable, `unknown state "HALF_CLOSED"`)
+	assert.Equal(t, map[string]any{"N": "41"}, status.Raw["version"])
+	reset, err := s.Admin(t.Context(), map[string]string{"command": "reset", "breaker": "orders", "reason": "row from a newer version"})
+	require.NoError(t, err)
+	assert.Equal(t, "CLOSED", reset.After.State)
+
+	drain(t, s)
+	out := accountFor(t, s)
+	assert.Len(t, out.delivered, 5, "delivered once the row was repaired")
+	assert.Empty(t, out.parked)
 }
