@@ -166,7 +166,7 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 		return doc, c
 	}
 	if err != nil {
-		return h.tableFailed(doc, cfg, table, "admit", err)
+		return h.tableFailed(doc, cfg, table, &TableUnavailable{Breaker: key, Op: "admit", Cause: err.Error()})
 	}
 	doc.Decision, doc.BreakerState = d.Verdict.String(), d.State.String()
 	if d.Lifted {
@@ -182,7 +182,7 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 	}
 	done, err := h.deliver(ctx, doc, id, d, cfg)
 	if unavailable, ok := err.(*TableUnavailable); ok {
-		return h.tableFailed(doc, cfg, table, unavailable.Op, errors.New(unavailable.Cause))
+		return h.tableFailed(doc, cfg, table, unavailable)
 	}
 	if err != nil {
 		return doc, err
@@ -403,13 +403,6 @@ func (h *Handler) persist(ctx context.Context, store func() error) error {
 	return err
 }
 
-// tableUnavailable counts a table failure before the delivery and returns
-// the error the state machine retries.
-func (h *Handler) tableUnavailable(key, op string, err error) *TableUnavailable {
-	h.Metrics.Count(key, telemetry.TableUnavailable, 1)
-	return &TableUnavailable{Breaker: key, Op: op, Cause: err.Error()}
-}
-
 // tableTrouble is what the document said of earlier table failures:
 // whether the message is already waiting them out, and since when.
 type tableTrouble struct {
@@ -422,15 +415,15 @@ type tableTrouble struct {
 const tableWait = 5 * time.Minute
 
 // tableFailed handles a table that failed the Attempt before it delivered
-// (op, err). The first time it is the *TableUnavailable the state machine
-// retries in place; once those retries are spent (its Catch sets
+// (unavailable), counting it. The first time it returns unavailable, for
+// the state machine to retry in place; once those retries are spent (its Catch sets
 // TableFailure, for TableUnavailable and for a breaker row that kept
 // losing its conditional writes, BreakerContention), the message waits
 // tableWait and tries again, routed as usual so that the document keeps
 // TableSince, until TABLE_RETRY_BUDGET after it, and then it is parked: a
 // table that stays down parks nothing sooner.
-func (h *Handler) tableFailed(doc message.Document, cfg Config, t tableTrouble, op string, err error) (message.Document, error) {
-	unavailable := h.tableUnavailable(doc.BreakerKey, op, err)
+func (h *Handler) tableFailed(doc message.Document, cfg Config, t tableTrouble, unavailable *TableUnavailable) (message.Document, error) {
+	h.Metrics.Count(doc.BreakerKey, telemetry.TableUnavailable, 1)
 	if !t.waiting {
 		return doc, unavailable
 	}
@@ -439,7 +432,7 @@ func (h *Handler) tableFailed(doc message.Document, cfg Config, t tableTrouble, 
 	if doc.TableSince.IsZero() {
 		doc.TableSince = now
 	}
-	if waited := now.Sub(doc.TableSince); waited >= cfg.TableRetryBudget {
+	if now.Sub(doc.TableSince) >= cfg.TableRetryBudget {
 		doc.Next = message.NextPark
 		doc.ParkReason = fmt.Sprintf("table unavailable: the table has failed this message's Attempts since %s, past TABLE_RETRY_BUDGET (%s): %s",
 			doc.TableSince.UTC().Format(time.RFC3339), cfg.TableRetryBudget, unavailable.Error())
