@@ -19,7 +19,7 @@ import (
 // {"S": "OPEN"}, ...}), for a person to read when it does not decode (a
 // corrupt item, or one a newer version wrote); nil when there is none.
 func (s *Store) Raw(ctx context.Context, key string) (map[string]any, error) {
-	item, err := s.rawItem(ctx, key)
+	item, err := s.rawItem(ctx, "read", key)
 	if err != nil || item == nil {
 		return nil, err
 	}
@@ -34,7 +34,7 @@ func (s *Store) Raw(ctx context.Context, key string) (map[string]any, error) {
 // stored row's version is the old one plus one when that was a number, its
 // generation likewise; the row as stored is returned.
 func (s *Store) Replace(ctx context.Context, row breaker.Row) (breaker.Row, error) {
-	item, err := s.rawItem(ctx, row.Key)
+	item, err := s.rawItem(ctx, "replace", row.Key)
 	if err != nil {
 		return breaker.Row{}, err
 	}
@@ -70,24 +70,6 @@ func (s *Store) Replace(ctx context.Context, row breaker.Row) (breaker.Row, erro
 		return breaker.Row{}, fmt.Errorf("replace breaker %q in table %q: %w", row.Key, s.table, err)
 	}
 	return row, nil
-}
-
-// rawItem reads key's item as stored, strongly consistent; nil when there
-// is none.
-func (s *Store) rawItem(ctx context.Context, key string) (map[string]types.AttributeValue, error) {
-	if key == "" {
-		return nil, fmt.Errorf("read breaker: %w: empty key", ErrInvalidRow)
-	}
-	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: itemKey(key), ConsistentRead: aws.Bool(true),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read breaker %q from table %q: %w", key, s.table, err)
-	}
-	if len(out.Item) == 0 {
-		return nil, nil
-	}
-	return out.Item, nil
 }
 
 // number reads av as an integer, leniently: 0 when it is not a number.

@@ -46,25 +46,36 @@ func New(api API, table string) *Store {
 // Load returns the row for key with a strongly consistent read; a missing
 // item is Row{Key: key}.
 func (s *Store) Load(ctx context.Context, key string) (breaker.Row, error) {
-	if key == "" {
-		return breaker.Row{}, fmt.Errorf("load breaker: %w: empty key", ErrInvalidRow)
-	}
-	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(s.table),
-		Key:            itemKey(key),
-		ConsistentRead: aws.Bool(true),
-	})
+	item, err := s.rawItem(ctx, "load", key)
 	if err != nil {
-		return breaker.Row{}, fmt.Errorf("load breaker %q from table %q: %w", key, s.table, err)
+		return breaker.Row{}, err
 	}
-	if len(out.Item) == 0 {
+	if item == nil {
 		return breaker.Row{Key: key}, nil
 	}
-	row, err := decode(key, out.Item)
+	row, err := decode(key, item)
 	if err != nil {
 		return breaker.Row{}, fmt.Errorf("load breaker %q from table %q: %w", key, s.table, err)
 	}
 	return row, nil
+}
+
+// rawItem reads key's item as stored, strongly consistent; nil when there
+// is none. op names what it reads for, in errors.
+func (s *Store) rawItem(ctx context.Context, op, key string) (map[string]types.AttributeValue, error) {
+	if key == "" {
+		return nil, fmt.Errorf("%s breaker: %w: empty key", op, ErrInvalidRow)
+	}
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: itemKey(key), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s breaker %q from table %q: %w", op, key, s.table, err)
+	}
+	if len(out.Item) == 0 {
+		return nil, nil
+	}
+	return out.Item, nil
 }
 
 // Save writes next in one UpdateItem on the condition that the stored
