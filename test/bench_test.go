@@ -51,9 +51,7 @@ func BenchmarkRedrive(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				for _, cost := range costs {
-					transitions += int64(cost.Transitions)
-				}
+				transitions += int64(sumTransitions(costs))
 				st := s.Stats()
 				for name, n := range st.Invocations {
 					if name != localrun.FunctionConsumer {

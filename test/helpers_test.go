@@ -122,10 +122,7 @@ func logCosts(t *testing.T, s *localrun.Stack, label string) {
 	t.Helper()
 	costs, err := s.Costs(context.Background())
 	require.NoError(t, err)
-	transitions := 0
-	for _, c := range costs {
-		transitions += c.Transitions
-	}
+	transitions := sumTransitions(costs)
 	st := s.Stats()
 	n := float64(len(s.Sent()))
 	invocations := int64(0)
@@ -137,4 +134,22 @@ func logCosts(t *testing.T, s *localrun.Stack, label string) {
 		label, len(s.Sent()), len(costs), float64(transitions)/n, float64(invocations)/n, st.Invocations,
 		float64(st.BreakerRows.Reads)/n, float64(st.BreakerRows.Writes)/n, float64(st.BreakerRows.Conflicts)/n, st.Breaker,
 		float64(st.DeliveryRecords.Reads)/n, float64(st.DeliveryRecords.Writes)/n)
+}
+
+// totalTransitions adds up the billed transitions of every redrive
+// execution so far.
+func totalTransitions(t *testing.T, s *localrun.Stack) int {
+	t.Helper()
+	costs, err := s.Costs(t.Context())
+	require.NoError(t, err)
+	return sumTransitions(costs)
+}
+
+// sumTransitions adds up the billed transitions of costs.
+func sumTransitions(costs []localrun.Cost) int {
+	n := 0
+	for _, c := range costs {
+		n += c.Transitions
+	}
+	return n
 }

@@ -31,19 +31,6 @@ func outageCallBound(p breaker.Policy, outage time.Duration) int {
 	}
 }
 
-// totalTransitions adds up the billed transitions of every redrive
-// execution so far.
-func totalTransitions(t *testing.T, s *localrun.Stack) int {
-	t.Helper()
-	costs, err := s.Costs(t.Context())
-	require.NoError(t, err)
-	n := 0
-	for _, c := range costs {
-		n += c.Transitions
-	}
-	return n
-}
-
 // An outage: the breaker trips; while it is OPEN the turned-away messages
 // wait in the WaitingRoom state, costing nothing, and only the scout waits
 // out each cooldown and probes; the cooldown grows up to its cap; the
