@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/tasks/config"
 	"github.com/redrive/redrive/tasks/release"
 )
@@ -63,8 +64,7 @@ func (s Settings) Validate() error {
 	v.source(s)
 	v.target(s)
 	v.keys(s)
-	v.policy(s.Policy)
-	v.attempt(s)
+	v.attempt(s, v.policy(s.Policy))
 	v.release(s)
 	v.starter(s)
 	v.alarms(s)
@@ -184,8 +184,9 @@ func (v *validator) keys(s Settings) {
 }
 
 // policy checks the BREAKER_* variables with the parser the tasks use, so
-// a policy that synthesizes is one the tasks accept at cold start.
-func (v *validator) policy(vars map[string]string) {
+// a policy that synthesizes is one the tasks accept at cold start. It
+// returns the policy, defaults applied, or nil when it is invalid.
+func (v *validator) policy(vars map[string]string) *breaker.Policy {
 	known := config.PolicyVariables()
 	for _, name := range slices.Sorted(maps.Keys(vars)) {
 		if !slices.Contains(known, name) {
@@ -193,7 +194,7 @@ func (v *validator) policy(vars map[string]string) {
 		}
 	}
 	env := config.From(func(name string) string { return vars[name] })
-	config.Policy(env)
+	p := config.Policy(env).WithDefaults()
 	for _, err := range config.Split(env.Err()) {
 		if verr, ok := errors.AsType[*config.VarError](err); ok {
 			v.fail("Policy."+verr.Name, "%s", strings.TrimPrefix(err.Error(), "config: "+verr.Name+": "))
@@ -201,11 +202,16 @@ func (v *validator) policy(vars map[string]string) {
 		}
 		v.fail("Policy", "%v", err)
 	}
+	if env.Err() != nil {
+		return nil
+	}
+	return &p
 }
 
-// attempt checks the attempt function's timeout and lease; the attempt
-// task checks its own settings (tasks).
-func (v *validator) attempt(s Settings) {
+// attempt checks the attempt function's timeout and lease, and that p's
+// canary lease (p nil: an invalid policy, reported already) outlasts the
+// timeout; the attempt task checks its own settings (tasks).
+func (v *validator) attempt(s Settings, p *breaker.Policy) {
 	timeout := s.AttemptTimeout.Std()
 	switch {
 	case timeout < time.Second || timeout > maxLambdaTimeout:
@@ -216,8 +222,7 @@ func (v *validator) attempt(s Settings) {
 	if s.DeliveryLease <= s.AttemptTimeout {
 		v.fail("DeliveryLease", "%v, want longer than AttemptTimeout (%v): a lease must not expire under a running delivery", s.DeliveryLease, s.AttemptTimeout)
 	}
-	env := config.From(func(name string) string { return s.Policy[name] })
-	if p := config.Policy(env).WithDefaults(); env.Err() == nil && p.CanaryLease <= timeout {
+	if p != nil && p.CanaryLease <= timeout {
 		v.fail("Policy.BREAKER_CANARY_LEASE", "%v, want longer than AttemptTimeout (%v): a canary's outcome that comes after its lease is dropped, "+
 			"so a slow target would keep the breaker half-open for ever", p.CanaryLease, timeout)
 	}
