@@ -153,19 +153,28 @@ func (h *Handler) unreadable(err error) bool {
 // showUnreadable is status of a row that does not decode: why, and the
 // item as stored.
 func (h *Handler) showUnreadable(ctx context.Context, p parsed, why error) (Output, error) {
-	raw, err := h.Repair.Raw(ctx, p.key)
+	raw, err := h.raw(ctx, p, why)
 	if err != nil {
-		return Output{}, fmt.Errorf("admin: status breaker %q: %w; reading it as stored: %w", p.key, why, err)
+		return Output{}, err
 	}
 	return Output{Breaker: p.key, Command: p.command, Unreadable: why.Error(), Raw: raw}, nil
+}
+
+// raw reads p's row, which did not decode (why), as stored.
+func (h *Handler) raw(ctx context.Context, p parsed, why error) (map[string]any, error) {
+	raw, err := h.Repair.Raw(ctx, p.key)
+	if err != nil {
+		return nil, fmt.Errorf("admin: %s breaker %q: %w; reading it as stored: %w", p.command, p.key, why, err)
+	}
+	return raw, nil
 }
 
 // replaceUnreadable is reset of a row that does not decode: the row is
 // replaced by a fresh CLOSED one, audited like any command.
 func (h *Handler) replaceUnreadable(ctx context.Context, p parsed, why error) (Output, error) {
-	raw, err := h.Repair.Raw(ctx, p.key)
+	raw, err := h.raw(ctx, p, why)
 	if err != nil {
-		return Output{}, fmt.Errorf("admin: reset breaker %q: %w; reading it as stored: %w", p.key, why, err)
+		return Output{}, err
 	}
 	now := h.Now()
 	after, err := h.Repair.Replace(ctx, breaker.Row{Key: p.key, State: breaker.Closed, Cause: breaker.CauseReset,
