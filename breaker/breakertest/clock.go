@@ -1,12 +1,14 @@
 package breakertest
 
 import (
+	"context"
 	"sync"
 	"time"
 )
 
-// Clock is a manual clock for breaker.WithClock: time moves only when a
-// test advances it. It is safe for concurrent use.
+// Clock is a manual clock for breaker.WithClock, and a clock.Clock for
+// the handlers: time moves only when a test advances it or a handler
+// sleeps. It is safe for concurrent use.
 type Clock struct {
 	mu  sync.Mutex
 	now time.Time
@@ -29,4 +31,24 @@ func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
+}
+
+// Sleep advances the clock by d: a handler's wait passes at once.
+func (c *Clock) Sleep(_ context.Context, d time.Duration) { c.Advance(max(d, 0)) }
+
+// Deadline is ctx's wall-clock deadline read on c: as far from c's now
+// as the deadline is from the wall clock's.
+func (c *Clock) Deadline(ctx context.Context) (time.Time, bool) {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return time.Time{}, false
+	}
+	return c.Now().Add(time.Until(d)), true
+}
+
+// WithDeadline is ctx with a wall-clock deadline as far from now as t is
+// from c's now, so a handler that waits on the wall clock (a hanging
+// target) is cut off as the deadline means.
+func (c *Clock) WithDeadline(ctx context.Context, t time.Time) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, t.Sub(c.Now()))
 }

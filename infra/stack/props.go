@@ -229,7 +229,6 @@ type Alarms struct {
 // The defaults withDefaults applies.
 const (
 	defaultKey                = "default"
-	defaultAttemptTimeout     = 60 * time.Second
 	defaultLeaseMargin        = 30 * time.Second
 	defaultStarterBatchSize   = 10
 	defaultStarterConcurrency = 2
@@ -257,7 +256,7 @@ func (s Settings) withDefaults() Settings {
 	if s.AlarmBreakerKeys == nil && s.BreakerKey.Fixed != "" {
 		s.AlarmBreakerKeys = []string{s.BreakerKey.Fixed}
 	}
-	setDefault(&s.AttemptTimeout, Duration(defaultAttemptTimeout))
+	setDefault(&s.AttemptTimeout, Duration(attempt.DefaultFunctionTimeout))
 	setDefault(&s.DeliveryLease, s.AttemptTimeout+Duration(defaultLeaseMargin))
 	setDefault(&s.StarterBatchSize, defaultStarterBatchSize)
 	setDefault(&s.StarterMaxConcurrency, defaultStarterConcurrency)

@@ -47,14 +47,13 @@ func (s *Stack) register() error {
 	}
 	b := assemble.NewBuilder(assemble.Deps{
 		Clients:     assemble.Clients{DynamoDB: db, SFN: s.SFN, ParkingLot: s.SQS, Delivery: delivery},
-		Now:         s.Executor.Now,
+		Clock:       s.Executor,
 		Logger:      telemetry.JSONLogger(s.opts.Logs),
 		MetricLines: s.opts.Logs,
 		Seed:        uint64(s.opts.Seed),
 		Observe:     s.observe,
 		WrapStore:   s.opts.WrapStore,
 		WrapTarget:  s.opts.WrapTarget,
-		Sleep:       local.Delay,
 	})
 	s.Handlers, err = b.All(assemble.Config{
 		Starter: startCfg,
@@ -76,7 +75,11 @@ func (s *Stack) register() error {
 	hosted := s.Handlers.ByName()
 	hosted[FunctionConsumer] = s.Target.Handle
 	for name, h := range hosted {
-		if err := s.Registry.Register(name, h); err != nil {
+		var opts []local.FunctionOption
+		if name == FunctionAttempt {
+			opts = append(opts, local.Timeout(s.opts.AttemptTimeout))
+		}
+		if err := s.Registry.Register(name, h, opts...); err != nil {
 			return fmt.Errorf("localrun: %w", err)
 		}
 	}

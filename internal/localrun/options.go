@@ -52,6 +52,9 @@ type Options struct {
 	// ThrottleErrorTypes are the consumer error types that mean the
 	// target is overloaded. Default ["Throttled"] (simtarget's).
 	ThrottleErrorTypes []string
+	// AttemptTimeout is the attempt function's Lambda timeout, its
+	// deadline. Default attempt.DefaultFunctionTimeout, as deployed.
+	AttemptTimeout time.Duration
 	// RoomTimeout bounds one stay in the waiting room; zero means the
 	// default (ROOM_TIMEOUT's).
 	RoomTimeout time.Duration
@@ -109,6 +112,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.DynamoDBEndpoint == "" {
 		o.DynamoDBEndpoint = os.Getenv(EnvDynamoDBEndpoint)
+	}
+	if o.AttemptTimeout == 0 {
+		o.AttemptTimeout = attempt.DefaultFunctionTimeout
 	}
 	if o.PoisonErrorTypes == nil {
 		o.PoisonErrorTypes = []string{"PoisonMessage"}

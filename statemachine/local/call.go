@@ -10,7 +10,7 @@ import (
 // runs on its own goroutine but never concurrently with the event loop:
 // the loop hands control to it and waits until it either finishes or
 // suspends in Delay, so handlers see a consistent, deterministic virtual
-// clock. In RealTime mode the handler runs freely and its completion is
+// clock. On a scaled clock the handler runs freely and its completion is
 // posted to the timeline.
 type call struct {
 	x        *execution
@@ -28,7 +28,7 @@ type call struct {
 	finished atomic.Bool
 	// suspended is true while the handler waits in Delay (x.mu).
 	suspended bool
-	// done increases when the call completes (RealTime mode), making its
+	// done increases when the call completes (scaled clock), making its
 	// timeout event stale.
 	done atomic.Uint64
 
@@ -40,12 +40,20 @@ type call struct {
 type callKey struct{}
 
 // newCall prepares an invocation; its context ends when the execution
-// stops or the task times out.
-func newCall(parent context.Context, x *execution, function string, payload []byte, deadline int64) *call {
-	c := &call{x: x, function: function, payload: payload, deadline: deadline}
+// stops or the task times out. With bounded, the context carries the
+// task's deadline, if timed, on the executor's clock (see
+// Executor.Deadline), as Lambda's carries the function's timeout.
+func newCall(parent context.Context, x *execution, function string, payload []byte, deadline int64, timed, bounded bool) *call {
+	c := &call{x: x, function: function, payload: payload, deadline: deadline, timed: timed}
 	ctx, cancel := context.WithCancel(parent)
-	c.ctx, c.cancel = context.WithValue(ctx, callKey{}, c), cancel
-	if !x.e.opts.RealTime {
+	c.cancel = cancel
+	if timed && bounded {
+		var stop context.CancelFunc
+		ctx, stop = x.e.withTaskDeadline(ctx, deadline)
+		c.cancel = func() { stop(); cancel() }
+	}
+	c.ctx = context.WithValue(ctx, callKey{}, c)
+	if x.e.scaled == nil {
 		c.yield = make(chan int64)
 		c.resume = make(chan struct{})
 	}
@@ -71,7 +79,7 @@ func (c *call) runHandler() {
 // virtual mode it is released while the handler runs.
 func (x *execution) invoke(ctx context.Context, c *call) {
 	x.call = c
-	if x.e.opts.RealTime {
+	if x.e.scaled != nil {
 		x.invokeAsync(c)
 		return
 	}
@@ -82,7 +90,7 @@ func (x *execution) invoke(ctx context.Context, c *call) {
 	x.afterYield(ctx, c, d)
 }
 
-// invokeAsync runs c's handler on its own goroutine (RealTime mode) and
+// invokeAsync runs c's handler on its own goroutine (scaled clock) and
 // posts its completion, or its timeout, to the timeline.
 func (x *execution) invokeAsync(c *call) {
 	go func() {

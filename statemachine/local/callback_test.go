@@ -380,9 +380,9 @@ func TestCallbackTaskTokenOnlyInCallbackParameters(t *testing.T) {
 	assert.Equal(t, errNameRuntime, x.Error, "the token is not in ResultSelector's context object")
 }
 
-func TestCallbackRealTime(t *testing.T) {
+func TestCallbackScaledClock(t *testing.T) {
 	tk := &tokens{}
-	e := New(Options{RealTime: true, TimeScale: 1000, Invoker: funcInvoker{"wait": tk.invoke}})
+	e := New(Options{Scaled: scaledClock(t, 1000), Invoker: funcInvoker{"wait": tk.invoke}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { _ = e.Run(ctx) }()

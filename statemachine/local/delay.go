@@ -10,9 +10,11 @@ import (
 // suspended and resumes when the virtual clock reaches now+d, while other
 // executions proceed; if the Task state's TimeoutSeconds runs out first the
 // task fails with States.Timeout and Delay returns early with ctx
-// cancelled. In RealTime mode it sleeps d (divided by TimeScale). Outside
-// an executor-run handler it sleeps d of wall time. It returns early when
-// ctx ends. Call it only from the handler's own goroutine.
+// cancelled, and if a deadline set with Executor.WithDeadline comes first,
+// Delay returns at it with ctx ended by context.DeadlineExceeded. On a
+// scaled clock it sleeps d divided by the scale. Outside an executor-run
+// handler it sleeps d of wall time. It returns early when ctx ends. Call
+// it only from the handler's own goroutine.
 func Delay(ctx context.Context, d time.Duration) {
 	if d <= 0 || ctx.Err() != nil {
 		return
@@ -25,12 +27,24 @@ func Delay(ctx context.Context, d time.Duration) {
 	if c.ctx.Err() != nil {
 		return
 	}
-	if c.x.e.opts.RealTime {
-		sleep(ctx, time.Duration(float64(d)/c.x.e.opts.TimeScale))
+	if s := c.x.e.scaled; s != nil {
+		s.Sleep(ctx, d)
 		return
 	}
-	c.yield <- int64(d)
-	<-c.resume
+	dl, bounded := ctx.Value(deadlineKey{}).(*virtualDeadline)
+	if bounded && c.x.e.nowNanos()+int64(d) < dl.at {
+		bounded = false
+	}
+	if bounded {
+		d = time.Duration(dl.at - c.x.e.nowNanos())
+	}
+	if d > 0 {
+		c.yield <- int64(d)
+		<-c.resume
+	}
+	if bounded {
+		dl.end(context.DeadlineExceeded)
+	}
 }
 
 // sleep waits d of wall time or until ctx ends.

@@ -219,7 +219,7 @@ func (x *execution) waitUntil(st *state, eff any) (int64, error) {
 	case w.hasSeconds:
 		return x.e.after(time.Duration(w.seconds) * time.Second), nil
 	case w.hasTimestamp:
-		return x.e.at(w.timestamp), nil
+		return w.timestamp.UnixNano(), nil
 	case w.secondsPath != nil:
 		v, err := w.secondsPath.get(eff, x.contextObject())
 		if err != nil {
@@ -240,7 +240,7 @@ func (x *execution) waitUntil(st *state, eff any) (int64, error) {
 		if perr != nil {
 			return 0, runtimeErrorf("The TimestampPath parameter does not reference a valid ISO-8601 extended offset date-time format string: %s", jsonText(v))
 		}
-		return x.e.at(t), nil
+		return t.UnixNano(), nil
 	}
 }
 

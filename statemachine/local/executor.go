@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/redrive/redrive/internal/clock"
 )
 
 // Options configures an Executor. Zero values mean the documented defaults.
@@ -17,12 +19,11 @@ type Options struct {
 	// Invoker resolves Task resources to Lambda functions. Required to run
 	// Task states.
 	Invoker Invoker
-	// RealTime runs on the wall clock (Waits sleep, scaled by TimeScale)
-	// instead of the virtual clock. Default false: virtual time.
-	RealTime bool
-	// TimeScale divides wall-clock waits in RealTime mode (like Step
-	// Functions Local's WAIT_TIME_SCALE). Default 1.
-	TimeScale float64
+	// Scaled, if set, runs the executor on that scaled wall clock: Waits,
+	// timeouts and Delay take their time divided by its scale (like Step
+	// Functions Local's WAIT_TIME_SCALE), and handlers run concurrently.
+	// Default nil: a virtual clock starting at Start.
+	Scaled *clock.Scaled
 	// Start is the virtual clock's start. Default 2026-01-01T00:00:00Z.
 	Start time.Time
 	// Seed seeds the executor's randomness (retry jitter, UUIDs). Default 1.
@@ -69,8 +70,9 @@ type stateMachine struct {
 // timeout). With Workers 1, a given Seed replays identically: scheduling,
 // generated names, retry jitter, States.UUID and request ids.
 type Executor struct {
-	opts  Options
-	sched scheduler
+	opts   Options
+	scaled *clock.Scaled // Options.Scaled; nil on a virtual clock
+	sched  scheduler
 	// tokenKey authenticates the task tokens the executor issues; it
 	// derives from the Seed, so tokens replay too.
 	tokenKey []byte
@@ -92,9 +94,6 @@ type Executor struct {
 
 // New returns an executor with opts.
 func New(opts Options) *Executor {
-	if opts.TimeScale <= 0 || math.IsNaN(opts.TimeScale) || math.IsInf(opts.TimeScale, 0) {
-		opts.TimeScale = 1
-	}
 	if opts.Start.IsZero() {
 		opts.Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	}
@@ -113,6 +112,7 @@ func New(opts Options) *Executor {
 	key := sha256.Sum256(binary.BigEndian.AppendUint64([]byte("redrive statemachine/local task token "+opts.Region+" "+opts.Account+" "), uint64(opts.Seed)))
 	e := &Executor{
 		opts:       opts,
+		scaled:     opts.Scaled,
 		tokenKey:   key[:],
 		rng:        rand.New(rand.NewPCG(uint64(opts.Seed), 0x5eed)),
 		machines:   map[string]*stateMachine{},
@@ -123,19 +123,9 @@ func New(opts Options) *Executor {
 	return e
 }
 
-// Now is the executor's clock: virtual time, or the wall clock in RealTime
-// mode. Handlers read time from it.
+// Now is the executor's clock, virtual or scaled: the time of its
+// histories, and the time its handlers read (see Clock).
 func (e *Executor) Now() time.Time { return time.Unix(0, e.nowNanos()).UTC() }
-
-// at converts a point in time to the timeline: itself in virtual mode; in
-// RealTime mode the wall-clock instant when it is due, its distance from
-// now divided by TimeScale.
-func (e *Executor) at(t time.Time) int64 {
-	if e.opts.RealTime {
-		return e.after(t.Sub(e.Now()))
-	}
-	return t.UnixNano()
-}
 
 // CreateStateMachine validates and stores a definition and returns its ARN.
 // Creating the same name again with the same definition and role returns
@@ -385,12 +375,12 @@ func (e *Executor) StopExecution(ctx context.Context, arn, errName, cause string
 // message arrivals or a target's health changes). A time in the past runs
 // at the next step.
 func (e *Executor) At(t time.Time, fn func(ctx context.Context)) {
-	e.schedule(max(e.at(t), e.nowNanos()), fn)
+	e.schedule(max(t.UnixNano(), e.nowNanos()), fn)
 }
 
 // Run processes events until no execution is running and nothing is
 // scheduled, or ctx ends. In virtual mode time jumps from event to event.
-// In RealTime mode Run does not return when idle: it waits for new work
+// On a scaled clock Run does not return when idle: it waits for new work
 // (executions started from other goroutines, e.g. behind the HTTP facade)
 // until ctx ends, and then returns ctx's error. Only one Run or RunUntil
 // may process events at a time.
@@ -398,14 +388,14 @@ func (e *Executor) Run(ctx context.Context) error {
 	return e.loop(ctx, math.MaxInt64)
 }
 
-// RunUntil processes events due up to t and leaves the clock at t (in
-// RealTime mode: until the wall clock reaches t).
+// RunUntil processes events due up to t and leaves the clock at t (on a
+// scaled clock: until the clock reaches t).
 func (e *Executor) RunUntil(ctx context.Context, t time.Time) error {
-	limit := e.at(t)
+	limit := t.UnixNano()
 	if err := e.loop(ctx, limit); err != nil {
 		return err
 	}
-	if !e.opts.RealTime {
+	if e.scaled == nil {
 		e.advanceClock(limit)
 	}
 	return nil

@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambda/messages"
@@ -43,6 +45,18 @@ type Registry struct {
 // their own from the pool.
 type hostedFunction struct {
 	handlers sync.Pool
+	timeout  time.Duration // 0: none
+}
+
+// FunctionOption configures a hosted function.
+type FunctionOption func(*hostedFunction)
+
+// Timeout gives the function Lambda's timeout d: its handler's context
+// ends at d on the executor's clock (the wall clock when it is invoked
+// outside an execution), and an invocation that runs past it fails as
+// Lambda's do, with Sandbox.Timedout.
+func Timeout(d time.Duration) FunctionOption {
+	return func(f *hostedFunction) { f.timeout = d }
 }
 
 // functionRef is a parsed FunctionName.
@@ -63,7 +77,7 @@ func NewRegistry() *Registry {
 // signature it rejects fails every invocation with aws-lambda-go's own
 // error, as it would in Lambda. An unqualified registration serves every
 // qualifier that has no registration of its own.
-func (r *Registry) Register(name string, handler any) error {
+func (r *Registry) Register(name string, handler any, opts ...FunctionOption) error {
 	ref, err := parseFunctionName(name)
 	if err != nil {
 		return fmt.Errorf("register %q: %w", name, err)
@@ -75,6 +89,9 @@ func (r *Registry) Register(name string, handler any) error {
 		return fmt.Errorf("register %q: handler is a %T, not a function or lambda.Handler", name, handler)
 	}
 	f := &hostedFunction{}
+	for _, o := range opts {
+		o(f)
+	}
 	f.handlers.New = func() any { return lambda.NewHandler(handler) }
 	r.mu.Lock()
 	r.functions[ref.key()] = f
@@ -120,7 +137,20 @@ func (r *Registry) Invoke(ctx context.Context, function string, payload []byte) 
 		InvokedFunctionArn: ref.arn(),
 	}
 	out := Invocation{ExecutedVersion: ref.executedVersion()}
-	response, errDoc := f.call(lambdacontext.NewContext(ctx, lc), payload)
+	ctx = lambdacontext.NewContext(ctx, lc)
+	if f.timeout > 0 {
+		clk := clockOf(ctx)
+		var cancel context.CancelFunc
+		ctx, cancel = clk.WithDeadline(ctx, clk.Now().Add(f.timeout))
+		defer cancel()
+	}
+	response, errDoc := f.call(ctx, payload)
+	if f.timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		errDoc = &messages.InvokeResponse_Error{
+			Type:    "Sandbox.Timedout",
+			Message: fmt.Sprintf("RequestId: %s Error: Task timed out after %.2f seconds", lc.AwsRequestID, f.timeout.Seconds()),
+		}
+	}
 	if errDoc == nil && len(response) > maxLambdaPayload {
 		errDoc = &messages.InvokeResponse_Error{
 			Type:    "Function.ResponseSizeTooLarge",

@@ -13,8 +13,8 @@ import (
 // call is processing events (for example from inside a handler).
 var errRunInProgress = errors.New("local: Run or RunUntil is already in progress")
 
-// event is one entry on the executor's timeline: fn runs at virtual (or,
-// in RealTime mode, wall-clock) time at, in Unix nanoseconds. Events due at
+// event is one entry on the executor's timeline: fn runs when the
+// executor's clock (virtual or scaled) reads at, in Unix nanoseconds. Events due at
 // the same instant run in the order they were scheduled (seq).
 type event struct {
 	at  int64
@@ -85,19 +85,16 @@ type scheduler struct {
 	batch   []event // reused by the one running loop
 }
 
-// now returns the executor's clock in Unix nanoseconds.
+// nowNanos returns the executor's clock in Unix nanoseconds.
 func (e *Executor) nowNanos() int64 {
-	if e.opts.RealTime {
-		return time.Now().UnixNano()
+	if e.scaled != nil {
+		return e.scaled.Now().UnixNano()
 	}
 	return e.sched.clock.Load()
 }
 
-// after returns the clock time d from now, scaled in RealTime mode.
+// after returns the clock time d from now.
 func (e *Executor) after(d time.Duration) int64 {
-	if e.opts.RealTime {
-		d = time.Duration(float64(d) / e.opts.TimeScale)
-	}
 	return e.nowNanos() + int64(d)
 }
 
@@ -122,9 +119,9 @@ func (e *Executor) scheduleIf(at int64, gen *atomic.Uint64, want uint64, fn func
 }
 
 // loop processes events due up to limit. In virtual mode it returns when
-// nothing is left at or before limit; in RealTime mode it waits for events
-// (sleeping until the next one is due) until the wall clock passes limit,
-// and with limit math.MaxInt64 until ctx ends.
+// nothing is left at or before limit; on a scaled clock it waits for
+// events (sleeping until the next one is due) until the clock passes
+// limit, and with limit math.MaxInt64 until ctx ends.
 func (e *Executor) loop(ctx context.Context, limit int64) error {
 	s := &e.sched
 	if !s.running.CompareAndSwap(false, true) {
@@ -158,14 +155,15 @@ func (e *Executor) loop(ctx context.Context, limit int64) error {
 
 // due pops the next events to run. In virtual mode that is the earliest
 // event (with Workers > 1, every event due at that same instant) and the
-// clock jumps to it. In RealTime mode it is every event already due. With
-// nothing to run it returns how long to wait, or 0 to stop.
+// clock jumps to it. On a scaled clock it is every event already due. With
+// nothing to run it returns how long (on the wall clock) to wait, or 0 to
+// stop.
 func (e *Executor) due(limit int64) ([]event, time.Duration) {
 	s := &e.sched
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	batch := s.batch[:0]
-	if !e.opts.RealTime {
+	if e.scaled == nil {
 		for len(s.queue) > 0 && s.queue[0].at <= limit {
 			ev := s.queue.pop()
 			if ev.stale() {
@@ -185,7 +183,7 @@ func (e *Executor) due(limit int64) ([]event, time.Duration) {
 		s.batch = batch
 		return batch, 0
 	}
-	now := time.Now().UnixNano()
+	now := e.nowNanos()
 	for len(s.queue) > 0 && s.queue[0].at <= now && s.queue[0].at <= limit {
 		if ev := s.queue.pop(); !ev.stale() {
 			batch = append(batch, ev)
@@ -205,14 +203,14 @@ func (e *Executor) due(limit int64) ([]event, time.Duration) {
 	if next == math.MaxInt64 {
 		return nil, time.Duration(math.MaxInt64)
 	}
-	return nil, time.Duration(next - now)
+	return nil, e.scaled.WallDuration(time.Duration(next - now))
 }
 
 // runBatch runs events, concurrently on up to Workers goroutines when
 // there are several (virtual mode, same instant).
 func (e *Executor) runBatch(ctx context.Context, batch []event) {
 	workers := min(e.opts.Workers, len(batch))
-	if workers <= 1 || e.opts.RealTime {
+	if workers <= 1 || e.scaled != nil {
 		for i := range batch {
 			batch[i].fn(ctx)
 		}

@@ -205,8 +205,8 @@ func TestDeterministicWithOneWorker(t *testing.T) {
 	assert.Equal(t, first, run())
 }
 
-func TestRealTimeRunWaitsForWork(t *testing.T) {
-	e := New(Options{RealTime: true, TimeScale: 1000, Invoker: funcInvoker{"nap": func(ctx context.Context, p []byte) (Invocation, error) {
+func TestScaledClockRunWaitsForWork(t *testing.T) {
+	e := New(Options{Scaled: scaledClock(t, 1000), Invoker: funcInvoker{"nap": func(ctx context.Context, p []byte) (Invocation, error) {
 		Delay(ctx, 2*time.Second) // 2 ms of wall time at scale 1000
 		return Invocation{Payload: p}, nil
 	}}})
@@ -228,15 +228,15 @@ func TestRealTimeRunWaitsForWork(t *testing.T) {
 
 	select {
 	case err := <-done:
-		t.Fatalf("Run returned while idle in RealTime mode: %v", err)
+		t.Fatalf("Run returned while idle on a scaled clock: %v", err)
 	default:
 	}
 	cancel()
 	assert.ErrorIs(t, <-done, context.Canceled)
 }
 
-func TestRealTimeTimeout(t *testing.T) {
-	e := New(Options{RealTime: true, TimeScale: 1000, Invoker: funcInvoker{"hang": func(ctx context.Context, p []byte) (Invocation, error) {
+func TestScaledClockTimeout(t *testing.T) {
+	e := New(Options{Scaled: scaledClock(t, 1000), Invoker: funcInvoker{"hang": func(ctx context.Context, p []byte) (Invocation, error) {
 		Delay(ctx, time.Hour)
 		return Invocation{Payload: p}, nil
 	}}})

@@ -230,8 +230,9 @@ func (x *execution) startTask(ctx context.Context) {
 	if st.task.callback {
 		x.cb = &callback{token: token, heartbeat: heartbeat, deadline: deadline, timed: st.task.timeoutSet}
 	}
-	c := newCall(ctx, x, function, body, deadline)
-	c.timed = st.task.timeoutSet
+	// The handler of a .waitForTaskToken task runs under its function's
+	// own timeout, not the task's.
+	c := newCall(ctx, x, function, body, deadline, st.task.timeoutSet, !st.task.callback)
 	x.invoke(ctx, c)
 }
 

@@ -53,7 +53,7 @@ func NewBuilder(d Deps) *Builder {
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
-	return &Builder{deps: d, seed: seed, metrics: telemetry.NewMetrics(d.MetricLines, d.Logger, d.Now)}
+	return &Builder{deps: d, seed: seed, metrics: telemetry.NewMetrics(d.MetricLines, d.Logger, d.Clock.Now)}
 }
 
 // Breakers returns the breakers built so far, for their Stats.
@@ -72,7 +72,7 @@ func (b *Builder) Starter(cfg starter.Config) (*starter.Handler, error) {
 		return nil, fmt.Errorf("assemble: starter: %w", err)
 	}
 	h := &starter.Handler{
-		SFN: c.SFN, Lot: b.lot(cfg.Lot), Config: cfg, Metrics: b.metrics, Logger: b.deps.Logger, Now: b.deps.Now,
+		SFN: c.SFN, Lot: b.lot(cfg.Lot), Config: cfg, Metrics: b.metrics, Logger: b.deps.Logger, Now: b.deps.Clock.Now,
 	}
 	if cfg.Table != "" && c.DynamoDB != nil {
 		h.Gate = pace.NewStore(c.DynamoDB, cfg.Table)
@@ -116,12 +116,11 @@ func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 	retry.RoomTimeout = cfg.Room.Timeout
 	return &attempt.Handler{
 		Breaker:  br,
-		Ledger:   delivery.New(c.DynamoDB, cfg.Table, b.deps.Now),
+		Ledger:   delivery.New(c.DynamoDB, cfg.Table, b.deps.Clock.Now),
 		Target:   tgt,
 		Metrics:  b.metrics,
 		Logger:   b.deps.Logger,
-		Now:      b.deps.Now,
-		Sleep:    b.deps.Sleep,
+		Clock:    b.deps.Clock,
 		Rand:     breaker.NewRandom(b.seed + seedBackoff),
 		Room:     rm,
 		Tasks:    c.SFN,
@@ -135,7 +134,7 @@ func (b *Builder) Park(cfg park.Config) (*park.Handler, error) {
 	if err := errors.Join(cfg.Validate(), needs("park", need{"ParkingLot", b.deps.Clients.ParkingLot != nil})); err != nil {
 		return nil, fmt.Errorf("assemble: park: %w", err)
 	}
-	return &park.Handler{Lot: b.lot(cfg.Lot), Now: b.deps.Now}, nil
+	return &park.Handler{Lot: b.lot(cfg.Lot), Now: b.deps.Clock.Now}, nil
 }
 
 // Continuer builds the continuer, which has no settings. It needs
@@ -163,7 +162,7 @@ func (b *Builder) Admin(cfg admin.Config, rc RoomConfig) (*admin.Handler, error)
 		return nil, err
 	}
 	_, launcher := b.room(rc)
-	return &admin.Handler{Breaker: br, Launcher: launcher, Repair: store, Logger: b.deps.Logger, Now: b.deps.Now}, nil
+	return &admin.Handler{Breaker: br, Launcher: launcher, Repair: store, Logger: b.deps.Logger, Now: b.deps.Clock.Now}, nil
 }
 
 // lot is the parking lot at cfg.
@@ -175,7 +174,7 @@ func (b *Builder) lot(cfg park.LotConfig) *park.Lot {
 // Builder's seed, and keeps it for Breakers.
 func (b *Builder) breaker(function string, store breaker.Store, p breaker.Policy, offset uint64) (*breaker.Breaker, error) {
 	br, err := breaker.New(store, p,
-		breaker.WithClock(b.deps.Now), breaker.WithSeed(b.seed+offset), breaker.WithObserver(b.observe))
+		breaker.WithClock(b.deps.Clock.Now), breaker.WithSeed(b.seed+offset), breaker.WithObserver(b.observe))
 	if err != nil {
 		return nil, fmt.Errorf("assemble: %s: breaker: %w", function, err)
 	}

@@ -50,7 +50,7 @@ func TestAttemptAndAdminShareTheDepsButNotTheStoreWrapper(t *testing.T) {
 	sfnClient := &startRecorder{}
 	b := assemble.NewBuilder(assemble.Deps{
 		Clients:     assemble.Clients{DynamoDB: ddb, SFN: sfnClient, Delivery: target.Clients{Lambda: lambda}},
-		Now:         clock.Now,
+		Clock:       clock,
 		Logger:      telemetry.JSONLogger(&logs),
 		MetricLines: &metrics,
 		Seed:        7,
@@ -83,7 +83,7 @@ func TestAttemptAndAdminShareTheDepsButNotTheStoreWrapper(t *testing.T) {
 	assert.Equal(t, message.NextWait, out.Next)
 	require.Len(t, changes, 1, "the trip reached Observe")
 	assert.Equal(t, breaker.Open, changes[0].To)
-	assert.Equal(t, t0, changes[0].At, "the breaker reads Deps.Now")
+	assert.Equal(t, t0, changes[0].At, "the breaker reads Deps.Clock")
 	assert.Empty(t, sfnClient.started(), "nothing to release while OPEN")
 
 	loads := wrapped.loads.Load()
@@ -144,7 +144,7 @@ func TestHandlersAreBuiltOnTheirSettingsAndDeps(t *testing.T) {
 	clock := breakertest.NewClock(t0)
 	lot := park.LotConfig{QueueURL: "http://sqs.local/123456789012/lot", MaxMessageSize: 2048}
 	clients := assemble.Clients{SFN: unusedSFN{}, ParkingLot: unusedSQS{}, DynamoDB: unusedDynamoDB{}}
-	b := assemble.NewBuilder(assemble.Deps{Clients: clients, Now: clock.Now, MetricLines: &bytes.Buffer{}, Logger: telemetry.JSONLogger(&bytes.Buffer{})})
+	b := assemble.NewBuilder(assemble.Deps{Clients: clients, Clock: clock, MetricLines: &bytes.Buffer{}, Logger: telemetry.JSONLogger(&bytes.Buffer{})})
 	starterCfg := starter.Config{
 		StateMachineARN: "arn:aws:states:us-east-1:123456789012:stateMachine:redrive",
 		Lot:             lot, TargetKind: target.KindLambda, Concurrency: 2,

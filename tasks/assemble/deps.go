@@ -1,13 +1,12 @@
 package assemble
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"os"
-	"time"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/internal/clock"
 	"github.com/redrive/redrive/tasks/park"
 	"github.com/redrive/redrive/tasks/target"
 	"github.com/redrive/redrive/tasks/telemetry"
@@ -38,9 +37,12 @@ type Clients struct {
 type Deps struct {
 	// Clients are the AWS clients.
 	Clients Clients
-	// Now is the clock of every handler, breaker, ledger and metric line.
-	// Default time.Now; a local host passes its virtual or scaled clock.
-	Now func() time.Time
+	// Clock is the clock of every handler, breaker, ledger and metric
+	// line: the time they read, sleep on (the releaser spreads its
+	// releases, the attempt waits between tries of storing an outcome) and
+	// set deadlines on (the attempt's delivery deadline). Default
+	// clock.Wall; a local host passes its executor, virtual or scaled.
+	Clock clock.Clock
 	// Logger gets the handlers' log lines and the breakers' state changes.
 	// Default telemetry.NewLogger().
 	Logger *slog.Logger
@@ -61,16 +63,12 @@ type Deps struct {
 	// WrapTarget, if set, wraps the attempt function's target, for fault
 	// injection.
 	WrapTarget func(target.Target) target.Target
-	// Sleep waits for d on the handlers' clock (the releaser spreads its
-	// releases with it; the attempt waits between tries of storing an
-	// outcome). Default: a timer, or ctx's end.
-	Sleep func(ctx context.Context, d time.Duration)
 }
 
 // withDefaults returns d with its zero fields defaulted.
 func (d Deps) withDefaults() Deps {
-	if d.Now == nil {
-		d.Now = time.Now
+	if d.Clock == nil {
+		d.Clock = clock.Wall
 	}
 	if d.Logger == nil {
 		d.Logger = telemetry.NewLogger()
@@ -78,18 +76,5 @@ func (d Deps) withDefaults() Deps {
 	if d.MetricLines == nil {
 		d.MetricLines = os.Stdout
 	}
-	if d.Sleep == nil {
-		d.Sleep = sleep
-	}
 	return d
-}
-
-// sleep waits for d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

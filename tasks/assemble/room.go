@@ -106,7 +106,7 @@ func (c RoomConfig) ttl() time.Duration {
 func (b *Builder) room(cfg RoomConfig) (*room.Room, *release.Launcher) {
 	c := b.deps.Clients
 	l := &release.Launcher{Pace: pace.NewStore(c.DynamoDB, cfg.Table), Policy: cfg.Pace, SFN: c.SFN,
-		StateMachineARN: cfg.ReleaseStateMachineARN, Now: b.deps.Now}
+		StateMachineARN: cfg.ReleaseStateMachineARN, Now: b.deps.Clock.Now}
 	return room.New(c.DynamoDB, cfg.Table, cfg.ttl()), l
 }
 
@@ -122,7 +122,7 @@ func (b *Builder) WaitingRoom(cfg RoomConfig, p breaker.Policy) (*waitroom.Handl
 		return nil, err
 	}
 	rm, l := b.room(cfg)
-	return &waitroom.Handler{Room: rm, Breaker: br, Launcher: l, Logger: b.deps.Logger, Now: b.deps.Now}, nil
+	return &waitroom.Handler{Room: rm, Breaker: br, Launcher: l, Logger: b.deps.Logger, Now: b.deps.Clock.Now}, nil
 }
 
 // Release builds the releaser's tick handler. It needs Clients.DynamoDB
@@ -139,7 +139,7 @@ func (b *Builder) Release(cfg RoomConfig, p breaker.Policy) (*release.Handler, e
 	}
 	rm, l := b.room(cfg)
 	return &release.Handler{Breaker: br, Room: rm, Tasks: c.SFN, Launcher: l, Metrics: b.metrics,
-		Logger: b.deps.Logger, Now: b.deps.Now, Sleep: b.deps.Sleep}, nil
+		Logger: b.deps.Logger, Now: b.deps.Clock.Now, Sleep: b.deps.Clock.Sleep}, nil
 }
 
 // RoomFromEnv reads the settings of a function that works the waiting room

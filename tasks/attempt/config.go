@@ -44,6 +44,10 @@ const (
 	// end before those retries run out, or a message whose Attempt died
 	// mid-delivery would be parked instead of taken over.
 	MaxDeliveryLease = 16 * time.Minute
+	// DefaultFunctionTimeout is the attempt function's timeout, as
+	// deployed by default: the Attempt's own deadline, within which it
+	// delivers (see recordMargin) and records.
+	DefaultFunctionTimeout = 60 * time.Second
 	// DefaultRoomTimeout bounds one stay in the waiting room: far above
 	// the probe cadence (CooldownMax), so a release, not the timeout,
 	// normally ends the wait; each timeout costs one more Attempt cycle.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/internal/clock"
 	"github.com/redrive/redrive/tasks/delivery"
 	"github.com/redrive/redrive/tasks/message"
 	"github.com/redrive/redrive/tasks/room"
@@ -63,11 +64,10 @@ type Handler struct {
 	Metrics Metrics
 	// Logger gets one line per invocation.
 	Logger *slog.Logger
-	// Now is the clock; the breaker's and the ledger's own.
-	Now func() time.Time
-	// Sleep waits on the same clock between the tries of storing an
-	// outcome.
-	Sleep func(ctx context.Context, d time.Duration)
+	// Clock is the clock, the breaker's and the ledger's own: the attempt
+	// sleeps on it between the tries of storing an outcome, and sets the
+	// delivery's deadline on it.
+	Clock clock.Clock
 	// Rand jitters the per-message backoff.
 	Rand Random
 	// Room is the waiting room, from which a failed probe's Attempt
@@ -122,7 +122,7 @@ func (h *Handler) check() error {
 		isNil bool
 	}{
 		{"Breaker", h.Breaker == nil}, {"Ledger", h.Ledger == nil}, {"Target", h.Target == nil},
-		{"Metrics", h.Metrics == nil}, {"Logger", h.Logger == nil}, {"Now", h.Now == nil}, {"Sleep", h.Sleep == nil}, {"Rand", h.Rand == nil},
+		{"Metrics", h.Metrics == nil}, {"Logger", h.Logger == nil}, {"Clock", h.Clock == nil}, {"Rand", h.Rand == nil},
 		{"Room", h.Room == nil}, {"Tasks", h.Tasks == nil}, {"Launcher", h.Launcher == nil},
 	} {
 		if dep.isNil {
@@ -205,7 +205,7 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 		h.startReleaser(ctx, key)
 	}
 	doc = h.next(doc, done, row, cfg)
-	if row.State == breaker.Open && !row.ScoutUntil.After(h.Now()) && doc.Next != message.NextPark {
+	if row.State == breaker.Open && !row.ScoutUntil.After(h.Clock.Now()) && doc.Next != message.NextPark {
 		doc = h.ensureScout(ctx, doc, cfg)
 	}
 	return doc, nil
@@ -246,7 +246,7 @@ func (h *Handler) startReleaser(ctx context.Context, key string) {
 // the breaker is OPEN, when no releaser runs to write them: once per
 // failed probe, so once per cooldown.
 func (h *Handler) reportRoom(ctx context.Context, key string) {
-	gauges, err := h.Room.Gauges(ctx, key, h.Now(), true)
+	gauges, err := h.Room.Gauges(ctx, key, h.Clock.Now(), true)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "could not read the room for its metrics", "breaker", key, "error", err.Error())
 	}
@@ -316,18 +316,19 @@ const recordMargin = 5 * time.Second
 // transient "Timeout" the breaker counts, instead of an Attempt that dies
 // with its outcome unknown or a canary whose outcome comes too late.
 func (h *Handler) deliveryContext(ctx context.Context, d breaker.Decision) (context.Context, context.CancelFunc) {
-	var limits []time.Duration
-	if deadline, ok := ctx.Deadline(); ok {
-		limits = append(limits, time.Until(deadline))
+	var limits []time.Time
+	if deadline, ok := h.Clock.Deadline(ctx); ok {
+		limits = append(limits, deadline)
 	}
 	if i := slices.IndexFunc(d.Row.Leases, func(l breaker.Lease) bool { return l.ID == d.Ticket.LeaseID }); d.Ticket.LeaseID != "" && i >= 0 {
-		limits = append(limits, d.Row.Leases[i].Expires.Sub(h.Now()))
+		limits = append(limits, d.Row.Leases[i].Expires)
 	}
 	if len(limits) == 0 {
 		return ctx, func() {}
 	}
-	left := slices.Min(limits)
-	return context.WithTimeout(ctx, left-min(recordMargin, left/2))
+	now := h.Clock.Now()
+	left := slices.MinFunc(limits, time.Time.Compare).Sub(now)
+	return h.Clock.WithDeadline(ctx, now.Add(left-min(recordMargin, left/2)))
 }
 
 // complete stores res on the record held, trying again a few times. If it
@@ -345,7 +346,7 @@ func (h *Handler) complete(ctx context.Context, key string, held delivery.Record
 	}
 	h.unrecorded(ctx, key, "the delivery record", held.ID, res.Outcome, err)
 	done = held
-	done.Status, done.Outcome, done.ErrorType, done.CompletedAt = delivery.Completed, res.Outcome, res.ErrorType, h.Now()
+	done.Status, done.Outcome, done.ErrorType, done.CompletedAt = delivery.Completed, res.Outcome, res.ErrorType, h.Clock.Now()
 	done.Message = message.Truncate(res.Message, message.MaxFailureMessage)
 	return done
 }
@@ -394,7 +395,7 @@ func (h *Handler) persist(ctx context.Context, store func() error) error {
 	var err error
 	for i := range persistTries {
 		if i > 0 {
-			h.Sleep(ctx, persistBackoff<<(i-1))
+			h.Clock.Sleep(ctx, persistBackoff<<(i-1))
 		}
 		if err = store(); err == nil || errors.Is(err, delivery.ErrNotHeld) || ctx.Err() != nil {
 			return err
@@ -427,7 +428,7 @@ func (h *Handler) tableFailed(doc message.Document, cfg Config, t tableTrouble, 
 	if !t.waiting {
 		return doc, unavailable
 	}
-	now := h.Now()
+	now := h.Clock.Now()
 	doc.TableSince = t.since
 	if doc.TableSince.IsZero() {
 		doc.TableSince = now

@@ -15,6 +15,7 @@ import (
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/breaker/dynamostore"
+	"github.com/redrive/redrive/internal/clock"
 	"github.com/redrive/redrive/tasks/attempt"
 	"github.com/redrive/redrive/tasks/delivery"
 	"github.com/redrive/redrive/tasks/message"
@@ -108,9 +109,9 @@ type options struct {
 	wrapStore func(breaker.Store) breaker.Store
 	// wrapLedger, when set, wraps the delivery ledger.
 	wrapLedger func(attempt.Ledger) attempt.Ledger
-	// now, when set, is the clock of everything instead of the fixture's
-	// manual clock (the local executor's virtual clock).
-	now func() time.Time
+	// clock, when set, is the clock of everything instead of the
+	// fixture's manual clock (the local executor's virtual clock).
+	clock clock.Clock
 }
 
 func newFixture(t testing.TB, o options, results ...target.Result) fixture {
@@ -120,11 +121,12 @@ func newFixture(t testing.TB, o options, results ...target.Result) fixture {
 	if o.wrapStore != nil {
 		store = o.wrapStore(store)
 	}
-	clock := breakertest.NewClock(t0)
-	now := clock.Now
-	if o.now != nil {
-		now = o.now
+	manual := breakertest.NewClock(t0)
+	var clk clock.Clock = manual
+	if o.clock != nil {
+		clk = o.clock
 	}
+	now := clk.Now
 	var metricsOut, logOut bytes.Buffer
 	logger := telemetry.JSONLogger(&logOut)
 	metrics := telemetry.NewMetrics(&metricsOut, logger, now)
@@ -138,7 +140,7 @@ func newFixture(t testing.TB, o options, results ...target.Result) fixture {
 		client:  client,
 		table:   table,
 		target:  &scriptedTarget{results: results},
-		clock:   clock,
+		clock:   manual,
 		metrics: &metricsOut,
 		log:     &logOut,
 
@@ -150,12 +152,8 @@ func newFixture(t testing.TB, o options, results ...target.Result) fixture {
 	if o.wrapLedger != nil {
 		ledger = o.wrapLedger(ledger)
 	}
-	sleep := func(_ context.Context, d time.Duration) { clock.Advance(d) }
-	if o.now != nil {
-		sleep = func(context.Context, time.Duration) {} // the executor's clock stands still in a handler
-	}
 	f.handler = &attempt.Handler{Breaker: b, Ledger: ledger, Target: f.target, Metrics: metrics,
-		Logger: logger, Now: now, Sleep: sleep, Rand: half{}, Room: f.room, Tasks: f.sfn, Launcher: f.launcher, Config: o.config}
+		Logger: logger, Clock: clk, Rand: half{}, Room: f.room, Tasks: f.sfn, Launcher: f.launcher, Config: o.config}
 	return f
 }
 

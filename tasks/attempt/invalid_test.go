@@ -56,7 +56,7 @@ func TestMisconfiguredHandlerFailsClearly(t *testing.T) {
 		want   string
 	}{
 		{"no dependencies", func(h *attempt.Handler) { *h = attempt.Handler{} },
-			"attempt: handler is missing [Breaker Ledger Target Metrics Logger Now Sleep Rand Room Tasks Launcher]"},
+			"attempt: handler is missing [Breaker Ledger Target Metrics Logger Clock Rand Room Tasks Launcher]"},
 		{"no ledger", func(h *attempt.Handler) { h.Ledger = nil }, "attempt: handler is missing [Ledger]"},
 		{"no room", func(h *attempt.Handler) { h.Room, h.Launcher = nil, nil }, "attempt: handler is missing [Room Launcher]"},
 		{"room timeout too short", func(h *attempt.Handler) { h.Config.RoomTimeout = time.Second },

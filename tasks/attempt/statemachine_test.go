@@ -40,7 +40,7 @@ func newMachine(t *testing.T, o options, results ...target.Result) *machine {
 	t.Helper()
 	reg := local.NewRegistry()
 	m := &machine{exec: local.New(local.Options{Invoker: reg, Start: t0})}
-	o.now = m.exec.Now
+	o.clock = m.exec
 	m.fixture = newFixture(t, o, results...)
 	record := func(into *[]json.RawMessage) func(context.Context, json.RawMessage) (map[string]any, error) {
 		return func(_ context.Context, in json.RawMessage) (map[string]any, error) {

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
 	"github.com/redrive/redrive/cmd/redrive/emulator"
+	"github.com/redrive/redrive/internal/clock"
 	"github.com/redrive/redrive/internal/loopback"
 	"github.com/redrive/redrive/statemachine/local"
 	"github.com/redrive/redrive/statemachine/local/lambdaapi"
@@ -20,7 +21,7 @@ import (
 )
 
 // standIn is the project's executor playing Step Functions Local for the
-// self-test: RealTime mode, Waits divided by the time scale, Task
+// self-test: on a scaled clock, Waits divided by the time scale, Task
 // resources invoked on the Lambda server over HTTP as LAMBDA_ENDPOINT
 // makes Step Functions Local do.
 type standIn struct {
@@ -33,8 +34,11 @@ type standIn struct {
 // startStandIn serves the stand-in on a free loopback port; its Task
 // states go to lambdaServer.
 func startStandIn(scale float64, lambdaServer local.Invoker) (*standIn, error) {
-	exec := local.New(local.Options{Invoker: lambdaServer, RealTime: true, TimeScale: scale,
-		Region: emulator.Region, Account: emulator.Account})
+	clk, err := clock.NewScaled(scale, nil)
+	if err != nil {
+		return nil, err
+	}
+	exec := local.New(local.Options{Invoker: lambdaServer, Scaled: clk, Region: emulator.Region, Account: emulator.Account})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
+	"github.com/redrive/redrive/internal/clock"
 	"github.com/redrive/redrive/internal/loopback"
 	"github.com/redrive/redrive/internal/simtarget"
 	"github.com/redrive/redrive/statemachine/local"
@@ -38,8 +38,8 @@ type Emulator struct {
 	DLQURL, ParkingLotURL, SourceQueueURL string
 	// Table is the DynamoDB table of breaker rows and delivery records.
 	Table string
-	// Clock is the handlers' clock.
-	Clock *Clock
+	// Clock is the handlers' clock, and the executor's.
+	Clock *clock.Scaled
 
 	consumer *switchTarget
 	servers  []*server
@@ -58,12 +58,12 @@ func Start(ctx context.Context, opts Options) (_ *Emulator, err error) {
 	if err != nil {
 		return nil, err
 	}
-	clock, err := NewClock(opts.TimeScale, time.Now)
+	clk, err := clock.NewScaled(opts.TimeScale, nil)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("emulator: %w", err)
 	}
 	runCtx, stop := context.WithCancel(context.Background())
-	e := &Emulator{Clock: clock, stop: stop, consumer: &switchTarget{now: clock.Now}}
+	e := &Emulator{Clock: clk, stop: stop, consumer: &switchTarget{now: clk.Now}}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, e.Close())
@@ -106,7 +106,7 @@ func Start(ctx context.Context, opts Options) (_ *Emulator, err error) {
 		return nil, err
 	}
 	w := wiring{table: e.Table, redriveARN: e.RedriveARN, releaseARN: e.ReleaseARN, parkingLotURL: e.ParkingLotURL}
-	if err = register(reg, c, w.env(opts.Getenv), clock, e.consumer, opts.Logs); err != nil {
+	if err = register(reg, c, w.env(opts.Getenv), clk, e.consumer, opts.Logs); err != nil {
 		return nil, err
 	}
 	source := &eventSource{
@@ -117,11 +117,11 @@ func Start(ctx context.Context, opts Options) (_ *Emulator, err error) {
 	return e, nil
 }
 
-// serveExecutor runs the project's executor in RealTime mode, its Waits
-// divided by the time scale, invoking the functions through invoker, and
-// serves its Step Functions API; it returns the API's URL.
+// serveExecutor runs the project's executor on the emulator's scaled
+// clock, invoking the functions through invoker, and serves its Step
+// Functions API; it returns the API's URL.
 func (e *Emulator) serveExecutor(ctx context.Context, opts Options, invoker local.Invoker) (string, error) {
-	exec := local.New(local.Options{Invoker: invoker, RealTime: true, TimeScale: opts.TimeScale, Region: Region, Account: Account})
+	exec := local.New(local.Options{Invoker: invoker, Scaled: e.Clock, Region: Region, Account: Account})
 	srv, err := e.listen("the Step Functions API", opts.SFNAddr, sfnapi.NewServer(exec))
 	if err != nil {
 		return "", err

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/redrive/redrive/internal/clock"
 	"github.com/redrive/redrive/statemachine/local"
 	"github.com/redrive/redrive/tasks/assemble"
 	"github.com/redrive/redrive/tasks/park"
@@ -65,7 +66,7 @@ func (w wiring) env(user func(string) string) func(string) string {
 // the emulator's clients and clock (the releaser sleeps on it too), and
 // hosts them in reg with the consumer. Every bad setting is reported, by
 // variable.
-func register(reg *local.Registry, c clients, getenv func(string) string, clock *Clock, consumer *switchTarget, logs io.Writer) error {
+func register(reg *local.Registry, c clients, getenv func(string) string, clk clock.Clock, consumer *switchTarget, logs io.Writer) error {
 	cfg, err := assemble.ConfigFromEnv(getenv)
 	if err != nil {
 		return fmt.Errorf("emulator: function settings: %w", err)
@@ -74,10 +75,9 @@ func register(reg *local.Registry, c clients, getenv func(string) string, clock 
 		Clients: assemble.Clients{
 			DynamoDB: c.dynamo, SFN: c.sfn, ParkingLot: c.sqs, Delivery: target.Clients{Lambda: c.lambda},
 		},
-		Now:         clock.Now,
+		Clock:       clk,
 		Logger:      telemetry.JSONLogger(logs),
 		MetricLines: logs,
-		Sleep:       clock.Sleep,
 	})
 	handlers, err := b.All(cfg)
 	if err != nil {

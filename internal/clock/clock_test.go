@@ -1,4 +1,4 @@
-package emulator
+package clock
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestClockRunsScaleTimesFaster(t *testing.T) {
+func TestScaledRunsScaleTimesFaster(t *testing.T) {
 	start := time.Date(2026, 1, 2, 15, 0, 0, 0, time.UTC)
 	tests := []struct {
 		scale   float64
@@ -26,7 +26,7 @@ func TestClockRunsScaleTimesFaster(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%v at %gx", tt.elapsed, tt.scale), func(t *testing.T) {
 			wall := start
-			c, err := NewClock(tt.scale, func() time.Time { return wall })
+			c, err := NewScaled(tt.scale, func() time.Time { return wall })
 			require.NoError(t, err)
 			assert.Equal(t, start, c.Now(), "starts at the wall time")
 			wall = start.Add(tt.elapsed)
@@ -36,15 +36,15 @@ func TestClockRunsScaleTimesFaster(t *testing.T) {
 	}
 }
 
-func TestClockRefusesBadScales(t *testing.T) {
+func TestScaledRefusesBadScales(t *testing.T) {
 	for _, scale := range []float64{0, -1, math.Inf(1), math.NaN()} {
-		_, err := NewClock(scale, time.Now)
+		_, err := NewScaled(scale, time.Now)
 		assert.ErrorContains(t, err, "want a finite number > 0", "scale %v", scale)
 	}
 }
 
-func TestClockSleepWaitsOnTheScaledClock(t *testing.T) {
-	c, err := NewClock(1000, time.Now)
+func TestScaledSleep(t *testing.T) {
+	c, err := NewScaled(1000, time.Now)
 	require.NoError(t, err)
 	before := c.Now()
 	c.Sleep(t.Context(), 2*time.Second)
@@ -52,7 +52,32 @@ func TestClockSleepWaitsOnTheScaledClock(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	slow, err := NewClock(1e-9, time.Now)
+	slow, err := NewScaled(1e-9, time.Now)
 	require.NoError(t, err)
 	slow.Sleep(ctx, time.Hour) // would take 1e12 hours of wall time; returns since ctx is done
+}
+
+func TestScaledDeadlinesAreWallDeadlines(t *testing.T) {
+	wall := time.Date(2026, 1, 2, 15, 0, 0, 0, time.UTC)
+	c, err := NewScaled(60, func() time.Time { return wall })
+	require.NoError(t, err)
+	ctx, cancel := c.WithDeadline(t.Context(), wall.Add(time.Hour))
+	defer cancel()
+	d, ok := ctx.Deadline()
+	require.True(t, ok)
+	assert.Equal(t, wall.Add(time.Minute), d, "an hour at 60x is a minute of wall time")
+	got, ok := c.Deadline(ctx)
+	require.True(t, ok)
+	assert.Equal(t, wall.Add(time.Hour), got)
+	_, ok = c.Deadline(t.Context())
+	assert.False(t, ok)
+}
+
+func TestWallIsTheWallClock(t *testing.T) {
+	assert.WithinDuration(t, time.Now(), Wall.Now(), time.Second)
+	at := time.Now().Add(time.Hour)
+	ctx, cancel := Wall.WithDeadline(t.Context(), at)
+	defer cancel()
+	d, _ := ctx.Deadline()
+	assert.Equal(t, at, d)
 }
