@@ -220,18 +220,18 @@ func TestDirectInvokeBehavesAsTheInvokeAPI(t *testing.T) {
 }
 
 func TestConsumerLatencyIsExecutorTime(t *testing.T) {
-	s := start(t, localrun.Options{Target: simtarget.Options{Latency: 90 * time.Second}})
+	s := start(t, localrun.Options{Target: simtarget.Options{Latency: 40 * time.Second}})
 	_, err := s.SendToDLQ(t.Context(), messages(1)...)
 	require.NoError(t, err)
 	wall := time.Now()
 	run(t, s)
-	assert.Less(t, time.Since(wall), 90*time.Second)
+	assert.Less(t, time.Since(wall), 40*time.Second)
 	costs, err := s.Costs(t.Context())
 	require.NoError(t, err)
 	require.Len(t, costs, 1)
 	x := costs[0].Execution
 	assert.Equal(t, local.Succeeded, x.Status)
-	assert.Equal(t, 90*time.Second, x.StopDate.Sub(x.StartDate), "the Invoke API call took the consumer's latency")
+	assert.Equal(t, 40*time.Second, x.StopDate.Sub(x.StartDate), "the Invoke API call took the consumer's latency")
 }
 
 func TestAdminReturnsTheOutput(t *testing.T) {
@@ -251,4 +251,18 @@ func TestAdminReturnsTheOutput(t *testing.T) {
 	_, err := s.Admin(t.Context(), func() {})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "encode admin request")
+}
+
+func TestAConsumerSlowerThanTheAttemptsDeadlineTimesOut(t *testing.T) {
+	s := start(t, localrun.Options{AttemptTimeout: time.Minute, Target: simtarget.Options{Latency: 90 * time.Second},
+		Attempt: attempt.Config{MaxAttempts: 2}})
+	_, err := s.SendToDLQ(t.Context(), messages(1)...)
+	require.NoError(t, err)
+	run(t, s)
+	parked, err := s.ReceiveParked(t.Context())
+	require.NoError(t, err)
+	require.Len(t, parked, 1, "each try timed out, then the message was parked")
+	history := parked[0].Record.History
+	require.NotEmpty(t, history)
+	assert.Equal(t, "Timeout", history[len(history)-1].ErrorType, "cut off 5 s before the Attempt's own deadline")
 }

@@ -37,6 +37,9 @@ func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	rec := httptest.NewRecorder()
 	t.h.ServeHTTP(rec, in)
+	if err := req.Context().Err(); err != nil {
+		return nil, err // the caller stopped waiting, as a client past its deadline does
+	}
 	resp := rec.Result()
 	resp.Request = req
 	return resp, nil
