@@ -8,8 +8,8 @@
 // The tests skip, with a one-line reason, unless one of these is set:
 //
 //	SFN_LOCAL_ENDPOINT   Step Functions Local, e.g. http://localhost:8083
-//	SFN_LOCAL_SELFTEST=1 run against this project's executor instead, in
-//	                     RealTime mode behind its Step Functions API (the
+//	SFN_LOCAL_SELFTEST=1 run against this project's executor instead, on
+//	                     a scaled clock behind its Step Functions API (the
 //	                     same endpoint contract, so the suite proves itself)
 //
 // Other settings:

@@ -7,7 +7,7 @@
 //     (internal/simtarget), so
 //     Step Functions Local's LAMBDA_ENDPOINT, the AWS CLI and the SDK can
 //     invoke them;
-//   - Step Functions: the project's executor in RealTime mode behind its
+//   - Step Functions: the project's executor on the scaled clock behind its
 //     Step Functions API, or an external endpoint (Step Functions Local);
 //     the redrive, admin and release state machines are created from the
 //     rendered ASL;
@@ -25,15 +25,15 @@
 //
 // # Time
 //
-// With TimeScale s, the handlers' clock (the breaker's, the delivery
-// ledger's, the consumer's) runs s times faster than the wall clock from
-// the moment Start was called: now = start + s × (wall time since start).
-// The executor divides every Wait and Retry interval by s (Step Functions
-// Local: WAIT_TIME_SCALE = 1/s multiplies them). A cooldown of C seconds
-// the breaker computes on its clock becomes a Wait of C seconds, which
-// takes C/s seconds of wall time, during which the breaker's clock
-// advances exactly C: the Attempt after the Wait finds the cooldown over,
-// as it does in AWS at s = 1. The executor's own timestamps (history
-// events, start and stop dates) stay on the wall clock. SQS runs on the
+// With TimeScale s, one clock.Scaled (Emulator.Clock) runs s times faster
+// than the wall clock from the moment Start was called: now = start + s ×
+// (wall time since start). It is the handlers' clock (the breaker's, the
+// delivery ledger's, the consumer's) and the executor's: Waits, Retry
+// intervals and timeouts take 1/s of their time (Step Functions Local:
+// WAIT_TIME_SCALE = 1/s multiplies them), and history timestamps read the
+// same clock as the handlers. A cooldown of C seconds the breaker computes
+// becomes a Wait of C seconds, which takes C/s seconds of wall time, during
+// which the breaker's clock advances exactly C: the Attempt after the Wait
+// finds the cooldown over, as it does in AWS at s = 1. SQS runs on the
 // wall clock: the DLQ's visibility timeout is wall time.
 package emulator
