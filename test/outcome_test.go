@@ -271,3 +271,26 @@ func TestAnUnreadableBreakerRowIsRepairedNotParkedOn(t *testing.T) {
 	assert.Len(t, out.delivered, 5, "delivered once the row was repaired")
 	assert.Empty(t, out.parked)
 }
+
+// An Attempt dies after Begin with the longest delivery lease allowed
+// (attempt.MaxDeliveryLease): the lease still ends before the state
+// machine's DeliveryInProgress retries run out, so the record is taken
+// over and the message redelivered, not parked undelivered.
+func TestTheLongestDeliveryLeaseEndsBeforeItsRetriesRunOut(t *testing.T) {
+	fault := &dyingAfterCall{}
+	s := start(t, localrun.Options{
+		AttemptTimeout: 15 * time.Minute,
+		Attempt:        attempt.Config{DeliveryLease: attempt.MaxDeliveryLease},
+		WrapTarget: func(tg target.Target) target.Target {
+			fault.Target = tg
+			return fault
+		},
+	})
+	ids := send(t, s, bodies("longest-lease", 1)...)
+	drain(t, s)
+	require.True(t, fault.died.Load(), "the fault fired")
+	assert.Equal(t, 2, s.Target.Ledger().Deliveries()[ids[0]], "taken over and redelivered (at least once)")
+	parked, err := s.ReceiveParked(t.Context())
+	require.NoError(t, err)
+	assert.Empty(t, parked, "not parked")
+}
