@@ -15,9 +15,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/truora/minidyn/server"
 
 	"github.com/redrive/redrive/breaker/dynamostore"
+	"github.com/redrive/redrive/internal/ddblocal"
 	"github.com/redrive/redrive/internal/sqslocal"
 	"github.com/redrive/redrive/statemachine/local"
 )
@@ -62,7 +62,7 @@ func startDynamo(ctx context.Context, endpoint string) (*dynamoBackend, error) {
 	b := &dynamoBackend{table: "redrive", name: "minidyn"}
 	var httpClient aws.HTTPClient = pooledHTTPClient()
 	if endpoint == "" {
-		endpoint, httpClient = "http://minidyn.localrun", inProcess(server.NewServer())
+		endpoint, httpClient = "http://minidyn.localrun", inProcess(ddblocal.New())
 	} else {
 		b.name = EnvDynamoDBEndpoint + "=" + endpoint
 		b.table = "redrive-local-" + rand.Text()[:12]

@@ -11,9 +11,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	minidyn "github.com/truora/minidyn/server"
 
 	"github.com/redrive/redrive/breaker/dynamostore"
+	"github.com/redrive/redrive/internal/ddblocal"
 	"github.com/redrive/redrive/internal/loopback"
 	"github.com/redrive/redrive/internal/sqslocal"
 )
@@ -56,7 +56,7 @@ type dynamoBackend struct {
 func startDynamo(ctx context.Context, addr, endpoint string) (*dynamoBackend, error) {
 	b := &dynamoBackend{url: endpoint, table: TableName}
 	if endpoint == "" {
-		srv, err := listen("DynamoDB", addr, minidyn.NewServer())
+		srv, err := listen("DynamoDB", addr, ddblocal.New())
 		if err != nil {
 			return nil, err
 		}
