@@ -169,12 +169,18 @@ func (x *execution) record(typ string, details any) {
 
 // appendEvent appends an event unconditionally, with the next id and the
 // previous event's id as previousEventId (executions here are sequential,
-// so every event follows from the one before it). Call with x.mu held.
+// so every event follows from the one before it), except that the first
+// state's *StateEntered, right after ExecutionStarted, has previousEventId
+// 0 as in AWS's histories. Call with x.mu held.
 func (x *execution) appendEvent(typ string, details any) {
 	id := int64(len(x.history)) + 1
+	prev := id - 1
+	if id == 2 && strings.HasSuffix(typ, "StateEntered") {
+		prev = 0
+	}
 	x.history = append(x.history, Event{
 		ID:              id,
-		PreviousEventID: id - 1,
+		PreviousEventID: prev,
 		Timestamp:       x.e.Now(),
 		Type:            typ,
 		Details:         details,

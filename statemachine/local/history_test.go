@@ -69,7 +69,7 @@ func TestHistoryShape(t *testing.T) {
 	output := `{\"error\":{\"Cause\":\"{\\\"errorMessage\\\":\\\"bad\\\",\\\"errorType\\\":\\\"Boom\\\"}\",\"Error\":\"Boom\"},\"k\":1}`
 	assert.JSONEq(t, `[
 	 {"id":1,"previousEventId":0,"timestamp":1767225600,"type":"ExecutionStarted","executionStartedEventDetails":{"input":"{\"k\":1}","inputDetails":{"truncated":false},"roleArn":"arn:aws:iam::123456789012:role/test"}},
-	 {"id":2,"previousEventId":1,"timestamp":1767225600,"type":"TaskStateEntered","stateEnteredEventDetails":{"name":"T","input":"{\"k\":1}","inputDetails":{"truncated":false}}},
+	 {"id":2,"previousEventId":0,"timestamp":1767225600,"type":"TaskStateEntered","stateEnteredEventDetails":{"name":"T","input":"{\"k\":1}","inputDetails":{"truncated":false}}},
 	 {"id":3,"previousEventId":2,"timestamp":1767225600,"type":"TaskScheduled","taskScheduledEventDetails":{"resourceType":"lambda","resource":"invoke","region":"us-east-1","parameters":"{\"FunctionName\":\"f\",\"Payload\":{\"k\":1}}"}},
 	 {"id":4,"previousEventId":3,"timestamp":1767225600,"type":"TaskStarted","taskStartedEventDetails":{"resourceType":"lambda","resource":"invoke"}},
 	 {"id":5,"previousEventId":4,"timestamp":1767225600,"type":"TaskFailed","taskFailedEventDetails":{"resourceType":"lambda","resource":"invoke","error":"Boom","cause":"`+cause+`"}},

@@ -3,8 +3,11 @@ package lambdaapi_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/redrive/redrive/statemachine/local"
 	"github.com/redrive/redrive/statemachine/local/lambdaapi"
 	"github.com/stretchr/testify/assert"
@@ -97,7 +100,68 @@ func TestExecutorThroughHTTP(t *testing.T) {
 			var caught struct{ Error, Cause string }
 			require.NoError(t, json.Unmarshal(ex.Output, &caught))
 			assert.Equal(t, "Lambda.ResourceNotFoundException", caught.Error)
-			assert.Contains(t, caught.Cause, "Function not found")
+			assert.Regexp(t, `^Function not found: arn:aws:lambda:us-east-1:123456789012:function:nope `+
+				`\(Service: AWSLambda; Status Code: 404; Error Code: ResourceNotFoundException; Request ID: `+uuidPattern+`; Proxy: null\)$`, caught.Cause)
+		})
+	}
+}
+
+// A Lambda service error fails the task with the error and cause Step
+// Functions records: Lambda.<Error Code>, and Lambda's message with the
+// Java SDK's summary, in the TaskFailed event and the execution's failure.
+func TestServiceErrorCauses(t *testing.T) {
+	tests := []struct {
+		name      string
+		err       error
+		errName   string
+		wantCause string
+	}{
+		{
+			name:    "throttled",
+			err:     &lambdatypes.TooManyRequestsException{Type: aws.String("User"), Message: aws.String("Rate Exceeded.")},
+			errName: "Lambda.TooManyRequestsException",
+			wantCause: "Rate Exceeded. (Service: AWSLambda; Status Code: 429; Error Code: TooManyRequestsException; " +
+				"Request ID: 00000000-0000-4000-a000-000000000001; Proxy: null)",
+		},
+		{
+			name:    "service failure",
+			err:     errors.New("backend connection reset"),
+			errName: "Lambda.ServiceException",
+			wantCause: "backend connection reset (Service: AWSLambda; Status Code: 500; Error Code: ServiceException; " +
+				"Request ID: 00000000-0000-4000-a000-000000000001; Proxy: null)",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client, _ := newClient(t, lambdaapi.NewServer(failingInvoker{tt.err}))
+			e := local.New(local.Options{Invoker: lambdaapi.NewInvoker(client)})
+			ctx := context.Background()
+			sm, err := e.CreateStateMachine(ctx, "plain", plainDef, "arn:aws:iam::123456789012:role/redrive-local")
+			require.NoError(t, err)
+			ex, err := e.StartExecution(ctx, sm, "", `{}`)
+			require.NoError(t, err)
+			require.NoError(t, e.Run(ctx))
+
+			got, err := e.DescribeExecution(ctx, ex.ARN)
+			require.NoError(t, err)
+			assert.Equal(t, local.Failed, got.Status)
+			assert.Equal(t, tt.errName, got.Error)
+			assert.Equal(t, tt.wantCause, got.Cause)
+			history, err := e.History(ctx, ex.ARN)
+			require.NoError(t, err)
+			b, err := json.Marshal(history)
+			require.NoError(t, err)
+			var events []struct {
+				Failed *struct{ Error, Cause string } `json:"lambdaFunctionFailedEventDetails"`
+			}
+			require.NoError(t, json.Unmarshal(b, &events))
+			var failed []struct{ Error, Cause string }
+			for _, ev := range events {
+				if ev.Failed != nil {
+					failed = append(failed, *ev.Failed)
+				}
+			}
+			assert.Equal(t, []struct{ Error, Cause string }{{tt.errName, tt.wantCause}}, failed, "the LambdaFunctionFailed event")
 		})
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
@@ -275,7 +277,9 @@ func TestInvokerErrors(t *testing.T) {
 	_, err := inv.Invoke(context.Background(), "nope", []byte(`{}`))
 	var notFound *lambdatypes.ResourceNotFoundException
 	require.ErrorAs(t, err, &notFound)
-	assert.Contains(t, err.Error(), `invoke lambda "nope"`)
+	// It reads as the cause Step Functions records for it.
+	assert.Regexp(t, `^Function not found: arn:aws:lambda:us-east-1:123456789012:function:nope `+
+		`\(Service: AWSLambda; Status Code: 404; Error Code: ResourceNotFoundException; Request ID: `+uuidPattern+`; Proxy: null\)$`, err.Error())
 	// The executor names the task error after ErrorCode (Lambda.<code>).
 	var coded interface{ ErrorCode() string }
 	require.ErrorAs(t, err, &coded)
@@ -284,4 +288,52 @@ func TestInvokerErrors(t *testing.T) {
 	_, err = inv.Invoke(context.Background(), "greet", []byte(`not json`))
 	var bad *lambdatypes.InvalidRequestContentException
 	assert.ErrorAs(t, err, &bad)
+
+	// Not a service error: no HTTP response to summarise.
+	unreachable := lambda.New(lambda.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String("http://127.0.0.1:1"), Retryer: aws.NopRetryer{},
+		Credentials: credentials.NewStaticCredentialsProvider("AKIDLOCAL", "local-secret", ""),
+	})
+	_, err = lambdaapi.NewInvoker(unreachable).Invoke(context.Background(), "greet", []byte(`{}`))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `invoke lambda "greet"`)
+	assert.NotContains(t, err.Error(), "Service: AWSLambda")
+}
+
+// uuidPattern matches a request id.
+const uuidPattern = `[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`
+
+// Every response, whatever its outcome, has its own x-amzn-RequestId,
+// which the SDK reads as the request id.
+func TestServerRequestIDs(t *testing.T) {
+	client, srv := newClient(t, lambdaapi.NewServer(newRegistry(t)))
+	ctx := context.Background()
+	seen := map[string]string{}
+	record := func(t *testing.T, what, id string) {
+		t.Helper()
+		assert.Regexp(t, "^"+uuidPattern+"$", id, what)
+		_, dup := seen[id]
+		assert.False(t, dup, "%s reuses the id of %s", what, seen[id])
+		seen[id] = what
+	}
+
+	for _, fn := range []string{"greet", "deliver"} {
+		out, err := client.Invoke(ctx, &lambda.InvokeInput{FunctionName: aws.String(fn), Payload: []byte(`{}`)})
+		require.NoError(t, err)
+		id, ok := awsmiddleware.GetRequestIDMetadata(out.ResultMetadata)
+		require.True(t, ok, fn)
+		record(t, fn, id)
+	}
+	for _, fn := range []string{"nope", "no spaces allowed"} {
+		_, err := client.Invoke(ctx, &lambda.InvokeInput{FunctionName: aws.String(fn), Payload: []byte(`{}`)})
+		var respErr *awshttp.ResponseError
+		require.ErrorAs(t, err, &respErr)
+		record(t, fn, respErr.ServiceRequestID())
+	}
+	resp, err := srv.Client().Get(srv.URL + "/2015-03-31/functions/greet/invocations")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+	record(t, "unknown operation", resp.Header.Get("x-amzn-RequestId"))
+	assert.Len(t, seen, 5)
 }

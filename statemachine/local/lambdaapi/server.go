@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/aws/smithy-go"
 	"github.com/redrive/redrive/statemachine/local"
@@ -17,23 +18,40 @@ const maxPayload = 6 << 20
 // server serves the Invoke operation of the Lambda REST API.
 type server struct {
 	inv local.Invoker
+	mux *http.ServeMux
+	// requests counts the requests served, which number their ids.
+	requests atomic.Uint64
 }
 
 // NewServer returns the Lambda Invoke API (POST
 // /2015-03-31/functions/{FunctionName}/invocations, RequestResponse only)
-// over inv, with Lambda's headers and error responses: a function error is
-// a 200 with X-Amz-Function-Error; an invocation error is Lambda's error
-// JSON with X-Amzn-ErrorType and its status (404 ResourceNotFoundException,
-// 400 InvalidRequestContentException, ...).
+// over inv, with Lambda's headers and error responses: every response has
+// a unique x-amzn-RequestId; a function error is a 200 with
+// X-Amz-Function-Error; an invocation error is Lambda's error JSON with
+// X-Amzn-ErrorType and its status (404 ResourceNotFoundException, 400
+// InvalidRequestContentException, ...).
 func NewServer(inv local.Invoker) http.Handler {
-	s := &server{inv: inv}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /2015-03-31/functions/{name}/invocations", s.invoke)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	s := &server{inv: inv, mux: http.NewServeMux()}
+	s.mux.HandleFunc("POST /2015-03-31/functions/{name}/invocations", s.invoke)
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "UnknownOperationException", "User",
 			fmt.Sprintf("Unknown operation %s %s", r.Method, r.URL.Path))
 	})
-	return mux
+	return s
+}
+
+// ServeHTTP gives the response the next request id and serves the request.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Amzn-RequestId", requestID(s.requests.Add(1)))
+	s.mux.ServeHTTP(w, r)
+}
+
+// requestID is the id of a server's nth request, a UUID as Lambda's are.
+// Counting, not randomness, makes it unique per server and the same when
+// a seeded run replays; its 0xa variant tells it from the Registry's
+// LambdaContext request ids, which count separately.
+func requestID(n uint64) string {
+	return fmt.Sprintf("00000000-0000-4000-a000-%012x", n)
 }
 
 func (s *server) invoke(w http.ResponseWriter, r *http.Request) {

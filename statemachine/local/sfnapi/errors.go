@@ -10,8 +10,10 @@ import (
 )
 
 // apiError is a Step Functions API error: its code is the "__type".
+// resourceName is the ResourceNotFound and TooManyTags member naming the
+// resource.
 type apiError struct {
-	code, message string
+	code, message, resourceName string
 }
 
 func (e *apiError) Error() string { return e.code + ": " + e.message }
@@ -36,13 +38,14 @@ var apiCodes = []struct {
 }
 
 // writeError answers with err as the API does: HTTP 400 and
-// {"__type", "message"} for a client error, HTTP 500 InternalFailure for
-// anything the executor did not classify.
+// {"__type", "message"} (and "resourceName" when the error has one) for a
+// client error, HTTP 500 InternalFailure for anything the executor did not
+// classify.
 func writeError(w http.ResponseWriter, err error) {
-	status, code := http.StatusBadRequest, ""
+	status, code, resource := http.StatusBadRequest, "", ""
 	var ae *apiError
 	if errors.As(err, &ae) {
-		code = ae.code
+		code, resource = ae.code, ae.resourceName
 		err = errors.New(ae.message)
 	}
 	for _, c := range apiCodes {
@@ -53,10 +56,11 @@ func writeError(w http.ResponseWriter, err error) {
 	if code == "" {
 		status, code = http.StatusInternalServerError, "InternalFailure"
 	}
-	body, _ := json.Marshal(struct { // two strings: cannot fail
-		Type    string `json:"__type"`
-		Message string `json:"message"`
-	}{code, err.Error()})
+	body, _ := json.Marshal(struct { // three strings: cannot fail
+		Type         string `json:"__type"`
+		Message      string `json:"message"`
+		ResourceName string `json:"resourceName,omitempty"`
+	}{code, err.Error(), resource})
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
@@ -73,6 +77,14 @@ func validation(member, constraint string) error {
 func atMost(member string, length, limit int) error {
 	if length > limit {
 		return validation(member, fmt.Sprintf("Member must have length less than or equal to %d", limit))
+	}
+	return nil
+}
+
+// between checks that a numeric member is from lo to hi.
+func between(member string, value, lo, hi int) error {
+	if value < lo || value > hi {
+		return validation(member, fmt.Sprintf("Member must have value between %d and %d", lo, hi))
 	}
 	return nil
 }

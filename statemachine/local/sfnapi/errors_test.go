@@ -3,6 +3,7 @@ package sfnapi_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -63,6 +64,57 @@ func TestClientErrors(t *testing.T) {
 			return err
 		}
 	}
+	machineOf := func(arn string, included sfntypes.IncludedData) func(context.Context) error {
+		return func(ctx context.Context) error {
+			_, err := v.client.DescribeStateMachineForExecution(ctx, &sfn.DescribeStateMachineForExecutionInput{ExecutionArn: aws.String(arn), IncludedData: included})
+			return err
+		}
+	}
+	listMachines := func(maxResults int32, token string) func(context.Context) error {
+		return func(ctx context.Context) error {
+			_, err := v.client.ListStateMachines(ctx, &sfn.ListStateMachinesInput{MaxResults: maxResults, NextToken: aws.String(token)})
+			return err
+		}
+	}
+	validate := func(definition string, typ sfntypes.StateMachineType, severity sfntypes.ValidateStateMachineDefinitionSeverity, maxResults int32) func(context.Context) error {
+		return func(ctx context.Context) error {
+			_, err := v.client.ValidateStateMachineDefinition(ctx, &sfn.ValidateStateMachineDefinitionInput{
+				Definition: aws.String(definition), Type: typ, Severity: severity, MaxResults: maxResults,
+			})
+			return err
+		}
+	}
+	tag := func(arn string, tags ...sfntypes.Tag) func(context.Context) error {
+		return func(ctx context.Context) error {
+			_, err := v.client.TagResource(ctx, &sfn.TagResourceInput{ResourceArn: aws.String(arn), Tags: tags})
+			return err
+		}
+	}
+	listTags := func(arn string) func(context.Context) error {
+		return func(ctx context.Context) error {
+			_, err := v.client.ListTagsForResource(ctx, &sfn.ListTagsForResourceInput{ResourceArn: aws.String(arn)})
+			return err
+		}
+	}
+	untag := func(arn string) func(context.Context) error {
+		return func(ctx context.Context) error {
+			_, err := v.client.UntagResource(ctx, &sfn.UntagResourceInput{ResourceArn: aws.String(arn), TagKeys: []string{"team"}})
+			return err
+		}
+	}
+	createTagged := func(name string, tags []sfntypes.Tag) func(context.Context) error {
+		return func(ctx context.Context) error {
+			_, err := v.client.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{
+				Name: aws.String(name), Definition: aws.String(cooldownDef), RoleArn: aws.String(roleARN), Tags: tags,
+			})
+			return err
+		}
+	}
+	manyTags := make([]sfntypes.Tag, 51)
+	for i := range manyTags {
+		manyTags[i] = sfntypes.Tag{Key: aws.String(fmt.Sprintf("k%d", i)), Value: aws.String("v")}
+	}
+	badTag := sfntypes.Tag{Key: aws.String("team#1"), Value: aws.String("ops")}
 
 	// The SDK decodes an error into its own type only where the API model
 	// lists it for the operation; AWS's ValidationException on
@@ -109,6 +161,27 @@ func TestClientErrors(t *testing.T) {
 		{"stop by malformed ARN", stop("msg-1", "", ""), "InvalidArn", false},
 		{"stop with error over 256 characters", stop(running, strings.Repeat("e", 257), ""), "ValidationException", false},
 		{"stop with cause over 32768 characters", stop(running, "", strings.Repeat("c", 32769)), "ValidationException", false},
+		{"state machine of unknown execution", machineOf(unknownExecution, ""), "ExecutionDoesNotExist", false},
+		{"state machine of a state machine ARN", machineOf(sm, ""), "InvalidArn", false},
+		{"state machine of execution with unknown includedData", machineOf(running, "SOME_DATA"), "ValidationException", true},
+		{"list state machines page over 1000", listMachines(1001, ""), "ValidationException", true},
+		{"list state machines with a foreign token", listMachines(0, "not-a-token"), "InvalidToken", false},
+		{"validate an express workflow", validate(cooldownDef, sfntypes.StateMachineTypeExpress, "", 0), "ValidationException", false},
+		{"validate with unknown severity", validate(cooldownDef, "", "FATAL", 0), "ValidationException", false},
+		{"validate with over 100 results", validate(cooldownDef, "", "", 101), "ValidationException", false},
+		{"validate a definition over 1 MiB characters", validate(`"`+strings.Repeat("x", 1<<20)+`"`, "", "", 0), "ValidationException", false},
+		{"tags of unknown state machine", listTags(unknownMachine), "ResourceNotFound", false},
+		{"tags of malformed ARN", listTags("cooldown"), "InvalidArn", false},
+		{"tags of an execution", listTags(running), "InvalidArn", false},
+		{"tag unknown state machine", tag(unknownMachine, sfntypes.Tag{Key: aws.String("team"), Value: aws.String("ops")}), "ResourceNotFound", false},
+		{"tag over 50 tags", tag(sm, manyTags...), "TooManyTags", false},
+		{"tag key with #", tag(sm, badTag), "ValidationException", true},
+		{"tag without a key", tag(sm, sfntypes.Tag{Value: aws.String("ops")}), "ValidationException", true},
+		{"tag key over 128 characters", tag(sm, sfntypes.Tag{Key: aws.String(strings.Repeat("k", 129))}), "ValidationException", true},
+		{"tag value over 256 characters", tag(sm, sfntypes.Tag{Key: aws.String("k"), Value: aws.String(strings.Repeat("v", 257))}), "ValidationException", true},
+		{"untag unknown state machine", untag(unknownMachine), "ResourceNotFound", false},
+		{"create with over 50 tags", createTagged("tagged", manyTags), "TooManyTags", false},
+		{"create with an invalid tag", createTagged("tagged", []sfntypes.Tag{badTag}), "ValidationException", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,6 +196,14 @@ func TestClientErrors(t *testing.T) {
 		require.NoError(t, err)
 		assert.Empty(t, out.Executions)
 	})
+	t.Run("ResourceNotFound and TooManyTags name the resource", func(t *testing.T) {
+		var notFound *sfntypes.ResourceNotFound
+		require.ErrorAs(t, listTags(unknownMachine)(context.Background()), &notFound)
+		assert.Equal(t, unknownMachine, aws.ToString(notFound.ResourceName))
+		var tooMany *sfntypes.TooManyTags
+		require.ErrorAs(t, tag(sm, manyTags...)(context.Background()), &tooMany)
+		assert.Equal(t, sm, aws.ToString(tooMany.ResourceName))
+	})
 	t.Run("failed calls changed nothing", func(t *testing.T) {
 		got, err := v.client.DescribeExecution(context.Background(), &sfn.DescribeExecutionInput{ExecutionArn: aws.String(running)})
 		require.NoError(t, err)
@@ -130,6 +211,12 @@ func TestClientErrors(t *testing.T) {
 		out, err := v.client.ListExecutions(context.Background(), &sfn.ListExecutionsInput{StateMachineArn: aws.String(sm)})
 		require.NoError(t, err)
 		assert.Len(t, out.Executions, 1)
+		machines, err := v.client.ListStateMachines(context.Background(), &sfn.ListStateMachinesInput{})
+		require.NoError(t, err)
+		require.Len(t, machines.StateMachines, 1, "no state machine was created")
+		tags, err := v.client.ListTagsForResource(context.Background(), &sfn.ListTagsForResourceInput{ResourceArn: aws.String(sm)})
+		require.NoError(t, err)
+		assert.Empty(t, tags.Tags)
 	})
 }
 
@@ -158,7 +245,13 @@ func TestRawRequestErrors(t *testing.T) {
 		{"page size of the wrong type", http.MethodPost, "/", "AWSStepFunctions.ListExecutions", `{"stateMachineArn":"a","maxResults":"ten"}`, 400, "SerializationException", `"maxResults"`},
 		{"malformed JSON", http.MethodPost, "/", "AWSStepFunctions.StartExecution", `{"stateMachineArn":`, 400, "SerializationException", "not valid JSON"},
 		{"two JSON documents", http.MethodPost, "/", "AWSStepFunctions.StartExecution", `{}{}`, 400, "SerializationException", "after the JSON object"},
-		{"unsupported member", http.MethodPost, "/", "AWSStepFunctions.CreateStateMachine", `{"name":"x","definition":"{}","roleArn":"` + roleARN + `","tags":[]}`, 400, "ValidationException", `"tags"`},
+		{"unsupported member", http.MethodPost, "/", "AWSStepFunctions.CreateStateMachine", `{"name":"x","definition":"{}","roleArn":"` + roleARN + `","publish":true}`, 400, "ValidationException", `"publish"`},
+		{"missing executionArn for its state machine", http.MethodPost, "/", "AWSStepFunctions.DescribeStateMachineForExecution", `{}`, 400, "ValidationException", "'executionArn'"},
+		{"missing definition to validate", http.MethodPost, "/", "AWSStepFunctions.ValidateStateMachineDefinition", `{}`, 400, "ValidationException", "'definition'"},
+		{"missing resourceArn to list tags", http.MethodPost, "/", "AWSStepFunctions.ListTagsForResource", `{}`, 400, "ValidationException", "'resourceArn'"},
+		{"missing tags", http.MethodPost, "/", "AWSStepFunctions.TagResource", `{"resourceArn":"a"}`, 400, "ValidationException", "'tags'"},
+		{"missing tagKeys", http.MethodPost, "/", "AWSStepFunctions.UntagResource", `{"resourceArn":"a"}`, 400, "ValidationException", "'tagKeys'"},
+		{"tag of the wrong type", http.MethodPost, "/", "AWSStepFunctions.TagResource", `{"resourceArn":"a","tags":{"k":"v"}}`, 400, "SerializationException", `"tags"`},
 		{"missing taskToken", http.MethodPost, "/", "AWSStepFunctions.SendTaskHeartbeat", `{}`, 400, "ValidationException", "'taskToken'"},
 		{"missing output", http.MethodPost, "/", "AWSStepFunctions.SendTaskSuccess", `{"taskToken":"t"}`, 400, "ValidationException", "'output'"},
 		{"body over 2 MiB", http.MethodPost, "/", "AWSStepFunctions.StartExecution", `{"input":"` + strings.Repeat("x", 2<<20) + `"}`, 400, "ValidationException", "over"},

@@ -27,11 +27,11 @@ type pageToken struct {
 // between two pages (an execution that finished) cannot lose the place.
 func page[T any](items []T, key func(T) string, keep func(T) bool, listing, token string, maxResults int32) ([]T, string, error) {
 	size := int(maxResults)
-	switch {
-	case size == 0:
+	if err := between("maxResults", size, 0, maxPageSize); err != nil {
+		return nil, "", err
+	}
+	if size == 0 {
 		size = defaultPageSize
-	case size < 0 || size > maxPageSize:
-		return nil, "", validation("maxResults", fmt.Sprintf("Member must have value between 0 and %d", maxPageSize))
 	}
 	start := 0
 	if token != "" {

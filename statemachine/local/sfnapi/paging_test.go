@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
@@ -189,5 +190,57 @@ func TestGetExecutionHistoryPages(t *testing.T) {
 		succeeded := out.Events[len(out.Events)-1].ExecutionSucceededEventDetails
 		require.NotNil(t, succeeded)
 		assert.Nil(t, succeeded.Output)
+	})
+}
+
+func TestListStateMachines(t *testing.T) {
+	v := newEnv(t)
+	ctx := context.Background()
+	var want []string
+	for i := range 5 {
+		name := fmt.Sprintf("m-%d", i)
+		v.create(t, name, cooldownDef)
+		want = append(want, name)
+		require.NoError(t, v.e.RunUntil(ctx, v.e.Now().Add(time.Second)), "a creation date apart")
+	}
+	v.create(t, "m-0", cooldownDef) // idempotent: listed once
+	_, err := v.e.CreateStateMachine(ctx, "direct", cooldownDef, roleARN)
+	require.NoError(t, err)
+
+	for _, tt := range []struct {
+		pageSize  int32
+		wantPages int
+	}{{0, 1}, {2, 3}, {5, 1}} {
+		t.Run(fmt.Sprintf("pages of %d", tt.pageSize), func(t *testing.T) {
+			var names []string
+			var created []time.Time
+			pages := 0
+			p := sfn.NewListStateMachinesPaginator(v.client, &sfn.ListStateMachinesInput{MaxResults: tt.pageSize})
+			for p.HasMorePages() {
+				out, err := p.NextPage(ctx)
+				require.NoError(t, err)
+				pages++
+				for _, sm := range out.StateMachines {
+					assert.Equal(t, "arn:aws:states:us-east-1:123456789012:stateMachine:"+aws.ToString(sm.Name), aws.ToString(sm.StateMachineArn))
+					assert.Equal(t, sfntypes.StateMachineTypeStandard, sm.Type)
+					names = append(names, aws.ToString(sm.Name))
+					created = append(created, *sm.CreationDate)
+				}
+			}
+			assert.Equal(t, want, names, "oldest first; only those created through the API")
+			assert.True(t, slices.IsSortedFunc(created, time.Time.Compare))
+			assert.Equal(t, tt.wantPages, pages)
+		})
+	}
+
+	t.Run("token of another listing", func(t *testing.T) {
+		sm := v.create(t, "lister", cooldownDef)
+		v.start(t, sm, "a", `{}`)
+		v.start(t, sm, "b", `{}`)
+		executions, err := v.client.ListExecutions(ctx, &sfn.ListExecutionsInput{StateMachineArn: aws.String(sm), MaxResults: 1})
+		require.NoError(t, err)
+		require.NotNil(t, executions.NextToken)
+		_, err = v.client.ListStateMachines(ctx, &sfn.ListStateMachinesInput{NextToken: executions.NextToken})
+		requireAPIError(t, err, "InvalidToken", true)
 	})
 }

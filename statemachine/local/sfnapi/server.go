@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/redrive/redrive/statemachine/local"
 )
@@ -20,10 +21,19 @@ const targetPrefix = "AWSStepFunctions."
 // execution input or task output 256 KiB, so anything much larger is not a valid request.
 const maxRequest = 2 << 20
 
-// server dispatches AWS JSON 1.0 requests to the executor.
+// server dispatches AWS JSON 1.0 requests to the executor, and keeps what
+// the API has beside it.
 type server struct {
 	e   *local.Executor
 	ops map[string]operation
+
+	mu sync.Mutex
+	// machines are the ARNs of the state machines created through the
+	// server, oldest first: those ListStateMachines lists.
+	machines []string
+	// tags are the state machines' tags by ARN, in the order they were
+	// added; the executor has none.
+	tags map[string][]tag
 }
 
 // operation decodes one request body, runs it and returns the response.
@@ -33,18 +43,24 @@ type operation func(ctx context.Context, body []byte) (any, error)
 // X-Amz-Target "AWSStepFunctions.<Operation>" and a JSON body, answered
 // with JSON, or {"__type", "message"} and HTTP 400 for the API's errors.
 func NewServer(e *local.Executor) http.Handler {
-	s := &server{e: e}
+	s := &server{e: e, tags: map[string][]tag{}}
 	s.ops = map[string]operation{
-		"CreateStateMachine":   handle(s.createStateMachine),
-		"DescribeStateMachine": handle(s.describeStateMachine),
-		"StartExecution":       handle(s.startExecution),
-		"DescribeExecution":    handle(s.describeExecution),
-		"GetExecutionHistory":  handle(s.getExecutionHistory),
-		"ListExecutions":       handle(s.listExecutions),
-		"StopExecution":        handle(s.stopExecution),
-		"SendTaskSuccess":      handle(s.sendTaskSuccess),
-		"SendTaskFailure":      handle(s.sendTaskFailure),
-		"SendTaskHeartbeat":    handle(s.sendTaskHeartbeat),
+		"CreateStateMachine":               handle(s.createStateMachine),
+		"DescribeStateMachine":             handle(s.describeStateMachine),
+		"DescribeStateMachineForExecution": handle(s.describeStateMachineForExecution),
+		"ListStateMachines":                handle(s.listStateMachines),
+		"ValidateStateMachineDefinition":   handle(s.validateStateMachineDefinition),
+		"StartExecution":                   handle(s.startExecution),
+		"DescribeExecution":                handle(s.describeExecution),
+		"GetExecutionHistory":              handle(s.getExecutionHistory),
+		"ListExecutions":                   handle(s.listExecutions),
+		"StopExecution":                    handle(s.stopExecution),
+		"SendTaskSuccess":                  handle(s.sendTaskSuccess),
+		"SendTaskFailure":                  handle(s.sendTaskFailure),
+		"SendTaskHeartbeat":                handle(s.sendTaskHeartbeat),
+		"TagResource":                      handle(s.tagResource),
+		"UntagResource":                    handle(s.untagResource),
+		"ListTagsForResource":              handle(s.listTagsForResource),
 	}
 	return s
 }

@@ -264,6 +264,17 @@ func TestExecutionHistoryMatchesExecutor(t *testing.T) {
 		assert.True(t, want[i].Timestamp.Truncate(time.Millisecond).Equal(*ev.Timestamp), "event %d timestamp", ev.Id)
 	}
 
+	// AWS's first *StateEntered follows from no event; every other event
+	// follows from the one before it.
+	for i, ev := range out.Events {
+		wantPrevious := ev.Id - 1
+		if i == 1 {
+			assert.Equal(t, sfntypes.HistoryEventTypeTaskStateEntered, ev.Type)
+			wantPrevious = 0
+		}
+		assert.Equal(t, wantPrevious, ev.PreviousEventId, "event %d", ev.Id)
+	}
+
 	first, last := out.Events[0], out.Events[len(out.Events)-1]
 	assert.Equal(t, sfntypes.HistoryEventTypeExecutionStarted, first.Type)
 	require.NotNil(t, first.ExecutionStartedEventDetails)
@@ -312,4 +323,39 @@ func TestStopExecution(t *testing.T) {
 	again, err := v.client.StopExecution(ctx, &sfn.StopExecutionInput{ExecutionArn: aws.String(arn)})
 	require.NoError(t, err, "stopping an ended execution changes nothing")
 	assert.True(t, again.StopDate.Equal(*stopped.StopDate))
+}
+
+func TestDescribeStateMachineForExecution(t *testing.T) {
+	v := newEnv(t)
+	ctx := context.Background()
+	sm := v.create(t, "redrive", attemptDef)
+	v.create(t, "cooldown", cooldownDef)
+	arn := v.start(t, sm, "msg-1", `{"OK":true}`)
+	described, err := v.client.DescribeStateMachine(ctx, &sfn.DescribeStateMachineInput{StateMachineArn: aws.String(sm)})
+	require.NoError(t, err)
+
+	check := func(t *testing.T) {
+		got, err := v.client.DescribeStateMachineForExecution(ctx, &sfn.DescribeStateMachineForExecutionInput{ExecutionArn: aws.String(arn)})
+		require.NoError(t, err)
+		assert.Equal(t, sm, aws.ToString(got.StateMachineArn))
+		assert.Equal(t, "redrive", aws.ToString(got.Name))
+		assert.Equal(t, attemptDef, aws.ToString(got.Definition))
+		assert.Equal(t, roleARN, aws.ToString(got.RoleArn))
+		assert.True(t, got.UpdateDate.Equal(*described.CreationDate), "never updated: updated when created")
+		require.NotNil(t, got.LoggingConfiguration)
+		assert.Equal(t, sfntypes.LogLevelOff, got.LoggingConfiguration.Level)
+		require.NotNil(t, got.TracingConfiguration)
+		assert.False(t, got.TracingConfiguration.Enabled)
+		assert.Nil(t, got.MapRunArn)
+	}
+	t.Run("while the execution runs", check)
+	v.run(t)
+	t.Run("after it ended", check)
+
+	meta, err := v.client.DescribeStateMachineForExecution(ctx, &sfn.DescribeStateMachineForExecutionInput{
+		ExecutionArn: aws.String(arn), IncludedData: sfntypes.IncludedDataMetadataOnly,
+	})
+	require.NoError(t, err)
+	assert.Empty(t, aws.ToString(meta.Definition))
+	assert.Equal(t, "redrive", aws.ToString(meta.Name))
 }

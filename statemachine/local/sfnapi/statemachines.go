@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"unicode/utf8"
+
+	"github.com/redrive/redrive/statemachine/local"
 )
 
 // maxDefinitionLength is Step Functions' limit on a definition, in
@@ -20,6 +23,7 @@ type createStateMachineInput struct {
 	Definition string `json:"definition"`
 	RoleArn    string `json:"roleArn"`
 	Type       string `json:"type"`
+	Tags       []tag  `json:"tags"`
 }
 
 type createStateMachineOutput struct {
@@ -33,18 +37,21 @@ func (s *server) createStateMachine(ctx context.Context, in *createStateMachineI
 			return createStateMachineOutput{}, err
 		}
 	}
-	switch in.Type {
-	case "", "STANDARD":
-	case "EXPRESS":
-		return createStateMachineOutput{}, validation("type", "the local executor runs STANDARD workflows only")
-	default:
-		return createStateMachineOutput{}, validation("type", "Member must satisfy enum value set: [STANDARD, EXPRESS]")
+	if err := checkType(in.Type); err != nil {
+		return createStateMachineOutput{}, err
 	}
 	if err := atMost("definition", utf8.RuneCountInString(in.Definition), maxDefinitionLength); err != nil {
 		return createStateMachineOutput{}, err
 	}
 	if !roleARNPattern.MatchString(in.RoleArn) {
 		return createStateMachineOutput{}, &apiError{code: "InvalidArn", message: fmt.Sprintf("Invalid Arn: 'Resource type not valid in this context: %s' (roleArn must be an IAM role ARN)", in.RoleArn)}
+	}
+	if err := checkTags(in.Tags); err != nil {
+		return createStateMachineOutput{}, err
+	}
+	tags, err := addTags(nil, in.Tags, "")
+	if err != nil {
+		return createStateMachineOutput{}, err
 	}
 	arn, err := s.e.CreateStateMachine(ctx, in.Name, in.Definition, in.RoleArn)
 	if err != nil {
@@ -54,7 +61,36 @@ func (s *server) createStateMachine(ctx context.Context, in *createStateMachineI
 	if err != nil {
 		return createStateMachineOutput{}, fmt.Errorf("describe created state machine %s: %w", arn, err)
 	}
+	s.created(arn, tags)
 	return createStateMachineOutput{StateMachineArn: arn, CreationDate: epochTime(sm.CreationDate)}, nil
+}
+
+// created records a state machine created through the API, with its tags.
+// Creating it again (idempotently) changes neither: AWS ignores the tags
+// of a CreateStateMachine that returns an existing state machine.
+func (s *server) created(arn string, tags []tag) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if slices.Contains(s.machines, arn) {
+		return
+	}
+	s.machines = append(s.machines, arn)
+	if len(tags) > 0 {
+		s.tags[arn] = tags
+	}
+}
+
+// checkType checks the type member of CreateStateMachine and
+// ValidateStateMachineDefinition: STANDARD, the default, as the local
+// executor runs no EXPRESS workflows.
+func checkType(typ string) error {
+	switch typ {
+	case "", "STANDARD":
+		return nil
+	case "EXPRESS":
+		return validation("type", "the local executor runs STANDARD workflows only")
+	}
+	return validation("type", "Member must satisfy enum value set: [STANDARD, EXPRESS]")
 }
 
 type describeStateMachineInput struct {
@@ -62,16 +98,30 @@ type describeStateMachineInput struct {
 	IncludedData    string `json:"includedData"`
 }
 
-type describeStateMachineOutput struct {
+// stateMachineDetails are the members DescribeStateMachine and
+// DescribeStateMachineForExecution share.
+type stateMachineDetails struct {
 	StateMachineArn      string               `json:"stateMachineArn"`
 	Name                 string               `json:"name"`
-	Status               string               `json:"status"`
 	Definition           string               `json:"definition"`
 	RoleArn              string               `json:"roleArn"`
-	Type                 string               `json:"type"`
-	CreationDate         epochTime            `json:"creationDate"`
 	LoggingConfiguration loggingConfiguration `json:"loggingConfiguration"`
 	TracingConfiguration tracingConfiguration `json:"tracingConfiguration"`
+}
+
+type describeStateMachineOutput struct {
+	stateMachineDetails
+	Status       string    `json:"status"`
+	Type         string    `json:"type"`
+	CreationDate epochTime `json:"creationDate"`
+}
+
+// describeStateMachineForExecutionOutput is the execution's state
+// machine: this executor never updates one, so it was last updated when
+// it was created.
+type describeStateMachineForExecutionOutput struct {
+	stateMachineDetails
+	UpdateDate epochTime `json:"updateDate"`
 }
 
 // loggingConfiguration is what AWS reports for a state machine created
@@ -98,17 +148,90 @@ func (s *server) describeStateMachine(ctx context.Context, in *describeStateMach
 	if err != nil {
 		return describeStateMachineOutput{}, err
 	}
-	out := describeStateMachineOutput{
+	return describeStateMachineOutput{
+		stateMachineDetails: details(sm, withData),
+		Status:              "ACTIVE",
+		Type:                "STANDARD",
+		CreationDate:        epochTime(sm.CreationDate),
+	}, nil
+}
+
+func (s *server) describeStateMachineForExecution(ctx context.Context, in *executionArnInput) (describeStateMachineForExecutionOutput, error) {
+	if err := required("executionArn", in.ExecutionArn); err != nil {
+		return describeStateMachineForExecutionOutput{}, err
+	}
+	withData, err := includeData(in.IncludedData)
+	if err != nil {
+		return describeStateMachineForExecutionOutput{}, err
+	}
+	ex, err := s.e.DescribeExecution(ctx, in.ExecutionArn)
+	if err != nil {
+		return describeStateMachineForExecutionOutput{}, err
+	}
+	sm, err := s.e.DescribeStateMachine(ctx, ex.StateMachineARN)
+	if err != nil {
+		return describeStateMachineForExecutionOutput{}, fmt.Errorf("describe state machine of execution %s: %w", ex.ARN, err)
+	}
+	return describeStateMachineForExecutionOutput{
+		stateMachineDetails: details(sm, withData),
+		UpdateDate:          epochTime(sm.CreationDate),
+	}, nil
+}
+
+// details is sm as the describe operations give it; its definition is
+// left out without withData (includedData METADATA_ONLY).
+func details(sm local.StateMachine, withData bool) stateMachineDetails {
+	d := stateMachineDetails{
 		StateMachineArn:      sm.ARN,
 		Name:                 sm.Name,
-		Status:               "ACTIVE",
 		RoleArn:              sm.RoleARN,
-		Type:                 "STANDARD",
-		CreationDate:         epochTime(sm.CreationDate),
 		LoggingConfiguration: loggingConfiguration{Level: "OFF"},
 	}
 	if withData {
-		out.Definition = sm.Definition
+		d.Definition = sm.Definition
+	}
+	return d
+}
+
+type listStateMachinesInput struct {
+	MaxResults int32  `json:"maxResults"`
+	NextToken  string `json:"nextToken"`
+}
+
+type listStateMachinesOutput struct {
+	StateMachines []stateMachineListItem `json:"stateMachines"`
+	NextToken     string                 `json:"nextToken,omitempty"`
+}
+
+type stateMachineListItem struct {
+	StateMachineArn string    `json:"stateMachineArn"`
+	Name            string    `json:"name"`
+	Type            string    `json:"type"`
+	CreationDate    epochTime `json:"creationDate"`
+}
+
+// listStateMachines lists the state machines created through the server,
+// oldest first (AWS documents no order).
+func (s *server) listStateMachines(ctx context.Context, in *listStateMachinesInput) (listStateMachinesOutput, error) {
+	s.mu.Lock()
+	arns := slices.Clone(s.machines)
+	s.mu.Unlock()
+	items, next, err := page(arns,
+		func(arn string) string { return arn },
+		func(string) bool { return true },
+		"stateMachines", in.NextToken, in.MaxResults)
+	if err != nil {
+		return listStateMachinesOutput{}, err
+	}
+	out := listStateMachinesOutput{StateMachines: make([]stateMachineListItem, len(items)), NextToken: next}
+	for i, arn := range items {
+		sm, err := s.e.DescribeStateMachine(ctx, arn)
+		if err != nil {
+			return listStateMachinesOutput{}, fmt.Errorf("describe listed state machine %s: %w", arn, err)
+		}
+		out.StateMachines[i] = stateMachineListItem{
+			StateMachineArn: sm.ARN, Name: sm.Name, Type: "STANDARD", CreationDate: epochTime(sm.CreationDate),
+		}
 	}
 	return out, nil
 }
