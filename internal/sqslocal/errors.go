@@ -38,6 +38,7 @@ var (
 	errQueueDoesNotExist        = errorKind{http.StatusBadRequest, "com.amazonaws.sqs#QueueDoesNotExist", "AWS.SimpleQueueService.NonExistentQueue"}
 	errQueueNameExists          = errorKind{http.StatusBadRequest, "com.amazonaws.sqs#QueueNameExists", "QueueAlreadyExists"}
 	errReceiptHandleIsInvalid   = errorKind{http.StatusNotFound, "com.amazonaws.sqs#ReceiptHandleIsInvalid", "ReceiptHandleIsInvalid"}
+	errResourceNotFound         = errorKind{http.StatusNotFound, "com.amazonaws.sqs#ResourceNotFoundException", "ResourceNotFoundException"}
 	errTooManyEntries           = errorKind{http.StatusBadRequest, "com.amazonaws.sqs#TooManyEntriesInBatchRequest", "AWS.SimpleQueueService.TooManyEntriesInBatchRequest"}
 	errUnsupportedOperation     = errorKind{http.StatusBadRequest, "com.amazonaws.sqs#UnsupportedOperation", "AWS.SimpleQueueService.UnsupportedOperation"}
 

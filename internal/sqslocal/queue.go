@@ -20,6 +20,10 @@ type queue struct {
 	// receivable or the queue went away, waking long polls.
 	changed chan struct{}
 	gone    bool
+	tags    map[string]string // cost allocation tags
+	// moves are the queue's latest message move tasks as their source,
+	// newest first, at most maxListMoveTasks.
+	moves []*moveTask
 }
 
 // message is one message on a queue.

@@ -23,16 +23,21 @@ const maxListQueues = 1000
 type createQueueInput struct {
 	QueueName  string
 	Attributes map[string]string
+	Tags       map[string]string `json:"tags"`
 }
 
 type queueURLOutput struct {
 	QueueURL string `json:"QueueUrl"`
 }
 
-// createQueue creates a queue, or returns the URL of an existing one when
-// every given attribute has the value the queue already has.
+// createQueue creates a queue with its tags, or returns the URL of an
+// existing one when every given attribute has the value the queue already
+// has (the tags of an existing queue are left as they are).
 func (s *Server) createQueue(c call, in *createQueueInput) (any, *apiError) {
 	if err := checkQueueName(in.QueueName); err != nil {
+		return nil, err
+	}
+	if err := checkTags(in.Tags); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -58,7 +63,9 @@ func (s *Server) createQueue(c call, in *createQueueInput) (any, *apiError) {
 	if err != nil {
 		return nil, err
 	}
-	s.queues[in.QueueName] = newQueue(in.QueueName, cfg, now)
+	q := newQueue(in.QueueName, cfg, now)
+	q.tags = maps.Clone(in.Tags)
+	s.queues[in.QueueName] = q
 	delete(s.deleted, in.QueueName)
 	return queueURLOutput{s.queueURL(c.base, in.QueueName)}, nil
 }
@@ -161,43 +168,91 @@ type listQueuesOutput struct {
 }
 
 // listQueues lists queue URLs in name order, optionally by prefix and in
-// pages of MaxResults; without MaxResults it returns up to 1000 and no
-// token, as SQS does.
+// pages of MaxResults.
 func (s *Server) listQueues(c call, in *listQueuesInput) (any, *apiError) {
-	limit := maxListQueues
-	if in.MaxResults != nil {
-		if *in.MaxResults < 1 || *in.MaxResults > maxListQueues {
-			return nil, invalidValue("MaxResults", *in.MaxResults, "Must be between 1 and 1000.")
-		}
-		limit = *in.MaxResults
-	}
-	after := ""
-	if in.NextToken != "" {
-		raw, err := base64.RawURLEncoding.DecodeString(in.NextToken)
-		if err != nil || len(raw) == 0 {
-			return nil, invalidValue("NextToken", in.NextToken, "Invalid NextToken value.")
-		}
-		after = string(raw)
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var names []string
-	for _, name := range slices.Sorted(maps.Keys(s.queues)) {
-		if name > after && strings.HasPrefix(name, in.QueueNamePrefix) {
+	for name := range s.queues {
+		if strings.HasPrefix(name, in.QueueNamePrefix) {
 			names = append(names, name)
 		}
 	}
-	var out listQueuesOutput
-	if len(names) > limit {
-		names = names[:limit]
-		if in.MaxResults != nil {
-			out.NextToken = base64.RawURLEncoding.EncodeToString([]byte(names[limit-1]))
+	urls, next, err := s.page(c, names, in.MaxResults, in.NextToken)
+	return listQueuesOutput{urls, next}, err
+}
+
+type listDeadLetterSourceQueuesInput struct {
+	QueueURL   string `json:"QueueUrl"`
+	MaxResults *int
+	NextToken  string
+}
+
+type listDeadLetterSourceQueuesOutput struct {
+	QueueURLs []string `json:"queueUrls"`
+	NextToken string   `json:",omitempty"`
+}
+
+// listDeadLetterSourceQueues lists, in name order and in pages of
+// MaxResults, the URLs of the queues whose redrive policy targets the
+// given queue.
+func (s *Server) listDeadLetterSourceQueues(c call, in *listDeadLetterSourceQueuesInput) (any, *apiError) {
+	return onQueue(s, in.QueueURL, func(q *queue, _ time.Time) (any, *apiError) {
+		urls, next, err := s.page(c, s.deadLetterSources(q), in.MaxResults, in.NextToken)
+		if urls == nil {
+			urls = []string{} // queueUrls is a required member
+		}
+		return listDeadLetterSourceQueuesOutput{urls, next}, err
+	})
+}
+
+// deadLetterSources returns the names of the queues whose dead-letter queue
+// is dlq. It runs under s.mu.
+func (s *Server) deadLetterSources(dlq *queue) []string {
+	var names []string
+	for name, q := range s.queues {
+		if s.deadLetterQueue(q) == dlq {
+			names = append(names, name)
 		}
 	}
-	for _, name := range names {
-		out.QueueURLs = append(out.QueueURLs, s.queueURL(c.base, name))
+	return names
+}
+
+// page returns the URLs of one page of names, in name order: those after
+// the name nextToken holds, at most maxResults, and the next page's token.
+// ListQueues and ListDeadLetterSourceQueues page so; without maxResults a
+// page holds up to 1000 and gets no token, as SQS does.
+func (s *Server) page(c call, names []string, maxResults *int, nextToken string) ([]string, string, *apiError) {
+	limit, err := optionalInt("MaxResults", maxResults, 1, maxListQueues, maxListQueues)
+	if err != nil {
+		return nil, "", err
 	}
-	return out, nil
+	after := ""
+	if nextToken != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(nextToken)
+		if err != nil || len(raw) == 0 {
+			return nil, "", invalidValue("NextToken", nextToken, "Invalid NextToken value.")
+		}
+		after = string(raw)
+	}
+	slices.Sort(names)
+	start, found := slices.BinarySearch(names, after)
+	if found {
+		start++
+	}
+	names = names[start:]
+	next := ""
+	if len(names) > limit {
+		names = names[:limit]
+		if maxResults != nil {
+			next = base64.RawURLEncoding.EncodeToString([]byte(names[limit-1]))
+		}
+	}
+	var urls []string
+	for _, name := range names {
+		urls = append(urls, s.queueURL(c.base, name))
+	}
+	return urls, next, nil
 }
 
 type queueURLInput struct {

@@ -336,6 +336,44 @@ func TestListQueues(t *testing.T) {
 	})
 }
 
+func TestListDeadLetterSourceQueues(t *testing.T) {
+	e := newEnv(t)
+	e.fauxqsDiffers(t, "does not implement ListDeadLetterSourceQueues")
+	dlq := e.queue(nil)
+	var sources []string
+	for range 3 {
+		sources = append(sources, e.redriveSource(dlq).URL)
+	}
+	e.redriveSource(e.queue(nil)) // another dead-letter queue's source
+	slices.Sort(sources)
+
+	all, err := e.client.ListDeadLetterSourceQueues(t.Context(), &sqs.ListDeadLetterSourceQueuesInput{QueueUrl: aws.String(dlq.URL)})
+	require.NoError(t, err)
+	assert.Equal(t, sources, all.QueueUrls, "in name order")
+	assert.Nil(t, all.NextToken, "no token without MaxResults")
+
+	var paged []string
+	pages := sqs.NewListDeadLetterSourceQueuesPaginator(e.client, &sqs.ListDeadLetterSourceQueuesInput{QueueUrl: aws.String(dlq.URL), MaxResults: aws.Int32(2)})
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(t.Context())
+		require.NoError(t, err)
+		assert.LessOrEqual(t, len(page.QueueUrls), 2)
+		paged = append(paged, page.QueueUrls...)
+	}
+	assert.Equal(t, sources, paged)
+
+	none, err := e.client.ListDeadLetterSourceQueues(t.Context(), &sqs.ListDeadLetterSourceQueuesInput{QueueUrl: aws.String(e.queue(nil).URL)})
+	require.NoError(t, err)
+	assert.Empty(t, none.QueueUrls)
+
+	_, err = e.client.ListDeadLetterSourceQueues(t.Context(), &sqs.ListDeadLetterSourceQueuesInput{QueueUrl: aws.String(dlq.URL + "-missing")})
+	assert.ErrorAs(t, err, new(*types.QueueDoesNotExist))
+	for _, n := range []int32{0, 1001} {
+		_, err = e.client.ListDeadLetterSourceQueues(t.Context(), &sqs.ListDeadLetterSourceQueuesInput{QueueUrl: aws.String(dlq.URL), MaxResults: aws.Int32(n)})
+		e.assertCode(t, err, "InvalidParameterValue")
+	}
+}
+
 func TestDeleteQueue(t *testing.T) {
 	e := newEnv(t)
 	q := e.queue(nil)

@@ -27,6 +27,7 @@ type Server struct {
 
 	closeOnce sync.Once
 	closed    chan struct{}
+	moving    sync.WaitGroup // message move task goroutines
 }
 
 // call is what a handler knows about the request besides its input.
@@ -65,6 +66,13 @@ var handlers = map[string]handler{
 	"DeleteMessageBatch":           action((*Server).deleteMessageBatch),
 	"ChangeMessageVisibility":      action((*Server).changeMessageVisibility),
 	"ChangeMessageVisibilityBatch": action((*Server).changeMessageVisibilityBatch),
+	"ListDeadLetterSourceQueues":   action((*Server).listDeadLetterSourceQueues),
+	"StartMessageMoveTask":         action((*Server).startMessageMoveTask),
+	"ListMessageMoveTasks":         action((*Server).listMessageMoveTasks),
+	"CancelMessageMoveTask":        action((*Server).cancelMessageMoveTask),
+	"TagQueue":                     action((*Server).tagQueue),
+	"UntagQueue":                   action((*Server).untagQueue),
+	"ListQueueTags":                action((*Server).listQueueTags),
 }
 
 // NewServer returns a server with opts, or an error naming an invalid
@@ -83,10 +91,17 @@ func NewServer(opts Options) (*Server, error) {
 }
 
 // Close ends every long-polling ReceiveMessage (it returns what it has,
-// usually nothing) so an http server in front can shut down at once.
-// Later calls are still served, without waiting.
+// usually nothing) so an http server in front can shut down at once, and
+// stops the running message move tasks (they end FAILED), returning once
+// their goroutines have. Later calls are still served, without waiting; a
+// task started then fails at once.
 func (s *Server) Close() {
+	// A task starts under s.mu after checking isClosed, so closing under
+	// s.mu means every goroutine that will ever run is counted below.
+	s.mu.Lock()
 	s.closeOnce.Do(func() { close(s.closed) })
+	s.mu.Unlock()
+	s.moving.Wait()
 }
 
 // ServeHTTP answers one SQS JSON 1.0 call.

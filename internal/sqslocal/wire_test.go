@@ -76,6 +76,8 @@ func TestErrorWireShape(t *testing.T) {
 		{"receipt handle invalid", "POST", "AmazonSQS.DeleteMessage", `{"QueueUrl":"` + q.URL + `","ReceiptHandle":"x"}`, 404, "ReceiptHandleIsInvalid;Sender", "com.amazonaws.sqs#ReceiptHandleIsInvalid"},
 		{"purge in progress", "POST", "AmazonSQS.PurgeQueue", `{"QueueUrl":"` + purged.URL + `"}`, 403, "AWS.SimpleQueueService.PurgeQueueInProgress;Sender", "com.amazonaws.sqs#PurgeQueueInProgress"},
 		{"batch IDs not distinct", "POST", "AmazonSQS.DeleteMessageBatch", `{"QueueUrl":"` + q.URL + `","Entries":[{"Id":"a","ReceiptHandle":"x"},{"Id":"a","ReceiptHandle":"y"}]}`, 400, "AWS.SimpleQueueService.BatchEntryIdsNotDistinct;Sender", "com.amazonaws.sqs#BatchEntryIdsNotDistinct"},
+		{"resource not found", "POST", "AmazonSQS.ListMessageMoveTasks", `{"SourceArn":"` + q.ARN + `-missing"}`, 404, "ResourceNotFoundException;Sender", "com.amazonaws.sqs#ResourceNotFoundException"},
+		{"missing source ARN", "POST", "AmazonSQS.StartMessageMoveTask", `{}`, 400, "MissingParameter;Sender", "com.amazon.coral.service#MissingRequiredParameterException"},
 		{"malformed address", "POST", "AmazonSQS.PurgeQueue", `{"QueueUrl":"not a url"}`, 404, "InvalidAddress;Sender", "com.amazonaws.sqs#InvalidAddress"},
 		{"malformed JSON", "POST", "AmazonSQS.ListQueues", `{`, 400, "SerializationException;Sender", "com.amazon.coral.service#SerializationException"},
 		{"wrong JSON type", "POST", "AmazonSQS.GetQueueUrl", `{"QueueName":5}`, 400, "SerializationException;Sender", "com.amazon.coral.service#SerializationException"},
