@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redrive/redrive/internal/ddbtest"
 	"github.com/redrive/redrive/internal/localrun"
 	"github.com/redrive/redrive/internal/simtarget"
 )
@@ -37,7 +38,7 @@ func BenchmarkRedrive(b *testing.B) {
 			var breakerIO, ledgerIO, roomIO localrun.RowIO
 			var virtual time.Duration
 			for b.Loop() {
-				s, err := localrun.Start(context.Background(), localrun.Options{Start: t0, Target: c.target})
+				s, err := localrun.Start(context.Background(), localrun.Options{Start: t0, Target: c.target, DynamoDBEndpoint: ddbtest.Endpoint()})
 				if err != nil {
 					b.Fatal(err)
 				}

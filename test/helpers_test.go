@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/internal/ddbtest"
 	"github.com/redrive/redrive/internal/localrun"
 	"github.com/redrive/redrive/tasks/message"
 )
@@ -21,6 +22,9 @@ const runTimeout = 60 * time.Second
 // start assembles a stack for t, closed when t ends.
 func start(t *testing.T, opts localrun.Options) *localrun.Stack {
 	t.Helper()
+	if opts.DynamoDBEndpoint == "" {
+		opts.DynamoDBEndpoint = ddbtest.Endpoint()
+	}
 	s, err := localrun.Start(context.Background(), opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, s.Close()) })

@@ -17,6 +17,9 @@ import (
 const (
 	envAdminStateMachine = "ADMIN_STATE_MACHINE_ARN"
 	envSFNEndpoint       = "SFN_ENDPOINT"
+	// envDynamoDBEndpoint points `redrive run` at a DynamoDB-compatible
+	// endpoint (dynalite, DynamoDB Local) instead of the embedded minidyn.
+	envDynamoDBEndpoint = "DDB_ENDPOINT"
 )
 
 // stateMachineARN matches a state machine ARN; group 1 is its region.

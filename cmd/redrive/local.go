@@ -2,72 +2,130 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 
-	"github.com/redrive/redrive/cmd/redrive/emulator"
+	"github.com/redrive/redrive/internal/clock"
+	"github.com/redrive/redrive/internal/localrun"
+	"github.com/redrive/redrive/internal/simtarget"
 )
 
-// runLocal is `redrive local`: it serves the emulator until ctx ends
-// (SIGINT or SIGTERM), then shuts it down.
+// localRegion is the region the printed exports give the AWS CLI and the
+// SDKs. It is no real region on purpose: the AWS CLI v1 sends SQS requests
+// to AWS's own endpoint in every real region, whatever its configuration
+// says. The local servers accept any region; their ARNs say us-east-1.
+const localRegion = "local"
+
+// localProfile is the profile of the AWS config file `redrive local`
+// writes.
+const localProfile = "redrive-local"
+
+// localConfig is what the local command's flags say.
+type localConfig struct {
+	stack  localrun.Options
+	target simtarget.Behaviour
+	scale  float64
+	// dir holds the AWS config file; a temporary one when empty.
+	dir string
+}
+
+// runLocal is `redrive local`: it serves the stack until ctx ends (SIGINT
+// or SIGTERM), then shuts it down, saying what it drops.
 func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	opts, code, ok := parseLocal(args, os.Getenv, stderr)
+	cfg, code, ok := parseLocal(args, os.Getenv, stderr)
 	if !ok {
 		return code
 	}
-	e, err := emulator.Start(ctx, opts)
+	s, err := startLocal(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "redrive local: %v\n", err)
 		return exitFailure
 	}
-	printLocal(stdout, e, opts)
+	configFile, cleanup, err := writeAWSConfig(cfg.dir, s)
+	if err != nil {
+		fmt.Fprintf(stderr, "redrive local: %v\n", errors.Join(err, s.Close()))
+		return exitFailure
+	}
+	defer cleanup()
+	printLocal(stdout, s, cfg, configFile)
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "redrive local: shutting down")
-	if err := e.Close(); err != nil {
+	if dropped := s.Pending(context.Background()); dropped.Executions+dropped.Messages > 0 {
+		fmt.Fprintf(stderr, "redrive local: dropping %d running executions and %d queued messages (nothing is kept across a restart)\n",
+			dropped.Executions, dropped.Messages)
+	}
+	if err := s.Close(); err != nil {
 		fmt.Fprintf(stderr, "redrive local: %v\n", err)
 		return exitFailure
 	}
 	return exitOK
 }
 
-// parseLocal reads the command line into emulator options, or returns the
-// exit code to stop with (after printing the problem to stderr). The
+// startLocal starts the stack cfg describes, on a clock starting now, and
+// sets its consumer's behaviour, which starts with the first call.
+func startLocal(ctx context.Context, cfg localConfig) (*localrun.Stack, error) {
+	clk, err := clock.NewScaled(cfg.scale, nil)
+	if err != nil {
+		return nil, err
+	}
+	opts := cfg.stack
+	opts.Scaled = clk
+	s, err := localrun.Start(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.UseConsumer(cfg.target, true); err != nil {
+		return nil, errors.Join(err, s.Close())
+	}
+	return s, nil
+}
+
+// parseLocal reads the command line into the stack's options, or returns
+// the exit code to stop with (after printing the problem to stderr). The
 // functions' settings come from getenv.
-func parseLocal(args []string, getenv func(string) string, stderr io.Writer) (opts emulator.Options, code int, ok bool) {
+func parseLocal(args []string, getenv func(string) string, stderr io.Writer) (cfg localConfig, code int, ok bool) {
 	fs := flag.NewFlagSet("local", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { localUsage(fs) }
-	fs.StringVar(&opts.LambdaAddr, "lambda-addr", "127.0.0.1:9001", "listen address of the Lambda Invoke API (0.0.0.0:9001 for Step Functions Local in Docker)")
-	fs.StringVar(&opts.SFNAddr, "sfn-addr", "127.0.0.1:8083", "listen address of the executor's Step Functions API")
-	fs.StringVar(&opts.DynamoDBAddr, "ddb-addr", "127.0.0.1:8000", "listen address of the embedded DynamoDB (minidyn)")
-	fs.StringVar(&opts.SQSAddr, "sqs-addr", "127.0.0.1:9324", "listen address of the embedded SQS")
-	fs.StringVar(&opts.StepFunctionsEndpoint, "sfn-endpoint", "", "use this Step Functions endpoint (e.g. Step Functions Local) instead of serving the executor")
-	fs.StringVar(&opts.DynamoDBEndpoint, "ddb-endpoint", "", "use this DynamoDB endpoint (e.g. DynamoDB Local) instead of serving minidyn")
-	fs.Float64Var(&opts.TimeScale, "time-scale", 1, "run Waits and the handlers' clock this many times faster than the wall clock")
-	target := fs.String("target", "healthy", "the demo consumer: healthy, down[:DURATION] or flaky:RATE[:DURATION] (emulated time)")
+	addrs := &localrun.Addresses{}
+	fs.StringVar(&addrs.Lambda, "lambda-addr", "127.0.0.1:9001", "listen address of the Lambda Invoke API (0.0.0.0:9001 for Step Functions Local in Docker)")
+	fs.StringVar(&addrs.StepFunctions, "sfn-addr", "127.0.0.1:8083", "listen address of the executor's Step Functions API")
+	fs.StringVar(&addrs.DynamoDB, "ddb-addr", "127.0.0.1:8000", "listen address of the embedded DynamoDB (minidyn)")
+	fs.StringVar(&addrs.SQS, "sqs-addr", "127.0.0.1:9324", "listen address of the embedded SQS")
+	fs.StringVar(&cfg.stack.StepFunctionsEndpoint, "sfn-endpoint", "", "use this Step Functions endpoint (e.g. Step Functions Local) instead of serving the executor")
+	fs.StringVar(&cfg.stack.DynamoDBEndpoint, "ddb-endpoint", "", "use this DynamoDB endpoint (e.g. DynamoDB Local) instead of serving minidyn")
+	fs.Float64Var(&cfg.scale, "time-scale", 1, "run the clock (Waits, timeouts, the handlers', SQS's) this many times faster than the wall clock")
+	fs.StringVar(&cfg.dir, "config-dir", "", "write the AWS config file the exports point at here (default: a temporary directory, removed on exit)")
+	target := fs.String("target", "healthy", "the demo consumer from its first call: healthy, down[:DURATION] or flaky:RATE[:DURATION] (DURATION on the stack's clock)")
 	quiet := fs.Bool("quiet", false, "do not print the functions' log lines to stderr")
 	if code, ok := parseFlags(fs, args); !ok {
-		return opts, code, false
+		return cfg, code, false
 	}
-	b, err := emulator.ParseBehaviour(*target)
+	b, err := simtarget.ParseBehaviour(*target)
 	if err != nil {
 		fmt.Fprintf(stderr, "redrive local: --target: %v\n", err)
 		fs.Usage()
-		return opts, exitUsage, false
+		return cfg, exitUsage, false
 	}
-	if !(opts.TimeScale > 0) {
-		fmt.Fprintf(stderr, "redrive local: --time-scale %v: want a number > 0\n", opts.TimeScale)
+	if !(cfg.scale > 0) {
+		fmt.Fprintf(stderr, "redrive local: --time-scale %v: want a number > 0\n", cfg.scale)
 		fs.Usage()
-		return opts, exitUsage, false
+		return cfg, exitUsage, false
 	}
-	opts.Target, opts.Getenv = b, getenv
+	cfg.target, cfg.stack.Serve, cfg.stack.Env = b, addrs, getenv
+	if getenv == nil {
+		cfg.stack.Env = func(string) string { return "" }
+	}
 	if !*quiet {
-		opts.Logs = stderr
+		cfg.stack.Logs = stderr
 	}
-	return opts, exitOK, true
+	return cfg, exitOK, true
 }
 
 // localUsage prints the local command's synopsis and flags.
@@ -78,32 +136,33 @@ func localUsage(fs *flag.FlagSet) {
 	fmt.Fprintln(w, "Serves the orchestrator on local ports until interrupted: the handlers behind the")
 	fmt.Fprintln(w, "Lambda Invoke API, Step Functions, DynamoDB and SQS, with the DLQ's event source.")
 	fmt.Fprintln(w, "The functions read their settings (BREAKER_*, MAX_ATTEMPTS, BACKOFF_BASE, BREAKER_KEY...)")
-	fmt.Fprintln(w, "from the environment, as in Lambda. A message body containing \""+emulator.PoisonMarker+"\" is poison to the consumer.")
+	fmt.Fprintln(w, "from the environment, as in Lambda. A message body containing \""+simtarget.PoisonMarker+"\" is poison to the consumer.")
+	fmt.Fprintln(w, "Nothing is kept across a restart.")
 	fmt.Fprintln(w)
 	fs.PrintDefaults()
 }
 
-// printLocal prints where everything is, and the export lines for a
-// shell that talks to it.
-func printLocal(w io.Writer, e *emulator.Emulator, opts emulator.Options) {
-	fmt.Fprintf(w, "redrive local: serving (time scale %s, consumer %s)\n", strconv.FormatFloat(e.Clock.Scale(), 'g', -1, 64), opts.Target)
-	fmt.Fprintf(w, "  Lambda Invoke API  %s (listening on %s)\n", e.LambdaURL, e.LambdaAddr)
-	fmt.Fprintf(w, "    functions        %s %s %s %s %s %s %s %s\n", emulator.FunctionStarter, emulator.FunctionAttempt,
-		emulator.FunctionPark, emulator.FunctionContinuer, emulator.FunctionAdmin, emulator.FunctionWaitRoom,
-		emulator.FunctionRelease, emulator.FunctionConsumer)
-	fmt.Fprintf(w, "  Step Functions     %s\n", e.SFNURL)
-	fmt.Fprintf(w, "    redrive          %s\n", e.RedriveARN)
-	fmt.Fprintf(w, "    admin            %s\n", e.AdminARN)
-	fmt.Fprintf(w, "    release          %s\n", e.ReleaseARN)
-	fmt.Fprintf(w, "  DynamoDB           %s table %s\n", e.DynamoDBURL, e.Table)
-	fmt.Fprintf(w, "  SQS                %s\n", e.SQSURL)
-	fmt.Fprintf(w, "    DLQ              %s\n", e.DLQURL)
-	fmt.Fprintf(w, "    parking lot      %s\n", e.ParkingLotURL)
-	fmt.Fprintf(w, "    source queue     %s\n", e.SourceQueueURL)
+// printLocal prints where everything is, and the export lines for a shell
+// that talks to it.
+func printLocal(w io.Writer, s *localrun.Stack, cfg localConfig, configFile string) {
+	fmt.Fprintf(w, "redrive local: serving (time scale %s, consumer %s from its first call)\n", strconv.FormatFloat(cfg.scale, 'g', -1, 64), cfg.target)
+	fmt.Fprintf(w, "  Lambda Invoke API  %s (listening on %s)\n", s.Endpoints.Lambda, s.Endpoints.LambdaAddr)
+	fmt.Fprintf(w, "    functions        %s %s %s %s %s %s %s %s\n", localrun.FunctionStarter, localrun.FunctionAttempt,
+		localrun.FunctionPark, localrun.FunctionContinuer, localrun.FunctionAdmin, localrun.FunctionWaitRoom,
+		localrun.FunctionRelease, localrun.FunctionConsumer)
+	fmt.Fprintf(w, "  Step Functions     %s\n", s.Endpoints.StepFunctions)
+	fmt.Fprintf(w, "    redrive          %s\n", s.RedriveARN)
+	fmt.Fprintf(w, "    admin            %s\n", s.AdminARN)
+	fmt.Fprintf(w, "    release          %s\n", s.ReleaseARN)
+	fmt.Fprintf(w, "  DynamoDB           %s table %s\n", s.Endpoints.DynamoDB, s.Table)
+	fmt.Fprintf(w, "  SQS                %s\n", s.Endpoints.SQS)
+	fmt.Fprintf(w, "    DLQ              %s\n", s.DLQURL)
+	fmt.Fprintf(w, "    parking lot      %s\n", s.ParkingLotURL)
+	fmt.Fprintf(w, "    source queue     %s\n", s.SourceQueueURL)
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "# In another shell (the AWS_* lines point the aws CLI and the SDKs at the emulators;")
-	fmt.Fprintln(w, "# unset them before talking to AWS):")
-	for _, kv := range localExports(e) {
+	fmt.Fprintln(w, "# In another shell (the AWS_* lines point the aws CLI, v1 or v2, and the SDKs at the")
+	fmt.Fprintln(w, "# local servers; unset them, or open a new shell, before talking to AWS):")
+	for _, kv := range localExports(s, configFile) {
 		fmt.Fprintf(w, "export %s=%s\n", kv[0], kv[1])
 	}
 	fmt.Fprintln(w)
@@ -113,23 +172,54 @@ func printLocal(w io.Writer, e *emulator.Emulator, opts emulator.Options) {
 }
 
 // localExports lists the environment variables a shell needs to use the
-// emulator: the admin command's, the resources', and the AWS CLI's.
-func localExports(e *emulator.Emulator) [][2]string {
+// stack: the admin command's, the resources', and the AWS CLI's and SDKs'.
+func localExports(s *localrun.Stack, configFile string) [][2]string {
 	return [][2]string{
-		{envSFNEndpoint, e.SFNURL},
-		{envAdminStateMachine, e.AdminARN},
-		{"REDRIVE_STATE_MACHINE_ARN", e.RedriveARN},
-		{"RELEASE_STATE_MACHINE_ARN", e.ReleaseARN},
-		{"DLQ_URL", e.DLQURL},
-		{"PARKING_LOT_URL", e.ParkingLotURL},
-		{"SOURCE_QUEUE_URL", e.SourceQueueURL},
-		{"TABLE_NAME", e.Table},
-		{"AWS_ENDPOINT_URL_SFN", e.SFNURL},
-		{"AWS_ENDPOINT_URL_SQS", e.SQSURL},
-		{"AWS_ENDPOINT_URL_DYNAMODB", e.DynamoDBURL},
-		{"AWS_ENDPOINT_URL_LAMBDA", e.LambdaURL},
-		{"AWS_REGION", emulator.Region},
+		{envSFNEndpoint, s.Endpoints.StepFunctions},
+		{envAdminStateMachine, s.AdminARN},
+		{"REDRIVE_STATE_MACHINE_ARN", s.RedriveARN},
+		{"RELEASE_STATE_MACHINE_ARN", s.ReleaseARN},
+		{"DLQ_URL", s.DLQURL},
+		{"PARKING_LOT_URL", s.ParkingLotURL},
+		{"SOURCE_QUEUE_URL", s.SourceQueueURL},
+		{"TABLE_NAME", s.Table},
+		{"AWS_CONFIG_FILE", configFile},
+		{"AWS_PROFILE", localProfile},
+		{"AWS_ENDPOINT_URL_SFN", s.Endpoints.StepFunctions},
+		{"AWS_ENDPOINT_URL_SQS", s.Endpoints.SQS},
+		{"AWS_ENDPOINT_URL_DYNAMODB", s.Endpoints.DynamoDB},
+		{"AWS_ENDPOINT_URL_LAMBDA", s.Endpoints.Lambda},
+		{"AWS_REGION", localRegion},
+		{"AWS_DEFAULT_REGION", localRegion},
 		{"AWS_ACCESS_KEY_ID", "local"},
 		{"AWS_SECRET_ACCESS_KEY", "local"},
 	}
+}
+
+// writeAWSConfig writes the AWS config file of the local profile into dir
+// (a new temporary directory when empty, removed by cleanup): the region,
+// the credentials, and each service's endpoint_url, which the AWS CLI v1
+// reads only from there.
+func writeAWSConfig(dir string, s *localrun.Stack) (path string, cleanup func(), err error) {
+	cleanup = func() {}
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "redrive-local-"); err != nil {
+			return "", nil, err
+		}
+		cleanup = func() { _ = os.RemoveAll(dir) }
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[profile %s]\nregion = %s\naws_access_key_id = local\naws_secret_access_key = local\nservices = %s\n\n", localProfile, localRegion, localProfile)
+	fmt.Fprintf(&b, "[services %s]\n", localProfile)
+	for _, svc := range [][2]string{{"sfn", s.Endpoints.StepFunctions}, {"sqs", s.Endpoints.SQS}, {"dynamodb", s.Endpoints.DynamoDB}, {"lambda", s.Endpoints.Lambda}} {
+		fmt.Fprintf(&b, "%s =\n  endpoint_url = %s\n", svc[0], svc[1])
+	}
+	path = filepath.Join(dir, "aws-config")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("write the AWS config file: %w", err)
+	}
+	return path, cleanup, nil
 }

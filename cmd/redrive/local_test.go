@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/cmd/redrive/emulator"
+	"github.com/redrive/redrive/internal/localrun"
 	"github.com/redrive/redrive/internal/loopback"
 	"github.com/redrive/redrive/internal/simtarget"
 	"github.com/redrive/redrive/tasks/message"
@@ -36,32 +36,29 @@ const waitLimit = 30 * time.Second
 func TestParseLocal(t *testing.T) {
 	t.Run("defaults", func(t *testing.T) {
 		var stderr bytes.Buffer
-		opts, _, ok := parseLocal(nil, nil, &stderr)
+		cfg, _, ok := parseLocal(nil, nil, &stderr)
 		require.True(t, ok)
-		assert.Equal(t, "127.0.0.1:9001", opts.LambdaAddr)
-		assert.Equal(t, "127.0.0.1:8083", opts.SFNAddr)
-		assert.Equal(t, "127.0.0.1:8000", opts.DynamoDBAddr)
-		assert.Equal(t, "127.0.0.1:9324", opts.SQSAddr)
-		assert.Equal(t, 1.0, opts.TimeScale)
-		assert.Equal(t, emulator.Behaviour{}, opts.Target)
-		assert.Same(t, &stderr, opts.Logs, "the functions log to stderr unless --quiet")
+		assert.Equal(t, &localrun.Addresses{Lambda: "127.0.0.1:9001", StepFunctions: "127.0.0.1:8083", DynamoDB: "127.0.0.1:8000", SQS: "127.0.0.1:9324"}, cfg.stack.Serve)
+		assert.Equal(t, 1.0, cfg.scale)
+		assert.Equal(t, simtarget.Behaviour{}, cfg.target)
+		assert.Same(t, &stderr, cfg.stack.Logs, "the functions log to stderr unless --quiet")
 	})
 	t.Run("flags", func(t *testing.T) {
-		opts, _, ok := parseLocal([]string{"--time-scale", "60", "--target", "down:5m", "--quiet",
+		cfg, _, ok := parseLocal([]string{"--time-scale", "60", "--target", "down:5m", "--quiet",
 			"--sfn-endpoint", "http://localhost:8083", "--ddb-endpoint", "http://localhost:8000"}, nil, &bytes.Buffer{})
 		require.True(t, ok)
-		assert.Equal(t, 60.0, opts.TimeScale)
-		assert.Equal(t, emulator.Behaviour{Health: simtarget.Down, For: 5 * time.Minute}, opts.Target)
-		assert.Equal(t, "http://localhost:8083", opts.StepFunctionsEndpoint)
-		assert.Equal(t, "http://localhost:8000", opts.DynamoDBEndpoint)
-		assert.Nil(t, opts.Logs)
+		assert.Equal(t, 60.0, cfg.scale)
+		assert.Equal(t, simtarget.Behaviour{Health: simtarget.Down, For: 5 * time.Minute}, cfg.target)
+		assert.Equal(t, "http://localhost:8083", cfg.stack.StepFunctionsEndpoint)
+		assert.Equal(t, "http://localhost:8000", cfg.stack.DynamoDBEndpoint)
+		assert.Nil(t, cfg.stack.Logs)
 	})
 	for _, tt := range []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"bad target", []string{"--target", "sick"}, `--target: emulator: target "sick"`},
+		{"bad target", []string{"--target", "sick"}, `--target: simtarget: target "sick"`},
 		{"zero time scale", []string{"--time-scale", "0"}, "--time-scale 0: want a number > 0"},
 		{"negative time scale", []string{"--time-scale", "-2"}, "--time-scale -2: want a number > 0"},
 		{"extra argument", []string{"now"}, `unexpected argument "now"`},
@@ -77,7 +74,7 @@ func TestParseLocal(t *testing.T) {
 }
 
 func TestLocalRedrivesAMessageSentToTheDLQ(t *testing.T) {
-	e, env := startLocal(t)
+	s, env := serveLocal(t)
 	ctx := t.Context()
 
 	sent, err := sqsClient(env).SendMessage(ctx, &sqs.SendMessageInput{
@@ -97,11 +94,11 @@ func TestLocalRedrivesAMessageSentToTheDLQ(t *testing.T) {
 	assert.Equal(t, "SUCCESS", doc.Outcome)
 	assert.Equal(t, `{"order": 1}`, doc.Message.Body)
 	assert.Equal(t, 3, enteredStates(t, client, arn), "the CLOSED path is Attempt, Route, Delivered")
-	assert.Equal(t, map[string]int{id: 1}, e.Consumer().Ledger().Deliveries(), "delivered once, to the demo consumer")
+	assert.Equal(t, map[string]int{id: 1}, s.Target.Ledger().Deliveries(), "delivered once, to the demo consumer")
 }
 
 func TestLocalAdminCommands(t *testing.T) {
-	_, env := startLocal(t)
+	_, env := serveLocal(t)
 	h := fixedHost(env)
 	h.now = time.Now // the admin function checks --until against its clock, the wall clock at time scale 1
 
@@ -215,20 +212,22 @@ func TestLocalCommandFailsWhenAnAddressIsTaken(t *testing.T) {
 	assert.Empty(t, stdout.String())
 }
 
-// startLocal starts the emulator as `redrive local` does with args on free
+// serveLocal starts the stack as `redrive local` does with args on free
 // ports, stops it when t ends, and returns it with the variables its
 // export lines set.
-func startLocal(t *testing.T, args ...string) (*emulator.Emulator, map[string]string) {
+func serveLocal(t *testing.T, args ...string) (*localrun.Stack, map[string]string) {
 	t.Helper()
 	var stderr bytes.Buffer
-	opts, _, ok := parseLocal(append(append(append([]string{}, freePorts...), "--quiet"), args...), nil, &stderr)
+	cfg, _, ok := parseLocal(append(append(append([]string{}, freePorts...), "--quiet"), args...), nil, &stderr)
 	require.True(t, ok, "stderr: %s", stderr.String())
-	e, err := emulator.Start(t.Context(), opts)
+	s, err := startLocal(t.Context(), cfg)
 	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, e.Close()) })
+	t.Cleanup(func() { assert.NoError(t, s.Close()) })
+	configFile, _, err := writeAWSConfig(t.TempDir(), s)
+	require.NoError(t, err)
 	var stdout bytes.Buffer
-	printLocal(&stdout, e, opts)
-	return e, exports(t, stdout.String())
+	printLocal(&stdout, s, cfg, configFile)
+	return s, exports(t, stdout.String())
 }
 
 // exports reads the "export NAME=value" lines of out.

@@ -60,7 +60,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		console.Bar = stderr
 	}
 	fmt.Fprintf(stdout, "redrive run: scenario %q, strategies redrive, naive backoff and bulk move on the same virtual timeline\n", s.Name)
-	res, err := sim.Play(ctx, s, sim.Strategies(opts.invokeAPI), console)
+	res, err := sim.Play(ctx, s, sim.Strategies(opts.invokeAPI, os.Getenv(envDynamoDBEndpoint)), console)
 	console.Done()
 	err = errors.Join(err, stopProfile(), writeHeapProfile(opts.memProfile))
 	if err != nil {

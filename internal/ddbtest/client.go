@@ -23,12 +23,16 @@ const BackendMinidyn = "minidyn"
 // Region is the region the test clients sign for; emulators accept any.
 const Region = "us-east-1"
 
+// Endpoint is the external endpoint the tests run against (EndpointEnv),
+// or "" for the embedded minidyn.
+func Endpoint() string { return os.Getenv(EndpointEnv) }
+
 // Client returns a DynamoDB client for the test endpoint and the backend's
 // name ("minidyn", or "DDB_ENDPOINT=<url>"). Without DDB_ENDPOINT it starts a
 // fresh minidyn server that is closed when tb ends.
 func Client(tb testing.TB) (*dynamodb.Client, string) {
 	tb.Helper()
-	if endpoint := os.Getenv(EndpointEnv); endpoint != "" {
+	if endpoint := Endpoint(); endpoint != "" {
 		return newClient(endpoint), EndpointEnv + "=" + endpoint
 	}
 	srv := httptest.NewServer(server.NewServer())

@@ -7,70 +7,55 @@ import (
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
-	"net/http"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/redrive/redrive/breaker/dynamostore"
 	"github.com/redrive/redrive/internal/ddblocal"
+	"github.com/redrive/redrive/internal/loopback"
 	"github.com/redrive/redrive/internal/sqslocal"
-	"github.com/redrive/redrive/statemachine/local"
 )
-
-// EnvDynamoDBEndpoint names the variable that points a Stack at an external
-// DynamoDB-compatible endpoint (dynalite, DynamoDB Local), as the tests'
-// ddbtest does.
-const EnvDynamoDBEndpoint = "DDB_ENDPOINT"
 
 // region is the region every local client signs for.
 const region = "us-east-1"
-
-// maxConns keeps loopback connections reusable when many handlers call at
-// once (Workers > 1).
-const maxConns = 128
 
 // credentialsProvider signs requests to the local endpoints, which check
 // no secret.
 var credentialsProvider = credentials.NewStaticCredentialsProvider("local", "local", "")
 
-// pooledHTTPClient is an SDK HTTP client with a connection pool sized for
-// concurrent handlers.
-func pooledHTTPClient() *awshttp.BuildableClient {
-	return awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
-		t.MaxIdleConns = maxConns
-		t.MaxIdleConnsPerHost = maxConns
-	})
-}
-
 // dynamoBackend is the DynamoDB endpoint and table of a Stack.
 type dynamoBackend struct {
 	client  *dynamodb.Client
+	url     string
 	table   string
-	name    string // "minidyn" or "DDB_ENDPOINT=<url>"
+	name    string // "minidyn" or "DynamoDBEndpoint=<url>"
 	dropped bool   // the table is deleted on close (external endpoint)
 }
 
-// startDynamo connects to endpoint, or runs minidyn in process when it is
-// empty, and creates the table from dynamostore's schema: "redrive" on minidyn,
-// a uniquely named one on a shared endpoint (deleted on close).
-func startDynamo(ctx context.Context, endpoint string) (*dynamoBackend, error) {
-	b := &dynamoBackend{table: "redrive", name: "minidyn"}
-	var httpClient aws.HTTPClient = pooledHTTPClient()
-	if endpoint == "" {
-		endpoint, httpClient = "http://minidyn.localrun", inProcess(ddblocal.New())
+// startDynamo connects to Options.DynamoDBEndpoint, or serves minidyn
+// (behind ddblocal), and creates the table from dynamostore's schema:
+// "redrive" on minidyn, a uniquely named one on a shared endpoint (deleted
+// on close).
+func (s *Stack) startDynamo(ctx context.Context) (*dynamoBackend, error) {
+	b := &dynamoBackend{url: s.opts.DynamoDBEndpoint, table: "redrive", name: "minidyn"}
+	var httpClient aws.HTTPClient = loopback.NewHTTPClient()
+	if b.url == "" {
+		var err error
+		if b.url, httpClient, err = s.endpoint("DynamoDB", "dynamodb", s.addr(func(a *Addresses) string { return a.DynamoDB }), ddblocal.New()); err != nil {
+			return nil, err
+		}
 	} else {
-		b.name = EnvDynamoDBEndpoint + "=" + endpoint
+		b.name = "DynamoDBEndpoint=" + b.url
 		b.table = "redrive-local-" + rand.Text()[:12]
 		b.dropped = true
 	}
 	b.client = dynamodb.New(dynamodb.Options{
 		Region:       region,
-		BaseEndpoint: aws.String(endpoint),
+		BaseEndpoint: aws.String(b.url),
 		Credentials:  credentialsProvider,
 		HTTPClient:   httpClient,
 		Retryer:      aws.NopRetryer{},
@@ -93,18 +78,31 @@ func (b *dynamoBackend) close(ctx context.Context) error {
 	return nil
 }
 
-// newSQSServer is the embedded SQS server on the executor's clock, with
-// message ids and receipt handles from a reader seeded by seed.
-func newSQSServer(e *local.Executor, seed int64) (*sqslocal.Server, error) {
+// newSQSServer is the embedded SQS server on the stack's clock. On the
+// virtual clock its message ids and receipt handles come from a reader
+// seeded by the Seed, so a run replays; a service's are random.
+func (s *Stack) newSQSServer() (*sqslocal.Server, error) {
+	opts := sqslocal.Options{Account: account, Region: region, Now: s.Executor.Now}
+	if sc := s.opts.Scaled; sc != nil {
+		opts.After = func(d time.Duration) <-chan time.Time { return time.After(sc.WallDuration(d)) }
+		return sqslocal.NewServer(opts)
+	}
 	var key [32]byte
-	binary.LittleEndian.PutUint64(key[:], uint64(seed))
-	return sqslocal.NewServer(sqslocal.Options{
-		Now: e.Now,
-		After: func(d time.Duration) <-chan time.Time {
-			c := make(chan time.Time, 1)
-			e.At(e.Now().Add(d), func(context.Context) { c <- e.Now() })
-			return c
-		},
-		Rand: mrand.NewChaCha8(key),
-	})
+	binary.LittleEndian.PutUint64(key[:], uint64(s.opts.Seed))
+	opts.Rand = mrand.NewChaCha8(key)
+	opts.After = func(d time.Duration) <-chan time.Time {
+		c := make(chan time.Time, 1)
+		s.Executor.At(s.Executor.Now().Add(d), func(context.Context) { c <- s.Executor.Now() })
+		return c
+	}
+	return sqslocal.NewServer(opts)
+}
+
+// addr is the address Options.Serve gives an API, or "" when it serves
+// none.
+func (s *Stack) addr(of func(*Addresses) string) string {
+	if s.opts.Serve == nil {
+		return ""
+	}
+	return of(s.opts.Serve)
 }

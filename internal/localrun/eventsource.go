@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"sync"
 	"time"
@@ -44,12 +45,13 @@ type SourceStats struct {
 // not report as failures, and leaves the others to reappear after the
 // visibility timeout. A function error leaves the whole batch.
 //
-// It runs on the executor's timeline. Instead of polling an empty queue
-// forever (the executor's Run would never return), it polls while
-// messages are visible, then sleeps until the earliest in-flight or
-// delayed message is due, and stops when the queue is empty; sending to
-// the DLQ wakes it (wake). A poll that finds nothing changes nothing, so
-// this is the mapping's behaviour without the empty polls.
+// On the virtual clock it runs on the executor's timeline. Instead of
+// polling an empty queue forever (the executor's Run would never return),
+// it polls while messages are visible, then sleeps until the earliest
+// in-flight or delayed message is due, and stops when the queue is empty;
+// sending to the DLQ wakes it (wake). A poll that finds nothing changes
+// nothing, so this is the mapping's behaviour without the empty polls. A
+// service (a scaled clock) long-polls instead, as the mapping does (run).
 type eventSource struct {
 	exec      *local.Executor
 	sqs       *sqs.Client
@@ -60,15 +62,38 @@ type eventSource struct {
 	invoker   local.Invoker
 	function  string
 	batchSize int
-	fail      func(error) // reports an error the run must surface
+	fail      func(error)  // reports an error the run must surface (virtual clock)
+	logger    *slog.Logger // reports an error a service carries on after
+	service   bool         // long-polls (run) rather than being woken
 
 	mu    sync.Mutex
 	next  time.Time // the poll scheduled to run; zero when idle
 	stats SourceStats
 }
 
-// wake makes sure the source polls at at or earlier.
+// longPoll is the mapping's long-poll wait, in seconds, and errorPause
+// how long a service's source waits after a failed poll.
+const (
+	longPoll   = 20
+	errorPause = time.Second
+)
+
+// run long-polls until ctx ends, as a service's event source.
+func (s *eventSource) run(ctx context.Context) {
+	for ctx.Err() == nil {
+		if _, err := s.pollOnce(ctx, longPoll); err != nil && ctx.Err() == nil {
+			s.logger.ErrorContext(ctx, "DLQ event source: the batch stays in the DLQ", "queueUrl", s.queueURL, "error", err.Error())
+			s.exec.Sleep(ctx, errorPause)
+		}
+	}
+}
+
+// wake makes sure the source polls at at or earlier; a service's source
+// polls all the time.
 func (s *eventSource) wake(at time.Time) {
+	if s.service {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.next.IsZero() && !s.next.After(at) {
@@ -91,7 +116,7 @@ func (s *eventSource) poll(ctx context.Context, at time.Time) {
 		return
 	}
 	for {
-		n, err := s.pollOnce(ctx)
+		n, err := s.pollOnce(ctx, 0)
 		if err != nil {
 			s.fail(fmt.Errorf("localrun: DLQ event source: %w", err))
 			return
@@ -130,12 +155,13 @@ func (s *eventSource) scheduleNext() error {
 	return nil
 }
 
-// pollOnce receives one batch and hands it to the function; it returns how
-// many records it received.
-func (s *eventSource) pollOnce(ctx context.Context) (int, error) {
+// pollOnce receives one batch, waiting up to wait seconds for one, and
+// hands it to the function; it returns how many records it received.
+func (s *eventSource) pollOnce(ctx context.Context, wait int32) (int, error) {
 	out, err := s.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
 		QueueUrl:                    aws.String(s.queueURL),
 		MaxNumberOfMessages:         int32(s.batchSize),
+		WaitTimeSeconds:             wait,
 		MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll},
 		MessageAttributeNames:       []string{"All"},
 	})

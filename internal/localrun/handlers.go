@@ -2,10 +2,10 @@ package localrun
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/redrive/redrive/breaker/dynamostore"
 	"github.com/redrive/redrive/statemachine/local"
-	"github.com/redrive/redrive/tasks/admin"
 	"github.com/redrive/redrive/tasks/assemble"
 	"github.com/redrive/redrive/tasks/message"
 	"github.com/redrive/redrive/tasks/park"
@@ -18,26 +18,19 @@ import (
 // one in the Registry (Register under its Function name replaces it).
 type Handlers = assemble.Handlers
 
-// register builds the real handlers as their mains do, but on the Stack's
-// clients, clock, seed and hooks, and hosts them and the consumer in the
-// Registry.
+// register builds the real handlers as their mains do, from their
+// settings (see settings), on the Stack's clients, clock, seed and hooks,
+// and hosts them and the consumer in the Registry.
 func (s *Stack) register() error {
 	s.rows = dynamostore.New(s.DynamoDB, s.Table)
-	startCfg, err := starter.ConfigFromEnv(mapEnv(map[string]string{
-		starter.EnvStateMachine: s.RedriveARN,
-		park.EnvQueueURL:        s.ParkingLotURL,
-		target.EnvKind:          string(target.KindLambda),
-		message.EnvKey:          s.opts.BreakerKey,
-		message.EnvKeyAttribute: s.opts.BreakerKeyAttribute,
-		message.EnvKeyPointer:   s.opts.BreakerKeyPointer,
-		starter.EnvConcurrency:  fmt.Sprint(s.opts.StartConcurrency),
-		starter.EnvTable:        s.Table,
-	}))
+	cfg, err := assemble.ConfigFromEnv(s.settings())
 	if err != nil {
-		return fmt.Errorf("localrun: starter: %w", err)
+		return fmt.Errorf("localrun: function settings: %w", err)
 	}
-	startCfg.Pace = s.opts.Pace
-	delivery := target.Clients{Lambda: s.lambdaClient()}
+	if s.opts.Env == nil {
+		s.typed(&cfg)
+	}
+	delivery := target.Clients{Lambda: s.lambda}
 	if s.opts.DirectInvoke {
 		delivery.Lambda = directInvoke{inv: s.invoker}
 	}
@@ -55,20 +48,7 @@ func (s *Stack) register() error {
 		WrapStore:   s.opts.WrapStore,
 		WrapTarget:  s.opts.WrapTarget,
 	})
-	s.Handlers, err = b.All(assemble.Config{
-		Starter: startCfg,
-		Attempt: assemble.AttemptConfig{
-			Table: s.Table, Policy: s.opts.Policy, Retry: s.opts.Attempt,
-			Target: target.Config{
-				Kind: target.KindLambda, Function: functionARN(FunctionConsumer), SourceARN: queueARN(SourceQueueName),
-				PoisonErrorTypes: s.opts.PoisonErrorTypes, ThrottleErrorTypes: s.opts.ThrottleErrorTypes,
-			},
-			Room: assemble.RoomConfig{Table: s.Table, ReleaseStateMachineARN: s.ReleaseARN, Timeout: s.opts.RoomTimeout, Pace: s.opts.Pace},
-		},
-		Park:  park.Config{Lot: startCfg.Lot},
-		Admin: admin.Config{Table: s.Table},
-	})
-	if err != nil {
+	if s.Handlers, err = b.All(cfg); err != nil {
 		return fmt.Errorf("localrun: %w", err)
 	}
 	s.breakers = b.Breakers()
@@ -84,6 +64,54 @@ func (s *Stack) register() error {
 		}
 	}
 	return nil
+}
+
+// settings is the functions' environment: the variables that wire them to
+// the stack, over Options.Env (or, without it, the breaker key and start
+// concurrency of the typed options), over the defaults: every message on
+// the breaker "orders", and the consumer's error types (see Options).
+func (s *Stack) settings() func(string) string {
+	wiring := map[string]string{
+		starter.EnvStateMachine:            s.RedriveARN,
+		starter.EnvTable:                   s.Table,
+		assemble.EnvReleaseStateMachineARN: s.ReleaseARN,
+		park.EnvQueueURL:                   s.ParkingLotURL,
+		target.EnvKind:                     string(target.KindLambda),
+		target.EnvFunction:                 functionARN(FunctionConsumer),
+		target.EnvSourceARN:                queueARN(SourceQueueName),
+	}
+	user := s.opts.Env
+	if user == nil {
+		user = mapEnv(map[string]string{
+			message.EnvKey:          s.opts.BreakerKey,
+			message.EnvKeyAttribute: s.opts.BreakerKeyAttribute,
+			message.EnvKeyPointer:   s.opts.BreakerKeyPointer,
+			message.EnvKeyDefault:   message.DefaultKey,
+			starter.EnvConcurrency:  fmt.Sprint(s.opts.StartConcurrency),
+		})
+	}
+	defaults := map[string]string{
+		message.EnvKeyDefault:        DefaultBreakerKey,
+		target.EnvPoisonErrorTypes:   strings.Join(s.opts.PoisonErrorTypes, ","),
+		target.EnvThrottleErrorTypes: strings.Join(s.opts.ThrottleErrorTypes, ","),
+	}
+	return func(name string) string {
+		if v, ok := wiring[name]; ok {
+			return v
+		}
+		if v := user(name); v != "" {
+			return v
+		}
+		return defaults[name]
+	}
+}
+
+// typed sets the settings the typed options hold: the breaker policy, the
+// attempt's retries, the room and its pace.
+func (s *Stack) typed(cfg *assemble.Config) {
+	cfg.Attempt.Policy, cfg.Attempt.Retry = s.opts.Policy, s.opts.Attempt
+	cfg.Attempt.Room.Timeout, cfg.Attempt.Room.Pace = s.opts.RoomTimeout, s.opts.Pace
+	cfg.Starter.Pace = s.opts.Pace
 }
 
 // mapEnv is a getenv over a map.

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/internal/ddbtest"
 	"github.com/redrive/redrive/internal/localrun"
 	"github.com/redrive/redrive/tasks/message"
 )
@@ -21,6 +22,9 @@ func start(t *testing.T, opts localrun.Options) *localrun.Stack {
 	t.Helper()
 	if opts.Start.IsZero() {
 		opts.Start = t0
+	}
+	if opts.DynamoDBEndpoint == "" {
+		opts.DynamoDBEndpoint = ddbtest.Endpoint()
 	}
 	s, err := localrun.Start(context.Background(), opts)
 	require.NoError(t, err)

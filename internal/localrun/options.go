@@ -1,12 +1,14 @@
 package localrun
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"os"
+	"regexp"
 	"time"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/internal/clock"
 	"github.com/redrive/redrive/internal/simtarget"
 	"github.com/redrive/redrive/tasks/assemble"
 	"github.com/redrive/redrive/tasks/attempt"
@@ -33,9 +35,40 @@ type Options struct {
 	// Default 0: all.
 	FinishedHistories int
 
-	// DynamoDBEndpoint is a DynamoDB-compatible endpoint to use instead of
-	// the embedded minidyn. Default DDB_ENDPOINT, when set.
+	// Scaled, if set, runs the stack as a service on that scaled wall
+	// clock: the executor runs in the background from Start to Close, the
+	// DLQ's event source long-polls, and every clock (handlers, SQS,
+	// histories) is this one. Default nil: the executor's virtual clock,
+	// driven by RunUntil and RunUntilDrained.
+	Scaled *clock.Scaled
+	// Serve, if set, serves the Lambda, Step Functions, DynamoDB and SQS
+	// APIs on sockets at these addresses, for clients outside the process
+	// (the AWS CLI, the SDKs, Step Functions Local). Default nil: every
+	// client talks to its server in process, without sockets.
+	Serve *Addresses
+	// StepFunctionsEndpoint is a Step Functions endpoint (Step Functions
+	// Local) to create the state machines on and start executions with,
+	// instead of the executor. It invokes the functions on the Lambda
+	// server's socket, so it needs Serve and Scaled.
+	StepFunctionsEndpoint string
+	// DynamoDBEndpoint is a DynamoDB-compatible endpoint (dynalite,
+	// DynamoDB Local) to use instead of the embedded minidyn; the table
+	// gets a unique name there and is deleted by Close.
 	DynamoDBEndpoint string
+	// NameSuffix is appended to the state machines' names, so runs sharing
+	// one Step Functions Local do not meet; [A-Za-z0-9_-], at most 40.
+	NameSuffix string
+
+	// Env, if set, supplies the functions' settings as the Lambda
+	// functions read their environment (the BREAKER_* policy,
+	// MAX_ATTEMPTS, BACKOFF_*, DELIVERY_LEASE, ROOM_TIMEOUT, RELEASE_*,
+	// POISON_ERROR_TYPES, START_CONCURRENCY, BREAKER_KEY... ), each checked
+	// by its function's own parser, instead of the typed fields Policy,
+	// Attempt, RoomTimeout, Pace and the BreakerKey ones. The variables
+	// that wire the functions to the stack (TABLE_NAME, STATE_MACHINE_ARN,
+	// TARGET_*...) are the stack's. A message without a key goes to
+	// DefaultBreakerKey unless BREAKER_KEY_DEFAULT says otherwise.
+	Env func(string) string
 
 	// Policy is the breaker policy; zero fields mean the breaker's
 	// defaults.
@@ -100,6 +133,21 @@ type Options struct {
 	Logs io.Writer
 }
 
+// DefaultBreakerKey is the breaker every message goes through unless the
+// options pick a key per message.
+const DefaultBreakerKey = "orders"
+
+// Addresses are where a stack serves its APIs, "host:port" each; an empty
+// one, or port 0, picks a free loopback port. Step Functions Local in
+// Docker reaches the Lambda server only on an address the container can
+// route to, e.g. "0.0.0.0:9001".
+type Addresses struct {
+	Lambda, StepFunctions, DynamoDB, SQS string
+}
+
+// suffixPattern is what NameSuffix may hold.
+var suffixPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{0,40}$`)
+
 // withDefaults fills the zero fields and checks the ones Start uses
 // itself; the handlers' settings are checked by the handlers' own
 // configuration.
@@ -110,9 +158,6 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Workers == 0 {
 		o.Workers = 1
 	}
-	if o.DynamoDBEndpoint == "" {
-		o.DynamoDBEndpoint = os.Getenv(EnvDynamoDBEndpoint)
-	}
 	if o.AttemptTimeout == 0 {
 		o.AttemptTimeout = attempt.DefaultFunctionTimeout
 	}
@@ -122,8 +167,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.ThrottleErrorTypes == nil {
 		o.ThrottleErrorTypes = []string{"Throttled"}
 	}
-	if o.BreakerKey == "" && o.BreakerKeyAttribute == "" && o.BreakerKeyPointer == "" {
-		o.BreakerKey = "orders"
+	if o.Env == nil && o.BreakerKey == "" && o.BreakerKeyAttribute == "" && o.BreakerKeyPointer == "" {
+		o.BreakerKey = DefaultBreakerKey
 	}
 	if o.BatchSize == 0 {
 		o.BatchSize = 10
@@ -147,6 +192,10 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("localrun: options: BatchSize %d: want 1 to 10, as an SQS event source allows", o.BatchSize)
 	case o.VisibilityTimeout < time.Second || o.VisibilityTimeout > 12*time.Hour:
 		return o, fmt.Errorf("localrun: options: VisibilityTimeout %v: want 1s to 12h, as SQS allows", o.VisibilityTimeout)
+	case !suffixPattern.MatchString(o.NameSuffix):
+		return o, fmt.Errorf("localrun: options: NameSuffix %q: want at most 40 of A-Z a-z 0-9 _ -", o.NameSuffix)
+	case o.StepFunctionsEndpoint != "" && (o.Serve == nil || o.Scaled == nil):
+		return o, errors.New("localrun: options: StepFunctionsEndpoint needs Serve and Scaled: it invokes the functions on the Lambda server's socket, on the wall clock")
 	}
 	return o, nil
 }

@@ -13,12 +13,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/internal/loopback"
 	"github.com/redrive/redrive/internal/simtarget"
 	"github.com/redrive/redrive/internal/sqslocal"
 	"github.com/redrive/redrive/statemachine/local"
 	"github.com/redrive/redrive/statemachine/local/lambdaapi"
 	"github.com/redrive/redrive/statemachine/local/sfnapi"
 	"github.com/redrive/redrive/tasks/assemble"
+	"github.com/redrive/redrive/tasks/telemetry"
 )
 
 // The functions a Stack hosts in its Registry, by name.
@@ -57,18 +59,22 @@ func functionARN(name string) string {
 
 // Stack is the orchestrator assembled in one process. Its exported fields
 // are for inspection; drive it with SendToDLQ, RunUntilDrained, RunUntil
-// and Admin. Close it when done.
+// and Admin on the virtual clock, or through Endpoints as a service
+// (Options.Scaled and Serve). Close it when done.
 type Stack struct {
-	// Executor runs the state machines; its Now is every component's clock.
+	// Executor runs the state machines; it is every component's clock.
 	Executor *local.Executor
 	// Registry hosts the handlers and the consumer.
 	Registry *local.Registry
-	// Target is the simulated consumer.
+	// Target is the simulated consumer (see UseConsumer).
 	Target *simtarget.Target
 	// Handlers are the task handlers hosted in Registry.
 	Handlers Handlers
+	// Endpoints are the APIs' URLs.
+	Endpoints Endpoints
 
-	// SFN is a Step Functions client of the executor's API facade.
+	// SFN is a Step Functions client of the executor's API facade (or of
+	// Options.StepFunctionsEndpoint).
 	SFN *sfn.Client
 	// RedriveARN, AdminARN and ReleaseARN are the state machines.
 	RedriveARN, AdminARN, ReleaseARN string
@@ -81,7 +87,7 @@ type Stack struct {
 
 	// DynamoDB is a client of the DynamoDB endpoint, Table the table the
 	// breaker rows and delivery records live in, and DynamoDBBackend
-	// "minidyn" or "DDB_ENDPOINT=<url>".
+	// "minidyn" or "DynamoDBEndpoint=<url>".
 	DynamoDB        *dynamodb.Client
 	Table           string
 	DynamoDBBackend string
@@ -94,6 +100,10 @@ type Stack struct {
 	source   *eventSource
 	throttle *startThrottle
 	dynamo   *dynamoBackend
+	lambda   *lambda.Client // the attempt's client of the consumer
+	servers  []*server
+	stop     context.CancelFunc // ends the background work of a service
+	running  sync.WaitGroup
 
 	mu      sync.Mutex
 	errs    []error
@@ -101,15 +111,27 @@ type Stack struct {
 	changes []breaker.Transition
 }
 
+// Endpoints are where a Stack's APIs are: sockets with Options.Serve,
+// in-process names otherwise.
+type Endpoints struct {
+	// Lambda, StepFunctions, DynamoDB and SQS are the URLs a client on
+	// this machine uses.
+	Lambda, StepFunctions, DynamoDB, SQS string
+	// LambdaAddr is the address the Lambda server listens on (what Step
+	// Functions Local's LAMBDA_ENDPOINT must reach); empty in process.
+	LambdaAddr string
+}
+
 // Start assembles a Stack: backends, servers, clients, queues, state
-// machines, handlers and the DLQ event source. On error, whatever was
-// started is stopped.
+// machines, handlers and the DLQ event source; on a scaled clock it also
+// starts the executor and the event source, which run until Close. On
+// error, whatever was started is stopped.
 func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	opts, err = opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	s := &Stack{opts: opts, Registry: local.NewRegistry()}
+	s := &Stack{opts: opts, Registry: local.NewRegistry(), stop: func() {}}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, s.Close())
@@ -117,12 +139,15 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	}()
 	s.invoker = &countingInvoker{next: s.Registry}
 	s.Executor = local.New(local.Options{Invoker: s.invoker, Seed: opts.Seed, Workers: opts.Workers, Start: opts.Start,
-		FinishedHistories: opts.FinishedHistories})
+		FinishedHistories: opts.FinishedHistories, Scaled: opts.Scaled, Region: region, Account: account})
 
-	if s.dynamo, err = startDynamo(ctx, opts.DynamoDBEndpoint); err != nil {
+	if err = s.startLambda(); err != nil {
 		return nil, err
 	}
-	s.DynamoDB, s.Table, s.DynamoDBBackend = s.dynamo.client, s.dynamo.table, s.dynamo.name
+	if s.dynamo, err = s.startDynamo(ctx); err != nil {
+		return nil, err
+	}
+	s.DynamoDB, s.Table, s.DynamoDBBackend, s.Endpoints.DynamoDB = s.dynamo.client, s.dynamo.table, s.dynamo.name, s.dynamo.url
 	s.db = &countingDB{next: s.DynamoDB}
 
 	if err = s.startSQS(ctx); err != nil {
@@ -143,43 +168,79 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 		exec: s.Executor, sqs: s.SQS, server: s.SQSServer,
 		queueName: DLQName, queueURL: s.DLQURL, queueARN: queueARN(DLQName),
 		invoker: s.invoker, function: functionARN(FunctionStarter), batchSize: opts.BatchSize,
-		fail: s.fail,
+		fail: s.fail, logger: telemetry.JSONLogger(opts.Logs), service: opts.Scaled != nil,
+	}
+	if opts.Scaled != nil {
+		s.serve()
 	}
 	return s, nil
 }
 
+// serve starts a service's background work: the executor (unless Step
+// Functions is elsewhere) and the DLQ's long-polling event source.
+func (s *Stack) serve() {
+	ctx, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	if s.opts.StepFunctionsEndpoint == "" {
+		s.running.Go(func() { _ = s.Executor.Run(ctx) }) // returns ctx's error when Close cancels it
+	}
+	s.running.Go(func() { s.source.run(ctx) })
+}
+
+// startLambda serves the Lambda Invoke API over the Registry.
+func (s *Stack) startLambda() error {
+	url, client, err := s.endpoint("the Lambda Invoke API", "lambda", s.addr(func(a *Addresses) string { return a.Lambda }), lambdaapi.NewServer(s.invoker))
+	if err != nil {
+		return err
+	}
+	s.Endpoints.Lambda = url
+	if n := len(s.servers); n > 0 {
+		s.Endpoints.LambdaAddr = s.servers[n-1].Addr
+	}
+	s.lambda = lambda.New(lambda.Options{
+		Region: region, BaseEndpoint: aws.String(url), Credentials: credentialsProvider,
+		HTTPClient: client, Retryer: aws.NopRetryer{},
+	})
+	return nil
+}
+
 // startSQS starts the embedded SQS server and creates the queues.
 func (s *Stack) startSQS(ctx context.Context) error {
-	srv, err := newSQSServer(s.Executor, s.opts.Seed)
+	srv, err := s.newSQSServer()
 	if err != nil {
 		return fmt.Errorf("localrun: %w", err)
 	}
 	s.SQSServer = srv
+	url, client, err := s.endpoint("SQS", "sqs", s.addr(func(a *Addresses) string { return a.SQS }), srv)
+	if err != nil {
+		return err
+	}
+	s.Endpoints.SQS = url
 	s.SQS = sqs.New(sqs.Options{
-		Region: region, BaseEndpoint: aws.String("http://sqs.localrun"), Credentials: credentialsProvider,
-		HTTPClient: inProcess(srv), Retryer: aws.NopRetryer{},
+		Region: region, BaseEndpoint: aws.String(url), Credentials: credentialsProvider,
+		HTTPClient: client, Retryer: aws.NopRetryer{},
 	})
 	return s.createQueues(ctx)
 }
 
 // startSFN serves the executor's Step Functions API (behind the
-// StartExecution throttle) and creates both state machines through it.
+// StartExecution throttle), or uses Options.StepFunctionsEndpoint, and
+// creates the state machines through it.
 func (s *Stack) startSFN(ctx context.Context) error {
 	s.throttle = &startThrottle{next: sfnapi.NewServer(s.Executor), now: s.Executor.Now}
+	url, client := s.opts.StepFunctionsEndpoint, aws.HTTPClient(loopback.NewHTTPClient())
+	if url == "" {
+		var err error
+		if url, client, err = s.endpoint("the Step Functions API", "states", s.addr(func(a *Addresses) string { return a.StepFunctions }), s.throttle); err != nil {
+			return err
+		}
+	}
+	s.Endpoints.StepFunctions = url
 	s.SFN = sfn.New(sfn.Options{
-		Region: region, BaseEndpoint: aws.String("http://states.localrun"), Credentials: credentialsProvider,
-		HTTPClient: inProcess(s.throttle), Retryer: aws.NopRetryer{},
+		Region: region, BaseEndpoint: aws.String(url), Credentials: credentialsProvider,
+		HTTPClient: client, Retryer: aws.NopRetryer{},
 	})
 	return s.createStateMachines(ctx)
-}
-
-// lambdaClient is the lambda client the attempt's target invokes the
-// consumer with, through the Lambda Invoke API server.
-func (s *Stack) lambdaClient() *lambda.Client {
-	return lambda.New(lambda.Options{
-		Region: region, BaseEndpoint: aws.String("http://lambda.localrun"), Credentials: credentialsProvider,
-		HTTPClient: inProcess(lambdaapi.NewServer(s.invoker)), Retryer: aws.NopRetryer{},
-	})
 }
 
 // fail records an error that happened on the executor's timeline, for
@@ -214,16 +275,26 @@ func (s *Stack) BreakerChanges() []breaker.Transition {
 	return append([]breaker.Transition(nil), s.changes...)
 }
 
-// Close ends the SQS server's long polls and deletes a table made on an
-// external DynamoDB endpoint.
+// Close stops a service's executor and event source, the servers and
+// the SQS server's long polls, and deletes a table made on an external
+// DynamoDB endpoint. Executions still running stop where they are.
 func (s *Stack) Close() error {
+	s.stop()
 	if s.SQSServer != nil {
 		s.SQSServer.Close()
 	}
-	if s.dynamo == nil {
-		return nil
+	s.running.Wait()
+	var errs []error
+	for _, srv := range s.servers {
+		errs = append(errs, srv.close())
 	}
-	err := s.dynamo.close(context.Background())
-	s.dynamo = nil
-	return err
+	s.servers = nil
+	if s.dynamo != nil {
+		errs = append(errs, s.dynamo.close(context.Background()))
+		s.dynamo = nil
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("localrun: close: %w", err)
+	}
+	return nil
 }

@@ -3,7 +3,6 @@ package localrun_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/internal/ddbtest"
 	"github.com/redrive/redrive/internal/localrun"
 	"github.com/redrive/redrive/internal/simtarget"
 	"github.com/redrive/redrive/statemachine/local"
@@ -49,8 +49,8 @@ func TestStartRejectsBadOptions(t *testing.T) {
 
 func TestStackWiring(t *testing.T) {
 	s := start(t, localrun.Options{})
-	if endpoint := os.Getenv(localrun.EnvDynamoDBEndpoint); endpoint != "" {
-		assert.Equal(t, "DDB_ENDPOINT="+endpoint, s.DynamoDBBackend)
+	if endpoint := ddbtest.Endpoint(); endpoint != "" {
+		assert.Equal(t, "DynamoDBEndpoint="+endpoint, s.DynamoDBBackend)
 		assert.Regexp(t, `^redrive-local-`, s.Table, "a table of its own on a shared endpoint")
 	} else {
 		assert.Equal(t, "minidyn", s.DynamoDBBackend)
@@ -69,10 +69,10 @@ func TestStackWiring(t *testing.T) {
 }
 
 func TestCloseDeletesTheTableOfAnExternalEndpoint(t *testing.T) {
-	if os.Getenv(localrun.EnvDynamoDBEndpoint) == "" {
-		t.Skip("DDB_ENDPOINT is unset: minidyn's tables go with the stack")
+	if ddbtest.Endpoint() == "" {
+		t.Skip(ddbtest.EndpointEnv + " is unset: minidyn's tables go with the stack")
 	}
-	s, err := localrun.Start(t.Context(), localrun.Options{})
+	s, err := localrun.Start(t.Context(), localrun.Options{DynamoDBEndpoint: ddbtest.Endpoint()})
 	require.NoError(t, err)
 	_, err = s.DynamoDB.DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String(s.Table)})
 	require.NoError(t, err)

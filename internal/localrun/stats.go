@@ -145,3 +145,25 @@ func (s *Stack) BreakerRow(ctx context.Context, key string) (breaker.Row, error)
 	}
 	return row, nil
 }
+
+// Pending is what a stack holds that is not done: running executions of
+// the redrive state machine, and messages on its queues (the parking lot's
+// too).
+type Pending struct {
+	Executions, Messages int
+}
+
+// Pending counts what the stack holds that is not done (what Close
+// drops).
+func (s *Stack) Pending(ctx context.Context) Pending {
+	var p Pending
+	if running, err := s.Executor.ListExecutions(ctx, s.RedriveARN, local.Running); err == nil {
+		p.Executions = len(running)
+	}
+	for _, q := range []string{DLQName, ParkingLotName, SourceQueueName} {
+		if d, err := s.SQSServer.Depth(q); err == nil {
+			p.Messages += d.Total()
+		}
+	}
+	return p
+}

@@ -3,7 +3,30 @@ package localrun
 import (
 	"net/http"
 	"net/http/httptest"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/redrive/redrive/internal/loopback"
 )
+
+// endpoint makes h reachable by the stack's clients: in process by
+// default, or, with Options.Serve, on a socket at addr (what names the API
+// in errors). It returns the URL the clients use and their HTTP client;
+// Close stops a server it started.
+func (s *Stack) endpoint(what, host, addr string, h http.Handler) (string, aws.HTTPClient, error) {
+	if s.opts.Serve == nil {
+		return "http://" + host + ".localrun", inProcess(h), nil
+	}
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	srv, err := listen(what, addr, h)
+	if err != nil {
+		return "", nil, err
+	}
+	s.servers = append(s.servers, srv)
+	return srv.URL, loopback.NewHTTPClient(), nil
+}
 
 // inProcess is an HTTP client whose requests h serves in process (see
 // handlerTransport): the SDK clients' requests and the servers' responses

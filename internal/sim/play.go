@@ -24,11 +24,11 @@ type Result struct {
 }
 
 // Strategies are the three strategies `redrive run` compares: Redrive
-// (with the consumer invoked through the Registry unless invokeAPI, and
-// its waiting room read from the stack), the naive backoff and the bulk
-// move.
-func Strategies(invokeAPI bool) []Strategy {
-	return []Strategy{Redrive{DirectInvoke: !invokeAPI, WaitingRoom: stackRoom}, NaiveBackoff{}, BulkMove{}}
+// (with the consumer invoked through the Registry unless invokeAPI, its
+// table on the DynamoDB endpoint dynamoDB, minidyn when empty, and its
+// waiting room read from the stack), the naive backoff and the bulk move.
+func Strategies(invokeAPI bool, dynamoDB string) []Strategy {
+	return []Strategy{Redrive{DirectInvoke: !invokeAPI, DynamoDBEndpoint: dynamoDB, WaitingRoom: stackRoom}, NaiveBackoff{}, BulkMove{}}
 }
 
 // Play validates s and runs every strategy on it, concurrently (each on

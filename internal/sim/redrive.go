@@ -26,6 +26,9 @@ type Redrive struct {
 	// Registry rather than through the Lambda Invoke API wire format:
 	// faster, same behaviour.
 	DirectInvoke bool
+	// DynamoDBEndpoint is a DynamoDB endpoint for the stack's table
+	// (localrun.Options.DynamoDBEndpoint); empty: the embedded minidyn.
+	DynamoDBEndpoint string
 	// WaitingRoom, when set, is called once the stack has started and
 	// returns the RoomSource the sampler reads the stack's waiting room
 	// (internal/localrun's) from, e.g., for a room with a method of that
@@ -52,6 +55,8 @@ func (r Redrive) options(s Scenario) localrun.Options {
 		Attempt:      attempt.Config{MaxAttempts: s.Retry.MaxAttempts, BackoffBase: s.Retry.BackoffBase, BackoffMax: s.Retry.BackoffMax},
 		Target:       s.TargetOptions(nil),
 		DirectInvoke: r.DirectInvoke,
+		// The endpoint is the caller's choice, e.g. DDB_ENDPOINT's.
+		DynamoDBEndpoint: r.DynamoDBEndpoint,
 		// The figures come from the executions' descriptions, not their
 		// histories: keep a few for debugging, so memory follows what is
 		// in flight, not everything that happened.
@@ -158,8 +163,8 @@ func (w *redriveWatch) report() {
 }
 
 // usageOf is the billable usage of a Stack so far: the transitions of its
-// redrive and release executions, the orchestrator's invocations (not the
-// consumer's), and the DynamoDB request units of breaker rows, delivery
+// redrive and release executions, the orchestrator's invocations by
+// function (not the consumer's), and the DynamoDB request units of breaker rows, delivery
 // records, the waiting room and the pace rows.
 func usageOf(ctx context.Context, stack *localrun.Stack) (Usage, error) {
 	var u Usage
@@ -173,14 +178,14 @@ func usageOf(ctx context.Context, stack *localrun.Stack) (Usage, error) {
 		}
 	}
 	st := stack.Stats()
+	u.Invocations = map[string]int64{}
 	for name, n := range st.Invocations {
 		if name == localrun.FunctionConsumer {
 			u.WaitedCalls += n // the attempt task waits for every consumer call
 			continue
 		}
-		u.Invocations += n
+		u.Invocations[name] = n
 	}
-	u.ReleaseInvocations = st.Invocations[localrun.FunctionRelease]
 	for _, io := range []localrun.RowIO{st.BreakerRows, st.DeliveryRecords, st.RoomItems} {
 		u.DynamoReads += io.Reads
 		u.DynamoWrites += io.Writes + io.Conflicts

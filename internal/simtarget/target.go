@@ -34,6 +34,11 @@ type Options struct {
 	// Schedule is the target's health over time; empty means always
 	// healthy.
 	Schedule Schedule
+	// FromFirstCall starts Schedule at the first call instead of at its
+	// own times: the whole schedule shifts so its first phase begins when
+	// the first invocation arrives (an outage "from now" that waits for
+	// traffic).
+	FromFirstCall bool
 	// Latency is how long every invocation takes, spent with local.Delay
 	// so that it is executor time.
 	Latency time.Duration
@@ -52,28 +57,53 @@ type Target struct {
 
 	mu     sync.Mutex
 	rnd    *rand.Rand
-	second int64 // the virtual second (Unix) being counted for Capacity
-	inSec  int   // invocations admitted in that second
+	shift  *time.Duration // FromFirstCall: how far the schedule moved, once set
+	second int64          // the virtual second (Unix) being counted for Capacity
+	inSec  int            // invocations admitted in that second
 	calls  []Call
 }
 
 // New returns a Target with opts, or an error naming the invalid option.
 func New(opts Options) (*Target, error) {
+	t := &Target{}
+	if err := t.Reset(opts); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Reset makes t behave as opts say from now on, as if new: an empty
+// ledger, a fresh schedule and capacity count. A test or a demo changes
+// its consumer's behaviour with it while the consumer is hosted.
+func (t *Target) Reset(opts Options) error {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.opts, t.rnd, t.shift, t.second, t.inSec, t.calls = opts, rand.New(rand.NewPCG(opts.Seed, 0x5137a)), nil, -1, 0, nil
+	return nil
+}
+
+// withDefaults returns opts with its defaults, or an error naming the
+// invalid option.
+func (opts Options) withDefaults() (Options, error) {
 	switch {
 	case opts.Now == nil:
-		return nil, errors.New("simtarget: options: Now is required (the executor's clock)")
+		return opts, errors.New("simtarget: options: Now is required (the executor's clock)")
 	case opts.Capacity < 0:
-		return nil, fmt.Errorf("simtarget: options: Capacity %d is negative (0 means unlimited)", opts.Capacity)
+		return opts, fmt.Errorf("simtarget: options: Capacity %d is negative (0 means unlimited)", opts.Capacity)
 	case opts.Latency < 0:
-		return nil, fmt.Errorf("simtarget: options: Latency %v is negative", opts.Latency)
+		return opts, fmt.Errorf("simtarget: options: Latency %v is negative", opts.Latency)
 	}
 	if err := opts.Schedule.Validate(); err != nil {
-		return nil, err
+		return opts, err
 	}
 	if opts.Seed == 0 {
 		opts.Seed = 1
 	}
-	return &Target{opts: opts, rnd: rand.New(rand.NewPCG(opts.Seed, 0x5137a)), second: -1}, nil
+	return opts, nil
 }
 
 // Handle is the consumer's Lambda handler. The invocation's fate is decided
@@ -86,9 +116,9 @@ func (t *Target) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEven
 	if len(ev.Records) == 0 {
 		return events.SQSEventResponse{}, errors.New("simtarget: event has no records")
 	}
-	errs, callErr := t.arrive(ev.Records)
+	errs, latency, callErr := t.arrive(ev.Records)
 	if _, throttled := callErr.(*Throttled); !throttled {
-		local.Delay(ctx, t.opts.Latency)
+		local.Delay(ctx, latency)
 	}
 	if callErr != nil {
 		return events.SQSEventResponse{}, callErr
@@ -110,13 +140,13 @@ func (t *Target) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEven
 }
 
 // arrive decides an invocation and writes it to the ledger: one error (nil
-// for delivered) per record, or an error for the whole invocation.
-func (t *Target) arrive(records []events.SQSMessage) ([]error, error) {
+// for delivered) per record, or an error for the whole invocation; and
+// how long the invocation takes.
+func (t *Target) arrive(records []events.SQSMessage) ([]error, time.Duration, error) {
 	now := t.opts.Now()
-	phase := t.opts.Schedule.At(now)
-
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	phase := t.phase(now)
 	c := Call{At: now, Health: phase.Health, Records: make([]Record, len(records))}
 	for i, r := range records {
 		c.Records[i] = Record{MessageID: r.MessageId, OriginID: originOf(r)}
@@ -131,13 +161,25 @@ func (t *Target) arrive(records []events.SQSMessage) ([]error, error) {
 		for i := range c.Records {
 			c.Records[i].Outcome = outcome
 		}
-		return nil, callErr
+		return nil, t.opts.Latency, callErr
 	}
 	errs := make([]error, len(records))
 	for i, r := range records {
 		c.Records[i].Outcome, errs[i] = t.process(r, phase)
 	}
-	return errs, nil
+	return errs, t.opts.Latency, nil
+}
+
+// phase is the schedule's phase at now. Call with t.mu held.
+func (t *Target) phase(now time.Time) Phase {
+	if !t.opts.FromFirstCall || len(t.opts.Schedule) == 0 {
+		return t.opts.Schedule.At(now)
+	}
+	if t.shift == nil {
+		d := now.Sub(t.opts.Schedule[0].From)
+		t.shift = &d
+	}
+	return t.opts.Schedule.At(now.Add(-*t.shift))
 }
 
 // admit applies capacity and a Down phase to an invocation. Call with t.mu

@@ -261,3 +261,13 @@ func TestErrorMessages(t *testing.T) {
 		})
 	}
 }
+
+func TestScheduleFromTheFirstCall(t *testing.T) {
+	h := host(t, simtarget.Options{Schedule: simtarget.Outage(t0, 2*time.Minute), FromFirstCall: true})
+	h.clock.Set(t0.Add(10 * time.Minute)) // the outage would be over, were it not waiting for traffic
+	assert.Equal(t, "Unavailable", h.invoke(t, record("m-1", "{}")).errorType, "the outage starts at the first call")
+	h.clock.Set(t0.Add(11 * time.Minute))
+	assert.Equal(t, "Unavailable", h.invoke(t, record("m-2", "{}")).errorType)
+	h.clock.Set(t0.Add(12 * time.Minute))
+	assert.Empty(t, h.invoke(t, record("m-3", "{}")).errorType, "and lasts its 2 minutes")
+}

@@ -1,6 +1,6 @@
 // Package sfnlocal is the scenario suite that runs the redrive and admin
 // state machines on Step Functions Local (amazon/aws-stepfunctions-local),
-// in real time, with the project's handlers served by the emulator's Lambda
+// in real time, with the project's handlers served by the local stack's Lambda
 // Invoke API server, through the real sfn and sqs clients: healthy
 // delivery (3 transitions), a poison message parked, a short outage that
 // trips the breaker and recovers through a canary, and admin commands.
@@ -22,7 +22,7 @@
 //	                     (default 1, its own default); the handlers' clock
 //	                     runs 1/WAIT_TIME_SCALE times faster than the wall
 //	                     clock so that breaker cooldowns line up with the
-//	                     scaled Waits (see cmd/redrive/emulator)
+//	                     scaled Waits (see internal/localrun)
 //	DDB_ENDPOINT         a DynamoDB endpoint (DynamoDB Local, dynalite);
 //	                     default the embedded minidyn
 //

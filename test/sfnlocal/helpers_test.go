@@ -18,7 +18,7 @@ import (
 	"github.com/redrive/redrive/tasks/message"
 )
 
-// awaitLimit bounds every wait on the emulator: a guard against a hang,
+// awaitLimit bounds every wait on the stack: a guard against a hang,
 // not an assertion on speed (a scenario needs seconds).
 const awaitLimit = 2 * time.Minute
 

@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/cmd/redrive/emulator"
 	"github.com/redrive/redrive/internal/simtarget"
 	"github.com/redrive/redrive/tasks/admin"
 	"github.com/redrive/redrive/tasks/message"
@@ -22,7 +21,7 @@ import (
 
 func TestHealthyDeliveryTakesThreeTransitions(t *testing.T) {
 	s := setup(t)
-	consumer, err := s.e.UseConsumer(emulator.Behaviour{})
+	consumer, err := s.e.UseConsumer(simtarget.Behaviour{}, false)
 	require.NoError(t, err)
 
 	ids := s.send(t, "healthy", `{"order": 1}`, `{"order": 2}`, `{"order": 3}`)
@@ -46,10 +45,10 @@ func TestHealthyDeliveryTakesThreeTransitions(t *testing.T) {
 
 func TestPoisonMessageIsParkedWithItsHistory(t *testing.T) {
 	s := setup(t)
-	_, err := s.e.UseConsumer(emulator.Behaviour{})
+	_, err := s.e.UseConsumer(simtarget.Behaviour{}, false)
 	require.NoError(t, err)
 
-	body := `{"order": 4, "note": "` + emulator.PoisonMarker + `"}`
+	body := `{"order": 4, "note": "` + simtarget.PoisonMarker + `"}`
 	id := s.send(t, "poison", body)[0]
 	arn := s.executionOf(id)
 	ex := s.await(t, arn)
@@ -77,7 +76,7 @@ func TestPoisonMessageIsParkedWithItsHistory(t *testing.T) {
 func TestShortOutageTripsWaitsAndClosesThroughACanary(t *testing.T) {
 	s := setup(t)
 	const outage = 15 * time.Second // on the handlers' clock
-	consumer, err := s.e.UseConsumer(emulator.Behaviour{Health: simtarget.Down, For: outage})
+	consumer, err := s.e.UseConsumer(simtarget.Behaviour{Health: simtarget.Down, For: outage}, false)
 	require.NoError(t, err)
 
 	ids := s.send(t, "outage", `{"order": 5}`, `{"order": 6}`, `{"order": 7}`)
@@ -116,7 +115,7 @@ func TestShortOutageTripsWaitsAndClosesThroughACanary(t *testing.T) {
 
 func TestAdminCommands(t *testing.T) {
 	s := setup(t)
-	consumer, err := s.e.UseConsumer(emulator.Behaviour{})
+	consumer, err := s.e.UseConsumer(simtarget.Behaviour{}, false)
 	require.NoError(t, err)
 	const key = "admin"
 	req := func(command, reason string) admin.Request {

@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
-	"github.com/redrive/redrive/cmd/redrive/emulator"
 	"github.com/redrive/redrive/internal/clock"
 	"github.com/redrive/redrive/internal/loopback"
 	"github.com/redrive/redrive/statemachine/local"
@@ -33,12 +32,8 @@ type standIn struct {
 
 // startStandIn serves the stand-in on a free loopback port; its Task
 // states go to lambdaServer.
-func startStandIn(scale float64, lambdaServer local.Invoker) (*standIn, error) {
-	clk, err := clock.NewScaled(scale, nil)
-	if err != nil {
-		return nil, err
-	}
-	exec := local.New(local.Options{Invoker: lambdaServer, Scaled: clk, Region: emulator.Region, Account: emulator.Account})
+func startStandIn(clk *clock.Scaled, lambdaServer local.Invoker) (*standIn, error) {
+	exec := local.New(local.Options{Invoker: lambdaServer, Scaled: clk, Region: region})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -66,7 +61,7 @@ func (s *standIn) close() error {
 }
 
 // lateInvoker invokes functions on a Lambda server whose address is known
-// only once the emulator has started it; the stand-in creates state
+// only once the stack has started it; the stand-in creates state
 // machines before that, and invokes nothing until then.
 type lateInvoker struct {
 	mu   sync.Mutex
@@ -77,7 +72,7 @@ var _ local.Invoker = (*lateInvoker)(nil)
 
 // connect points the invoker at the Lambda server at url.
 func (l *lateInvoker) connect(url string) {
-	client := lambda.New(lambda.Options{HTTPClient: loopback.NewHTTPClient(), Region: emulator.Region, BaseEndpoint: aws.String(url),
+	client := lambda.New(lambda.Options{HTTPClient: loopback.NewHTTPClient(), Region: region, BaseEndpoint: aws.String(url),
 		Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")})
 	l.mu.Lock()
 	l.next = lambdaapi.NewInvoker(client)

@@ -17,7 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/redrive/redrive/cmd/redrive/emulator"
+	"github.com/redrive/redrive/internal/clock"
+	"github.com/redrive/redrive/internal/localrun"
 	"github.com/redrive/redrive/internal/loopback"
 )
 
@@ -52,9 +53,14 @@ var settings = map[string]string{
 	"MAX_ATTEMPTS":                 "8",
 }
 
-// suite is what every scenario shares: one emulator for the run.
+// region is the region the suite's clients sign for, and the local
+// stack's ARNs'.
+const region = "us-east-1"
+
+// suite is what every scenario shares: one local stack for the run.
 type suite struct {
-	e       *emulator.Emulator
+	e       *localrun.Stack
+	clock   *clock.Scaled
 	sfn     *sfn.Client
 	sqs     *sqs.Client
 	backend string
@@ -92,7 +98,7 @@ func setup(t *testing.T) *suite {
 		t.Fatalf("start the suite: %v", sharedErr)
 	}
 	t.Logf("backend %s, Lambda server on %s, time scale %g, DynamoDB %s table %s",
-		shared.backend, shared.e.LambdaAddr, shared.e.Clock.Scale(), shared.e.DynamoDBURL, shared.e.Table)
+		shared.backend, shared.e.Endpoints.LambdaAddr, shared.clock.Scale(), shared.e.Endpoints.DynamoDB, shared.e.Table)
 	return shared
 }
 
@@ -105,38 +111,41 @@ func start() (*suite, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s := &suite{backend: "Step Functions Local at " + os.Getenv(envEndpoint)}
-	opts := emulator.Options{
-		LambdaAddr:            os.Getenv(envLambdaAddr),
+	if s.clock, err = clock.NewScaled(scale, nil); err != nil {
+		return nil, err
+	}
+	opts := localrun.Options{
+		Scaled:                s.clock,
+		Serve:                 &localrun.Addresses{Lambda: os.Getenv(envLambdaAddr)},
 		StepFunctionsEndpoint: os.Getenv(envEndpoint),
 		DynamoDBEndpoint:      os.Getenv(envDynamoDB),
-		TimeScale:             scale,
-		Getenv:                func(name string) string { return settings[name] },
+		Env:                   func(name string) string { return settings[name] },
 		NameSuffix:            "-" + rand.Text()[:8],
 	}
-	if opts.LambdaAddr == "" {
-		opts.LambdaAddr = defaultLambdaAddr
+	if opts.Serve.Lambda == "" {
+		opts.Serve.Lambda = defaultLambdaAddr
 	}
 	var lambdaServer *lateInvoker
 	if opts.StepFunctionsEndpoint == "" {
 		s.backend = "the project's executor (" + envSelfTest + "=1)"
 		if os.Getenv(envLambdaAddr) == "" {
-			opts.LambdaAddr = "127.0.0.1:0"
+			opts.Serve.Lambda = "127.0.0.1:0"
 		}
 		lambdaServer = &lateInvoker{}
-		if s.standIn, err = startStandIn(scale, lambdaServer); err != nil {
+		if s.standIn, err = startStandIn(s.clock, lambdaServer); err != nil {
 			return nil, err
 		}
 		opts.StepFunctionsEndpoint = s.standIn.URL
 	}
-	if s.e, err = emulator.Start(ctx, opts); err != nil {
+	if s.e, err = localrun.Start(ctx, opts); err != nil {
 		return nil, s.closeAfter(err)
 	}
 	if lambdaServer != nil {
-		lambdaServer.connect(s.e.LambdaURL)
+		lambdaServer.connect(s.e.Endpoints.Lambda)
 	}
 	creds := credentials.NewStaticCredentialsProvider("local", "local", "")
-	s.sfn = sfn.New(sfn.Options{HTTPClient: loopback.NewHTTPClient(), Region: emulator.Region, BaseEndpoint: aws.String(s.e.SFNURL), Credentials: creds})
-	s.sqs = sqs.New(sqs.Options{HTTPClient: loopback.NewHTTPClient(), Region: emulator.Region, BaseEndpoint: aws.String(s.e.SQSURL), Credentials: creds})
+	s.sfn = sfn.New(sfn.Options{HTTPClient: loopback.NewHTTPClient(), Region: region, BaseEndpoint: aws.String(s.e.Endpoints.StepFunctions), Credentials: creds})
+	s.sqs = sqs.New(sqs.Options{HTTPClient: loopback.NewHTTPClient(), Region: region, BaseEndpoint: aws.String(s.e.Endpoints.SQS), Credentials: creds})
 	return s, nil
 }
 
@@ -154,7 +163,7 @@ func timeScale(waitTimeScale string) (float64, error) {
 	return 1 / w, nil
 }
 
-// close stops the emulator and the stand-in.
+// close stops the stack and the stand-in.
 func (s *suite) close() error {
 	var err error
 	if s.e != nil {

@@ -1,4 +1,4 @@
-package emulator
+package simtarget
 
 import (
 	"testing"
@@ -6,8 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/redrive/redrive/internal/simtarget"
 )
 
 func TestParseBehaviour(t *testing.T) {
@@ -15,15 +13,15 @@ func TestParseBehaviour(t *testing.T) {
 	tests := []struct {
 		spec     string
 		want     Behaviour
-		schedule simtarget.Schedule
+		schedule Schedule
 	}{
 		{"healthy", Behaviour{}, nil},
-		{"down", Behaviour{Health: simtarget.Down}, simtarget.Schedule{{From: start, Health: simtarget.Down}}},
-		{"down:2m", Behaviour{Health: simtarget.Down, For: 2 * time.Minute}, simtarget.Outage(start, 2*time.Minute)},
-		{"flaky:0.3", Behaviour{Health: simtarget.Degraded, ErrorRate: 0.3},
-			simtarget.Schedule{{From: start, Health: simtarget.Degraded, ErrorRate: 0.3}}},
-		{"flaky:1:5m", Behaviour{Health: simtarget.Degraded, ErrorRate: 1, For: 5 * time.Minute},
-			simtarget.Schedule{{From: start, Health: simtarget.Degraded, ErrorRate: 1}, {From: start.Add(5 * time.Minute), Health: simtarget.Healthy}}},
+		{"down", Behaviour{Health: Down}, Schedule{{From: start, Health: Down}}},
+		{"down:2m", Behaviour{Health: Down, For: 2 * time.Minute}, Outage(start, 2*time.Minute)},
+		{"flaky:0.3", Behaviour{Health: Degraded, ErrorRate: 0.3},
+			Schedule{{From: start, Health: Degraded, ErrorRate: 0.3}}},
+		{"flaky:1:5m", Behaviour{Health: Degraded, ErrorRate: 1, For: 5 * time.Minute},
+			Schedule{{From: start, Health: Degraded, ErrorRate: 1}, {From: start.Add(5 * time.Minute), Health: Healthy}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package emulator
+package localrun
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // shutdownGrace is how long Close lets requests in flight finish.
 const shutdownGrace = 5 * time.Second
 
-// server is one HTTP server of the emulator.
+// server is one HTTP server of a stack serving on sockets.
 type server struct {
 	// Addr is the address it listens on, with the port picked.
 	Addr string
@@ -25,7 +25,7 @@ type server struct {
 func listen(what, addr string, h http.Handler) (*server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("emulator: listen for %s on %s: %w", what, addr, err)
+		return nil, fmt.Errorf("localrun: listen for %s on %s: %w", what, addr, err)
 	}
 	bound := ln.Addr().(*net.TCPAddr)
 	host := bound.IP.String()

@@ -1,0 +1,25 @@
+package localrun
+
+import (
+	"fmt"
+
+	"github.com/redrive/redrive/internal/simtarget"
+)
+
+// UseConsumer makes the simulated consumer behave as b from now, or from
+// its next call with fromFirstCall, with an empty ledger: a demo's
+// consumer, failing a message whose body holds simtarget.PoisonMarker as
+// poison. It returns the consumer.
+func (s *Stack) UseConsumer(b simtarget.Behaviour, fromFirstCall bool) (*simtarget.Target, error) {
+	err := s.Target.Reset(simtarget.Options{
+		Now:           s.Executor.Now,
+		Schedule:      b.Schedule(s.Executor.Now()),
+		FromFirstCall: fromFirstCall,
+		Poison:        simtarget.BodyContains(simtarget.PoisonMarker),
+		Seed:          uint64(s.opts.Seed),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("localrun: consumer %s: %w", b, err)
+	}
+	return s.Target, nil
+}
