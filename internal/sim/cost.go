@@ -1,8 +1,13 @@
 package sim
 
 import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/redrive/redrive/internal/localrun"
 	"github.com/redrive/redrive/tasks/release"
 )
 
@@ -41,18 +46,34 @@ var PriceSources = []string{
 	"https://aws.amazon.com/dynamodb/pricing/on-demand/",
 }
 
+// memoryMB is each function's memory size in MB, by its localrun name: the
+// orchestrator's seven as infra deploys them (infra/stack/functions.go,
+// `functions`; keep the two in step), and the consumer, which the stack
+// does not deploy, at Lambda's smallest size.
+var memoryMB = map[string]int{
+	localrun.FunctionStarter:   256,
+	localrun.FunctionAttempt:   256,
+	localrun.FunctionPark:      128,
+	localrun.FunctionContinuer: 128,
+	localrun.FunctionAdmin:     128,
+	localrun.FunctionWaitRoom:  128,
+	localrun.FunctionRelease:   256,
+	localrun.FunctionConsumer:  128,
+}
+
 // Assumptions are the parts of the estimate a simulation cannot measure.
 type Assumptions struct {
-	// LambdaMemoryMB is every function's memory size, orchestrator and
-	// consumer alike.
-	LambdaMemoryMB int
+	// MemoryMB is each function's memory size in MB, by its localrun name
+	// (localrun.FunctionConsumer for the consumer); a function has its
+	// duration billed at its own size.
+	MemoryMB map[string]int
 	// OrchestratorDuration is the billed duration of one orchestrator
 	// invocation besides waiting for the consumer (a DynamoDB read, a
 	// conditional write, an SQS or Step Functions call).
 	OrchestratorDuration time.Duration
 	// ConsumerLatency is the billed duration of one consumer call (the
-	// scenario's latency), also billed to an orchestrator that waits for
-	// it.
+	// scenario's latency), also billed to the attempt function, which
+	// waits for it.
 	ConsumerLatency time.Duration
 	// ReleaseInvocation is the billed duration of one releaser invocation:
 	// it sleeps between releases through all its ticks (the last
@@ -60,15 +81,36 @@ type Assumptions struct {
 	ReleaseInvocation time.Duration
 }
 
-// AssumptionsFor is the estimate's assumptions for s: 128 MB functions,
-// 20 ms of orchestrator work per invocation (all of its ten one-second
-// ticks for the releaser's), and the scenario's consumer latency. Item
-// sizes are assumed under 1 KB (one write unit per write, one read unit
-// per strongly consistent read); free tiers are ignored, and SQS requests
-// are left out of every strategy (about $0.40 per million).
+// AssumptionsFor is the estimate's assumptions for s: each function at its
+// deployed memory size (a 128 MB consumer), 20 ms of orchestrator work per
+// invocation (all of its ten one-second ticks for the releaser's), and the
+// scenario's consumer latency. Item sizes are assumed under 1 KB (one
+// write unit per write, one read unit per strongly consistent read); free
+// tiers are ignored, and SQS requests are left out of every strategy
+// (about $0.40 per million).
 func AssumptionsFor(s Scenario) Assumptions {
-	return Assumptions{LambdaMemoryMB: 128, OrchestratorDuration: 20 * time.Millisecond, ConsumerLatency: s.Target.Latency,
+	return Assumptions{MemoryMB: maps.Clone(memoryMB), OrchestratorDuration: 20 * time.Millisecond, ConsumerLatency: s.Target.Latency,
 		ReleaseInvocation: release.TicksPerInvocation * time.Second}
+}
+
+// gb is function name's memory size in GB.
+func (a Assumptions) gb(name string) float64 { return float64(a.MemoryMB[name]) / 1024 }
+
+// memoryNote lists the orchestrator's memory sizes, largest first, e.g.
+// "256 MB attempt, release; 128 MB park".
+func (a Assumptions) memoryNote() string {
+	byMB := map[int][]string{}
+	for name, mb := range a.MemoryMB {
+		if name != localrun.FunctionConsumer {
+			byMB[mb] = append(byMB[mb], name)
+		}
+	}
+	var parts []string
+	for _, mb := range slices.Backward(slices.Sorted(maps.Keys(byMB))) {
+		slices.Sort(byMB[mb])
+		parts = append(parts, fmt.Sprintf("%d MB %s", mb, strings.Join(byMB[mb], ", ")))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Cost is an estimate in US dollars.
@@ -84,16 +126,23 @@ func (c Cost) Scale(f float64) Cost {
 	return Cost{StepFunctions: c.StepFunctions * f, Lambda: c.Lambda * f, DynamoDB: c.DynamoDB * f}
 }
 
-// Estimate prices u.
+// Estimate prices u: every request, and every function's billed duration
+// at its own memory size (a waited consumer call at the attempt's).
 func (p Prices) Estimate(u Usage, a Assumptions) Cost {
-	gb := float64(a.LambdaMemoryMB) / 1024
-	seconds := float64(u.Invocations-u.ReleaseInvocations)*a.OrchestratorDuration.Seconds() +
-		float64(u.ReleaseInvocations)*a.ReleaseInvocation.Seconds() +
-		float64(u.WaitedCalls+u.TargetCalls)*a.ConsumerLatency.Seconds()
+	requests := u.TargetCalls
+	gbSeconds := float64(u.WaitedCalls)*a.ConsumerLatency.Seconds()*a.gb(localrun.FunctionAttempt) +
+		float64(u.TargetCalls)*a.ConsumerLatency.Seconds()*a.gb(localrun.FunctionConsumer)
+	for _, name := range slices.Sorted(maps.Keys(u.Invocations)) { // a fixed order, for a reproducible sum
+		n, d := u.Invocations[name], a.OrchestratorDuration
+		if name == localrun.FunctionRelease {
+			d = a.ReleaseInvocation
+		}
+		requests += n
+		gbSeconds += float64(n) * d.Seconds() * a.gb(name)
+	}
 	return Cost{
 		StepFunctions: float64(u.Transitions) / 1000 * p.TransitionsPerThousand,
-		Lambda: float64(u.Invocations+u.TargetCalls)/1e6*p.LambdaRequestsPerMillion +
-			seconds*gb*p.LambdaGBSecond,
+		Lambda:        float64(requests)/1e6*p.LambdaRequestsPerMillion + gbSeconds*p.LambdaGBSecond,
 		DynamoDB: float64(u.DynamoWrites)/1e6*p.DynamoWritesPerMillion +
 			float64(u.DynamoReads)/1e6*p.DynamoReadsPerMillion,
 	}

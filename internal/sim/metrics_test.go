@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/internal/localrun"
 	"github.com/redrive/redrive/internal/sim"
 	"github.com/redrive/redrive/internal/simtarget"
 )
@@ -120,18 +121,31 @@ func TestMeasureBreakerRecovery(t *testing.T) {
 }
 
 func TestEstimate(t *testing.T) {
-	a := sim.Assumptions{LambdaMemoryMB: 1024, OrchestratorDuration: time.Second, ConsumerLatency: 2 * time.Second}
+	a := sim.Assumptions{
+		MemoryMB:             map[string]int{localrun.FunctionAttempt: 1024, localrun.FunctionRelease: 2048, localrun.FunctionConsumer: 512},
+		OrchestratorDuration: time.Second, ConsumerLatency: 2 * time.Second, ReleaseInvocation: 10 * time.Second,
+	}
 	c := sim.ListPrices.Estimate(sim.Usage{
-		Transitions: 1000, Invocations: 1_000_000, TargetCalls: 1_000_000, WaitedCalls: 0,
-		DynamoReads: 2_000_000, DynamoWrites: 1_000_000,
+		Transitions: 1000, Invocations: map[string]int64{localrun.FunctionAttempt: 1_000_000, localrun.FunctionRelease: 1000},
+		TargetCalls: 1_000_000, WaitedCalls: 0, DynamoReads: 2_000_000, DynamoWrites: 1_000_000,
 	}, a)
 	assert.InDelta(t, 0.025, c.StepFunctions, 1e-12)
-	// 2M requests, and 1M s + 2M s at 1 GB.
-	assert.InDelta(t, 0.40+3_000_000*0.0000133334, c.Lambda, 1e-9)
+	// 2,001,000 requests; 1M attempts x 1 s x 1 GB, 1,000 releases x 10 s
+	// x 2 GB, 1M consumer calls x 2 s x 0.5 GB.
+	assert.InDelta(t, 2.001*0.20+(1_000_000+20_000+1_000_000)*0.0000133334, c.Lambda, 1e-9)
 	assert.InDelta(t, 0.625+0.25, c.DynamoDB, 1e-12)
 	assert.InDelta(t, c.StepFunctions+c.Lambda+c.DynamoDB, c.Total(), 1e-12)
 	require.InDelta(t, 2*c.Total(), c.Scale(2).Total(), 1e-9)
 
 	waited := sim.ListPrices.Estimate(sim.Usage{WaitedCalls: 1_000_000}, a)
-	assert.InDelta(t, 2_000_000*0.0000133334, waited.Lambda, 1e-9, "a waited call bills the waiter's duration, no request")
+	assert.InDelta(t, 1_000_000*2*1*0.0000133334, waited.Lambda, 1e-9, "a waited call bills the attempt's duration at its memory, no request")
+}
+
+func TestAssumptionsCoverEveryFunction(t *testing.T) {
+	a := sim.AssumptionsFor(sim.Scenario{})
+	for name := range (localrun.Handlers{}).ByName() {
+		assert.Contains(t, a.MemoryMB, name)
+	}
+	assert.Contains(t, a.MemoryMB, localrun.FunctionConsumer)
+	assert.Len(t, a.MemoryMB, 8, "the seven functions and the consumer")
 }

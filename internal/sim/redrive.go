@@ -164,8 +164,8 @@ func (w *redriveWatch) report() {
 
 // usageOf is the billable usage of a Stack so far: the transitions of its
 // redrive and release executions, the orchestrator's invocations by
-// function (not the consumer's), and the DynamoDB request units of breaker rows, delivery
-// records, the waiting room and the pace rows.
+// function (not the consumer's), and the DynamoDB request units of breaker
+// rows, delivery records, the waiting room and the pace rows.
 func usageOf(ctx context.Context, stack *localrun.Stack) (Usage, error) {
 	var u Usage
 	for _, arn := range []string{stack.RedriveARN, stack.ReleaseARN} {

@@ -66,16 +66,16 @@ type Outcome struct {
 type Usage struct {
 	// Transitions counts Step Functions state transitions.
 	Transitions int64
-	// Invocations counts the orchestrator's own Lambda invocations.
-	Invocations int64
+	// Invocations counts the orchestrator's own Lambda invocations, by
+	// function (localrun's names); each is billed at its function's
+	// memory size, the releaser's for the ticks it spreads its releases
+	// over.
+	Invocations map[string]int64
 	// TargetCalls counts invocations of the consumer.
 	TargetCalls int64
-	// WaitedCalls counts consumer calls an orchestrator Lambda waited on
-	// (billed as that Lambda's duration too).
+	// WaitedCalls counts consumer calls the attempt function waited on
+	// (billed as its duration too).
 	WaitedCalls int64
-	// ReleaseInvocations counts the releaser's invocations, each billed
-	// for the ticks it spreads its releases over.
-	ReleaseInvocations int64
 	// DynamoReads and DynamoWrites count request units; failed
 	// conditional writes are billed and counted as writes.
 	DynamoReads, DynamoWrites int64

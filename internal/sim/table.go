@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/redrive/redrive/internal/localrun"
 )
 
 // WriteTable prints the result as a table, one column per strategy, with
@@ -55,10 +57,12 @@ func CostNote(s Scenario) string {
 	return fmt.Sprintf("Cost: us-east-1 list prices: Step Functions Standard $%.3f per 1,000 state transitions; Lambda $%.2f per 1M requests\n"+
 		"  + $%.10f per GB-s (arm64); DynamoDB on-demand $%.3f per 1M write and $%.3f per 1M read request units\n"+
 		"  (%s; not re-checked online when written, 2026-11).\n"+
-		"  Assumed: %d MB functions, %v of orchestrator work per invocation (%v per releaser invocation), each consumer call billed for its %v\n"+
-		"  latency (twice when an orchestrator Lambda waits for it), items under 1 KB, no free tier, SQS requests not counted.",
+		"  Assumed: functions at their deployed memory (%s) and a %d MB consumer,\n"+
+		"  %v of orchestrator work per invocation (%v per releaser invocation), each consumer call billed for its %v latency\n"+
+		"  (again at the attempt's memory when the attempt waits for it), items under 1 KB, no free tier, SQS requests not counted.",
 		p.TransitionsPerThousand, p.LambdaRequestsPerMillion, p.LambdaGBSecond, p.DynamoWritesPerMillion, p.DynamoReadsPerMillion,
-		strings.Join(PriceSources, ", "), a.LambdaMemoryMB, a.OrchestratorDuration, a.ReleaseInvocation, a.ConsumerLatency)
+		strings.Join(PriceSources, ", "), a.memoryNote(), a.MemoryMB[localrun.FunctionConsumer],
+		a.OrchestratorDuration, a.ReleaseInvocation, a.ConsumerLatency)
 }
 
 // Table is the result as rows of cells: a header row of strategy names,
