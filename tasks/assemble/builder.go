@@ -88,9 +88,10 @@ func (b *Builder) Starter(cfg starter.Config) (*starter.Handler, error) {
 }
 
 // Attempt builds the attempt handler: its breaker (on Deps.WrapStore's
-// store, if set), the delivery ledger and the target (wrapped by
-// Deps.WrapTarget, if set). It needs
-// Clients.DynamoDB and the target's client in Clients.Delivery.
+// store, if set), the delivery ledger, the target (wrapped by
+// Deps.WrapTarget, if set), and its retry settings, validated and
+// defaulted here once. It needs Clients.DynamoDB and the target's client
+// in Clients.Delivery.
 func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 	c := b.deps.Clients
 	if err := errors.Join(cfg.Validate(), needs("attempt", need{"DynamoDB", c.DynamoDB != nil}, need{"SFN", c.SFN != nil})); err != nil {
@@ -114,6 +115,7 @@ func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 	rm, launcher := b.room(cfg.Room)
 	retry := cfg.Retry
 	retry.RoomTimeout = cfg.Room.Timeout
+	retry = retry.WithDefaults() // validated above; the handler uses it as is
 	return &attempt.Handler{
 		Breaker:  br,
 		Ledger:   delivery.New(c.DynamoDB, cfg.Table, b.deps.Clock.Now),

@@ -15,6 +15,7 @@ import (
 	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/tasks/admin"
 	"github.com/redrive/redrive/tasks/assemble"
+	"github.com/redrive/redrive/tasks/attempt"
 	"github.com/redrive/redrive/tasks/message"
 	"github.com/redrive/redrive/tasks/pace"
 	"github.com/redrive/redrive/tasks/park"
@@ -184,6 +185,20 @@ func TestHandlersAreBuiltOnTheirSettingsAndDeps(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, clients.SFN, h.SFN)
 		assert.NotNil(t, h.Logger)
+	})
+	t.Run("attempt and release get their settings defaulted", func(t *testing.T) {
+		b := assemble.NewBuilder(assemble.Deps{Clients: assemble.Clients{SFN: unusedSFN{}, DynamoDB: unusedDynamoDB{},
+			Delivery: target.Clients{Lambda: &consumer{}}}, MetricLines: &bytes.Buffer{}, Logger: telemetry.JSONLogger(&bytes.Buffer{})})
+		rc := roomConfig("t")
+		rc.Timeout, rc.Pace = 30*time.Minute, pace.Policy{Max: 50}
+		a, err := b.Attempt(assemble.AttemptConfig{
+			Table: "t", Retry: attempt.Config{MaxAttempts: 3}, Target: target.Config{Kind: target.KindLambda, Function: "c"}, Room: rc,
+		})
+		require.NoError(t, err)
+		assert.Equal(t, attempt.Config{MaxAttempts: 3, RoomTimeout: 30 * time.Minute}.WithDefaults(), a.Config)
+		r, err := b.Release(rc, breaker.Policy{})
+		require.NoError(t, err)
+		assert.Equal(t, pace.Policy{Max: 50}.WithDefaults(), r.Launcher.Policy)
 	})
 }
 

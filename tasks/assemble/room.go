@@ -102,10 +102,12 @@ func (c RoomConfig) ttl() time.Duration {
 	return 2 * max(c.Timeout, attempt.DefaultRoomTimeout)
 }
 
-// room builds the room, the pace store and the releaser's launcher on cfg.
+// room builds the room, the pace store and the releaser's launcher on cfg
+// (validated by the caller), the launcher's pace with its defaults
+// applied, as the releaser reads it.
 func (b *Builder) room(cfg RoomConfig) (*room.Room, *release.Launcher) {
 	c := b.deps.Clients
-	l := &release.Launcher{Pace: pace.NewStore(c.DynamoDB, cfg.Table), Policy: cfg.Pace, SFN: c.SFN,
+	l := &release.Launcher{Pace: pace.NewStore(c.DynamoDB, cfg.Table), Policy: cfg.Pace.WithDefaults(), SFN: c.SFN,
 		StateMachineARN: cfg.ReleaseStateMachineARN, Now: b.deps.Clock.Now}
 	return room.New(c.DynamoDB, cfg.Table, cfg.ttl()), l
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/redrive/redrive/breaker"
@@ -52,7 +53,7 @@ var (
 	_ Metrics = (*telemetry.Metrics)(nil)
 )
 
-// Handler runs the Attempt task. Every field but Config is required.
+// Handler runs the Attempt task. Every exported field is required.
 type Handler struct {
 	// Breaker admits deliveries and records their outcomes.
 	Breaker Breaker
@@ -77,8 +78,15 @@ type Handler struct {
 	Tasks room.TaskAPI
 	// Launcher starts the room's releaser when a canary succeeds.
 	Launcher Launcher
-	// Config tunes retries; zero fields take their defaults.
+	// Config tunes retries. Handle uses it as is, so it must be valid and
+	// have its defaults applied: the Builder (tasks/assemble) does both at
+	// construction; by hand, Config.Validate then Config.WithDefaults.
 	Config Config
+
+	// checked runs check once, on the first invocation; checkErr is what
+	// it found.
+	checked  sync.Once
+	checkErr error
 }
 
 // Launcher starts a breaker's releaser when none runs; *release.Launcher
@@ -93,14 +101,15 @@ type Launcher interface {
 // *InvalidDocument naming the field, not a decoding error the state
 // machine cannot tell from a crash.
 func (h *Handler) Handle(ctx context.Context, event json.RawMessage) (message.Document, error) {
-	if err := h.check(); err != nil {
-		return message.Document{}, &taskerr.Unexpected{Task: "attempt", Err: err}
+	h.checked.Do(func() { h.checkErr = h.check() })
+	if h.checkErr != nil {
+		return message.Document{}, &taskerr.Unexpected{Task: "attempt", Err: h.checkErr}
 	}
 	doc, err := message.ParseDocument(event)
 	if err != nil {
 		return message.Document{}, &InvalidDocument{Err: err}
 	}
-	doc, err = h.attempt(ctx, doc, h.Config.WithDefaults())
+	doc, err = h.attempt(ctx, doc, h.Config)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "attempt failed", "breaker", doc.BreakerKey, "originId", doc.OriginID,
 			"attempt", doc.Attempt, "try", doc.Tries+1, "error", err.Error())
@@ -113,8 +122,10 @@ func (h *Handler) Handle(ctx context.Context, event json.RawMessage) (message.Do
 	return doc, nil
 }
 
-// check reports a Handler that is missing a dependency or misconfigured,
-// instead of failing on a nil pointer mid-delivery.
+// check reports a Handler built by hand that is missing a dependency or
+// its Config's defaults, instead of failing on a nil pointer or a zero
+// setting mid-delivery. Config's values are validated where the handler is
+// built, not here.
 func (h *Handler) check() error {
 	var missing []string
 	for _, dep := range []struct {
@@ -132,8 +143,8 @@ func (h *Handler) check() error {
 	if len(missing) > 0 {
 		return fmt.Errorf("attempt: handler is missing %v", missing)
 	}
-	if err := h.Config.Validate(); err != nil {
-		return fmt.Errorf("attempt: %w", err)
+	if h.Config != h.Config.WithDefaults() {
+		return errors.New("attempt: handler's Config lacks its defaults (use Config.WithDefaults)")
 	}
 	return nil
 }

@@ -153,7 +153,7 @@ func newFixture(t testing.TB, o options, results ...target.Result) fixture {
 		ledger = o.wrapLedger(ledger)
 	}
 	f.handler = &attempt.Handler{Breaker: b, Ledger: ledger, Target: f.target, Metrics: metrics,
-		Logger: logger, Clock: clk, Rand: half{}, Room: f.room, Tasks: f.sfn, Launcher: f.launcher, Config: o.config}
+		Logger: logger, Clock: clk, Rand: half{}, Room: f.room, Tasks: f.sfn, Launcher: f.launcher, Config: o.config.WithDefaults()}
 	return f
 }
 

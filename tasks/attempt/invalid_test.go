@@ -3,7 +3,6 @@ package attempt_test
 import (
 	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,7 +46,6 @@ func TestMalformedDocumentIsInvalidDocument(t *testing.T) {
 }
 
 func TestMisconfiguredHandlerFailsClearly(t *testing.T) {
-	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
 	event, err := json.Marshal(newDocument("orders"))
 	require.NoError(t, err)
 	tests := []struct {
@@ -59,20 +57,20 @@ func TestMisconfiguredHandlerFailsClearly(t *testing.T) {
 			"attempt: handler is missing [Breaker Ledger Target Metrics Logger Clock Rand Room Tasks Launcher]"},
 		{"no ledger", func(h *attempt.Handler) { h.Ledger = nil }, "attempt: handler is missing [Ledger]"},
 		{"no room", func(h *attempt.Handler) { h.Room, h.Launcher = nil, nil }, "attempt: handler is missing [Room Launcher]"},
-		{"room timeout too short", func(h *attempt.Handler) { h.Config.RoomTimeout = time.Second },
-			"attempt: config: ROOM_TIMEOUT: must be between 1m and 8760h (a year, Step Functions' task timeout limit)"},
-		{"bad config", func(h *attempt.Handler) { h.Config.MaxCycles = 5000 },
-			"attempt: config: MAX_CYCLES: must be between 1 and 1500 (up to 13 history events per cycle; the limit is 25,000)"},
+		{"config without its defaults", func(h *attempt.Handler) { h.Config.MaxCycles = 0 },
+			"attempt: handler's Config lacks its defaults (use Config.WithDefaults)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := *f.handler
-			tt.change(&h)
-			_, err := h.Handle(t.Context(), event)
-			assert.EqualError(t, err, tt.want)
-			_, named := err.(*taskerr.Unexpected) // not "errorString" in Step Functions
-			assert.True(t, named, "error %T", err)
+			f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
+			tt.change(f.handler)
+			for range 2 { // checked once, and failing every time
+				_, err := f.handler.Handle(t.Context(), event)
+				assert.EqualError(t, err, tt.want)
+				_, named := err.(*taskerr.Unexpected) // not "errorString" in Step Functions
+				assert.True(t, named, "error %T", err)
+			}
+			assert.Zero(t, f.target.calls())
 		})
 	}
-	assert.Zero(t, f.target.calls())
 }

@@ -64,7 +64,9 @@ type Handler struct {
 	Room *room.Room
 	// Tasks resumes executions.
 	Tasks room.TaskAPI
-	// Launcher hands over to a new releaser after MaxTicks.
+	// Launcher hands over to a new releaser after MaxTicks; its Policy,
+	// which must have its defaults applied (pace.Policy.WithDefaults, as
+	// the Builder in tasks/assemble does), paces the ticks as it is.
 	Launcher *Launcher
 	// Logger gets one line per tick.
 	Logger *slog.Logger
@@ -101,7 +103,7 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 // operator's command, starts the next). It stops too when the room is
 // empty.
 func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
-	key, pol := in.BreakerKey, h.Launcher.Policy.WithDefaults()
+	key, pol := in.BreakerKey, h.Launcher.Policy
 	out := Output{Input: in}
 	out.Ticks++
 	row, err := h.Breaker.Status(ctx, key)

@@ -17,7 +17,7 @@ import (
 
 func TestAnInvocationRunsTicksPerInvocationTicks(t *testing.T) {
 	f := newFixture(t)
-	f.handler.Launcher.Policy = pace.Policy{Start: 1, Max: 1} // one message a tick
+	f.handler.Launcher.Policy = pace.Policy{Start: 1, Max: 1}.WithDefaults() // one message a tick
 	f.fill(t, 15)
 	in := f.start(t)
 

@@ -59,7 +59,7 @@ func newFixture(t *testing.T) fixture {
 	require.NoError(t, err)
 	f := fixture{breaker: b, room: room.New(client, table, time.Hour), pace: pace.NewStore(client, table),
 		sfn: &roomtest.SFN{}, clock: clock, slept: new(time.Duration)}
-	launcher := &release.Launcher{Pace: f.pace, SFN: f.sfn, StateMachineARN: releaseARN, Now: clock.Now}
+	launcher := &release.Launcher{Pace: f.pace, Policy: pace.Policy{}.WithDefaults(), SFN: f.sfn, StateMachineARN: releaseARN, Now: clock.Now}
 	f.handler = &release.Handler{Breaker: b, Room: f.room, Tasks: f.sfn, Launcher: launcher,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clock.Now,
 		Sleep: func(_ context.Context, d time.Duration) {
