@@ -14,7 +14,7 @@ export npm_config_audit := false
 
 .PHONY: all run test vet fmt-check unit test-dynalite test-fauxqs test-infra \
 	test-sfn-selftest test-sfn-local bench bench-go bench-dynalite bench-scenarios \
-	build synth deploy diff local browser
+	build synth deploy diff local install browser
 
 all: test
 
@@ -142,3 +142,7 @@ test-infra: $(CDK_STAMP)
 ## (LOCAL_FLAGS adds flags, e.g. LOCAL_FLAGS='--target down:2m').
 local:
 	$(GO) run ./cmd/redrive local $(LOCAL_FLAGS)
+
+## install: put redrive on your PATH, in $(go env GOPATH)/bin.
+install:
+	$(GO) install ./cmd/redrive

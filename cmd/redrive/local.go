@@ -31,7 +31,7 @@ type localConfig struct {
 	stack  localrun.Options
 	target simtarget.Behaviour
 	scale  float64
-	// dir holds the AWS config file; a temporary one when empty.
+	// dir holds the AWS config file and the env file.
 	dir string
 }
 
@@ -47,13 +47,13 @@ func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "redrive local: %v\n", err)
 		return exitFailure
 	}
-	configFile, cleanup, err := writeAWSConfig(cfg.dir, s)
+	exports, cleanup, err := writeClientFiles(cfg.dir, s)
 	if err != nil {
 		fmt.Fprintf(stderr, "redrive local: %v\n", errors.Join(err, s.Close()))
 		return exitFailure
 	}
 	defer cleanup()
-	printLocal(stdout, s, cfg, configFile)
+	printLocal(stdout, s, cfg, exports)
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "redrive local: shutting down")
 	if dropped := s.Pending(context.Background()); dropped.Executions+dropped.Messages > 0 {
@@ -101,7 +101,7 @@ func parseLocal(args []string, getenv func(string) string, stderr io.Writer) (cf
 	fs.StringVar(&cfg.stack.StepFunctionsEndpoint, "sfn-endpoint", "", "use this Step Functions endpoint (e.g. Step Functions Local) instead of serving the executor")
 	fs.StringVar(&cfg.stack.DynamoDBEndpoint, "ddb-endpoint", "", "use this DynamoDB endpoint (e.g. DynamoDB Local) instead of serving minidyn")
 	fs.Float64Var(&cfg.scale, "time-scale", 1, "run the clock (Waits, timeouts, the handlers', SQS's) this many times faster than the wall clock")
-	fs.StringVar(&cfg.dir, "config-dir", "", "write the AWS config file the exports point at here (default: a temporary directory, removed on exit)")
+	fs.StringVar(&cfg.dir, "config-dir", filepath.Join(os.TempDir(), "redrive-local"), "write the AWS config file and the exports (env, for `source`) here; removed on exit")
 	target := fs.String("target", "healthy", "the demo consumer from its first call: healthy, down[:DURATION] or flaky:RATE[:DURATION] (DURATION on the stack's clock)")
 	quiet := fs.Bool("quiet", false, "do not print the functions' log lines to stderr")
 	if code, ok := parseFlags(fs, args); !ok {
@@ -144,7 +144,7 @@ func localUsage(fs *flag.FlagSet) {
 
 // printLocal prints where everything is, and the export lines for a shell
 // that talks to it.
-func printLocal(w io.Writer, s *localrun.Stack, cfg localConfig, configFile string) {
+func printLocal(w io.Writer, s *localrun.Stack, cfg localConfig, exports [][2]string) {
 	fmt.Fprintf(w, "redrive local: serving (time scale %s, consumer %s from its first call)\n", strconv.FormatFloat(cfg.scale, 'g', -1, 64), cfg.target)
 	fmt.Fprintf(w, "  Lambda Invoke API  %s (listening on %s)\n", s.Endpoints.Lambda, s.Endpoints.LambdaAddr)
 	fmt.Fprintf(w, "    functions        %s %s %s %s %s %s %s %s\n", localrun.FunctionStarter, localrun.FunctionAttempt,
@@ -160,9 +160,9 @@ func printLocal(w io.Writer, s *localrun.Stack, cfg localConfig, configFile stri
 	fmt.Fprintf(w, "    parking lot      %s\n", s.ParkingLotURL)
 	fmt.Fprintf(w, "    source queue     %s\n", s.SourceQueueURL)
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "# In another shell (the AWS_* lines point the aws CLI, v1 or v2, and the SDKs at the")
-	fmt.Fprintln(w, "# local servers; unset them, or open a new shell, before talking to AWS):")
-	for _, kv := range localExports(s, configFile) {
+	fmt.Fprintf(w, "# In another shell, source %s, or run these (the AWS_* lines point the aws CLI,\n", filepath.Join(cfg.dir, "env"))
+	fmt.Fprintln(w, "# v1 or v2, and the SDKs at the local servers; open a new shell before talking to AWS):")
+	for _, kv := range exports {
 		fmt.Fprintf(w, "export %s=%s\n", kv[0], kv[1])
 	}
 	fmt.Fprintln(w)
@@ -180,7 +180,9 @@ func localExports(s *localrun.Stack, configFile string) [][2]string {
 		{"REDRIVE_STATE_MACHINE_ARN", s.RedriveARN},
 		{"RELEASE_STATE_MACHINE_ARN", s.ReleaseARN},
 		{"DLQ_URL", s.DLQURL},
+		{"DLQ_ARN", localrun.QueueARN(localrun.DLQName)},
 		{"PARKING_LOT_URL", s.ParkingLotURL},
+		{"PARKING_LOT_ARN", localrun.QueueARN(localrun.ParkingLotName)},
 		{"SOURCE_QUEUE_URL", s.SourceQueueURL},
 		{"TABLE_NAME", s.Table},
 		{"AWS_CONFIG_FILE", configFile},
@@ -196,30 +198,37 @@ func localExports(s *localrun.Stack, configFile string) [][2]string {
 	}
 }
 
-// writeAWSConfig writes the AWS config file of the local profile into dir
-// (a new temporary directory when empty, removed by cleanup): the region,
-// the credentials, and each service's endpoint_url, which the AWS CLI v1
-// reads only from there.
-func writeAWSConfig(dir string, s *localrun.Stack) (path string, cleanup func(), err error) {
-	cleanup = func() {}
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "redrive-local-"); err != nil {
-			return "", nil, err
-		}
-		cleanup = func() { _ = os.RemoveAll(dir) }
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil, err
+// writeClientFiles writes into dir, made if need be, what a client shell
+// needs: the AWS config file of the local profile (the region, the
+// credentials, and each service's endpoint_url, which the AWS CLI v1 reads
+// only from there) and env, the export lines, for `source`. It returns the
+// exports, and cleanup, which removes both files (and dir, if empty).
+func writeClientFiles(dir string, s *localrun.Stack) (exports [][2]string, cleanup func(), err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, err
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "[profile %s]\nregion = %s\naws_access_key_id = local\naws_secret_access_key = local\nservices = %s\n\n", localProfile, localRegion, localProfile)
-	fmt.Fprintf(&b, "[services %s]\n", localProfile)
+	var config strings.Builder
+	fmt.Fprintf(&config, "[profile %s]\nregion = %s\naws_access_key_id = local\naws_secret_access_key = local\nservices = %s\n\n", localProfile, localRegion, localProfile)
+	fmt.Fprintf(&config, "[services %s]\n", localProfile)
 	for _, svc := range [][2]string{{"sfn", s.Endpoints.StepFunctions}, {"sqs", s.Endpoints.SQS}, {"dynamodb", s.Endpoints.DynamoDB}, {"lambda", s.Endpoints.Lambda}} {
-		fmt.Fprintf(&b, "%s =\n  endpoint_url = %s\n", svc[0], svc[1])
+		fmt.Fprintf(&config, "%s =\n  endpoint_url = %s\n", svc[0], svc[1])
 	}
-	path = filepath.Join(dir, "aws-config")
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("write the AWS config file: %w", err)
+	configFile, envFile := filepath.Join(dir, "aws-config"), filepath.Join(dir, "env")
+	exports = localExports(s, configFile)
+	var env strings.Builder
+	for _, kv := range exports {
+		fmt.Fprintf(&env, "export %s=%s\n", kv[0], kv[1])
 	}
-	return path, cleanup, nil
+	cleanup = func() {
+		_ = os.Remove(configFile)
+		_ = os.Remove(envFile)
+		_ = os.Remove(dir) // only if empty
+	}
+	for name, text := range map[string]string{configFile: config.String(), envFile: env.String()} {
+		if err := os.WriteFile(name, []byte(text), 0o600); err != nil {
+			cleanup()
+			return nil, nil, fmt.Errorf("write %s: %w", name, err)
+		}
+	}
+	return exports, cleanup, nil
 }

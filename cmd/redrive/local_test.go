@@ -179,7 +179,9 @@ func TestLocalCommandServesUntilInterrupted(t *testing.T) {
 	stdout := &syncBuffer{}
 	var stderr syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- runLocal(ctx, append(append([]string{}, freePorts...), "--quiet"), stdout, &stderr) }()
+	go func() {
+		done <- runLocal(ctx, append(append([]string{}, freePorts...), "--quiet", "--config-dir", t.TempDir()), stdout, &stderr)
+	}()
 
 	deadline := time.Now().Add(waitLimit)
 	for !strings.Contains(stdout.String(), "export AWS_SECRET_ACCESS_KEY=local\n") {
@@ -218,15 +220,16 @@ func TestLocalCommandFailsWhenAnAddressIsTaken(t *testing.T) {
 func serveLocal(t *testing.T, args ...string) (*localrun.Stack, map[string]string) {
 	t.Helper()
 	var stderr bytes.Buffer
-	cfg, _, ok := parseLocal(append(append(append([]string{}, freePorts...), "--quiet"), args...), nil, &stderr)
+	cfg, _, ok := parseLocal(append(append(append([]string{}, freePorts...), "--quiet", "--config-dir", t.TempDir()), args...), nil, &stderr)
 	require.True(t, ok, "stderr: %s", stderr.String())
 	s, err := startLocal(t.Context(), cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, s.Close()) })
-	configFile, _, err := writeAWSConfig(t.TempDir(), s)
+	lines, cleanup, err := writeClientFiles(cfg.dir, s)
 	require.NoError(t, err)
+	t.Cleanup(cleanup)
 	var stdout bytes.Buffer
-	printLocal(&stdout, s, cfg, configFile)
+	printLocal(&stdout, s, cfg, lines)
 	return s, exports(t, stdout.String())
 }
 

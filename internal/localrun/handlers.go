@@ -78,7 +78,7 @@ func (s *Stack) settings() func(string) string {
 		park.EnvQueueURL:                   s.ParkingLotURL,
 		target.EnvKind:                     string(target.KindLambda),
 		target.EnvFunction:                 functionARN(FunctionConsumer),
-		target.EnvSourceARN:                queueARN(SourceQueueName),
+		target.EnvSourceARN:                QueueARN(SourceQueueName),
 	}
 	user := s.opts.Env
 	if user == nil {

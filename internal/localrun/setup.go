@@ -12,24 +12,34 @@ import (
 	"github.com/redrive/redrive/statemachine"
 )
 
-// queueARN is the ARN of a local queue.
-func queueARN(name string) string {
+// QueueARN is the ARN of a stack's queue.
+func QueueARN(name string) string {
 	return "arn:aws:sqs:" + region + ":" + account + ":" + name
 }
 
-// createQueues creates the DLQ (with the configured visibility timeout),
-// the parking lot, and the source queue whose redrive policy sends to the
-// DLQ, as a deployment has them.
+// dlqMaxReceives is how many times the DLQ's event source may receive a
+// message it could not start before SQS moves it to the parking lot.
+const dlqMaxReceives = 50
+
+// createQueues creates the parking lot, the DLQ (with the configured
+// visibility timeout, and a redrive policy to the parking lot after
+// dlqMaxReceives receives, as infra/README.md advises), and the source
+// queue whose redrive policy sends to the DLQ, as a deployment has them.
+// The parking lot, being the DLQ's dead-letter queue, can be moved back
+// with StartMessageMoveTask.
 func (s *Stack) createQueues(ctx context.Context) error {
 	queues := []struct {
 		name  string
 		attrs map[string]string
 		url   *string
 	}{
-		{DLQName, map[string]string{"VisibilityTimeout": strconv.Itoa(int(s.opts.VisibilityTimeout.Seconds()))}, &s.DLQURL},
 		{ParkingLotName, nil, &s.ParkingLotURL},
+		{DLQName, map[string]string{
+			"VisibilityTimeout": strconv.Itoa(int(s.opts.VisibilityTimeout.Seconds())),
+			"RedrivePolicy":     fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"%d"}`, QueueARN(ParkingLotName), dlqMaxReceives),
+		}, &s.DLQURL},
 		{SourceQueueName, map[string]string{
-			"RedrivePolicy": fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"3"}`, queueARN(DLQName)),
+			"RedrivePolicy": fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"3"}`, QueueARN(DLQName)),
 		}, &s.SourceQueueURL},
 	}
 	for _, q := range queues {

@@ -166,7 +166,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	}
 	s.source = &eventSource{
 		exec: s.Executor, sqs: s.SQS, server: s.SQSServer,
-		queueName: DLQName, queueURL: s.DLQURL, queueARN: queueARN(DLQName),
+		queueName: DLQName, queueURL: s.DLQURL, queueARN: QueueARN(DLQName),
 		invoker: s.invoker, function: functionARN(FunctionStarter), batchSize: opts.BatchSize,
 		fail: s.fail, logger: telemetry.JSONLogger(opts.Logs), service: opts.Scaled != nil,
 	}
