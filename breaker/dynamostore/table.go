@@ -30,6 +30,11 @@ const (
 	RoomSeqAttr = "seq"
 )
 
+// TTLAttr is the attribute the table's TTL reads (Unix seconds): the
+// delivery records and the waiting room's entries expire by it. The CDK
+// stack and the local stack enable TTL on it.
+const TTLAttr = "ttl"
+
 // TableInput is the schema of the table the store, the delivery records
 // and the waiting room live in: partition key pk (S), no sort key, the
 // sparse index RoomIndex, on-demand billing. The CDK stack and the local

@@ -12,12 +12,6 @@ import (
 	"github.com/redrive/redrive/breaker/dynamostore"
 )
 
-// ttlAttribute is the table's TTL attribute: the delivery records' expiry,
-// epoch seconds (tasks/delivery). DynamoDB allows one per table. The keys
-// and the waiting room's index come from dynamostore.TableInput, the
-// schema the store, the ledger, the room and the local emulators share.
-const ttlAttribute = "ttl"
-
 // Queue settings.
 const (
 	retention14Days = 14 // SQS's maximum, in days
@@ -85,7 +79,8 @@ func newStorage(scope constructs.Construct, s Settings) *storage {
 // newTable creates the table of breaker rows, delivery records, waiting
 // room entries and pace rows, on dynamostore.TableInput's schema: its
 // partition key and the waiting room's sparse index (which the room
-// queries oldest first per breaker key).
+// queries oldest first per breaker key), with TTL on dynamostore.TTLAttr
+// (DynamoDB allows one TTL attribute per table).
 func newTable(scope constructs.Construct) awsdynamodb.Table {
 	schema := dynamostore.TableInput("")
 	types := map[string]awsdynamodb.AttributeType{}
@@ -111,7 +106,7 @@ func newTable(scope constructs.Construct) awsdynamodb.Table {
 		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
 			PointInTimeRecoveryEnabled: jsii.Bool(true),
 		},
-		TimeToLiveAttribute: jsii.String(ttlAttribute),
+		TimeToLiveAttribute: jsii.String(dynamostore.TTLAttr),
 		Encryption:          awsdynamodb.TableEncryption_AWS_MANAGED,
 		RemovalPolicy:       awscdk.RemovalPolicy_RETAIN,
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/breaker/dynamostore"
 	"github.com/redrive/redrive/tasks/delivery"
 	"github.com/redrive/redrive/tasks/room"
 )
@@ -49,9 +50,9 @@ func (p *puts) Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Op
 // expiry reads the table's TTL attribute of item as DynamoDB's TTL does.
 func expiry(t *testing.T, item map[string]types.AttributeValue) time.Time {
 	t.Helper()
-	n, ok := item[ttlAttribute].(*types.AttributeValueMemberN)
+	n, ok := item[dynamostore.TTLAttr].(*types.AttributeValueMemberN)
 	require.True(t, ok, "the item has no Number attribute %q (the table's TTL attribute), so it never expires; it has %v",
-		ttlAttribute, keysOf(item))
+		dynamostore.TTLAttr, keysOf(item))
 	sec, err := strconv.ParseInt(n.Value, 10, 64)
 	require.NoError(t, err)
 	return time.Unix(sec, 0).UTC()
@@ -68,7 +69,7 @@ func keysOf(item map[string]types.AttributeValue) []string {
 func TestTableTTL(t *testing.T) {
 	s := synth(t, demoName)
 	_, table := s.only(t, "AWS::DynamoDB::Table")
-	assert.Equal(t, `{"AttributeName":"`+ttlAttribute+`","Enabled":true}`, render(table.Properties["TimeToLiveSpecification"]))
+	assert.Equal(t, `{"AttributeName":"`+dynamostore.TTLAttr+`","Enabled":true}`, render(table.Properties["TimeToLiveSpecification"]))
 }
 
 func TestDeliveryRecordsExpireByTheTableTTL(t *testing.T) {

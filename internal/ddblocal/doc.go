@@ -12,8 +12,11 @@
 //   - ListTables lists the tables created through the handler, in name
 //     order, paged by Limit and ExclusiveStartTableName.
 //   - DescribeTimeToLive and UpdateTimeToLive remember each table's TTL
-//     setting. Expiry is not enforced: items are never deleted for their
-//     TTL attribute.
+//     setting; a handler made with a clock deletes expired items every
+//     thousand writes (Sweep), so a long-running stack's table holds what
+//     has not expired, as DynamoDB's does.
+//   - Snapshot and Restore carry the tables and their items across a
+//     restart.
 //   - Scan and Query with Select COUNT answer Count and ScannedCount and
 //     no Items (minidyn ignores Select).
 //   - Every answer carries an x-amzn-RequestId header, and every error a

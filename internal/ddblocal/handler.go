@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/truora/minidyn/server"
 )
@@ -62,14 +63,28 @@ type Handler struct {
 	// mu lets the table operations run alone (write lock) and the others
 	// together (read lock), and guards tables.
 	mu sync.RWMutex
-	// tables holds the tables created through the handler and their TTL
-	// settings.
-	tables map[string]timeToLive
+	// tables holds the tables created through the handler.
+	tables map[string]tableState
+
+	// now is the clock TTL expiry reads (see Sweep); nil: none expire.
+	now func() time.Time
+	// written counts writes, for the sweeps.
+	written atomic.Uint64
 }
 
-// New returns a Handler with a new, empty minidyn server.
-func New() *Handler {
-	return &Handler{ddb: server.NewServer(), tables: map[string]timeToLive{}}
+// tableState is what the handler knows of a table: the request that
+// created it, its key attributes, and its TTL setting.
+type tableState struct {
+	create json.RawMessage
+	keys   []string
+	ttl    timeToLive
+}
+
+// New returns a Handler with a new, empty minidyn server. With a clock,
+// items whose TTL has passed on it are deleted (see Sweep); nil keeps
+// every item.
+func New(now func() time.Time) *Handler {
+	return &Handler{ddb: server.NewServer(), tables: map[string]tableState{}, now: now}
 }
 
 // ServeHTTP answers one DynamoDB API request, named by its X-Amz-Target.
@@ -109,11 +124,12 @@ func (h *Handler) forward(w http.ResponseWriter, r *http.Request, op string, bod
 	in := r.Clone(r.Context())
 	in.Body = io.NopCloser(bytes.NewReader(body))
 	rec := httptest.NewRecorder()
-	out, err := h.serve(rec, in, op, described)
+	out, err := h.serve(rec, in, op, body, described)
 	if rec.Code != http.StatusOK {
 		relayError(w, rec)
 		return
 	}
+	defer h.afterWrite(op)
 	if out == nil && err == nil && (op == "Scan" || op == "Query") && selectsCount(body) {
 		out, err = countOnly(rec.Body.Bytes())
 	}
@@ -131,7 +147,7 @@ func (h *Handler) forward(w http.ResponseWriter, r *http.Request, op string, bod
 // serve has minidyn answer in into rec. An operation that describes a
 // table runs alone, and serve returns its answer rewritten (see describe);
 // the others run together, and serve returns nil.
-func (h *Handler) serve(rec *httptest.ResponseRecorder, in *http.Request, op string, described *describedTable) (map[string]json.RawMessage, error) {
+func (h *Handler) serve(rec *httptest.ResponseRecorder, in *http.Request, op string, body []byte, described *describedTable) (map[string]json.RawMessage, error) {
 	if described == nil {
 		h.mu.RLock()
 		defer h.mu.RUnlock()
@@ -144,7 +160,7 @@ func (h *Handler) serve(rec *httptest.ResponseRecorder, in *http.Request, op str
 	if rec.Code != http.StatusOK {
 		return nil, nil
 	}
-	return h.describe(op, *described, rec.Body.Bytes())
+	return h.describe(op, *described, body, rec.Body.Bytes())
 }
 
 // isObject reports whether body is a JSON object, cheaply: it starts as

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -23,17 +24,22 @@ const table = "redrive"
 
 // env is one test's handler behind an HTTP server, and an SDK client for it.
 type env struct {
-	t      *testing.T
-	url    string
-	client *dynamodb.Client
+	t       *testing.T
+	url     string
+	client  *dynamodb.Client
+	handler *ddblocal.Handler
 }
 
-// newEnv serves a new handler for t.
-func newEnv(t *testing.T) *env {
+// newEnv serves a new handler for t, without TTL expiry.
+func newEnv(t *testing.T) *env { return newEnvAt(t, nil) }
+
+// newEnvAt serves a new handler for t on the clock now.
+func newEnvAt(t *testing.T, now func() time.Time) *env {
 	t.Helper()
-	srv := httptest.NewServer(ddblocal.New())
+	h := ddblocal.New(now)
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &env{t: t, url: srv.URL, client: dynamodb.New(dynamodb.Options{
+	return &env{t: t, url: srv.URL, handler: h, client: dynamodb.New(dynamodb.Options{
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String(srv.URL),
 		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),

@@ -16,11 +16,12 @@ type timeToLive struct {
 	enabled   bool
 }
 
-// describe rewrites minidyn's answer to op, which describes a table as d
-// says, with the table's status and without the null and empty members
-// minidyn writes for the unset fields of the SDK's TableDescription, and
-// records a table created or deleted. The caller holds h.mu.
-func (h *Handler) describe(op string, d describedTable, out []byte) (map[string]json.RawMessage, error) {
+// describe rewrites minidyn's answer to op (whose request was in), which
+// describes a table as d says, with the table's status and without the
+// null and empty members minidyn writes for the unset fields of the SDK's
+// TableDescription, and records a table created or deleted. The caller
+// holds h.mu.
+func (h *Handler) describe(op string, d describedTable, in, out []byte) (map[string]json.RawMessage, error) {
 	var resp map[string]json.RawMessage
 	if err := json.Unmarshal(out, &resp); err != nil {
 		return nil, err
@@ -36,7 +37,17 @@ func (h *Handler) describe(op string, d describedTable, out []byte) (map[string]
 	name, _ := desc["TableName"].(string)
 	switch op {
 	case "CreateTable":
-		h.tables[name] = timeToLive{}
+		var req struct {
+			KeySchema []struct{ AttributeName string }
+		}
+		if err := json.Unmarshal(in, &req); err != nil {
+			return nil, err
+		}
+		t := tableState{create: slices.Clone(in)}
+		for _, k := range req.KeySchema {
+			t.keys = append(t.keys, k.AttributeName)
+		}
+		h.tables[name] = t
 	case "DeleteTable":
 		delete(h.tables, name)
 	}
@@ -121,11 +132,12 @@ func (h *Handler) describeTimeToLive(body []byte) (any, *apiError) {
 		return nil, aerr
 	}
 	h.mu.RLock()
-	ttl, ok := h.tables[*in.TableName]
+	t, ok := h.tables[*in.TableName]
 	h.mu.RUnlock()
 	if !ok {
 		return nil, tableNotFound(*in.TableName)
 	}
+	ttl := t.ttl
 	desc := ttlDescription{TimeToLiveStatus: "DISABLED"}
 	if ttl.enabled {
 		desc = ttlDescription{TimeToLiveStatus: "ENABLED", AttributeName: ttl.attribute}
@@ -164,15 +176,16 @@ func (h *Handler) updateTimeToLive(body []byte) (any, *apiError) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	ttl, ok := h.tables[*in.TableName]
+	t, ok := h.tables[*in.TableName]
 	switch {
 	case !ok:
 		return nil, tableNotFound(*in.TableName)
-	case *spec.Enabled && ttl.enabled:
+	case *spec.Enabled && t.ttl.enabled:
 		return nil, validation("TimeToLive is already enabled")
-	case !*spec.Enabled && !ttl.enabled:
+	case !*spec.Enabled && !t.ttl.enabled:
 		return nil, validation("TimeToLive is already disabled")
 	}
-	h.tables[*in.TableName] = timeToLive{attribute: *spec.AttributeName, enabled: *spec.Enabled}
+	t.ttl = timeToLive{attribute: *spec.AttributeName, enabled: *spec.Enabled}
+	h.tables[*in.TableName] = t
 	return map[string]*ttlSpecification{"TimeToLiveSpecification": spec}, nil
 }

@@ -37,15 +37,16 @@ type dynamoBackend struct {
 }
 
 // startDynamo connects to Options.DynamoDBEndpoint, or serves minidyn
-// (behind ddblocal), and creates the table from dynamostore's schema:
-// "redrive" on minidyn, a uniquely named one on a shared endpoint (deleted
-// on close).
+// (behind ddblocal, which expires items by their TTL on the stack's
+// clock), and creates the table from dynamostore's schema: "redrive" on
+// minidyn, with TTL on dynamostore.TTLAttr as deployed, or a uniquely
+// named one on a shared endpoint (deleted on close).
 func (s *Stack) startDynamo(ctx context.Context) (*dynamoBackend, error) {
 	b := &dynamoBackend{url: s.opts.DynamoDBEndpoint, table: "redrive", name: "minidyn"}
 	var httpClient aws.HTTPClient = loopback.NewHTTPClient()
 	if b.url == "" {
 		var err error
-		if b.url, httpClient, err = s.endpoint("DynamoDB", "dynamodb", s.addr(func(a *Addresses) string { return a.DynamoDB }), ddblocal.New()); err != nil {
+		if b.url, httpClient, err = s.endpoint("DynamoDB", "dynamodb", s.addr(func(a *Addresses) string { return a.DynamoDB }), ddblocal.New(s.Executor.Now)); err != nil {
 			return nil, err
 		}
 	} else {
@@ -62,6 +63,14 @@ func (s *Stack) startDynamo(ctx context.Context) (*dynamoBackend, error) {
 	})
 	if err := dynamostore.CreateTable(ctx, b.client, b.table); err != nil {
 		return nil, errors.Join(fmt.Errorf("localrun: DynamoDB (%s): %w", b.name, err), b.close(ctx))
+	}
+	if b.dropped {
+		return b, nil // a shared endpoint's TTL is its own
+	}
+	_, err := b.client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(b.table),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(dynamostore.TTLAttr), Enabled: aws.Bool(true)}})
+	if err != nil {
+		return nil, fmt.Errorf("localrun: DynamoDB (%s): enable TTL: %w", b.name, err)
 	}
 	return b, nil
 }
