@@ -48,6 +48,9 @@ type Options struct {
 	Reject Predicate
 	// Seed seeds the draws of a Degraded phase's error rate. Default 1.
 	Seed uint64
+	// KeepCalls bounds the ledger to about the last KeepCalls calls (at
+	// most twice that), for a long-running stack. Default 0: every call.
+	KeepCalls int
 }
 
 // Target is the simulated consumer. Its Handle method is the Lambda
@@ -151,7 +154,7 @@ func (t *Target) arrive(records []events.SQSMessage) ([]error, time.Duration, er
 	for i, r := range records {
 		c.Records[i] = Record{MessageID: r.MessageId, OriginID: originOf(r)}
 	}
-	defer func() { t.calls = append(t.calls, c) }()
+	defer t.record(c)
 
 	if callErr := t.admit(now, phase); callErr != nil {
 		outcome := OutcomeUnavailable
@@ -168,6 +171,15 @@ func (t *Target) arrive(records []events.SQSMessage) ([]error, time.Duration, er
 		c.Records[i].Outcome, errs[i] = t.process(r, phase)
 	}
 	return errs, t.opts.Latency, nil
+}
+
+// record adds c to the ledger, dropping the oldest calls beyond twice
+// KeepCalls. Call with t.mu held.
+func (t *Target) record(c Call) {
+	t.calls = append(t.calls, c)
+	if keep := t.opts.KeepCalls; keep > 0 && len(t.calls) >= 2*keep {
+		t.calls = append([]Call(nil), t.calls[len(t.calls)-keep:]...)
+	}
 }
 
 // phase is the schedule's phase at now. Call with t.mu held.
@@ -225,7 +237,8 @@ func originOf(r events.SQSMessage) string {
 	return lin.OriginID
 }
 
-// Ledger returns a snapshot of every invocation so far.
+// Ledger returns a snapshot of the invocations so far (the last ones,
+// with KeepCalls).
 func (t *Target) Ledger() Ledger {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -271,3 +271,14 @@ func TestScheduleFromTheFirstCall(t *testing.T) {
 	h.clock.Set(t0.Add(12 * time.Minute))
 	assert.Empty(t, h.invoke(t, record("m-3", "{}")).errorType, "and lasts its 2 minutes")
 }
+
+func TestKeepCallsBoundsTheLedger(t *testing.T) {
+	h := host(t, simtarget.Options{KeepCalls: 10})
+	for i := range 25 {
+		h.invoke(t, record(fmt.Sprintf("m-%d", i), "{}"))
+	}
+	calls := h.target.Ledger().Calls()
+	assert.LessOrEqual(t, len(calls), 20)
+	assert.GreaterOrEqual(t, len(calls), 10)
+	assert.Equal(t, "m-24", calls[len(calls)-1].Records[0].MessageID, "the latest calls are kept")
+}
