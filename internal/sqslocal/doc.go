@@ -55,6 +55,39 @@
 // not the recommended maximum of 50; CreateQueue on an existing queue
 // leaves its tags as they are.
 //
+// Snapshot and Restore carry a server's state across a process restart
+// (redrive local --state). A snapshot is one JSON document, copied under
+// the server's lock while requests go on, whose format field,
+// "sqslocal.snapshot/v1", names its version: every queue (name, creation,
+// modification and purge times, settable attributes with the redrive
+// policy, tags, messages oldest first, latest message move tasks) and the
+// names of queues deleted less than 60 seconds before. A message keeps its
+// ID, body, message attributes, AWSTraceHeader, MessageGroupId,
+// DeadLetterQueueSourceArn, send and receive times, receive count, the
+// receipt handle of its latest receive, its MD5 digests, and its state:
+// visible, or in flight or delayed until a time.
+//
+// Times are absolute, so the restored server compares them with its own
+// clock and the time between Snapshot and Restore counts, as it does for
+// SQS, whose clock does not stop: a delay, visibility timeout, retention
+// period or name reservation that ended meanwhile has ended (on a clock
+// reading earlier than the snapshot's takenAt they last that much
+// longer). An in-flight message comes back in flight until its visibility
+// timeout, and its latest receipt handle still deletes it or changes its
+// visibility; a visible one comes back visible whatever the clock. Message
+// move tasks do not resume: one running when the snapshot was taken is
+// recorded FAILED, with a FailureReason saying so, one being cancelled
+// CANCELLED; the messages it moved are on their destination and the
+// others on the dead-letter queue, none lost or doubled, and a new task
+// may start on the restored server. Restore reads the format first and
+// names another version as such, then rejects a snapshot of another
+// account or region than its options (queue URLs and ARNs hold them),
+// unknown fields, invalid queue attributes or tags, a message its digests
+// do not match, a duplicate message ID or an inconsistent state, naming
+// what is wrong. Options.Rand is not in the snapshot: a seeded reader
+// given the same seed again would hand out the first run's message IDs
+// and receipt handles again, so seed the restored server's differently.
+//
 // The package's tests run against fauxqs too (make test-fauxqs); FAUXQS.md
 // lists where fauxqs departs from the AWS documentation.
 package sqslocal

@@ -33,6 +33,16 @@ func (s MessageState) String() string {
 	return fmt.Sprintf("MessageState(%d)", int(s))
 }
 
+// parseMessageState returns the state whose String is name.
+func parseMessageState(name string) (MessageState, bool) {
+	for _, s := range []MessageState{StateVisible, StateInFlight, StateDelayed} {
+		if s.String() == name {
+			return s, true
+		}
+	}
+	return 0, false
+}
+
 // Message is a snapshot of one message on a queue, for tests and the
 // simulation; receiving it is not needed and changes nothing.
 type Message struct {
@@ -46,7 +56,8 @@ type Message struct {
 	ReceiveCount    int
 	FirstReceivedAt time.Time // zero if never received
 	State           MessageState
-	// VisibleAt is when a delayed or in-flight message becomes visible.
+	// VisibleAt is when a delayed or in-flight message becomes visible;
+	// zero for a visible message.
 	VisibleAt time.Time
 	// DeadLetterSourceARN is the queue it was moved from, for a message in a
 	// dead-letter queue.
@@ -70,6 +81,7 @@ func (s *Server) Messages(name string) ([]Message, error) {
 	return inspect(s, name, func(q *queue, now time.Time) []Message {
 		out := make([]Message, 0, len(q.messages))
 		for _, m := range q.messages {
+			state := m.state(now)
 			out = append(out, Message{
 				ID:                  m.id,
 				Body:                m.body,
@@ -77,8 +89,8 @@ func (s *Server) Messages(name string) ([]Message, error) {
 				SentAt:              m.sentAt,
 				ReceiveCount:        m.receiveCount,
 				FirstReceivedAt:     m.firstRecvAt,
-				State:               m.state(now),
-				VisibleAt:           m.visibleAt,
+				State:               state,
+				VisibleAt:           m.pendingUntil(state),
 				DeadLetterSourceARN: m.sourceARN,
 			})
 		}

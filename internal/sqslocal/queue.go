@@ -71,6 +71,11 @@ func (q *queue) expire(now time.Time) {
 		return
 	}
 	q.messages = slices.DeleteFunc(q.messages, func(m *message) bool { return !m.sentAt.After(cutoff) })
+	q.resetOldest()
+}
+
+// resetOldest sets oldest to the earliest sentAt of the messages.
+func (q *queue) resetOldest() {
 	for i, m := range q.messages {
 		if i == 0 || m.sentAt.Before(q.oldest) {
 			q.oldest = m.sentAt
@@ -88,6 +93,15 @@ func (m *message) state(now time.Time) MessageState {
 	default:
 		return StateInFlight
 	}
+}
+
+// pendingUntil is when m, in state, becomes visible: its visibleAt if it
+// is delayed or in flight, zero if it is visible.
+func (m *message) pendingUntil(state MessageState) time.Time {
+	if state == StateVisible {
+		return time.Time{}
+	}
+	return m.visibleAt
 }
 
 // depth counts the queue's messages by state.

@@ -109,43 +109,58 @@ func (s *Server) applyQueueAttributes(cfg queueConfig, set map[string]string, se
 	return cfg, nil
 }
 
-// parseRedrivePolicy parses a RedrivePolicy value; "" removes the policy.
-// maxReceiveCount may be a JSON number or a string holding one, as SQS
-// accepts both.
+// parseRedrivePolicy parses a RedrivePolicy value for the queue called
+// self; "" removes the policy. Its target must be another existing queue.
+// It runs under s.mu.
 func (s *Server) parseRedrivePolicy(value, self string) (*redrivePolicy, *apiError) {
+	p, err := decodeRedrivePolicy(value)
+	if p == nil || err != nil {
+		return p, err
+	}
+	name, ok := s.nameFromARN(p.DeadLetterTargetArn)
+	if !ok || s.queues[name] == nil {
+		return nil, badRedrivePolicy(value, "Dead letter target does not exist.")
+	}
+	if name == self {
+		return nil, badRedrivePolicy(value, "A queue can not be its own dead letter target.")
+	}
+	return p, nil
+}
+
+// decodeRedrivePolicy parses a RedrivePolicy value without looking for its
+// target; "" is no policy. maxReceiveCount may be a JSON number or a
+// string holding one, as SQS accepts both.
+func decodeRedrivePolicy(value string) (*redrivePolicy, *apiError) {
 	if value == "" {
 		return nil, nil
 	}
-	bad := func(reason string) *apiError { return invalidValue("RedrivePolicy", value, reason) }
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(value), &raw); err != nil {
-		return nil, bad("Redrive policy is not a JSON object.")
+		return nil, badRedrivePolicy(value, "Redrive policy is not a JSON object.")
 	}
 	for _, key := range slices.Sorted(maps.Keys(raw)) {
 		if key != "deadLetterTargetArn" && key != "maxReceiveCount" {
-			return nil, bad("Redrive policy contains the unknown key " + key + ".")
+			return nil, badRedrivePolicy(value, "Redrive policy contains the unknown key "+key+".")
 		}
 	}
 	var p redrivePolicy
 	if err := json.Unmarshal(raw["deadLetterTargetArn"], &p.DeadLetterTargetArn); err != nil || p.DeadLetterTargetArn == "" {
-		return nil, bad("Redrive policy does not contain mandatory attribute: deadLetterTargetArn.")
+		return nil, badRedrivePolicy(value, "Redrive policy does not contain mandatory attribute: deadLetterTargetArn.")
 	}
 	count, ok := jsonInt(raw["maxReceiveCount"])
 	if !ok {
-		return nil, bad("Redrive policy does not contain mandatory attribute: maxReceiveCount.")
+		return nil, badRedrivePolicy(value, "Redrive policy does not contain mandatory attribute: maxReceiveCount.")
 	}
 	if count < 1 || count > maxMaxReceiveCount {
-		return nil, bad("Invalid value for maxReceiveCount: " + strconv.Itoa(count) + ", valid values are from 1 to 1000 both inclusive.")
+		return nil, badRedrivePolicy(value, "Invalid value for maxReceiveCount: "+strconv.Itoa(count)+", valid values are from 1 to 1000 both inclusive.")
 	}
 	p.MaxReceiveCount = count
-	name, ok := s.nameFromARN(p.DeadLetterTargetArn)
-	if !ok || s.queues[name] == nil {
-		return nil, bad("Dead letter target does not exist.")
-	}
-	if name == self {
-		return nil, bad("A queue can not be its own dead letter target.")
-	}
 	return &p, nil
+}
+
+// badRedrivePolicy is the error for an invalid RedrivePolicy value.
+func badRedrivePolicy(value, reason string) *apiError {
+	return invalidValue("RedrivePolicy", value, reason)
 }
 
 // jsonInt reads an integer given as a JSON number or a JSON string.

@@ -48,6 +48,12 @@ func Start(tb testing.TB, opts sqslocal.Options) *Backend {
 	if err != nil {
 		tb.Fatalf("sqstest: %v", err)
 	}
+	return Serve(tb, srv)
+}
+
+// Serve returns the backend of srv, an sqslocal server (a restored one,
+// say), on a loopback httptest server; both stop when tb ends.
+func Serve(tb testing.TB, srv *sqslocal.Server) *Backend {
 	hs := httptest.NewServer(srv)
 	// Cleanups run last-in first-out: end long polls first, so closing the
 	// httptest server does not wait for them.

@@ -6,10 +6,12 @@
 // inspection. When SQS_ENDPOINT is set (scripts/with-fauxqs.sh sets it for
 // fauxqs) the client talks to that endpoint instead and the same tests run
 // against it; Backend.Server is then nil and tests that need the
-// in-process server skip. CreateQueue gives each test its own uniquely
-// named queue and deletes it when the test ends. Clock is a manual clock
-// whose Now and After drive an sqslocal server's time. NewClient's HTTP
-// client goes through DetachRequestBody, which keeps smithy-go from
-// closing a request body net/http is still checking: on loopback that
-// race loses responses over 4 KiB ("use of closed network connection").
+// in-process server skip. Serve puts a server made otherwise (a restored
+// one, say) behind a loopback endpoint. CreateQueue gives each test its
+// own uniquely named queue and deletes it when the test ends. Clock is a
+// manual clock whose Now and After drive an sqslocal server's time.
+// NewClient's HTTP client goes through DetachRequestBody, which keeps
+// smithy-go from closing a request body net/http is still checking: on
+// loopback that race loses responses over 4 KiB ("use of closed network
+// connection").
 package sqstest
