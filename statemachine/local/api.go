@@ -96,4 +96,7 @@ var (
 	// ErrHistoryEvicted is the history of an execution that finished
 	// longer ago than Options.FinishedHistories others.
 	ErrHistoryEvicted = errors.New("local: history evicted (Options.FinishedHistories)")
+	// ErrClosed is what StartExecution, Run and RunUntil return once the
+	// executor is closed.
+	ErrClosed = errors.New("local: executor closed")
 )

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+
+	"github.com/redrive/redrive/statemachine/asl"
 )
 
 // call is one Lambda invocation in flight. In virtual mode the handler
@@ -40,12 +42,15 @@ type call struct {
 type callKey struct{}
 
 // newCall prepares an invocation; its context ends when the execution
-// stops or the task times out. With bounded, the context carries the
-// task's deadline, if timed, on the executor's clock (see
-// Executor.Deadline), as Lambda's carries the function's timeout.
+// stops, the task times out or the executor closes. With bounded, the
+// context carries the task's deadline, if timed, on the executor's clock
+// (see Executor.Deadline), as Lambda's carries the function's timeout.
 func newCall(parent context.Context, x *execution, function string, payload []byte, deadline int64, timed, bounded bool) *call {
 	c := &call{x: x, function: function, payload: payload, deadline: deadline, timed: timed}
 	ctx, cancel := context.WithCancel(parent)
+	if x.e.closed.Load() {
+		cancel() // the executor is closing: the handler starts cancelled
+	}
 	c.cancel = cancel
 	if timed && bounded {
 		var stop context.CancelFunc
@@ -83,7 +88,7 @@ func (x *execution) invoke(ctx context.Context, c *call) {
 		x.invokeAsync(c)
 		return
 	}
-	go c.runHandler()
+	x.e.handlers.Go(c.runHandler)
 	x.mu.Unlock()
 	d := <-c.yield
 	x.mu.Lock()
@@ -93,7 +98,7 @@ func (x *execution) invoke(ctx context.Context, c *call) {
 // invokeAsync runs c's handler on its own goroutine (scaled clock) and
 // posts its completion, or its timeout, to the timeline.
 func (x *execution) invokeAsync(c *call) {
-	go func() {
+	x.e.handlers.Go(func() {
 		c.runHandler()
 		x.later(x.e.nowNanos(), func(ctx context.Context) {
 			x.mu.Lock()
@@ -107,7 +112,7 @@ func (x *execution) invokeAsync(c *call) {
 			x.taskDone(ctx, c)
 			x.run(ctx)
 		})
-	}()
+	})
 	if !c.timed {
 		return // no TimeoutSeconds: nothing to schedule
 	}
@@ -119,7 +124,7 @@ func (x *execution) invokeAsync(c *call) {
 		}
 		x.call = nil
 		c.cancel()
-		x.taskTimedOut(ctx, errTimeout)
+		x.taskTimedOut(ctx, asl.StatesTimeout)
 		x.run(ctx)
 	})
 }
@@ -167,24 +172,27 @@ func (x *execution) resumeCall(ctx context.Context, c *call, timeout bool) {
 		return
 	}
 	c.suspended = false
-	abandon := timeout || x.call != c || x.status != Running
-	if abandon {
-		c.cancel()
-	}
-	d := x.handOver(c)
-	if !abandon {
-		x.afterYield(ctx, c, d)
+	if !timeout && x.call == c && x.status == Running {
+		x.afterYield(ctx, c, x.handOver(c))
 		x.run(ctx)
 		return
 	}
-	for d >= 0 { // Delay does not suspend a cancelled call; be safe anyway
-		d = x.handOver(c)
-	}
+	x.abandon(c)
 	if x.call == c {
 		x.call = nil
 		if timeout && x.status == Running {
-			x.taskTimedOut(ctx, errTimeout)
+			x.taskTimedOut(ctx, asl.StatesTimeout)
 			x.run(ctx)
 		}
+	}
+}
+
+// abandon ends c's handler, suspended in Delay: cancelled, it returns from
+// Delay at once and runs to its end, and its result is ignored. Call with
+// x.mu held; it is released meanwhile.
+func (x *execution) abandon(c *call) {
+	c.cancel()
+	for x.handOver(c) >= 0 {
+		// Delay does not suspend a cancelled call; be safe anyway.
 	}
 }

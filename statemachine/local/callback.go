@@ -29,6 +29,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/redrive/redrive/statemachine/asl"
 )
 
 // Task token layout: a header (version, the execution's index, the
@@ -79,10 +81,10 @@ func (e *Executor) SendTaskSuccess(ctx context.Context, token, output string) er
 	if err != nil {
 		return err
 	}
-	if len(output) > maxPayloadBytes {
-		return fmt.Errorf("%w: output is %d bytes, over the %d-byte limit", ErrInvalidOutput, len(output), maxPayloadBytes)
+	if len(output) > asl.MaxPayloadBytes {
+		return fmt.Errorf("%w: output is %d bytes, over the %d-byte limit", ErrInvalidOutput, len(output), asl.MaxPayloadBytes)
 	}
-	v, err := decodeJSON([]byte(output))
+	v, err := asl.DecodeJSON([]byte(output))
 	if err != nil {
 		return fmt.Errorf("%w: output is not valid JSON: %v", ErrInvalidOutput, err)
 	}
@@ -154,13 +156,13 @@ func (e *Executor) tokenExecution(token string) (*execution, uint32, error) {
 	if err != nil || len(token) != base64.StdEncoding.EncodedLen(tokenBytes) || len(b) != tokenBytes || b[0] != tokenVersion || !hmac.Equal(b[tokenHeader:], e.tokenBody(b[:tokenHeader])) {
 		return nil, 0, fmt.Errorf("%w: not a task token this executor issued", ErrInvalidToken)
 	}
-	index := binary.BigEndian.Uint64(b[1:9])
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if index >= uint64(len(e.ordered)) {
-		return nil, 0, fmt.Errorf("%w: no execution of this executor issued the token", ErrTaskDoesNotExist)
+	x := e.indexed[binary.BigEndian.Uint64(b[1:9])]
+	e.mu.Unlock()
+	if x == nil {
+		return nil, 0, fmt.Errorf("%w: no execution of this executor has the token (it issued none, or evicted it after Options.Retention)", ErrTaskDoesNotExist)
 	}
-	return e.ordered[index], binary.BigEndian.Uint32(b[9:13]), nil
+	return x, binary.BigEndian.Uint32(b[9:13]), nil
 }
 
 // openTask returns the attempt waiting for token. Call with x.mu held.
@@ -204,7 +206,7 @@ func (x *execution) await(ctx context.Context) {
 	}
 	x.armHeartbeat(cb)
 	if cb.timed {
-		x.e.scheduleIf(cb.deadline, &cb.open, cb.open.Load(), func(ctx context.Context) { x.expire(ctx, cb, errTimeout) })
+		x.e.scheduleIf(cb.deadline, &cb.open, cb.open.Load(), func(ctx context.Context) { x.expire(ctx, cb, asl.StatesTimeout) })
 	}
 }
 
@@ -213,10 +215,10 @@ func (x *execution) armHeartbeat(cb *callback) {
 	if cb.heartbeat == 0 {
 		return
 	}
-	x.e.scheduleIf(x.e.after(cb.heartbeat), &cb.beat, cb.beat.Load(), func(ctx context.Context) { x.expire(ctx, cb, errHeartbeatTimeout) })
+	x.e.scheduleIf(x.e.after(cb.heartbeat), &cb.beat, cb.beat.Load(), func(ctx context.Context) { x.expire(ctx, cb, asl.StatesHeartbeatTimeout) })
 }
 
-// expire times cb out with name (States.Timeout or errHeartbeatTimeout).
+// expire times cb out with name (States.Timeout or asl.StatesHeartbeatTimeout).
 func (x *execution) expire(ctx context.Context, cb *callback, name string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()

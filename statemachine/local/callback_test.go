@@ -11,6 +11,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/statemachine/asl"
+	"github.com/redrive/redrive/statemachine/asl/asltest"
 )
 
 // tokens is a test function that records the task tokens it is invoked
@@ -86,7 +89,7 @@ func TestCallbackSuccess(t *testing.T) {
 	tk := &tokens{}
 	e := New(Options{Invoker: funcInvoker{"wait": tk.invoke}})
 	start := e.Now()
-	arn := startCallback(t, e, wrap(callbackTask("wait", `,"ResultSelector":{"got.$":"$.v"},"ResultPath":"$.r","OutputPath":"$.r","End":true`)), `{"in":1}`)
+	arn := startCallback(t, e, asltest.Wrap(callbackTask("wait", `,"ResultSelector":{"got.$":"$.v"},"ResultPath":"$.r","OutputPath":"$.r","End":true`)), `{"in":1}`)
 
 	x, h := describe(t, e, arn)
 	require.Equal(t, Running, x.Status, "the task waits for its token")
@@ -123,7 +126,7 @@ func TestCallbackFailureRetriedThenCaught(t *testing.T) {
 	tk := &tokens{}
 	e := New(Options{Invoker: funcInvoker{"wait": tk.invoke}})
 	ctx := context.Background()
-	arn := startCallback(t, e, wrap(callbackTask("wait", `,"Retry":[{"ErrorEquals":["Rejected"],"IntervalSeconds":5,"MaxAttempts":1}],
+	arn := startCallback(t, e, asltest.Wrap(callbackTask("wait", `,"Retry":[{"ErrorEquals":["Rejected"],"IntervalSeconds":5,"MaxAttempts":1}],
 		"Catch":[{"ErrorEquals":["States.TaskFailed"],"ResultPath":"$.err","Next":"Caught"}],"End":true`), `"Caught":{"Type":"Pass","End":true}`), `{}`)
 
 	first := tk.last(t)
@@ -146,7 +149,7 @@ func TestCallbackFailureRetriedThenCaught(t *testing.T) {
 
 func TestCallbackFunctionErrorFailsAtOnce(t *testing.T) {
 	e := New(Options{Invoker: funcInvoker{"boom": fnError("Boom", "failed before calling back")}})
-	x, h := runMachine(t, e, wrap(callbackTask("boom", `,"End":true`)), `{}`)
+	x, h := runMachine(t, e, asltest.Wrap(callbackTask("boom", `,"End":true`)), `{}`)
 	require.Equal(t, Failed, x.Status)
 	assert.Equal(t, "Boom", x.Error)
 	assert.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskFailed", "ExecutionFailed"}, eventTypes(h))
@@ -155,19 +158,19 @@ func TestCallbackFunctionErrorFailsAtOnce(t *testing.T) {
 func TestCallbackTimeout(t *testing.T) {
 	tk := &tokens{}
 	e := New(Options{Invoker: funcInvoker{"wait": tk.invoke}})
-	arn := startCallback(t, e, wrap(callbackTask("wait", `,"TimeoutSeconds":30,"End":true`)), `{}`)
+	arn := startCallback(t, e, asltest.Wrap(callbackTask("wait", `,"TimeoutSeconds":30,"End":true`)), `{}`)
 	x, h := describe(t, e, arn)
 	require.Equal(t, Failed, x.Status)
-	assert.Equal(t, errTimeout, x.Error)
+	assert.Equal(t, asl.StatesTimeout, x.Error)
 	assert.Equal(t, 30*time.Second, x.StopDate.Sub(x.StartDate))
 	timedOut := eventsOf(h, "TaskTimedOut")
 	require.Len(t, timedOut, 1)
-	assert.Equal(t, map[string]any{"resourceType": "lambda", "resource": "invoke.waitForTaskToken", "error": errTimeout}, details(t, timedOut[0]))
+	assert.Equal(t, map[string]any{"resourceType": "lambda", "resource": "invoke.waitForTaskToken", "error": asl.StatesTimeout}, details(t, timedOut[0]))
 	assert.ErrorIs(t, e.SendTaskSuccess(context.Background(), tk.last(t), `{}`), ErrTaskTimedOut)
 }
 
 func TestCallbackHeartbeat(t *testing.T) {
-	definition := wrap(callbackTask("wait", `,"TimeoutSeconds":30,"HeartbeatSeconds":10,
+	definition := asltest.Wrap(callbackTask("wait", `,"TimeoutSeconds":30,"HeartbeatSeconds":10,
 		"Catch":[{"ErrorEquals":["States.TaskFailed"],"Next":"Failed"},{"ErrorEquals":["States.HeartbeatTimeout"],"Next":"Silent"}],"End":true`),
 		`"Failed":{"Type":"Fail","Error":"NotCaughtHere"}`, `"Silent":{"Type":"Pass","End":true}`)
 	tests := []struct {
@@ -184,7 +187,7 @@ func TestCallbackHeartbeat(t *testing.T) {
 		{name: "heartbeats extend", beats: []time.Duration{8 * time.Second, 16 * time.Second}, succeed: 25 * time.Second,
 			wantStatus: Succeeded, wantOutput: `{"ok":true}`, wantStop: 25 * time.Second},
 		{name: "heartbeats do not extend TimeoutSeconds", beats: []time.Duration{8 * time.Second, 16 * time.Second, 24 * time.Second},
-			wantStatus: Failed, wantError: errTimeout, wantStop: 30 * time.Second},
+			wantStatus: Failed, wantError: asl.StatesTimeout, wantStop: 30 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -217,15 +220,15 @@ func TestCallbackHeartbeat(t *testing.T) {
 func TestCallbackHeartbeatSecondsPath(t *testing.T) {
 	tk := &tokens{}
 	e := New(Options{Invoker: funcInvoker{"wait": tk.invoke}})
-	arn := startCallback(t, e, wrap(callbackTask("wait", `,"HeartbeatSecondsPath":"$.hb","End":true`)), `{"hb":7}`)
+	arn := startCallback(t, e, asltest.Wrap(callbackTask("wait", `,"HeartbeatSecondsPath":"$.hb","End":true`)), `{"hb":7}`)
 	x, _ := describe(t, e, arn)
 	require.Equal(t, Failed, x.Status)
-	assert.Equal(t, errTimeout, x.Error)
+	assert.Equal(t, asl.StatesTimeout, x.Error)
 	assert.Equal(t, 7*time.Second, x.StopDate.Sub(x.StartDate))
 
-	arn = startCallback(t, e, wrap(callbackTask("wait", `,"HeartbeatSecondsPath":"$.hb","End":true`)), `{"hb":0}`)
+	arn = startCallback(t, e, asltest.Wrap(callbackTask("wait", `,"HeartbeatSecondsPath":"$.hb","End":true`)), `{"hb":0}`)
 	x, _ = describe(t, e, arn)
-	assert.Equal(t, errNameRuntime, x.Error)
+	assert.Equal(t, asl.StatesRuntime, x.Error)
 	assert.Contains(t, x.Cause, "HeartbeatSecondsPath")
 }
 
@@ -233,7 +236,7 @@ func TestCallbackTokenAfterStop(t *testing.T) {
 	tk := &tokens{}
 	e := New(Options{Invoker: funcInvoker{"wait": tk.invoke}})
 	ctx := context.Background()
-	arn := startCallback(t, e, wrap(callbackTask("wait", `,"End":true`)), `{}`)
+	arn := startCallback(t, e, asltest.Wrap(callbackTask("wait", `,"End":true`)), `{}`)
 	_, err := e.StopExecution(ctx, arn, "Operator", "stopped")
 	require.NoError(t, err)
 	for _, err := range []error{
@@ -249,7 +252,7 @@ func TestCallbackInvalidTokensAndOutput(t *testing.T) {
 	tk := &tokens{}
 	e := New(Options{Invoker: funcInvoker{"wait": tk.invoke}})
 	ctx := context.Background()
-	startCallback(t, e, wrap(callbackTask("wait", `,"End":true`)), `{}`)
+	startCallback(t, e, asltest.Wrap(callbackTask("wait", `,"End":true`)), `{}`)
 	token := tk.last(t)
 	altered := []byte(token)
 	altered[100] ^= 1 // still base64, no longer authentic
@@ -271,7 +274,7 @@ func TestCallbackInvalidTokensAndOutput(t *testing.T) {
 	assert.ErrorIs(t, twin.SendTaskSuccess(ctx, token, `{}`), ErrTaskDoesNotExist)
 
 	assert.ErrorIs(t, e.SendTaskSuccess(ctx, token, `{"a":`), ErrInvalidOutput)
-	assert.ErrorIs(t, e.SendTaskSuccess(ctx, token, `"`+strings.Repeat("x", maxPayloadBytes)+`"`), ErrInvalidOutput)
+	assert.ErrorIs(t, e.SendTaskSuccess(ctx, token, `"`+strings.Repeat("x", asl.MaxPayloadBytes)+`"`), ErrInvalidOutput)
 	require.NoError(t, e.SendTaskSuccess(ctx, token, `{}`), "the rejected calls left the task open")
 }
 
@@ -281,7 +284,7 @@ func issueOne(t *testing.T, seed int64) string {
 	t.Helper()
 	tk := &tokens{}
 	e := New(Options{Seed: seed, Invoker: funcInvoker{"wait": tk.invoke}})
-	startCallback(t, e, wrap(callbackTask("wait", `,"End":true`)), `{}`)
+	startCallback(t, e, asltest.Wrap(callbackTask("wait", `,"End":true`)), `{}`)
 	return tk.last(t)
 }
 
@@ -296,7 +299,7 @@ func TestCallbackConcurrentSendTaskSuccess(t *testing.T) {
 	tk := &tokens{}
 	e := New(Options{Invoker: funcInvoker{"wait": tk.invoke}})
 	ctx := context.Background()
-	arn := startCallback(t, e, wrap(callbackTask("wait", `,"End":true`)), `{}`)
+	arn := startCallback(t, e, asltest.Wrap(callbackTask("wait", `,"End":true`)), `{}`)
 	token := tk.last(t)
 
 	errs := make([]error, 100)
@@ -348,15 +351,15 @@ func TestCallbackFromInsideHandlers(t *testing.T) {
 		},
 	}})
 
-	self, h := runMachine(t, e, wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke.waitForTaskToken",
+	self, h := runMachine(t, e, asltest.Wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke.waitForTaskToken",
 		"Parameters":{"FunctionName":"self","Payload":{"Token.$":"$$.Task.Token"}},"End":true}`), `{}`)
 	require.Equal(t, Succeeded, self.Status, self.Cause)
 	assert.JSONEq(t, `"self"`, string(self.Output))
 	assert.Equal(t, 3*time.Second, self.StopDate.Sub(self.StartDate), "applied when the invocation returns")
 	assert.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSubmitted", "TaskSucceeded", "TaskStateExited", "ExecutionSucceeded"}, eventTypes(h))
 
-	waiting := startCallback(t, e, wrap(callbackTask("wait", `,"End":true`)), `{}`)
-	releaser, _ := runMachine(t, e, wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke",
+	waiting := startCallback(t, e, asltest.Wrap(callbackTask("wait", `,"End":true`)), `{}`)
+	releaser, _ := runMachine(t, e, asltest.Wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke",
 		"Parameters":{"FunctionName":"release","Payload":{"Token":"`+tk.last(t)+`"}},"End":true}`), `{}`)
 	require.Equal(t, Succeeded, releaser.Status, releaser.Cause)
 	x, _ := describe(t, e, waiting)
@@ -367,17 +370,17 @@ func TestCallbackFromInsideHandlers(t *testing.T) {
 
 func TestCallbackTaskTokenOnlyInCallbackParameters(t *testing.T) {
 	e := New(Options{Invoker: funcInvoker{"echo": func(_ context.Context, p []byte) (Invocation, error) { return Invocation{Payload: p}, nil }}})
-	x, _ := runMachine(t, e, wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName":"echo","Payload":{"t.$":"$$.Task.Token"}},"End":true}`), `{}`)
-	assert.Equal(t, errNameRuntime, x.Error)
+	x, _ := runMachine(t, e, asltest.Wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName":"echo","Payload":{"t.$":"$$.Task.Token"}},"End":true}`), `{}`)
+	assert.Equal(t, asl.StatesRuntime, x.Error)
 	assert.Contains(t, x.Cause, "Task")
 
 	tk := &tokens{}
 	e = New(Options{Invoker: funcInvoker{"wait": tk.invoke}})
-	arn := startCallback(t, e, wrap(callbackTask("wait", `,"ResultSelector":{"t.$":"$$.Task.Token"},"End":true`)), `{}`)
+	arn := startCallback(t, e, asltest.Wrap(callbackTask("wait", `,"ResultSelector":{"t.$":"$$.Task.Token"},"End":true`)), `{}`)
 	require.NoError(t, e.SendTaskSuccess(context.Background(), tk.last(t), `{}`))
 	require.NoError(t, e.Run(context.Background()))
 	x, _ = describe(t, e, arn)
-	assert.Equal(t, errNameRuntime, x.Error, "the token is not in ResultSelector's context object")
+	assert.Equal(t, asl.StatesRuntime, x.Error, "the token is not in ResultSelector's context object")
 }
 
 func TestCallbackScaledClock(t *testing.T) {
@@ -386,7 +389,7 @@ func TestCallbackScaledClock(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { _ = e.Run(ctx) }()
-	arn, err := e.CreateStateMachine(ctx, "rt", wrap(callbackTask("wait", `,"TimeoutSeconds":3600,"HeartbeatSeconds":60,"End":true`)), "")
+	arn, err := e.CreateStateMachine(ctx, "rt", asltest.Wrap(callbackTask("wait", `,"TimeoutSeconds":3600,"HeartbeatSeconds":60,"End":true`)), "")
 	require.NoError(t, err)
 
 	status := func(x Execution) func() bool {
@@ -413,7 +416,7 @@ func TestCallbackScaledClock(t *testing.T) {
 	require.Eventually(t, status(silent), 5*time.Second, time.Millisecond) // 60 s scaled to 60 ms
 	got, err = e.DescribeExecution(ctx, silent.ARN)
 	require.NoError(t, err)
-	assert.Equal(t, errTimeout, got.Error)
+	assert.Equal(t, asl.StatesTimeout, got.Error)
 }
 
 // TestCallbackTokensReplay checks that a seed replays the same tokens and
@@ -423,7 +426,7 @@ func TestCallbackTokensReplay(t *testing.T) {
 		tk := &tokens{}
 		e := New(Options{Invoker: funcInvoker{"wait": tk.invoke}})
 		ctx := context.Background()
-		arn, err := e.CreateStateMachine(ctx, "replay", wrap(callbackTask("wait", `,"TimeoutSeconds":1,"Retry":[{"ErrorEquals":["States.Timeout"],"MaxAttempts":2}],"End":true`)), "")
+		arn, err := e.CreateStateMachine(ctx, "replay", asltest.Wrap(callbackTask("wait", `,"TimeoutSeconds":1,"Retry":[{"ErrorEquals":["States.Timeout"],"MaxAttempts":2}],"End":true`)), "")
 		require.NoError(t, err)
 		for range 3 {
 			_, err := e.StartExecution(ctx, arn, "", `{}`)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/internal/clock"
+	"github.com/redrive/redrive/statemachine/asl/asltest"
 )
 
 // scaledClock is a clock running scale times faster than the wall clock.
@@ -48,7 +49,7 @@ func TestVirtualDeadlines(t *testing.T) {
 	var got deadlineProbe
 	e.opts.Invoker = funcInvoker{"probe": probeDeadlines(e, &got)}
 	start := e.Now()
-	arn := startCallback(t, e, wrap(invokeTask("probe", `,"TimeoutSeconds":30,"End":true`)), `{}`)
+	arn := startCallback(t, e, asltest.Wrap(invokeTask("probe", `,"TimeoutSeconds":30,"End":true`)), `{}`)
 
 	x, _ := describe(t, e, arn)
 	assert.Equal(t, Succeeded, x.Status)
@@ -72,7 +73,7 @@ func TestVirtualDeadlineNeverLaterThanItsParent(t *testing.T) {
 		return Invocation{Payload: p}, nil
 	}}
 	start := e.Now()
-	startCallback(t, e, wrap(invokeTask("f", `,"TimeoutSeconds":5,"End":true`)), `{}`)
+	startCallback(t, e, asltest.Wrap(invokeTask("f", `,"TimeoutSeconds":5,"End":true`)), `{}`)
 	assert.Equal(t, start.Add(5*time.Second), got)
 	assert.NoError(t, err, "a sleep shorter than the deadline leaves the context running")
 }
@@ -146,7 +147,7 @@ func TestRegistryTimeoutOnTheExecutorsClock(t *testing.T) {
 		return in, nil
 	}, Timeout(time.Minute)))
 	start := e.Now()
-	arn := startCallback(t, e, wrap(invokeTask("slow", `,"End":true`)), `{}`)
+	arn := startCallback(t, e, asltest.Wrap(invokeTask("slow", `,"End":true`)), `{}`)
 	x, _ := describe(t, e, arn)
 	assert.Equal(t, Failed, x.Status)
 	assert.Equal(t, "Sandbox.Timedout", x.Error)

@@ -26,7 +26,7 @@ func newExecutionContext(arn, name, roleARN string, input any, start time.Time) 
 // attempt, building it on first use: states whose definitions never mention
 // "$$" pay nothing. Call with x.mu held.
 func (x *execution) contextObject() any {
-	if !x.cur.usesContext {
+	if !x.cur.UsesContext() {
 		return nil
 	}
 	if x.ctxObj == nil {
@@ -34,7 +34,7 @@ func (x *execution) contextObject() any {
 			"Execution": x.ctxExec,
 			"State": map[string]any{
 				"EnteredTime": x.enteredAt.UTC().Format(isoMillis),
-				"Name":        x.cur.name,
+				"Name":        x.cur.Name(),
 				"RetryCount":  int64(x.retryCount),
 			},
 			"StateMachine": x.sm.ctxObj,

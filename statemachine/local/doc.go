@@ -4,8 +4,11 @@
 // faithfully, on a virtual clock shared with in-process Lambda handlers, so
 // hours of cooldowns simulate in milliseconds and deterministically.
 //
-// Anything in a definition outside that subset is rejected at load with an
-// error naming the state and field, never ignored.
+// Definitions are parsed, validated and evaluated by package
+// statemachine/asl: anything outside that subset is rejected at load with
+// an error naming the state and field, never ignored. This package is the
+// engine around it: the Executor, its timeline, executions and their
+// histories, Task invocations and callbacks, and the Registry.
 //
 // Task resources are "arn:aws:states:::lambda:invoke" (with AWS's result
 // shape), its callback form "arn:aws:states:::lambda:invoke.waitForTaskToken"

@@ -10,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/statemachine/asl"
+	"github.com/redrive/redrive/statemachine/asl/asltest"
 )
 
 // funcInvoker is a hand-written test Invoker: a map of functions by name
@@ -169,17 +172,17 @@ func TestWaitStates(t *testing.T) {
 
 func TestRuntimeErrorsFailTheExecution(t *testing.T) {
 	tests := []struct{ name, def, input, wantErr, wantCause string }{
-		{"InputPath missing", wrap(`{"Type":"Pass","InputPath":"$.nope","End":true}`), `{}`, "States.Runtime", "Invalid path '$.nope'"},
-		{"OutputPath missing", wrap(`{"Type":"Succeed","OutputPath":"$.nope"}`), `{}`, "States.Runtime", "$.nope"},
-		{"Parameters path missing", wrap(`{"Type":"Pass","Parameters":{"a.$":"$.nope"},"End":true}`), `{}`, "States.Runtime", "$.nope"},
-		{"SecondsPath not a number", wrap(`{"Type":"Wait","SecondsPath":"$.s","End":true}`), `{"s":"ten"}`, "States.Runtime", "SecondsPath"},
-		{"SecondsPath negative", wrap(`{"Type":"Wait","SecondsPath":"$.s","End":true}`), `{"s":-1}`, "States.Runtime", "SecondsPath"},
-		{"TimestampPath bad", wrap(`{"Type":"Wait","TimestampPath":"$.s","End":true}`), `{"s":"soon"}`, "States.Runtime", "TimestampPath"},
-		{"Choice variable missing", wrap(`{"Type":"Choice","Choices":[{"Variable":"$.x","NumericEquals":1,"Next":"E"}],"Default":"E"}`, `"E":{"Type":"Succeed"}`), `{}`, "States.Runtime", "$.x"},
-		{"no choice matched", wrap(`{"Type":"Choice","Choices":[{"Variable":"$.x","NumericEquals":1,"Next":"E"}]}`, `"E":{"Type":"Succeed"}`), `{"x":2}`, "States.Runtime", "No Choice Rule matched"},
-		{"ResultPath into a string", wrap(`{"Type":"Pass","Result":1,"ResultPath":"$.a.b","End":true}`), `{"a":"s"}`, "States.ResultPathMatchFailure", "$.a.b"},
-		{"Fail ErrorPath", wrap(`{"Type":"Fail","ErrorPath":"$.e","CausePath":"$.c"}`), `{"e":"Boom","c":"because"}`, "Boom", "because"},
-		{"Fail ErrorPath not a string", wrap(`{"Type":"Fail","ErrorPath":"$.e"}`), `{"e":5}`, "States.Runtime", "ErrorPath"},
+		{"InputPath missing", asltest.Wrap(`{"Type":"Pass","InputPath":"$.nope","End":true}`), `{}`, "States.Runtime", "Invalid path '$.nope'"},
+		{"OutputPath missing", asltest.Wrap(`{"Type":"Succeed","OutputPath":"$.nope"}`), `{}`, "States.Runtime", "$.nope"},
+		{"Parameters path missing", asltest.Wrap(`{"Type":"Pass","Parameters":{"a.$":"$.nope"},"End":true}`), `{}`, "States.Runtime", "$.nope"},
+		{"SecondsPath not a number", asltest.Wrap(`{"Type":"Wait","SecondsPath":"$.s","End":true}`), `{"s":"ten"}`, "States.Runtime", "SecondsPath"},
+		{"SecondsPath negative", asltest.Wrap(`{"Type":"Wait","SecondsPath":"$.s","End":true}`), `{"s":-1}`, "States.Runtime", "SecondsPath"},
+		{"TimestampPath bad", asltest.Wrap(`{"Type":"Wait","TimestampPath":"$.s","End":true}`), `{"s":"soon"}`, "States.Runtime", "TimestampPath"},
+		{"Choice variable missing", asltest.Wrap(`{"Type":"Choice","Choices":[{"Variable":"$.x","NumericEquals":1,"Next":"E"}],"Default":"E"}`, `"E":{"Type":"Succeed"}`), `{}`, "States.Runtime", "$.x"},
+		{"no choice matched", asltest.Wrap(`{"Type":"Choice","Choices":[{"Variable":"$.x","NumericEquals":1,"Next":"E"}]}`, `"E":{"Type":"Succeed"}`), `{"x":2}`, "States.Runtime", "No Choice Rule matched"},
+		{"ResultPath into a string", asltest.Wrap(`{"Type":"Pass","Result":1,"ResultPath":"$.a.b","End":true}`), `{"a":"s"}`, "States.ResultPathMatchFailure", "$.a.b"},
+		{"Fail ErrorPath", asltest.Wrap(`{"Type":"Fail","ErrorPath":"$.e","CausePath":"$.c"}`), `{"e":"Boom","c":"because"}`, "Boom", "because"},
+		{"Fail ErrorPath not a string", asltest.Wrap(`{"Type":"Fail","ErrorPath":"$.e"}`), `{"e":5}`, "States.Runtime", "ErrorPath"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -246,7 +249,7 @@ func TestContextObject(t *testing.T) {
 func TestStartExecutionValidation(t *testing.T) {
 	e := New(Options{})
 	ctx := context.Background()
-	arn, err := e.CreateStateMachine(ctx, "v", wrap(`{"Type":"Succeed"}`), "")
+	arn, err := e.CreateStateMachine(ctx, "v", asltest.Wrap(`{"Type":"Succeed"}`), "")
 	require.NoError(t, err)
 	tests := []struct {
 		name, arn, exec, input string
@@ -262,7 +265,7 @@ func TestStartExecutionValidation(t *testing.T) {
 		{"long name", arn, strings.Repeat("n", 81), "{}", ErrInvalidName},
 		{"malformed input", arn, "a", `{"a":`, ErrInvalidExecutionInput},
 		{"two values", arn, "a", `{} {}`, ErrInvalidExecutionInput},
-		{"oversize input", arn, "a", `"` + strings.Repeat("x", maxPayloadBytes) + `"`, ErrInvalidExecutionInput},
+		{"oversize input", arn, "a", `"` + strings.Repeat("x", asl.MaxPayloadBytes) + `"`, ErrInvalidExecutionInput},
 		{"number out of range", arn, "a", `{"n":[1e400]}`, ErrInvalidExecutionInput},
 	}
 	for _, tt := range tests {
@@ -279,7 +282,7 @@ func TestStartExecutionValidation(t *testing.T) {
 func TestStartExecutionIdempotency(t *testing.T) {
 	e := New(Options{})
 	ctx := context.Background()
-	arn, err := e.CreateStateMachine(ctx, "idem", wrap(`{"Type":"Wait","Seconds":60,"End":true}`), "")
+	arn, err := e.CreateStateMachine(ctx, "idem", asltest.Wrap(`{"Type":"Wait","Seconds":60,"End":true}`), "")
 	require.NoError(t, err)
 	first, err := e.StartExecution(ctx, arn, "msg-1", `{"a":1}`)
 	require.NoError(t, err)
@@ -300,14 +303,14 @@ func TestStartExecutionIdempotency(t *testing.T) {
 func TestCreateStateMachine(t *testing.T) {
 	e := New(Options{Region: "eu-west-1", Account: "111122223333"})
 	ctx := context.Background()
-	def := wrap(`{"Type":"Succeed"}`)
+	def := asltest.Wrap(`{"Type":"Succeed"}`)
 	arn, err := e.CreateStateMachine(ctx, "m", def, "role")
 	require.NoError(t, err)
 	assert.Equal(t, "arn:aws:states:eu-west-1:111122223333:stateMachine:m", arn)
 	again, err := e.CreateStateMachine(ctx, "m", def, "role")
 	require.NoError(t, err, "identical creation is idempotent")
 	assert.Equal(t, arn, again)
-	_, err = e.CreateStateMachine(ctx, "m", wrap(`{"Type":"Pass","End":true}`), "role")
+	_, err = e.CreateStateMachine(ctx, "m", asltest.Wrap(`{"Type":"Pass","End":true}`), "role")
 	assert.ErrorIs(t, err, ErrStateMachineExists)
 	_, err = e.CreateStateMachine(ctx, "bad name", def, "role")
 	assert.ErrorIs(t, err, ErrInvalidName)
@@ -320,6 +323,12 @@ func TestCreateStateMachine(t *testing.T) {
 	assert.ErrorIs(t, err, ErrStateMachineDoesNotExist)
 	_, err = e.DescribeStateMachine(ctx, "nope")
 	assert.ErrorIs(t, err, ErrInvalidArn)
+	require.NoError(t, e.RunUntil(ctx, e.Now().Add(time.Second)))
+	other, err := e.CreateStateMachine(ctx, "a", def, "role")
+	require.NoError(t, err)
+	later, err := e.DescribeStateMachine(ctx, other)
+	require.NoError(t, err)
+	assert.Equal(t, []StateMachine{sm, later}, e.StateMachines(), "every state machine, oldest first")
 }
 
 func TestListExecutions(t *testing.T) {
@@ -355,7 +364,7 @@ func TestListExecutions(t *testing.T) {
 func TestStopExecution(t *testing.T) {
 	e := New(Options{})
 	ctx := context.Background()
-	arn, err := e.CreateStateMachine(ctx, "s", wrap(`{"Type":"Wait","Seconds":3600,"End":true}`), "")
+	arn, err := e.CreateStateMachine(ctx, "s", asltest.Wrap(`{"Type":"Wait","Seconds":3600,"End":true}`), "")
 	require.NoError(t, err)
 	x, err := e.StartExecution(ctx, arn, "a", "")
 	require.NoError(t, err)
@@ -407,30 +416,16 @@ func TestHistoryLimitEndsEndlessLoops(t *testing.T) {
 }
 
 func TestPayloadLimits(t *testing.T) {
-	big := strings.Repeat("x", maxPayloadBytes)
+	big := strings.Repeat("x", asl.MaxPayloadBytes)
 	tests := []struct{ name, def string }{
-		{"Pass output", wrap(`{"Type":"Pass","Parameters":{"a.$":"$.s","b.$":"$.s"},"End":true}`)},
-		{"ResultPath output", wrap(`{"Type":"Pass","Result":"` + big[:maxPayloadBytes/2] + `","ResultPath":"$.r","End":true}`)},
+		{"Pass output", asltest.Wrap(`{"Type":"Pass","Parameters":{"a.$":"$.s","b.$":"$.s"},"End":true}`)},
+		{"ResultPath output", asltest.Wrap(`{"Type":"Pass","Result":"` + big[:asl.MaxPayloadBytes/2] + `","ResultPath":"$.r","End":true}`)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			x, _ := runMachine(t, New(Options{}), tt.def, `{"s":"`+big[:maxPayloadBytes/2]+`"}`)
+			x, _ := runMachine(t, New(Options{}), tt.def, `{"s":"`+big[:asl.MaxPayloadBytes/2]+`"}`)
 			assert.Equal(t, Failed, x.Status)
 			assert.Equal(t, "States.DataLimitExceeded", x.Error)
-		})
-	}
-}
-
-func TestJSONSize(t *testing.T) {
-	values := []string{`{}`, `[]`, `null`, `true`, `false`, `-12`, `1.5e300`, `0.1`, `"a\"b\\c\nd\u0001é😀"`,
-		`{"a":[1,2,{"b":null}],"c":"d","e":{"f":[]}}`, `123456789012345678901234567890`}
-	for _, s := range values {
-		t.Run(s, func(t *testing.T) {
-			v, err := decodeJSON([]byte(s))
-			require.NoError(t, err)
-			b, err := json.Marshal(v)
-			require.NoError(t, err)
-			assert.Equal(t, len(b), jsonSize(v, maxPayloadBytes), "size of %s (%s)", s, b)
 		})
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/ohler55/ojg/oj"
+
+	"github.com/redrive/redrive/statemachine/asl"
 )
 
 // execution is one running or finished execution. Its state is guarded by
@@ -24,7 +26,7 @@ type execution struct {
 	input     any
 	start     time.Time
 	ctxExec   map[string]any // the context object's "Execution" member
-	env       evalEnv
+	env       asl.Env
 
 	mu          sync.Mutex
 	rng         rand.PCG
@@ -42,11 +44,11 @@ type execution struct {
 
 	// next and nextInput are the state to enter next and its input: the
 	// run loop enters states until none is left (suspended or finished).
-	next      *state
+	next      *asl.State
 	nextInput any
 
 	// The current state entry.
-	cur        *state
+	cur        *asl.State
 	rawInput   any // the state's input, before InputPath
 	enteredAt  time.Time
 	enteredID  int64
@@ -56,10 +58,13 @@ type execution struct {
 	call       *call     // the Lambda invocation in flight, if any
 	cb         *callback // the callback task waiting for its token, if any
 
-	// index is the execution's place in Executor.ordered and issued the
+	// index is the execution's key in Executor.indexed and issued the
 	// number of task tokens it has issued; both are encoded in its tokens.
 	index  uint64
 	issued uint32
+	// slot is the execution's place in its state machine's executions
+	// (guarded by Executor.mu).
+	slot int
 }
 
 // describe snapshots the execution. Call with x.mu held.
@@ -86,7 +91,7 @@ func (x *execution) begin(ctx context.Context) {
 	if x.status != Running {
 		return
 	}
-	x.next, x.nextInput = x.sm.def.startAt, x.input
+	x.next, x.nextInput = x.sm.def.StartAt(), x.input
 	x.input = nil // the start state has it; inputText keeps the text
 	x.run(ctx)
 }
@@ -126,236 +131,46 @@ func (x *execution) suspend(at int64, fn func(ctx context.Context)) {
 // state transition each time a step of your workflow is executed ...
 // including retries"): one per state entered here, and one per retry in
 // handleError. Starting and ending the execution are not transitions.
-func (x *execution) enter(ctx context.Context, st *state, in any) {
+func (x *execution) enter(ctx context.Context, st *asl.State, in any) {
 	x.transitions++
 	x.cur, x.rawInput = st, in
 	x.enteredAt = x.e.Now()
 	x.ctxObj = nil
 	x.retryCount = 0
 	x.retries = x.retries[:0]
-	for range st.retriers {
+	for range st.NumRetriers() {
 		x.retries = append(x.retries, 0)
 	}
-	x.record(st.entered, stateEnteredDetails{Name: st.name, Input: jsonDoc{in}})
+	x.record(st.EnteredEvent(), stateEnteredDetails{Name: st.Name(), Input: jsonDoc{in}})
 	x.enteredID = int64(len(x.history))
 	if x.status != Running {
 		return
 	}
-	switch st.typ {
-	case typePass:
+	switch st.Type() {
+	case asl.PassState:
 		x.pass(st)
-	case typeTask:
+	case asl.TaskState:
 		x.startTask(ctx)
-	case typeChoice:
+	case asl.ChoiceState:
 		x.choose(st)
-	case typeWait:
+	case asl.WaitState:
 		x.wait(st)
-	case typeSucceed:
-		eff, err := x.inputPath(st, in)
-		if err == nil {
-			eff, err = x.outputPath(st, eff)
-		}
-		if err != nil {
-			x.failState(err)
-			return
-		}
-		x.exit(st, eff, nil)
-	case typeFail:
+	case asl.SucceedState:
+		x.succeedState(st)
+	case asl.FailState:
 		x.failWith(st)
 	}
 }
 
-// pass runs a Pass state: InputPath, Parameters, Result, ResultPath,
-// OutputPath.
-func (x *execution) pass(st *state) {
-	eff, err := x.effectiveInput(st, x.rawInput)
-	if err != nil {
-		x.failState(err)
-		return
-	}
-	result := eff
-	if st.hasResult {
-		result = st.result
-	}
-	out, err := x.stateOutput(st, result)
-	if err != nil {
-		x.failState(err)
-		return
-	}
-	x.exit(st, out, st.next)
-}
-
-// wait runs a Wait state: the execution resumes when the wait is over.
-func (x *execution) wait(st *state) {
-	eff, err := x.inputPath(st, x.rawInput)
-	if err != nil {
-		x.failState(err)
-		return
-	}
-	until, err := x.waitUntil(st, eff)
-	if err != nil {
-		x.failState(err)
-		return
-	}
-	finish := func() {
-		out, err := x.outputPath(st, eff)
-		if err != nil {
-			x.failState(err)
-			return
-		}
-		x.exit(st, out, st.next)
-	}
-	if until <= x.e.nowNanos() {
-		finish()
-		return
-	}
-	x.suspend(until, func(context.Context) { finish() })
-}
-
-// waitUntil returns the clock time a Wait state's input makes it wait for.
-func (x *execution) waitUntil(st *state, eff any) (int64, error) {
-	w := st.wait
-	switch {
-	case w.hasSeconds:
-		return x.e.after(time.Duration(w.seconds) * time.Second), nil
-	case w.hasTimestamp:
-		return w.timestamp.UnixNano(), nil
-	case w.secondsPath != nil:
-		v, err := w.secondsPath.get(eff, x.contextObject())
-		if err != nil {
-			return 0, err
-		}
-		secs, ok := integerValue(v)
-		if !ok || secs < 0 || secs > maxTimeoutSeconds {
-			return 0, runtimeErrorf("The SecondsPath parameter does not reference a valid non-negative integer: %s", jsonText(v))
-		}
-		return x.e.after(time.Duration(secs) * time.Second), nil
-	default:
-		v, err := w.timestampPath.get(eff, x.contextObject())
-		if err != nil {
-			return 0, err
-		}
-		s, _ := v.(string)
-		t, perr := parseTimestamp(s)
-		if perr != nil {
-			return 0, runtimeErrorf("The TimestampPath parameter does not reference a valid ISO-8601 extended offset date-time format string: %s", jsonText(v))
-		}
-		return t.UnixNano(), nil
-	}
-}
-
-// failWith runs a Fail state.
-func (x *execution) failWith(st *state) {
-	name, cause := st.errorName, st.cause
-	for _, p := range []struct {
-		path  *path
-		field string
-		out   *string
-	}{{st.errorPath, "ErrorPath", &name}, {st.causePath, "CausePath", &cause}} {
-		if p.path == nil {
-			continue
-		}
-		v, err := p.path.get(x.rawInput, x.contextObject())
-		if err != nil {
-			x.failState(err)
-			return
-		}
-		s, ok := v.(string)
-		if !ok {
-			x.failState(runtimeErrorf("The %s field does not reference a string: %s", p.field, jsonText(v)))
-			return
-		}
-		*p.out = s
-	}
-	x.fail(name, cause)
-}
-
 // exit records the state's exit with output and goes to next, or ends the
 // execution successfully when next is nil.
-func (x *execution) exit(st *state, out any, next *state) {
-	x.record(st.exited, stateExitedDetails{Name: st.name, Output: jsonDoc{out}})
+func (x *execution) exit(st *asl.State, out any, next *asl.State) {
+	x.record(st.ExitedEvent(), stateExitedDetails{Name: st.Name(), Output: jsonDoc{out}})
 	if next == nil {
 		x.succeed(out)
 		return
 	}
 	x.next, x.nextInput = next, out
-}
-
-// inputPath applies InputPath to the state's raw input.
-func (x *execution) inputPath(st *state, in any) (any, error) {
-	return x.selectPath(st.inputPath, st.inputNull, in)
-}
-
-// outputPath applies OutputPath to a state's output.
-func (x *execution) outputPath(st *state, out any) (any, error) {
-	return x.selectPath(st.outputPath, st.outputNull, out)
-}
-
-// selectPath applies an InputPath or OutputPath p to v: null (the path
-// given as JSON null) yields {}, and no path passes v through.
-func (x *execution) selectPath(p *path, null bool, v any) (any, error) {
-	switch {
-	case null:
-		return map[string]any{}, nil
-	case p == nil:
-		return v, nil
-	}
-	return p.get(v, x.contextObject())
-}
-
-// effectiveInput applies InputPath then Parameters; the result must fit
-// the payload quota.
-func (x *execution) effectiveInput(st *state, in any) (any, error) {
-	eff, err := x.inputPath(st, in)
-	if err != nil {
-		return nil, err
-	}
-	return x.parameters(st, eff, x.contextObject())
-}
-
-// parameters applies Parameters, with the context object ctxObj, to the
-// input InputPath selected; the result must fit the payload quota.
-func (x *execution) parameters(st *state, eff, ctxObj any) (any, error) {
-	if st.parameters == nil {
-		return eff, nil
-	}
-	eff, err := st.parameters.eval(eff, ctxObj, &x.env)
-	if err != nil {
-		return nil, err
-	}
-	if overLimit(eff) {
-		return nil, dataLimitError("state", st.name, "received an input after Parameters")
-	}
-	return eff, nil
-}
-
-// stateOutput applies ResultPath (over the state's raw input) and
-// OutputPath to a result; the output must fit the payload quota.
-func (x *execution) stateOutput(st *state, result any) (any, error) {
-	out, err := applyResultPath(st.resultPath, st.resultNull, x.rawInput, result)
-	if err != nil {
-		return nil, err
-	}
-	if out, err = x.outputPath(st, out); err != nil {
-		return nil, err
-	}
-	if overLimit(out) {
-		return nil, dataLimitError("state", st.name, "returned an output")
-	}
-	return out, nil
-}
-
-// applyResultPath combines a state's raw input and its result: "$" (the
-// default) keeps the result, null keeps the input, a deeper path puts the
-// result into a copy of the input.
-func applyResultPath(p *refPath, null bool, in, result any) (any, error) {
-	switch {
-	case null:
-		return in, nil
-	case p == nil:
-		return result, nil
-	}
-	return p.set(in, result)
 }
 
 // succeed ends the execution with output. Call with x.mu held.
@@ -406,11 +221,11 @@ func (x *execution) failState(err error) {
 // stateErrorOf returns the error name and the cause an error raised while
 // processing the current state's data reports.
 func (x *execution) stateErrorOf(err error) (name, cause string) {
-	var se *stateError
+	var se *asl.Error
 	if !errors.As(err, &se) {
-		se = &stateError{Name: errNameRuntime, Cause: err.Error()}
+		se = &asl.Error{Name: asl.StatesRuntime, Cause: err.Error()}
 	}
-	return se.Name, fmt.Sprintf("An error occurred while executing the state '%s' (entered at the event id #%d). %s", x.cur.name, x.enteredID, se.Cause)
+	return se.Name, fmt.Sprintf("An error occurred while executing the state '%s' (entered at the event id #%d). %s", x.cur.Name(), x.enteredID, se.Cause)
 }
 
 // random returns a float64 in [0, 1) from the execution's seeded source.
@@ -419,16 +234,11 @@ func (x *execution) random() float64 {
 	return float64(x.rng.Uint64()>>11) / (1 << 53)
 }
 
-// integerValue returns v as an integer if it is one (an integral float
-// included).
-func integerValue(v any) (int64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return n, true
-	case float64:
-		if n == float64(int64(n)) {
-			return int64(n), true
-		}
+// int64N returns a number in [0, n) from the execution's seeded source
+// (States.MathRandom). Call with x.mu held.
+func (x *execution) int64N(n int64) int64 {
+	if n <= 0 {
+		return 0
 	}
-	return 0, false
+	return int64(x.rng.Uint64() % uint64(n))
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/ohler55/ojg/oj"
+
+	"github.com/redrive/redrive/statemachine/asl"
 )
 
 // maxHistoryEvents is Step Functions' execution history quota: an execution
@@ -161,7 +163,7 @@ func (x *execution) record(typ string, details any) {
 		return
 	}
 	if len(x.history) == maxHistoryEvents-1 {
-		x.fail(errNameRuntime, "The execution reached the maximum number of history events ("+strconv.Itoa(maxHistoryEvents)+").")
+		x.fail(asl.StatesRuntime, "The execution reached the maximum number of history events ("+strconv.Itoa(maxHistoryEvents)+").")
 		return
 	}
 	x.appendEvent(typ, details)

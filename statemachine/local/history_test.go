@@ -83,6 +83,9 @@ func TestHistoryShape(t *testing.T) {
 	]`, string(b))
 }
 
+// waitsMachine waits $.s seconds and succeeds.
+const waitsMachine = `{"StartAt":"W","States":{"W":{"Type":"Wait","SecondsPath":"$.s","Next":"P"},"P":{"Type":"Pass","End":true}}}`
+
 // TestFinishedHistoriesKeepsTheLastOnes runs executions that finish one
 // after the other (each waits one second longer than the last) with room
 // for two finished histories: the earlier ones are evicted, every
@@ -90,8 +93,7 @@ func TestHistoryShape(t *testing.T) {
 func TestFinishedHistoriesKeepsTheLastOnes(t *testing.T) {
 	ctx := t.Context()
 	e := New(Options{FinishedHistories: 2})
-	arn, err := e.CreateStateMachine(ctx, "waits", `{"StartAt":"W","States":{
-		"W":{"Type":"Wait","SecondsPath":"$.s","Next":"P"},"P":{"Type":"Pass","End":true}}}`, "arn:aws:iam::123456789012:role/test")
+	arn, err := e.CreateStateMachine(ctx, "waits", waitsMachine, "arn:aws:iam::123456789012:role/test")
 	require.NoError(t, err)
 	var arns []string
 	for i := range 5 {

@@ -5,11 +5,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-)
 
-// maxNameLength is the longest state machine, execution or state name Step
-// Functions accepts.
-const maxNameLength = 80
+	"github.com/redrive/redrive/statemachine/asl"
+)
 
 // validateName checks a state machine or execution name against Step
 // Functions' rules: 1-80 characters, no whitespace, brackets, wildcards,
@@ -21,8 +19,8 @@ func validateName(kind, name string) error {
 	if !utf8.ValidString(name) {
 		return fmt.Errorf("%w: %s name %q is not valid UTF-8", ErrInvalidName, kind, name)
 	}
-	if n := utf8.RuneCountInString(name); n > maxNameLength {
-		return fmt.Errorf("%w: %s name %q is %d characters, over the %d-character limit", ErrInvalidName, kind, name, n, maxNameLength)
+	if n := utf8.RuneCountInString(name); n > asl.MaxNameLength {
+		return fmt.Errorf("%w: %s name %q is %d characters, over the %d-character limit", ErrInvalidName, kind, name, n, asl.MaxNameLength)
 	}
 	for _, r := range name {
 		if unicode.IsSpace(r) || unicode.IsControl(r) || r == 0x7f || (r >= 0x80 && r <= 0x9f) || strings.ContainsRune(`<>{}[]?*"#%\^|~`+"`"+`$&,;:/`, r) {

@@ -13,76 +13,19 @@ import (
 // call is processing events (for example from inside a handler).
 var errRunInProgress = errors.New("local: Run or RunUntil is already in progress")
 
-// event is one entry on the executor's timeline: fn runs when the
-// executor's clock (virtual or scaled) reads at, in Unix nanoseconds. Events due at
-// the same instant run in the order they were scheduled (seq).
-type event struct {
-	at  int64
-	seq uint64
-	fn  func(ctx context.Context)
-	// gen and want make the event cancellable: it is stale, and skipped
-	// without moving the clock, once *gen no longer equals want.
-	gen  *atomic.Uint64
-	want uint64
-}
-
-// stale reports whether the event was cancelled.
-func (ev *event) stale() bool { return ev.gen != nil && ev.gen.Load() != ev.want }
-
-// timeline is a binary min-heap of events ordered by (at, seq).
-type timeline []event
-
-func (t timeline) less(i, j int) bool {
-	return t[i].at < t[j].at || (t[i].at == t[j].at && t[i].seq < t[j].seq)
-}
-
-func (t *timeline) push(ev event) {
-	*t = append(*t, ev)
-	h := *t
-	for i := len(h) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if !h.less(i, parent) {
-			break
-		}
-		h[i], h[parent] = h[parent], h[i]
-		i = parent
-	}
-}
-
-func (t *timeline) pop() event {
-	h := *t
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h[last] = event{}
-	h = h[:last]
-	for i := 0; ; {
-		small, l, r := i, 2*i+1, 2*i+2
-		if l < len(h) && h.less(l, small) {
-			small = l
-		}
-		if r < len(h) && h.less(r, small) {
-			small = r
-		}
-		if small == i {
-			break
-		}
-		h[i], h[small] = h[small], h[i]
-		i = small
-	}
-	*t = h
-	return top
-}
-
 // scheduler is the executor's discrete-event loop state.
 type scheduler struct {
-	mu      sync.Mutex
-	queue   timeline
-	seq     uint64
-	clock   atomic.Int64 // virtual now, Unix nanoseconds
-	kick    chan struct{}
-	running atomic.Bool
+	mu    sync.Mutex
+	queue timeline
+	seq   uint64
+	clock atomic.Int64 // virtual now, Unix nanoseconds
+	kick  chan struct{}
+	// running is held by the one loop processing events (Run, RunUntil),
+	// and by Close once that loop has returned.
+	running sync.Mutex
 	batch   []event // reused by the one running loop
+	// compacted is the timeline's length after its last compaction.
+	compacted int
 }
 
 // nowNanos returns the executor's clock in Unix nanoseconds.
@@ -121,36 +64,57 @@ func (e *Executor) scheduleIf(at int64, gen *atomic.Uint64, want uint64, fn func
 // loop processes events due up to limit. In virtual mode it returns when
 // nothing is left at or before limit; on a scaled clock it waits for
 // events (sleeping until the next one is due) until the clock passes
-// limit, and with limit math.MaxInt64 until ctx ends.
+// limit, and with limit math.MaxInt64 until ctx ends. It returns
+// ErrClosed once the executor is closed.
 func (e *Executor) loop(ctx context.Context, limit int64) error {
 	s := &e.sched
-	if !s.running.CompareAndSwap(false, true) {
+	if e.closed.Load() {
+		return ErrClosed
+	}
+	if !s.running.TryLock() {
 		return errRunInProgress
 	}
-	defer s.running.Store(false)
+	defer s.running.Unlock()
 	for {
+		if e.closed.Load() {
+			return ErrClosed
+		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		batch, wait := e.due(limit)
 		if len(batch) > 0 {
 			e.runBatch(ctx, batch)
-			e.evictHistories()
+			e.housekeep()
 			continue
 		}
 		if wait <= 0 {
 			return nil
 		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return ctx.Err()
-		case <-s.kick:
-		case <-timer.C:
+		e.housekeep()
+		if d, ok := e.untilExpiry(); ok {
+			wait = min(wait, d)
 		}
-		timer.Stop()
+		if err := e.idle(ctx, wait); err != nil {
+			return err
+		}
 	}
+}
+
+// idle waits d of wall time, or until an event is scheduled, ctx ends or
+// the executor closes.
+func (e *Executor) idle(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-e.done:
+		return ErrClosed
+	case <-e.sched.kick:
+	case <-timer.C:
+	}
+	return nil
 }
 
 // due pops the next events to run. In virtual mode that is the earliest

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -11,6 +12,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/statemachine/asl"
+	"github.com/redrive/redrive/statemachine/asl/asltest"
 )
 
 func TestTimelineOrder(t *testing.T) {
@@ -25,6 +29,40 @@ func TestTimelineOrder(t *testing.T) {
 		got = append(got, [2]int64{ev.at, int64(ev.seq)})
 	}
 	assert.Equal(t, [][2]int64{{0, 6}, {1, 2}, {1, 5}, {3, 4}, {5, 1}, {5, 3}}, got)
+}
+
+// TestTimelineCompaction schedules events of which two in three go stale:
+// compaction drops them, once the timeline is long enough, and leaves the
+// live ones in their order.
+func TestTimelineCompaction(t *testing.T) {
+	var s scheduler
+	var gen atomic.Uint64
+	n := 3 * minCompaction
+	for i := range n {
+		at := int64((i * 7919) % n) // every instant once, out of order
+		if i%3 == 0 {
+			s.queue.push(event{at: at, seq: uint64(i)})
+		} else {
+			s.queue.push(event{at: at, seq: uint64(i), gen: &gen, want: 0})
+		}
+	}
+	s.compact()
+	require.Len(t, s.queue, n, "nothing is stale yet")
+	gen.Add(1)
+	s.compact()
+	require.Len(t, s.queue, n, "not twice as long as after the last compaction")
+	for i := range minCompaction + n {
+		s.queue.push(event{at: int64(n + i), seq: uint64(n + i), gen: &gen, want: 0})
+	}
+	s.compact()
+	require.Len(t, s.queue, n/3)
+	last := int64(-1)
+	for len(s.queue) > 0 {
+		ev := s.queue.pop()
+		assert.False(t, ev.stale())
+		assert.Greater(t, ev.at, last, "in order")
+		last = ev.at
+	}
 }
 
 func TestAtRunsInTimeOrderAndJumpsTheClock(t *testing.T) {
@@ -107,9 +145,9 @@ func TestHandlersCallBackIntoTheExecutor(t *testing.T) {
 		return Invocation{Payload: []byte(`"spawned"`)}, nil
 	}}})
 	ctx := context.Background()
-	_, err := e.CreateStateMachine(ctx, "child", wrap(`{"Type":"Wait","Seconds":5,"End":true}`), "")
+	_, err := e.CreateStateMachine(ctx, "child", asltest.Wrap(`{"Type":"Wait","Seconds":5,"End":true}`), "")
 	require.NoError(t, err)
-	parent, err := e.CreateStateMachine(ctx, "parent", wrap(invokeTask("spawn", `,"End":true`)), "")
+	parent, err := e.CreateStateMachine(ctx, "parent", asltest.Wrap(invokeTask("spawn", `,"End":true`)), "")
 	require.NoError(t, err)
 	x, err := e.StartExecution(ctx, parent, "p", "")
 	require.NoError(t, err)
@@ -243,7 +281,7 @@ func TestScaledClockTimeout(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { _ = e.Run(ctx) }()
-	arn, err := e.CreateStateMachine(ctx, "rt", wrap(invokeTask("hang", `,"TimeoutSeconds":1,"End":true`)), "")
+	arn, err := e.CreateStateMachine(ctx, "rt", asltest.Wrap(invokeTask("hang", `,"TimeoutSeconds":1,"End":true`)), "")
 	require.NoError(t, err)
 	x, err := e.StartExecution(ctx, arn, "", "")
 	require.NoError(t, err)
@@ -256,9 +294,11 @@ func TestScaledClockTimeout(t *testing.T) {
 // mustPayload returns the Payload member of a lambda:invoke result.
 func mustPayload(t *testing.T, out []byte) string {
 	t.Helper()
-	v, err := decodeJSON(out)
+	v, err := asl.DecodeJSON(out)
 	require.NoError(t, err)
 	m, ok := v.(map[string]any)
 	require.True(t, ok, "output %s", out)
-	return jsonText(m["Payload"])
+	payload, err := json.Marshal(m["Payload"])
+	require.NoError(t, err)
+	return string(payload)
 }

@@ -11,6 +11,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/statemachine/asl"
+	"github.com/redrive/redrive/statemachine/asl/asltest"
 )
 
 // failing returns a function that fails with the given error types in
@@ -65,7 +68,7 @@ func TestRetryBackoff(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var calls atomic.Int32
 			e := New(Options{Invoker: funcInvoker{"f": failing(&calls, tt.errs...)}})
-			x, h := runMachine(t, e, wrap(invokeTask("f", `,"Retry":[`+tt.retry+`],"End":true`)), `{}`)
+			x, h := runMachine(t, e, asltest.Wrap(invokeTask("f", `,"Retry":[`+tt.retry+`],"End":true`)), `{}`)
 			assert.Equal(t, tt.wantStatus, x.Status)
 			assert.Equal(t, tt.wantGaps, scheduledGaps(h))
 			assert.Equal(t, 1+len(tt.wantGaps), x.Transitions, "the state entry plus one per retry")
@@ -79,7 +82,7 @@ func TestRetrierPrecedenceAWSExample(t *testing.T) {
 	// first retrier's MaxAttempts of 2 is used up.
 	var calls atomic.Int32
 	e := New(Options{Invoker: funcInvoker{"x": failing(&calls, "ErrorA", "ErrorB", "ErrorC", "ErrorB")}})
-	x, h := runMachine(t, e, wrap(invokeTask("x", `,"Next":"Y",
+	x, h := runMachine(t, e, asltest.Wrap(invokeTask("x", `,"Next":"Y",
 		"Retry":[{"ErrorEquals":["ErrorA","ErrorB"],"IntervalSeconds":1,"BackoffRate":2.0,"MaxAttempts":2},{"ErrorEquals":["ErrorC"],"IntervalSeconds":5}],
 		"Catch":[{"ErrorEquals":["States.ALL"],"Next":"Z"}]`), `"Y":{"Type":"Succeed"}`, `"Z":{"Type":"Pass","End":true}`), `{}`)
 	require.Equal(t, Succeeded, x.Status)
@@ -96,7 +99,7 @@ func TestRetryJitter(t *testing.T) {
 	gaps := func(seed int64) []time.Duration {
 		var calls atomic.Int32
 		e := New(Options{Seed: seed, Invoker: funcInvoker{"f": failing(&calls, "E", "E", "E", "E")}})
-		_, h := runMachine(t, e, wrap(invokeTask("f", `,"Retry":[{"ErrorEquals":["E"],"IntervalSeconds":10,"MaxAttempts":4,"JitterStrategy":"FULL"}],"End":true`)), `{}`)
+		_, h := runMachine(t, e, asltest.Wrap(invokeTask("f", `,"Retry":[{"ErrorEquals":["E"],"IntervalSeconds":10,"MaxAttempts":4,"JitterStrategy":"FULL"}],"End":true`)), `{}`)
 		return scheduledGaps(h)
 	}
 	a := gaps(7)
@@ -120,7 +123,7 @@ func TestRetryCountInContext(t *testing.T) {
 		seen = append(seen, in.Retry)
 		return failing(&calls, "E", "E")(ctx, p)
 	}}})
-	x, _ := runMachine(t, e, wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke",
+	x, _ := runMachine(t, e, asltest.Wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke",
 		"Parameters":{"FunctionName":"f","Payload":{"Retry.$":"$$.State.RetryCount"}},"Retry":[{"ErrorEquals":["E"]}],"End":true}`), `{}`)
 	require.Equal(t, Succeeded, x.Status, x.Cause)
 	assert.Equal(t, []float64{0, 1, 2}, seen)
@@ -191,18 +194,18 @@ func TestTerminalErrorsAreNotCaughtByStatesALL(t *testing.T) {
 	inv := funcInvoker{
 		"f": respond(map[string]int{"a": 1}),
 		"big": func(context.Context, []byte) (Invocation, error) {
-			b, err := json.Marshal(string(make([]byte, maxPayloadBytes)))
+			b, err := json.Marshal(string(make([]byte, asl.MaxPayloadBytes)))
 			return Invocation{Payload: b}, err
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			x, _ := runMachine(t, New(Options{Invoker: inv}), wrap(tt.task, `"H":{"Type":"Pass","End":true}`), `{}`)
+			x, _ := runMachine(t, New(Options{Invoker: inv}), asltest.Wrap(tt.task, `"H":{"Type":"Pass","End":true}`), `{}`)
 			assert.Equal(t, Failed, x.Status)
 			assert.Equal(t, tt.wantErr, x.Error)
 		})
 	}
-	x, _ := runMachine(t, New(Options{Invoker: inv}), wrap(invokeTask("big", `,"Catch":[{"ErrorEquals":["States.DataLimitExceeded"],"ResultPath":null,"Next":"H"}],"End":true`), `"H":{"Type":"Pass","End":true}`), `{}`)
+	x, _ := runMachine(t, New(Options{Invoker: inv}), asltest.Wrap(invokeTask("big", `,"Catch":[{"ErrorEquals":["States.DataLimitExceeded"],"ResultPath":null,"Next":"H"}],"End":true`), `"H":{"Type":"Pass","End":true}`), `{}`)
 	assert.Equal(t, Succeeded, x.Status, "States.DataLimitExceeded is caught by name")
 }
 
@@ -258,7 +261,7 @@ func TestPlainFunctionARN(t *testing.T) {
 		got = string(p)
 		return respond(map[string]string{"hello": "world"})(ctx, p)
 	}}})
-	x, h := runMachine(t, e, wrap(`{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:greet","InputPath":"$.in","ResultPath":"$.out","End":true}`), `{"in":{"name":"x"}}`)
+	x, h := runMachine(t, e, asltest.Wrap(`{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:greet","InputPath":"$.in","ResultPath":"$.out","End":true}`), `{"in":{"name":"x"}}`)
 	require.Equal(t, Succeeded, x.Status, x.Cause)
 	assert.JSONEq(t, `{"name":"x"}`, got)
 	assert.JSONEq(t, `{"in":{"name":"x"},"out":{"hello":"world"}}`, string(x.Output))
@@ -266,7 +269,7 @@ func TestPlainFunctionARN(t *testing.T) {
 		"LambdaFunctionSucceeded", "TaskStateExited", "ExecutionSucceeded"}, eventTypes(h))
 
 	x, h = runMachine(t, New(Options{Invoker: funcInvoker{"greet": fnError("Nope", "no")}}),
-		wrap(`{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:greet","End":true}`), `{}`)
+		asltest.Wrap(`{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:greet","End":true}`), `{}`)
 	assert.Equal(t, "Nope", x.Error)
 	assert.JSONEq(t, `{"errorType":"Nope","errorMessage":"no"}`, x.Cause)
 	assert.Len(t, eventsOf(h, "LambdaFunctionFailed"), 1)
@@ -283,7 +286,7 @@ func TestLambdaInvokeParameters(t *testing.T) {
 		function = fn
 		return inv.Invoke(ctx, fn, p)
 	})
-	x, _ := runMachine(t, e, wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke",
+	x, _ := runMachine(t, e, asltest.Wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke",
 		"Parameters":{"FunctionName.$":"$.fn","Qualifier":"live"},"ResultSelector":{"v.$":"$.ExecutedVersion","p.$":"$.Payload","s.$":"$.SdkHttpMetadata.HttpStatusCode"},"End":true}`),
 		`{"fn":"arn:aws:lambda:us-east-1:123456789012:function:f"}`)
 	require.Equal(t, Succeeded, x.Status, x.Cause)
@@ -291,13 +294,13 @@ func TestLambdaInvokeParameters(t *testing.T) {
 	assert.Equal(t, `{}`, payload, "no Payload sends an empty object")
 	assert.JSONEq(t, `{"v":"7","p":null,"s":200}`, string(x.Output))
 
-	x, _ = runMachine(t, e, wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName.$":"$.fn"},"End":true}`), `{"fn":5}`)
+	x, _ = runMachine(t, e, asltest.Wrap(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName.$":"$.fn"},"End":true}`), `{"fn":5}`)
 	assert.Equal(t, "States.Runtime", x.Error)
 	assert.Contains(t, x.Cause, "FunctionName")
 }
 
 func TestNoInvoker(t *testing.T) {
-	x, _ := runMachine(t, New(Options{}), wrap(invokeTask("f", `,"End":true`)), `{}`)
+	x, _ := runMachine(t, New(Options{}), asltest.Wrap(invokeTask("f", `,"End":true`)), `{}`)
 	assert.Equal(t, "States.Runtime", x.Error)
 	assert.Contains(t, x.Cause, "no Invoker")
 }
@@ -311,7 +314,7 @@ func TestStopDuringDelay(t *testing.T) {
 		return respond("late")(ctx, p)
 	}}})
 	ctx := context.Background()
-	arn, err := e.CreateStateMachine(ctx, "stop", wrap(invokeTask("slow", `,"End":true`)), "")
+	arn, err := e.CreateStateMachine(ctx, "stop", asltest.Wrap(invokeTask("slow", `,"End":true`)), "")
 	require.NoError(t, err)
 	x, err := e.StartExecution(ctx, arn, "a", "")
 	require.NoError(t, err)
@@ -347,7 +350,7 @@ func wrapUsed(state string, extra ...string) string {
 			used = append(used, x)
 		}
 	}
-	return wrap(state, used...)
+	return asltest.Wrap(state, used...)
 }
 
 func TestDelayOutsideTheExecutor(t *testing.T) {

@@ -28,11 +28,9 @@ type server struct {
 	ops map[string]operation
 
 	mu sync.Mutex
-	// machines are the ARNs of the state machines created through the
-	// server, oldest first: those ListStateMachines lists.
-	machines []string
 	// tags are the state machines' tags by ARN, in the order they were
-	// added; the executor has none.
+	// added; the executor has none. A state machine created through the
+	// server has an entry, if only a nil one.
 	tags map[string][]tag
 }
 

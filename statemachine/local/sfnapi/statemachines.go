@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"slices"
 	"unicode/utf8"
 
 	"github.com/redrive/redrive/statemachine/local"
@@ -65,17 +64,13 @@ func (s *server) createStateMachine(ctx context.Context, in *createStateMachineI
 	return createStateMachineOutput{StateMachineArn: arn, CreationDate: epochTime(sm.CreationDate)}, nil
 }
 
-// created records a state machine created through the API, with its tags.
-// Creating it again (idempotently) changes neither: AWS ignores the tags
+// created records the tags of a state machine created through the API.
+// Creating it again (idempotently) changes nothing: AWS ignores the tags
 // of a CreateStateMachine that returns an existing state machine.
 func (s *server) created(arn string, tags []tag) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if slices.Contains(s.machines, arn) {
-		return
-	}
-	s.machines = append(s.machines, arn)
-	if len(tags) > 0 {
+	if _, known := s.tags[arn]; !known {
 		s.tags[arn] = tags
 	}
 }
@@ -210,25 +205,18 @@ type stateMachineListItem struct {
 	CreationDate    epochTime `json:"creationDate"`
 }
 
-// listStateMachines lists the state machines created through the server,
-// oldest first (AWS documents no order).
+// listStateMachines lists every state machine of the executor, oldest
+// first (AWS documents no order).
 func (s *server) listStateMachines(ctx context.Context, in *listStateMachinesInput) (listStateMachinesOutput, error) {
-	s.mu.Lock()
-	arns := slices.Clone(s.machines)
-	s.mu.Unlock()
-	items, next, err := page(arns,
-		func(arn string) string { return arn },
-		func(string) bool { return true },
+	items, next, err := page(s.e.StateMachines(),
+		func(sm local.StateMachine) string { return sm.ARN },
+		func(local.StateMachine) bool { return true },
 		"stateMachines", in.NextToken, in.MaxResults)
 	if err != nil {
 		return listStateMachinesOutput{}, err
 	}
 	out := listStateMachinesOutput{StateMachines: make([]stateMachineListItem, len(items)), NextToken: next}
-	for i, arn := range items {
-		sm, err := s.e.DescribeStateMachine(ctx, arn)
-		if err != nil {
-			return listStateMachinesOutput{}, fmt.Errorf("describe listed state machine %s: %w", arn, err)
-		}
+	for i, sm := range items {
 		out.StateMachines[i] = stateMachineListItem{
 			StateMachineArn: sm.ARN, Name: sm.Name, Type: "STANDARD", CreationDate: epochTime(sm.CreationDate),
 		}

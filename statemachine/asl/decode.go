@@ -1,4 +1,4 @@
-package local
+package asl
 
 import (
 	"encoding/json"
@@ -9,14 +9,14 @@ import (
 	"github.com/ohler55/ojg/oj"
 )
 
-// errNotJSON is returned by decodeJSON for text that is not one JSON value.
-var errNotJSON = errors.New("local: not valid JSON")
+// errNotJSON is returned by DecodeJSON for text that is not one JSON value.
+var errNotJSON = errors.New("asl: not valid JSON")
 
-// decodeJSON parses one JSON value into generic data (map[string]any,
-// []any, int64, float64, json.Number, string, bool, nil). The text is
-// checked with encoding/json first: ojg's parser can panic on some
-// malformed input, and no input may crash the executor.
-func decodeJSON(text []byte) (v any, err error) {
+// DecodeJSON parses one JSON value into the generic data this package
+// evaluates (map[string]any, []any, int64, float64, json.Number, string,
+// bool, nil). The text is checked with encoding/json first: ojg's parser
+// can panic on some malformed input, and no input may crash the executor.
+func DecodeJSON(text []byte) (v any, err error) {
 	if !json.Valid(text) {
 		var probe any
 		if derr := json.Unmarshal(text, &probe); derr != nil {

@@ -1,4 +1,4 @@
-package local
+package asl
 
 import (
 	"testing"
@@ -16,11 +16,11 @@ func jsonOf(tb testing.TB, s string) any {
 	return v
 }
 
-// assertStateError checks that err is a *stateError with name and a cause
+// assertStateError checks that err is a *Error with name and a cause
 // containing cause.
 func assertStateError(tb testing.TB, err error, name, cause string) {
 	tb.Helper()
-	var se *stateError
+	var se *Error
 	require.ErrorAs(tb, err, &se)
 	assert.Equal(tb, name, se.Name)
 	assert.Contains(tb, se.Cause, cause)

@@ -1,4 +1,4 @@
-package local
+package asl
 
 import (
 	"fmt"
@@ -43,7 +43,7 @@ const intrinsicsInput = `{
 }`
 
 // evalIntrinsic evaluates one intrinsic invocation as a Parameters value.
-func evalIntrinsic(tb testing.TB, expr string, env *evalEnv) (any, error) {
+func evalIntrinsic(tb testing.TB, expr string, env *Env) (any, error) {
 	tb.Helper()
 	tmpl, err := compileTemplate(map[string]any{"r.$": expr}, "Parameters")
 	require.NoError(tb, err, "compile %s", expr)
@@ -145,14 +145,14 @@ func TestIntrinsics(t *testing.T) {
 
 func TestIntrinsicRandomness(t *testing.T) {
 	t.Run("UUID from the environment", func(t *testing.T) {
-		env := &evalEnv{uuid: func() string { return "00000000-0000-4000-8000-000000000001" }}
+		env := &Env{UUID: func() string { return "00000000-0000-4000-8000-000000000001" }}
 		got, err := evalIntrinsic(t, "States.UUID()", env)
 		require.NoError(t, err)
 		assert.Equal(t, "00000000-0000-4000-8000-000000000001", got)
 	})
 	t.Run("UUID without an environment is a random v4", func(t *testing.T) {
 		v4 := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
-		a, err := evalIntrinsic(t, "States.UUID()", &evalEnv{})
+		a, err := evalIntrinsic(t, "States.UUID()", &Env{})
 		require.NoError(t, err)
 		b, err := evalIntrinsic(t, "States.UUID()", nil)
 		require.NoError(t, err)
@@ -162,7 +162,7 @@ func TestIntrinsicRandomness(t *testing.T) {
 	})
 	t.Run("MathRandom uses the environment", func(t *testing.T) {
 		var asked int64
-		env := &evalEnv{int64N: func(n int64) int64 { asked = n; return n - 1 }}
+		env := &Env{Int64N: func(n int64) int64 { asked = n; return n - 1 }}
 		got, err := evalIntrinsic(t, "States.MathRandom($.start, $.end)", env)
 		require.NoError(t, err)
 		assert.Equal(t, int64(998), asked)

@@ -1,4 +1,4 @@
-package local
+package asl
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ type callNode struct {
 	args []tmplNode
 }
 
-func (n *callNode) eval(input, ctxObj any, env *evalEnv) (any, error) {
+func (n *callNode) eval(input, ctxObj any, env *Env) (any, error) {
 	var buf [4]any
 	args := buf[:0]
 	for _, a := range n.args {
@@ -30,7 +30,7 @@ func (n *callNode) eval(input, ctxObj any, env *evalEnv) (any, error) {
 	}
 	out, err := n.spec.fn(n, args, env)
 	if err != nil {
-		return nil, runtimeErrorf("Invalid arguments in %s: %v", n.name, err)
+		return nil, RuntimeErrorf("Invalid arguments in %s: %v", n.name, err)
 	}
 	return out, nil
 }
@@ -42,7 +42,7 @@ type strLiteral struct {
 	segs  []string
 }
 
-func (n *strLiteral) eval(any, any, *evalEnv) (any, error) { return n.value, nil }
+func (n *strLiteral) eval(any, any, *Env) (any, error) { return n.value, nil }
 
 // compileIntrinsic compiles an intrinsic function invocation, the value of
 // the ".$" key field. Argument counts and literal argument types are checked

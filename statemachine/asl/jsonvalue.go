@@ -1,8 +1,9 @@
-package local
+package asl
 
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/ohler55/ojg/oj"
@@ -102,4 +103,28 @@ func canonicalKey(v any) string {
 		return strconv.FormatFloat(f, 'g', -1, 64)
 	}
 	return jsonText(v)
+}
+
+// integerValue returns v as an integer if it is one (an integral float
+// included).
+func integerValue(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case float64:
+		if n == float64(int64(n)) {
+			return int64(n), true
+		}
+	}
+	return 0, false
+}
+
+// sortedKeys returns an object's keys in order, for deterministic errors.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -1,4 +1,4 @@
-package local
+package asl
 
 import (
 	"fmt"
@@ -11,16 +11,18 @@ import (
 type fields struct {
 	obj   map[string]any
 	state string // "" at the top level
-	// prefix is prepended to field names in errors, e.g. "Retry[0].".
-	prefix string
+	// at is where obj is in its state, e.g. Retry[0]; zero for the state
+	// (or the top level) itself.
+	at field
 }
 
-func (f *fields) err(field, format string, args ...any) error {
-	return defError(f.state, f.prefix+field, format, args...)
+// err is a definition error at the member name.
+func (f *fields) err(name, format string, args ...any) error {
+	return defError(f.state, f.at.member(name), format, args...)
 }
 
 // only rejects members that the state type does not support.
-func (f *fields) only(typ stateType) error {
+func (f *fields) only(typ Type) error {
 	allowed := allowedFields[typ]
 	for k := range f.obj {
 		if k == "Type" || k == "Comment" || slices.Contains(allowed, k) {
@@ -146,9 +148,10 @@ func (f *fields) template(name string) (*template, error) {
 	if _, isObj := v.(map[string]any); !isObj {
 		return nil, f.err(name, "must be a JSON object, got %s", typeName(v))
 	}
-	t, err := compileTemplate(v, f.prefix+name)
+	at := f.at.member(name)
+	t, err := compileTemplate(v, at.label)
 	if err != nil {
-		return nil, defError(f.state, f.prefix+name, "%v", err)
+		return nil, defError(f.state, at, "%v", err)
 	}
 	return t, nil
 }

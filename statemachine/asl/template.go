@@ -1,4 +1,4 @@
-package local
+package asl
 
 import (
 	"fmt"
@@ -14,18 +14,19 @@ type template struct {
 	root tmplNode
 }
 
-// evalEnv supplies what evaluation needs beyond the data: the execution's
-// seeded randomness. Nil fields fall back to unseeded randomness.
-type evalEnv struct {
-	// uuid returns a version 4 UUID (States.UUID).
-	uuid func() string
-	// int64N returns a number in [0, n) (States.MathRandom without a seed).
-	int64N func(n int64) int64
+// Env supplies what evaluation needs beyond the data: the execution's
+// seeded randomness. Nil fields, or a nil *Env, fall back to unseeded
+// randomness.
+type Env struct {
+	// UUID returns a version 4 UUID (States.UUID).
+	UUID func() string
+	// Int64N returns a number in [0, n) (States.MathRandom without a seed).
+	Int64N func(n int64) int64
 }
 
 // tmplNode is one compiled part of a template or intrinsic invocation.
 type tmplNode interface {
-	eval(input, ctxObj any, env *evalEnv) (any, error)
+	eval(input, ctxObj any, env *Env) (any, error)
 }
 
 // compileTemplate compiles raw (a JSON value as oj parses it) for the field
@@ -40,7 +41,7 @@ func compileTemplate(raw any, field string) (*template, error) {
 }
 
 // eval builds the template's value for input and the context object.
-func (t *template) eval(input, ctxObj any, env *evalEnv) (any, error) {
+func (t *template) eval(input, ctxObj any, env *Env) (any, error) {
 	return t.root.eval(input, ctxObj, env)
 }
 
@@ -48,7 +49,7 @@ func (t *template) eval(input, ctxObj any, env *evalEnv) (any, error) {
 // raw JSON itself, shared by every evaluation.
 type constNode struct{ v any }
 
-func (n constNode) eval(any, any, *evalEnv) (any, error) { return n.v, nil }
+func (n constNode) eval(any, any, *Env) (any, error) { return n.v, nil }
 
 // objectNode is an object with at least one dynamic member.
 type objectNode struct {
@@ -56,7 +57,7 @@ type objectNode struct {
 	vals []tmplNode
 }
 
-func (n *objectNode) eval(input, ctxObj any, env *evalEnv) (any, error) {
+func (n *objectNode) eval(input, ctxObj any, env *Env) (any, error) {
 	out := make(map[string]any, len(n.keys))
 	for i, k := range n.keys {
 		v, err := n.vals[i].eval(input, ctxObj, env)
@@ -71,7 +72,7 @@ func (n *objectNode) eval(input, ctxObj any, env *evalEnv) (any, error) {
 // arrayNode is an array with at least one dynamic element.
 type arrayNode struct{ items []tmplNode }
 
-func (n *arrayNode) eval(input, ctxObj any, env *evalEnv) (any, error) {
+func (n *arrayNode) eval(input, ctxObj any, env *Env) (any, error) {
 	out := make([]any, len(n.items))
 	for i, it := range n.items {
 		v, err := it.eval(input, ctxObj, env)
@@ -89,14 +90,14 @@ type pathNode struct {
 	field string // the key as written, e.g. "foo.$"
 }
 
-func (n *pathNode) eval(input, ctxObj any, _ *evalEnv) (any, error) {
+func (n *pathNode) eval(input, ctxObj any, _ *Env) (any, error) {
 	v, err := n.p.get(input, ctxObj)
 	if err != nil {
 		doc := input
 		if n.p.ctx {
 			doc = ctxObj
 		}
-		return nil, runtimeErrorf("The JSONPath '%s' specified for the field '%s' could not be found in the input '%s'",
+		return nil, RuntimeErrorf("The JSONPath '%s' specified for the field '%s' could not be found in the input '%s'",
 			n.p.expr, n.field, jsonText(doc))
 	}
 	return v, nil

@@ -1,4 +1,4 @@
-package local
+package asl
 
 import (
 	"encoding/json"
@@ -7,15 +7,25 @@ import (
 	"unicode/utf8"
 )
 
-// maxPayloadBytes is Step Functions' payload quota: 256 KiB of UTF-8 JSON
-// for an execution's input and every state's input, result and output.
-const maxPayloadBytes = 262144
+// Limits of the Amazon States Language and Step Functions' quotas.
+const (
+	// MaxPayloadBytes is Step Functions' payload quota: 256 KiB of UTF-8
+	// JSON for an execution's input and every state's input, result and
+	// output.
+	MaxPayloadBytes = 262144
+	// MaxNameLength is the longest state machine, execution or state name
+	// Step Functions accepts.
+	MaxNameLength = 80
+
+	maxTimeoutSeconds  = 99999999 // TimeoutSeconds, Seconds, IntervalSeconds, MaxAttempts
+	maxMaxDelaySeconds = 31622400 // MaxDelaySeconds: one year
+)
 
 // overLimit reports whether v's compact JSON text is longer than
-// maxPayloadBytes. It measures without serialising, and stops counting
+// MaxPayloadBytes. It measures without serialising, and stops counting
 // once past the limit.
 func overLimit(v any) bool {
-	return jsonSize(v, maxPayloadBytes) > maxPayloadBytes
+	return jsonSize(v, MaxPayloadBytes) > MaxPayloadBytes
 }
 
 // jsonSize returns the length in bytes of v's compact JSON text, or some
@@ -86,9 +96,9 @@ func stringSize(s string) int {
 
 // dataLimitError is the States.DataLimitExceeded error for what (e.g.
 // "returned a result", "received an input") of the state or task name.
-func dataLimitError(kind, name, what string) *stateError {
-	return &stateError{
-		Name:  errDataLimitExceeded,
+func dataLimitError(kind, name, what string) *Error {
+	return &Error{
+		Name:  statesDataLimitExceeded,
 		Cause: fmt.Sprintf("The %s '%s' %s with a size exceeding the maximum number of bytes service limit.", kind, name, what),
 	}
 }

@@ -1,0 +1,126 @@
+package local
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/statemachine/asl/asltest"
+)
+
+// goroutinesBackTo waits, for a short while, until no more than n
+// goroutines are running. It polls on the test's own goroutine: testify's
+// Eventually runs its condition on goroutines of its own.
+func goroutinesBackTo(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines are running, %d before", runtime.NumGoroutine(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// startN creates a state machine of one Task invoking fn and starts n
+// executions of it.
+func startN(t *testing.T, e *Executor, fn string, n int) []string {
+	t.Helper()
+	ctx := t.Context()
+	arn, err := e.CreateStateMachine(ctx, "m", asltest.Wrap(invokeTask(fn, `,"End":true`)), "")
+	require.NoError(t, err)
+	var arns []string
+	for range n {
+		x, err := e.StartExecution(ctx, arn, "", `{}`)
+		require.NoError(t, err)
+		arns = append(arns, x.ARN)
+	}
+	return arns
+}
+
+// TestCloseResumesHandlersSuspendedInDelay leaves three handlers suspended
+// in an hour's Delay on the virtual clock, where RunUntil stops: Close
+// resumes them with their context cancelled and their goroutines end.
+func TestCloseResumesHandlersSuspendedInDelay(t *testing.T) {
+	before := runtime.NumGoroutine()
+	ended := make(chan error, 3)
+	e := New(Options{Invoker: funcInvoker{"slow": func(ctx context.Context, p []byte) (Invocation, error) {
+		Delay(ctx, time.Hour)
+		ended <- ctx.Err()
+		return Invocation{Payload: p}, nil
+	}}})
+	ctx := t.Context()
+	arns := startN(t, e, "slow", 3)
+	require.NoError(t, e.RunUntil(ctx, e.Now().Add(time.Minute)))
+	assert.GreaterOrEqual(t, runtime.NumGoroutine(), before+3, "three handlers are suspended")
+
+	e.Close()
+	goroutinesBackTo(t, before)
+	for range 3 {
+		assert.ErrorIs(t, <-ended, context.Canceled)
+	}
+	x, err := e.DescribeExecution(ctx, arns[0])
+	require.NoError(t, err, "executions can still be described")
+	assert.Equal(t, Running, x.Status)
+	_, err = e.StartExecution(ctx, x.StateMachineARN, "", `{}`)
+	assert.ErrorIs(t, err, ErrClosed)
+	assert.ErrorIs(t, e.Run(ctx), ErrClosed)
+	assert.ErrorIs(t, e.RunUntil(ctx, e.Now().Add(time.Hour)), ErrClosed)
+	e.Close() // again: nothing left to do
+}
+
+// TestCloseUnblocksRun closes an executor whose Run, in another goroutine,
+// waits for handlers that block until their context ends: on a scaled
+// clock, and on the virtual one (where a handler should not block, but
+// Close still ends it).
+func TestCloseUnblocksRun(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		scaled  bool
+		workers int
+	}{{"scaled", true, 1}, {"virtual", false, 1}, {"virtual, two workers", false, 2}} {
+		t.Run(tt.name, func(t *testing.T) {
+			before := runtime.NumGoroutine()
+			opts := Options{Workers: tt.workers}
+			if tt.scaled {
+				opts.Scaled = scaledClock(t, 1000)
+			}
+			started := make(chan struct{}, 2)
+			opts.Invoker = funcInvoker{"block": func(ctx context.Context, p []byte) (Invocation, error) {
+				started <- struct{}{}
+				<-ctx.Done()
+				return Invocation{Payload: p}, nil
+			}}
+			e := New(opts)
+			startN(t, e, "block", 2)
+			done := make(chan error, 1)
+			go func() { done <- e.Run(t.Context()) }()
+			<-started
+			if tt.scaled || tt.workers > 1 {
+				<-started // both run at once
+			}
+
+			e.Close()
+			assert.ErrorIs(t, <-done, ErrClosed)
+			goroutinesBackTo(t, before)
+		})
+	}
+}
+
+func TestCloseIdle(t *testing.T) {
+	before := runtime.NumGoroutine()
+	e := New(Options{Scaled: scaledClock(t, 1000)})
+	arn, err := e.CreateStateMachine(t.Context(), "m", asltest.Wrap(`{"Type":"Pass","End":true}`), "")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- e.Run(t.Context()) }()
+	e.Close()
+	assert.ErrorIs(t, <-done, ErrClosed)
+	_, err = e.StartExecution(t.Context(), arn, "", `{}`)
+	assert.ErrorIs(t, err, ErrClosed)
+	goroutinesBackTo(t, before)
+}

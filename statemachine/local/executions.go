@@ -1,0 +1,166 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/redrive/redrive/statemachine/asl"
+)
+
+// StartExecution starts an execution (name "" means a generated UUID) with
+// AWS's idempotency: the same name and input while running returns the
+// running execution; otherwise a reused name is ErrExecutionAlreadyExists.
+// An empty input means "{}". The input must be JSON of at most 256 KiB.
+// Once the executor is closed it fails with ErrClosed.
+func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, input string) (Execution, error) {
+	if e.closed.Load() {
+		return Execution{}, ErrClosed
+	}
+	sm, err := e.machine(stateMachineARN)
+	if err != nil {
+		return Execution{}, err
+	}
+	if name == "" {
+		e.mu.Lock()
+		name = formatUUID(e.rng.Uint64(), e.rng.Uint64())
+		e.mu.Unlock()
+	}
+	if err := validateName("execution", name); err != nil {
+		return Execution{}, err
+	}
+	if input == "" {
+		input = "{}"
+	}
+	if len(input) > asl.MaxPayloadBytes {
+		return Execution{}, fmt.Errorf("%w: input is %d bytes, over the %d-byte limit (States.DataLimitExceeded)", ErrInvalidExecutionInput, len(input), asl.MaxPayloadBytes)
+	}
+	parsed, err := asl.DecodeJSON([]byte(input))
+	if err != nil {
+		return Execution{}, fmt.Errorf("%w: input is not valid JSON: %v", ErrInvalidExecutionInput, err)
+	}
+	arn := e.executionARN(sm.Name, name)
+
+	e.mu.Lock()
+	if old := e.executions[arn]; old != nil {
+		e.mu.Unlock()
+		old.mu.Lock()
+		defer old.mu.Unlock()
+		if old.status == Running && old.inputText == input {
+			return old.describe(), nil
+		}
+		return Execution{}, fmt.Errorf("%w: %s", ErrExecutionAlreadyExists, arn)
+	}
+	start := e.Now()
+	x := &execution{
+		e: e, sm: sm, arn: arn, name: name, inputText: input, input: parsed, start: start,
+		ctxExec: newExecutionContext(arn, name, sm.RoleARN, parsed, start),
+		status:  Running,
+	}
+	x.rng = *rand.NewPCG(e.rng.Uint64(), e.rng.Uint64())
+	x.env = asl.Env{UUID: x.uuid, Int64N: x.int64N}
+	x.index = e.started
+	e.started++
+	e.indexed[x.index] = x
+	e.executions[arn] = x
+	sm.add(x)
+	e.mu.Unlock()
+
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.appendEvent("ExecutionStarted", executionStartedDetails{Input: jsonDoc{parsed}, RoleArn: sm.RoleARN})
+	e.schedule(e.nowNanos(), x.begin)
+	if sm.def.Timeout() > 0 {
+		x.later(e.after(sm.def.Timeout()), x.timeOut)
+	}
+	return x.describe(), nil
+}
+
+// timeOut ends the execution when the definition's TimeoutSeconds passes.
+func (x *execution) timeOut(context.Context) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.status != Running {
+		return
+	}
+	x.appendEvent("ExecutionTimedOut", errorDetails{Error: asl.StatesTimeout})
+	x.close(TimedOut, asl.StatesTimeout, "")
+}
+
+// execution looks an execution up by ARN.
+func (e *Executor) execution(arn string) (*execution, error) {
+	if _, err := parseARN(arn, "execution"); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	x := e.executions[arn]
+	e.mu.Unlock()
+	if x == nil {
+		return nil, fmt.Errorf("%w: %s", ErrExecutionDoesNotExist, arn)
+	}
+	return x, nil
+}
+
+// DescribeExecution returns an execution by ARN.
+func (e *Executor) DescribeExecution(ctx context.Context, arn string) (Execution, error) {
+	x, err := e.execution(arn)
+	if err != nil {
+		return Execution{}, err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.describe(), nil
+}
+
+// History returns an execution's events, oldest first.
+func (e *Executor) History(ctx context.Context, arn string) ([]Event, error) {
+	x, err := e.execution(arn)
+	if err != nil {
+		return nil, err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.evicted {
+		return nil, fmt.Errorf("execution %s: %w", arn, ErrHistoryEvicted)
+	}
+	return append([]Event(nil), x.history...), nil
+}
+
+// ListExecutions lists a state machine's executions, newest first,
+// optionally only those with status ("" means all).
+func (e *Executor) ListExecutions(ctx context.Context, stateMachineARN string, status Status) ([]Execution, error) {
+	sm, err := e.machine(stateMachineARN)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	xs := sm.listed()
+	e.mu.Unlock()
+	out := make([]Execution, 0, len(xs))
+	for i := len(xs) - 1; i >= 0; i-- {
+		xs[i].mu.Lock()
+		d := xs[i].describe()
+		xs[i].mu.Unlock()
+		if status == "" || d.Status == status {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// StopExecution aborts a running execution with an optional error and
+// cause; a Lambda handler in flight sees its context cancelled. Stopping an
+// execution that already ended changes nothing.
+func (e *Executor) StopExecution(ctx context.Context, arn, errName, cause string) (Execution, error) {
+	x, err := e.execution(arn)
+	if err != nil {
+		return Execution{}, err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.status == Running {
+		x.appendEvent("ExecutionAborted", errorDetails{Error: errName, Cause: cause})
+		x.close(Aborted, errName, cause)
+	}
+	return x.describe(), nil
+}
