@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -24,28 +26,54 @@ type alarmSpec struct {
 	missing     awscloudwatch.TreatMissingData
 }
 
-// newAlarms creates the alarms, notifying Alarms.TopicArn when set.
-func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[string]*function, sms *stateMachines) []awscloudwatch.Alarm {
+// newAlarms creates the alarms, each notifying topic on ALARM and OK.
+func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[string]*function, sms *stateMachines, topic awssns.ITopic) []awscloudwatch.Alarm {
+	dlqAge := st.dlq.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Statistic: jsii.String("Maximum"), Period: minute})
 	specs := []alarmSpec{
 		{
 			id: "DeadLetterQueueAgeAlarm",
-			description: fmt.Sprintf("The DLQ's oldest message is older than %v: the starter is not taking messages "+
+			description: fmt.Sprintf("Warning: the DLQ's oldest message is older than %v: the starter is not taking messages "+
 				"(disabled event source, failing or throttled starter, StartExecution quota). See the starter's logs.", s.Alarms.DeadLetterQueueAge),
-			metric: st.dlq.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{
-				Statistic: jsii.String("Maximum"), Period: minute,
-			}),
+			metric:    dlqAge,
 			threshold: int(s.Alarms.DeadLetterQueueAge.Std().Seconds()),
 			periods:   5,
 			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 		},
 		{
-			id: "ParkingLotDepthAlarm",
-			description: fmt.Sprintf("%d or more messages are parked: poison, or out of attempts. Each carries its lineage "+
-				"and failure history; fix the cause, then move them back with SQS's redrive.", s.Alarms.ParkingLotDepth),
-			metric: st.parkingLot.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
-				Statistic: jsii.String("Maximum"), Period: minute,
+			id: "DeadLetterQueueAgeCriticalAlarm",
+			description: fmt.Sprintf("Critical: the DLQ's oldest message is older than %v: the starter has not taken messages for that long, "+
+				"and messages are lost when they outlive the DLQ's retention period. Check the event source mapping, the starter's "+
+				"logs and errors, and the StartThrottled and Throttles alarms.", s.Alarms.DeadLetterQueueAgeCritical),
+			metric:    dlqAge,
+			threshold: int(s.Alarms.DeadLetterQueueAgeCritical.Std().Seconds()),
+			periods:   5,
+			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		},
+		{
+			// Messages sent in each minute, not the depth: a depth alarm
+			// stays in ALARM while anything is parked, so later messages
+			// would notify no one. SQS counts SendMessage (the starter's
+			// and Park's), not what a DLQ's redrive policy moves in: with
+			// the advised policy (50 receives, 180 s visibility) those
+			// waited in the DLQ for over 2 hours, past both age alarms'
+			// defaults.
+			id: "ParkedMessagesAlarm",
+			description: "Messages were parked in the last minute: poison, out of attempts, or not startable. Each carries " +
+				"its lineage and failure history; fix the cause, then move them back with SQS's redrive.",
+			metric: st.parkingLot.MetricNumberOfMessagesSent(&awscloudwatch.MetricOptions{
+				Statistic: jsii.String("Sum"), Period: minute,
 			}),
-			threshold: s.Alarms.ParkingLotDepth,
+			threshold: 1,
+			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		},
+		{
+			id: "AttemptErrorsAlarm",
+			description: fmt.Sprintf("The attempt function failed %d or more times in each of three 5-minute periods (a consumer's "+
+				"failures are outcomes, not errors): timeouts, crashes, the table failing. The state machine retries; a failing "+
+				"table is waited out, other errors park the message after a few tries. See the attempt function's logs.", s.Alarms.AttemptErrors),
+			metric:    fns[attemptFn].fn.MetricErrors(&awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: fiveMinutes}),
+			threshold: s.Alarms.AttemptErrors,
+			periods:   3,
 			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 		},
 		{
@@ -137,15 +165,61 @@ func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[stri
 		specs = append(specs, breakerNotClosed(key))
 	}
 
-	var topic awssns.ITopic
-	if s.Alarms.TopicArn != "" {
-		topic = awssns.Topic_FromTopicArn(scope, jsii.String("AlarmTopic"), jsii.String(s.Alarms.TopicArn))
-	}
 	alarms := make([]awscloudwatch.Alarm, 0, len(specs))
 	for _, spec := range specs {
 		alarms = append(alarms, spec.create(scope, topic))
 	}
 	return alarms
+}
+
+// newAlarmTopic returns the topic the alarms notify: Alarms.TopicArn, or
+// else a topic of the stack's own, so that no alarm goes unheard. Only
+// CloudWatch alarms of this account and Region may publish to it, over TLS.
+// It has a key of its own: CloudWatch cannot use the AWS managed key
+// (aws/sns), whose policy cannot let it in.
+func newAlarmTopic(scope constructs.Construct, s Settings) awssns.ITopic {
+	id := jsii.String("AlarmTopic")
+	if s.Alarms.TopicArn != "" {
+		return awssns.Topic_FromTopicArn(scope, id, jsii.String(s.Alarms.TopicArn))
+	}
+	cloudwatch := awsiam.NewServicePrincipal(jsii.String("cloudwatch.amazonaws.com"), nil)
+	key := awskms.NewKey(scope, jsii.String("AlarmTopicKey"), &awskms.KeyProps{
+		Description:       jsii.String("Encrypts the Redrive alarm topic"),
+		EnableKeyRotation: jsii.Bool(true),
+		// It protects notifications in flight only: nothing is left to
+		// decrypt once the topic is gone.
+		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
+	})
+	key.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("CloudWatchAlarmsEncrypt"),
+		Principals: &[]awsiam.IPrincipal{cloudwatch},
+		// What SNS asks KMS for on a publisher's behalf; in a key policy,
+		// "*" is this key.
+		Actions:   jsii.Strings("kms:Decrypt", "kms:GenerateDataKey"),
+		Resources: jsii.Strings("*"),
+	}), nil)
+	topic := awssns.NewTopic(scope, id, &awssns.TopicProps{
+		DisplayName: jsii.String("Redrive alarms"),
+		MasterKey:   key,
+		EnforceSSL:  jsii.Bool(true),
+	})
+	alarms := awscdk.Stack_Of(scope).FormatArn(&awscdk.ArnComponents{
+		Service:      jsii.String("cloudwatch"),
+		Resource:     jsii.String("alarm"),
+		ResourceName: jsii.String("*"),
+		ArnFormat:    awscdk.ArnFormat_COLON_RESOURCE_NAME,
+	})
+	topic.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("CloudWatchAlarmsPublish"),
+		Principals: &[]awsiam.IPrincipal{cloudwatch},
+		Actions:    jsii.Strings("sns:Publish"),
+		Resources:  &[]*string{topic.TopicArn()},
+		Conditions: &map[string]any{
+			"StringEquals": map[string]any{"aws:SourceAccount": awscdk.Aws_ACCOUNT_ID()},
+			"ArnLike":      map[string]any{"aws:SourceArn": alarms},
+		},
+	}))
+	return topic
 }
 
 // breakerNotClosed alarms while key's breaker is open, half-open or forced
@@ -168,7 +242,7 @@ func breakerNotClosed(key string) alarmSpec {
 	}
 }
 
-// create makes the alarm and its actions.
+// create makes the alarm, notifying topic on ALARM and OK.
 func (a alarmSpec) create(scope constructs.Construct, topic awssns.ITopic) awscloudwatch.Alarm {
 	periods := max(a.periods, 1)
 	alarm := awscloudwatch.NewAlarm(scope, jsii.String(a.id), &awscloudwatch.AlarmProps{
@@ -180,11 +254,9 @@ func (a alarmSpec) create(scope constructs.Construct, topic awssns.ITopic) awscl
 		DatapointsToAlarm:  jsii.Number(float64(periods)),
 		TreatMissingData:   a.missing,
 	})
-	if topic != nil {
-		action := awscloudwatchactions.NewSnsAction(topic)
-		alarm.AddAlarmAction(action)
-		alarm.AddOkAction(action)
-	}
+	action := awscloudwatchactions.NewSnsAction(topic)
+	alarm.AddAlarmAction(action)
+	alarm.AddOkAction(action)
 	return alarm
 }
 

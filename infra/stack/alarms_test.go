@@ -12,13 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// alarmView is what an alarm watches and when it fires, as text.
+// alarmView is what an alarm watches, when it fires and whom it tells, as
+// text.
 type alarmView struct {
 	Watches   []string // "expression" or "Namespace/Metric{dims} Stat/period", sorted
-	Threshold float64
-	Periods   float64 // evaluation periods, each of which must breach
+	Threshold float64  // reached or exceeded (GreaterThanOrEqualToThreshold)
+	Periods   float64  // evaluation periods, each of which must breach
 	Missing   string
-	Notifies  bool
+	Notifies  []string // the ALARM actions, which are the OK actions too
 }
 
 // metricText renders a metric as Namespace/Metric{Name=value,...}.
@@ -37,10 +38,8 @@ func viewAlarm(t *testing.T, p map[string]any) alarmView {
 	require.Equal(t, "GreaterThanOrEqualToThreshold", p["ComparisonOperator"])
 	require.Equal(t, p["EvaluationPeriods"], p["DatapointsToAlarm"], "every evaluated period must breach")
 	v := alarmView{Threshold: p["Threshold"].(float64), Periods: p["EvaluationPeriods"].(float64), Missing: p["TreatMissingData"].(string)}
-	v.Notifies = p["AlarmActions"] != nil
-	if v.Notifies {
-		assert.Equal(t, render(p["AlarmActions"]), render(p["OKActions"]), "ALARM and OK notify the same topic")
-	}
+	v.Notifies = renderAll(p["AlarmActions"])
+	assert.Equal(t, v.Notifies, renderAll(p["OKActions"]), "ALARM and OK notify the same topic")
 	if name, ok := p["MetricName"]; ok {
 		v.Watches = []string{fmt.Sprintf("%s %v/%v", metricText(map[string]any{
 			"Namespace": p["Namespace"], "MetricName": name, "Dimensions": p["Dimensions"],
@@ -65,12 +64,16 @@ func viewAlarm(t *testing.T, p map[string]any) alarmView {
 
 func TestAlarms(t *testing.T) {
 	// The fixtures' thresholds: set (existing), and the defaults (demo):
-	// 10,000 messages, half the room's default timeout of 1h.
+	// DLQ ages of 15m and four times that, 5 attempt errors, 10,000
+	// messages, half the room's default timeout of 1h.
+	wantDLQAge := map[string]time.Duration{existingName: 10 * time.Minute, demoName: 15 * time.Minute}
+	wantDLQAgeCritical := map[string]time.Duration{existingName: 45 * time.Minute, demoName: time.Hour}
+	wantAttemptErrors := map[string]int{existingName: 3, demoName: 5}
 	wantRoomDepth := map[string]int{existingName: 500, demoName: 10000}
 	wantOldestWaiting := map[string]time.Duration{existingName: 20 * time.Minute, demoName: 30 * time.Minute}
 	for _, fixture := range []string{existingName, demoName} {
 		s := synth(t, fixture)
-		notify := s.settings.Alarms.TopicArn != ""
+		notify := []string{alarmTopic(t, s)}
 		dlqName, lotName := "orders-dlq", "{"+s.id(t, "AWS::SQS::Queue", "ParkingLot")+".QueueName}"
 		if fixture == demoName {
 			dlqName = "{" + s.id(t, "AWS::SQS::Queue", "DeadLetterQueue") + ".QueueName}"
@@ -89,11 +92,17 @@ func TestAlarms(t *testing.T) {
 		throttles = append(throttles, executions("ExecutionThrottled", "m7"), executionsOf(release, "ExecutionThrottled", "m8"))
 		sort.Strings(throttles)
 
+		dlqAge := []string{"AWS/SQS/ApproximateAgeOfOldestMessage{QueueName=" + dlqName + "} Maximum/60"}
 		want := map[string]alarmView{
-			"DeadLetterQueueAgeAlarm": {Watches: []string{"AWS/SQS/ApproximateAgeOfOldestMessage{QueueName=" + dlqName + "} Maximum/60"},
-				Threshold: s.settings.Alarms.DeadLetterQueueAge.Std().Seconds(), Periods: 5, Missing: "notBreaching", Notifies: notify},
-			"ParkingLotDepthAlarm": {Watches: []string{"AWS/SQS/ApproximateNumberOfMessagesVisible{QueueName=" + lotName + "} Maximum/60"},
-				Threshold: float64(s.settings.Alarms.ParkingLotDepth), Periods: 1, Missing: "notBreaching", Notifies: notify},
+			"DeadLetterQueueAgeAlarm": {Watches: dlqAge, Threshold: wantDLQAge[fixture].Seconds(), Periods: 5, Missing: "notBreaching", Notifies: notify},
+			"DeadLetterQueueAgeCriticalAlarm": {Watches: dlqAge, Threshold: wantDLQAgeCritical[fixture].Seconds(), Periods: 5,
+				Missing: "notBreaching", Notifies: notify},
+			// Every message newly parked in a minute, so each batch
+			// notifies; sent counts SendMessage (the starter's and Park's).
+			"ParkedMessagesAlarm": {Watches: []string{"AWS/SQS/NumberOfMessagesSent{QueueName=" + lotName + "} Sum/60"},
+				Threshold: 1, Periods: 1, Missing: "notBreaching", Notifies: notify},
+			"AttemptErrorsAlarm": {Watches: []string{"AWS/Lambda/Errors{FunctionName=" + fn(attemptFn) + "} Sum/300"},
+				Threshold: float64(wantAttemptErrors[fixture]), Periods: 3, Missing: "notBreaching", Notifies: notify},
 			"FailedExecutionsAlarm": {Watches: []string{
 				"FILL(m0, 0) + FILL(m1, 0) + FILL(m2, 0)",
 				executions("ExecutionsFailed", "m0"), executions("ExecutionsTimedOut", "m1"), executions("ExecutionsAborted", "m2"),
@@ -134,6 +143,66 @@ func TestAlarms(t *testing.T) {
 			})
 		}
 	}
+}
+
+// alarmTopic is what every alarm's actions name: the fixture's topicArn,
+// or the topic the stack created.
+func alarmTopic(t testing.TB, s *synthesized) string {
+	if arn := s.settings.Alarms.TopicArn; arn != "" {
+		return arn
+	}
+	return "{" + s.id(t, "AWS::SNS::Topic", "AlarmTopic") + "}"
+}
+
+// TestAlarmTopic: with topicArn the alarms notify that topic and the
+// stack makes none; without it the stack makes one, encrypted with a key
+// of its own that CloudWatch may use, to which only this account's and
+// Region's CloudWatch alarms may publish, and only over TLS.
+func TestAlarmTopic(t *testing.T) {
+	t.Run("given", func(t *testing.T) {
+		s := synth(t, existingName)
+		assert.Equal(t, topicArn, output(t, s, "AlarmTopicArn"))
+		for _, typ := range []string{"AWS::SNS::Topic", "AWS::SNS::TopicPolicy", "AWS::KMS::Key"} {
+			assert.Empty(t, s.ofType(typ), typ)
+		}
+	})
+	t.Run("created", func(t *testing.T) {
+		s := synth(t, demoName)
+		topicID, topic := s.only(t, "AWS::SNS::Topic")
+		keyID, key := s.only(t, "AWS::KMS::Key")
+		ref := "{" + topicID + "}"
+		assert.Equal(t, ref, output(t, s, "AlarmTopicArn"))
+		assert.Equal(t, "{"+keyID+".Arn}", render(topic.Properties["KmsMasterKeyId"]), "a key CloudWatch may use, not aws/sns")
+		assert.Equal(t, true, key.Properties["EnableKeyRotation"])
+		assert.Equal(t, "Delete", key.DeletionPolicy, "it protects notifications in flight only")
+
+		root := map[string]any{"AWS": map[string]any{"Fn::Join": []any{"", []any{
+			"arn:", map[string]any{"Ref": "AWS::Partition"}, ":iam::", map[string]any{"Ref": "AWS::AccountId"}, ":root",
+		}}}}
+		cloudwatch := map[string]any{"Service": "cloudwatch.amazonaws.com"}
+		assert.Equal(t, []map[string]any{
+			// KMS's default: the account's IAM policies may grant the
+			// key's use (none here does).
+			{"Effect": "Allow", "Principal": root, "Action": "kms:*", "Resource": "*"},
+			{"Sid": "CloudWatchAlarmsEncrypt", "Effect": "Allow", "Principal": cloudwatch,
+				"Action": []any{"kms:Decrypt", "kms:GenerateDataKey"}, "Resource": "*"},
+		}, statements(key.Properties["KeyPolicy"]))
+
+		_, policy := s.only(t, "AWS::SNS::TopicPolicy")
+		assert.Equal(t, []string{ref}, renderAll(policy.Properties["Topics"]))
+		assert.Equal(t, []map[string]any{
+			{"Sid": "AllowPublishThroughSSLOnly", "Effect": "Deny", "Principal": "*", "Action": "sns:Publish", "Resource": map[string]any{"Ref": topicID},
+				"Condition": map[string]any{"Bool": map[string]any{"aws:SecureTransport": "false"}}},
+			{"Sid": "CloudWatchAlarmsPublish", "Effect": "Allow", "Principal": cloudwatch, "Action": "sns:Publish", "Resource": map[string]any{"Ref": topicID},
+				"Condition": map[string]any{
+					"StringEquals": map[string]any{"aws:SourceAccount": map[string]any{"Ref": "AWS::AccountId"}},
+					"ArnLike": map[string]any{"aws:SourceArn": map[string]any{"Fn::Join": []any{"", []any{
+						"arn:", map[string]any{"Ref": "AWS::Partition"}, ":cloudwatch:", map[string]any{"Ref": "AWS::Region"}, ":",
+						map[string]any{"Ref": "AWS::AccountId"}, ":alarm:*",
+					}}}},
+				}},
+		}, statements(policy.Properties["PolicyDocument"]))
+	})
 }
 
 // TestAlarmsWithinCloudWatchLimits: a metric math alarm may use at most 10
@@ -206,6 +275,7 @@ func TestDashboard(t *testing.T) {
 		{"Executions running (account-wide open executions)", "OpenExecutionCount"},
 		{"Dead-letter queue", "ApproximateNumberOfMessagesVisible"},
 		{"Parking lot", "ApproximateNumberOfMessagesVisible"},
+		{"Parking lot", "NumberOfMessagesSent"},
 		{"StartExecution throttled per minute", "SUM(" + search("StartThrottled", "Sum") + ")"},
 		{"Waiting room depth by key (while released)", search("RoomDepth", "Maximum")},
 		{"Oldest waiting message by key (seconds)", search("OldestWaitingSeconds", "Maximum")},

@@ -18,7 +18,8 @@ func TestSettingsFromContext(t *testing.T) {
 		ThrottleErrorTypes: []string{"TooBusy"},
 		RoomTimeout:        Duration(2 * time.Hour),
 		Release:            ReleasePace{StartRate: 20, MaxRate: 450, Backoff: 0.75, Tick: Duration(500 * time.Millisecond), Lease: Duration(time.Minute)},
-		Alarms:             Alarms{DeadLetterQueueAge: Duration(30 * time.Minute), RoomDepth: 2000, OldestWaiting: Duration(45 * time.Minute)},
+		Alarms: Alarms{DeadLetterQueueAge: Duration(30 * time.Minute), DeadLetterQueueAgeCritical: Duration(2 * time.Hour), AttemptErrors: 20,
+			RoomDepth: 2000, OldestWaiting: Duration(45 * time.Minute)},
 	}
 	object := map[string]any{
 		"deadLetterQueueArn": dlqArn,
@@ -29,13 +30,14 @@ func TestSettingsFromContext(t *testing.T) {
 		"throttleErrorTypes": []any{"TooBusy"},
 		"roomTimeout":        "2h",
 		"release":            map[string]any{"startRate": 20, "maxRate": 450, "backoff": 0.75, "tick": "500ms", "lease": "1m"},
-		"alarms":             map[string]any{"deadLetterQueueAge": "30m", "roomDepth": 2000, "oldestWaiting": "45m"},
+		"alarms": map[string]any{"deadLetterQueueAge": "30m", "deadLetterQueueAgeCritical": "2h", "attemptErrors": 20,
+			"roomDepth": 2000, "oldestWaiting": "45m"},
 	}
 	text := `{"deadLetterQueueArn": "` + dlqArn + `", "target": {"kind": "lambda", "functionArn": "` + consumerArn + `"},
 		"breakerKey": {"attribute": "tenant"}, "policy": {"BREAKER_COOLDOWN_BASE": "1m"}, "backoffBase": "2s",
 		"throttleErrorTypes": ["TooBusy"], "roomTimeout": "2h",
 		"release": {"startRate": 20, "maxRate": 450, "backoff": 0.75, "tick": "500ms", "lease": "1m"},
-		"alarms": {"deadLetterQueueAge": "30m", "roomDepth": 2000, "oldestWaiting": "45m"}}`
+		"alarms": {"deadLetterQueueAge": "30m", "deadLetterQueueAgeCritical": "2h", "attemptErrors": 20, "roomDepth": 2000, "oldestWaiting": "45m"}}`
 
 	tests := []struct {
 		name  string
@@ -70,6 +72,7 @@ func TestSettingsFromContextErrors(t *testing.T) {
 		{"wrong type", map[string]any{"maxAttempts": "five"}, "maxAttempts"},
 		{"misspelt release field", `{"release": {"rate": 5}}`, `unknown field "rate"`},
 		{"rate as a string", `{"release": {"startRate": "5"}}`, "release.startRate"},
+		{"removed parking lot depth", `{"alarms": {"parkingLotDepth": 1}}`, `unknown field "parkingLotDepth"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

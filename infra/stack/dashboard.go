@@ -79,6 +79,7 @@ func newDashboard(scope constructs.Construct, st *storage, fns map[string]*funct
 		}, []awscloudwatch.IMetric{st.dlq.MetricApproximateAgeOfOldestMessage(maximum("Oldest (s)"))}, nil),
 		graph("Parking lot", thirdWidth, []awscloudwatch.IMetric{
 			st.parkingLot.MetricApproximateNumberOfMessagesVisible(maximum("Parked messages")),
+			st.parkingLot.MetricNumberOfMessagesSent(sum("Newly parked per minute")),
 		}, nil, nil),
 		graph("StartExecution throttled per minute", thirdWidth, []awscloudwatch.IMetric{allBreakers(metricStartThrottled)}, nil, nil),
 	}

@@ -3,14 +3,15 @@ package stack
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 )
 
 // newOutputs publishes what an operator needs: the state machines (and the
-// console page to start admin commands from), the table, the queues and
-// the dashboard.
-func newOutputs(scope constructs.Construct, st *storage, sms *stateMachines, dashboard awscloudwatch.Dashboard) {
+// console page to start admin commands from), the table, the queues, the
+// dashboard and the alarm topic.
+func newOutputs(scope constructs.Construct, st *storage, sms *stateMachines, dashboard awscloudwatch.Dashboard, topic awssns.ITopic) {
 	region := *awscdk.Aws_REGION()
 	console := "https://" + region + ".console.aws.amazon.com/states/home?region=" + region + "#/statemachines/view/"
 	outputs := []struct{ id, description, value string }{
@@ -24,6 +25,7 @@ func newOutputs(scope constructs.Construct, st *storage, sms *stateMachines, das
 		{"ParkingLotQueueArn", "Set as the DLQ's own dead-letter queue, so nothing expires there", *st.parkingLot.QueueArn()},
 		{"DeadLetterQueueName", "The queue the starter redrives from", *st.dlq.QueueName()},
 		{"DashboardName", "The Redrive CloudWatch dashboard", *dashboard.DashboardName()},
+		{"AlarmTopicArn", "Every alarm notifies this SNS topic on ALARM and OK: subscribe to it", *topic.TopicArn()},
 	}
 	if st.demo {
 		outputs = append(outputs, struct{ id, description, value string }{

@@ -198,14 +198,20 @@ type KeySelector struct {
 	Default string `json:"default,omitempty"`
 }
 
-// Alarms sets the alarm thresholds.
+// Alarms sets the alarm thresholds and the topic every alarm notifies.
 type Alarms struct {
-	// DeadLetterQueueAge alarms when the DLQ's oldest message is older: the
-	// starter normally takes messages within seconds. Default 15m.
+	// DeadLetterQueueAge is the warning tier of the DLQ's oldest-message
+	// age: the starter normally takes messages within seconds. Whole
+	// minutes. Default 15m.
 	DeadLetterQueueAge Duration `json:"deadLetterQueueAge,omitempty"`
-	// ParkingLotDepth alarms at this many visible parked messages.
-	// Default 1: every parked message needs a person.
-	ParkingLotDepth int `json:"parkingLotDepth,omitempty"`
+	// DeadLetterQueueAgeCritical is the critical tier: longer than
+	// DeadLetterQueueAge, whole minutes. Default four times
+	// DeadLetterQueueAge (1h with its default).
+	DeadLetterQueueAgeCritical Duration `json:"deadLetterQueueAgeCritical,omitempty"`
+	// AttemptErrors alarms at this many errors of the attempt function in
+	// each of three 5-minute periods. Consumer failures are outcomes, not
+	// errors: these are the function failing. Default 5.
+	AttemptErrors int `json:"attemptErrors,omitempty"`
 	// FailedExecutions alarms at this many failed, timed-out or aborted
 	// redrive executions in 5 minutes. Default 1.
 	FailedExecutions int `json:"failedExecutions,omitempty"`
@@ -221,8 +227,9 @@ type Alarms struct {
 	// out. Whole minutes, shorter than RoomTimeout (a message never waits
 	// longer). Default half of RoomTimeout (30m with the default).
 	OldestWaiting Duration `json:"oldestWaiting,omitempty"`
-	// TopicArn is an SNS topic notified on ALARM and OK. Empty: alarms
-	// only show in the console.
+	// TopicArn is the SNS topic every alarm notifies on ALARM and OK; it
+	// must let CloudWatch alarms publish (and use its KMS key, if any).
+	// Empty: the stack creates one (output AlarmTopicArn).
 	TopicArn string `json:"topicArn,omitempty"`
 }
 
@@ -234,7 +241,8 @@ const (
 	defaultStarterConcurrency = 2
 	defaultRecordConcurrency  = 2
 	defaultDLQAge             = 15 * time.Minute
-	defaultParkingLotDepth    = 1
+	criticalDLQAgeFactor      = 4 // the critical tier's default, times the warning tier
+	defaultAttemptErrors      = 5
 	defaultFailedExecutions   = 1
 	defaultThrottles          = 1
 	defaultRoomDepth          = 10000
@@ -262,7 +270,8 @@ func (s Settings) withDefaults() Settings {
 	setDefault(&s.StarterMaxConcurrency, defaultStarterConcurrency)
 	setDefault(&s.StarterRecordConcurrency, defaultRecordConcurrency)
 	setDefault(&s.Alarms.DeadLetterQueueAge, Duration(defaultDLQAge))
-	setDefault(&s.Alarms.ParkingLotDepth, defaultParkingLotDepth)
+	setDefault(&s.Alarms.DeadLetterQueueAgeCritical, criticalDLQAgeFactor*s.Alarms.DeadLetterQueueAge)
+	setDefault(&s.Alarms.AttemptErrors, defaultAttemptErrors)
 	setDefault(&s.Alarms.FailedExecutions, defaultFailedExecutions)
 	setDefault(&s.Alarms.Throttles, defaultThrottles)
 	setDefault(&s.Alarms.RoomDepth, defaultRoomDepth)

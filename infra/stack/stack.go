@@ -71,9 +71,10 @@ func NewRedriveStack(scope constructs.Construct, id string, props *Props) (awscd
 	}
 	mapping.Node().AddDependency(sms.release)
 
-	alarms := newAlarms(stack, s, st, fns, sms)
+	topic := newAlarmTopic(stack, s)
+	alarms := newAlarms(stack, s, st, fns, sms, topic)
 	dashboard := newDashboard(stack, st, fns, sms, alarms)
-	newOutputs(stack, st, sms, dashboard)
+	newOutputs(stack, st, sms, dashboard, topic)
 	return stack, nil
 }
 

@@ -86,10 +86,11 @@ func fixtureSettings(name string) Settings {
 			RoomTimeout:           Duration(30 * time.Minute),
 			Release:               ReleasePace{StartRate: 5, MaxRate: 120.5, Backoff: 0.8, Tick: Duration(2 * time.Second), Lease: Duration(90 * time.Second)},
 			StarterMaxConcurrency: 5,
-			Alarms:                Alarms{TopicArn: topicArn, ParkingLotDepth: 10, RoomDepth: 500, OldestWaiting: Duration(20 * time.Minute)},
-			LogRetentionDays:      90,
-			Tracing:               true,
-			BuildDir:              buildDir,
+			Alarms: Alarms{TopicArn: topicArn, DeadLetterQueueAge: Duration(10 * time.Minute), DeadLetterQueueAgeCritical: Duration(45 * time.Minute),
+				AttemptErrors: 3, RoomDepth: 500, OldestWaiting: Duration(20 * time.Minute)},
+			LogRetentionDays: 90,
+			Tracing:          true,
+			BuildDir:         buildDir,
 		}
 	case demoName:
 		return Settings{

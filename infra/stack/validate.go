@@ -249,28 +249,37 @@ func (v *validator) starter(s Settings) {
 
 func (v *validator) alarms(s Settings) {
 	a := s.Alarms
-	if age := a.DeadLetterQueueAge.Std(); age < time.Minute || age%time.Minute != 0 {
-		v.fail("Alarms.DeadLetterQueueAge", "%v, want whole minutes, at least 1m (the metric's resolution)", age)
+	warning, critical := a.DeadLetterQueueAge.Std(), a.DeadLetterQueueAgeCritical.Std()
+	warningOK, criticalOK := v.wholeMinutes("Alarms.DeadLetterQueueAge", warning), v.wholeMinutes("Alarms.DeadLetterQueueAgeCritical", critical)
+	if warningOK && criticalOK && critical <= warning {
+		v.fail("Alarms.DeadLetterQueueAgeCritical", "%v, want longer than DeadLetterQueueAge (%v), the warning tier", critical, warning)
 	}
 	for _, c := range []struct {
 		field string
 		value int
 	}{
-		{"Alarms.ParkingLotDepth", a.ParkingLotDepth}, {"Alarms.FailedExecutions", a.FailedExecutions},
+		{"Alarms.AttemptErrors", a.AttemptErrors}, {"Alarms.FailedExecutions", a.FailedExecutions},
 		{"Alarms.Throttles", a.Throttles}, {"Alarms.RoomDepth", a.RoomDepth},
 	} {
 		if c.value < 1 {
 			v.fail(c.field, "%d, want at least 1", c.value)
 		}
 	}
-	age, room := a.OldestWaiting.Std(), roomTimeout(s)
-	switch {
-	case age < time.Minute || age%time.Minute != 0:
-		v.fail("Alarms.OldestWaiting", "%v, want whole minutes, at least 1m (the metric's resolution)", age)
-	case room >= time.Minute && age > room: // a shorter RoomTimeout is the tasks' problem to report
+	// A shorter RoomTimeout is the tasks' problem to report.
+	if age, room := a.OldestWaiting.Std(), roomTimeout(s); v.wholeMinutes("Alarms.OldestWaiting", age) && room >= time.Minute && age > room {
 		v.fail("Alarms.OldestWaiting", "%v, want at most RoomTimeout (%v): no message waits longer, so the alarm could never fire", age, room)
 	}
 	v.arn("Alarms.TopicArn", a.TopicArn, "sns")
+}
+
+// wholeMinutes checks an alarm's age threshold against the metric's
+// resolution, reporting whether it is whole minutes, at least one.
+func (v *validator) wholeMinutes(field string, d time.Duration) bool {
+	if d < time.Minute || d%time.Minute != 0 {
+		v.fail(field, "%v, want whole minutes, at least 1m (the metric's resolution)", d)
+		return false
+	}
+	return true
 }
 
 func (v *validator) logs(s Settings) {

@@ -149,7 +149,25 @@ func TestValidateNamesTheField(t *testing.T) {
 			"StarterMaxConcurrency", "2 to 1000"},
 		{"DLQ age not whole minutes", func() Settings { s := valid(); s.Alarms.DeadLetterQueueAge = Duration(90 * time.Second); return s },
 			"Alarms.DeadLetterQueueAge", "whole minutes"},
-		{"negative parking lot depth", func() Settings { s := valid(); s.Alarms.ParkingLotDepth = -1; return s }, "Alarms.ParkingLotDepth", "at least 1"},
+		{"critical DLQ age not whole minutes", func() Settings {
+			s := valid()
+			s.Alarms.DeadLetterQueueAgeCritical = Duration(90 * time.Second)
+			return s
+		},
+			"Alarms.DeadLetterQueueAgeCritical", "whole minutes"},
+		{"critical DLQ age not after the warning", func() Settings {
+			s := valid()
+			s.Alarms.DeadLetterQueueAgeCritical = s.Alarms.DeadLetterQueueAge
+			return s
+		},
+			"Alarms.DeadLetterQueueAgeCritical", "10m0s, want longer than DeadLetterQueueAge (10m0s), the warning tier"},
+		{"critical DLQ age below the default warning", func() Settings {
+			s := demo()
+			s.Alarms.DeadLetterQueueAgeCritical = Duration(5 * time.Minute)
+			return s
+		},
+			"Alarms.DeadLetterQueueAgeCritical", "want longer than DeadLetterQueueAge (15m0s)"},
+		{"no attempt errors", func() Settings { s := valid(); s.Alarms.AttemptErrors = -1; return s }, "Alarms.AttemptErrors", "-1, want at least 1"},
 		{"negative room depth", func() Settings { s := valid(); s.Alarms.RoomDepth = -1; return s }, "Alarms.RoomDepth", "at least 1"},
 		{"oldest waiting not whole minutes", func() Settings { s := valid(); s.Alarms.OldestWaiting = Duration(90 * time.Second); return s },
 			"Alarms.OldestWaiting", "whole minutes"},
@@ -240,10 +258,16 @@ func TestWithDefaults(t *testing.T) {
 	assert.Equal(t, "ERROR", s.ExecutionLogLevel)
 	assert.Equal(t, 10, s.StarterBatchSize)
 	assert.Equal(t, 2, s.StarterMaxConcurrency)
+	assert.Equal(t, Duration(15*time.Minute), s.Alarms.DeadLetterQueueAge)
+	assert.Equal(t, Duration(time.Hour), s.Alarms.DeadLetterQueueAgeCritical, "four times the warning tier")
+	assert.Equal(t, 5, s.Alarms.AttemptErrors)
 	assert.Equal(t, 10000, s.Alarms.RoomDepth)
 	assert.Equal(t, Duration(30*time.Minute), s.Alarms.OldestWaiting, "half the room's default timeout")
 	assert.Zero(t, s.RoomTimeout, "the tasks' default, left to them")
 	assert.Equal(t, ReleasePace{}, s.Release, "the tasks' defaults, left to them")
+
+	late := Settings{Alarms: Alarms{DeadLetterQueueAge: Duration(2 * time.Hour)}}.withDefaults()
+	assert.Equal(t, Duration(8*time.Hour), late.Alarms.DeadLetterQueueAgeCritical, "the critical tier follows a later warning")
 
 	short := Settings{RoomTimeout: Duration(25 * time.Minute)}.withDefaults()
 	assert.Equal(t, Duration(12*time.Minute), short.Alarms.OldestWaiting, "half the room's timeout, in whole minutes")
