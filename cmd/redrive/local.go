@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redrive/redrive/internal/clock"
 	"github.com/redrive/redrive/internal/localrun"
@@ -101,6 +102,7 @@ func parseLocal(args []string, getenv func(string) string, stderr io.Writer) (cf
 	fs.StringVar(&cfg.stack.StepFunctionsEndpoint, "sfn-endpoint", "", "use this Step Functions endpoint (e.g. Step Functions Local) instead of serving the executor")
 	fs.StringVar(&cfg.stack.DynamoDBEndpoint, "ddb-endpoint", "", "use this DynamoDB endpoint (e.g. DynamoDB Local) instead of serving minidyn")
 	fs.Float64Var(&cfg.scale, "time-scale", 1, "run the clock (Waits, timeouts, the handlers', SQS's) this many times faster than the wall clock")
+	fs.DurationVar(&cfg.stack.Retention, "retention", time.Hour, "forget a finished execution this long after it stopped, on the stack's clock (bounds memory)")
 	fs.StringVar(&cfg.dir, "config-dir", filepath.Join(os.TempDir(), "redrive-local"), "write the AWS config file and the exports (env, for `source`) here; removed on exit")
 	target := fs.String("target", "healthy", "the demo consumer from its first call: healthy, down[:DURATION] or flaky:RATE[:DURATION] (DURATION on the stack's clock)")
 	quiet := fs.Bool("quiet", false, "do not print the functions' log lines to stderr")

@@ -51,6 +51,11 @@ type Options struct {
 	// instead of the executor. It invokes the functions on the Lambda
 	// server's socket, so it needs Serve and Scaled.
 	StepFunctionsEndpoint string
+	// Retention evicts finished executions once stopped that long on the
+	// stack's clock (local.Options.Retention), so a long-running service's
+	// memory holds what is in flight. Default 0: every execution is kept,
+	// as Costs needs.
+	Retention time.Duration
 	// DynamoDBEndpoint is a DynamoDB-compatible endpoint (dynalite,
 	// DynamoDB Local) to use instead of the embedded minidyn; the table
 	// gets a unique name there and is deleted by Close.

@@ -139,7 +139,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	}()
 	s.invoker = &countingInvoker{next: s.Registry}
 	s.Executor = local.New(local.Options{Invoker: s.invoker, Seed: opts.Seed, Workers: opts.Workers, Start: opts.Start,
-		FinishedHistories: opts.FinishedHistories, Scaled: opts.Scaled, Region: region, Account: account})
+		FinishedHistories: opts.FinishedHistories, Retention: opts.Retention, Scaled: opts.Scaled, Region: region, Account: account})
 
 	if err = s.startLambda(); err != nil {
 		return nil, err
@@ -276,14 +276,18 @@ func (s *Stack) BreakerChanges() []breaker.Transition {
 }
 
 // Close stops a service's executor and event source, the servers and
-// the SQS server's long polls, and deletes a table made on an external
-// DynamoDB endpoint. Executions still running stop where they are.
+// the SQS server's long polls, ends every goroutine of the executor, and
+// deletes a table made on an external DynamoDB endpoint. Executions still
+// running stop where they are.
 func (s *Stack) Close() error {
 	s.stop()
 	if s.SQSServer != nil {
 		s.SQSServer.Close()
 	}
 	s.running.Wait()
+	if s.Executor != nil {
+		s.Executor.Close()
+	}
 	var errs []error
 	for _, srv := range s.servers {
 		errs = append(errs, srv.close())
