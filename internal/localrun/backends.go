@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	mrand "math/rand/v2"
 	"time"
 
@@ -32,8 +33,9 @@ type dynamoBackend struct {
 	client  *dynamodb.Client
 	url     string
 	table   string
-	name    string // "minidyn" or "DynamoDBEndpoint=<url>"
-	dropped bool   // the table is deleted on close (external endpoint)
+	name    string            // "minidyn" or "DynamoDBEndpoint=<url>"
+	dropped bool              // the table is deleted on close (external endpoint)
+	local   *ddblocal.Handler // the embedded one; nil on an external endpoint
 }
 
 // startDynamo connects to Options.DynamoDBEndpoint, or serves minidyn
@@ -44,9 +46,14 @@ type dynamoBackend struct {
 func (s *Stack) startDynamo(ctx context.Context) (*dynamoBackend, error) {
 	b := &dynamoBackend{url: s.opts.DynamoDBEndpoint, table: "redrive", name: "minidyn"}
 	var httpClient aws.HTTPClient = loopback.NewHTTPClient()
+	restored := false
 	if b.url == "" {
+		b.local = ddblocal.New(s.Executor.Now)
 		var err error
-		if b.url, httpClient, err = s.endpoint("DynamoDB", "dynamodb", s.addr(func(a *Addresses) string { return a.DynamoDB }), ddblocal.New(s.Executor.Now)); err != nil {
+		if restored, err = s.restoreFrom(stateDynamoDB, b.local.Restore); err != nil {
+			return nil, err
+		}
+		if b.url, httpClient, err = s.endpoint("DynamoDB", "dynamodb", s.addr(func(a *Addresses) string { return a.DynamoDB }), b.local); err != nil {
 			return nil, err
 		}
 	} else {
@@ -64,8 +71,8 @@ func (s *Stack) startDynamo(ctx context.Context) (*dynamoBackend, error) {
 	if err := dynamostore.CreateTable(ctx, b.client, b.table); err != nil {
 		return nil, errors.Join(fmt.Errorf("localrun: DynamoDB (%s): %w", b.name, err), b.close(ctx))
 	}
-	if b.dropped {
-		return b, nil // a shared endpoint's TTL is its own
+	if b.dropped || restored {
+		return b, nil // a shared endpoint's TTL is its own; a restored table has its own
 	}
 	_, err := b.client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(b.table),
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(dynamostore.TTLAttr), Enabled: aws.Bool(true)}})
@@ -87,13 +94,21 @@ func (b *dynamoBackend) close(ctx context.Context) error {
 	return nil
 }
 
-// newSQSServer is the embedded SQS server on the stack's clock. On the
-// virtual clock its message ids and receipt handles come from a reader
-// seeded by the Seed, so a run replays; a service's are random.
+// newSQSServer is the embedded SQS server on the stack's clock, restored
+// from Options.State when it holds one. On the virtual clock its message
+// ids and receipt handles come from a reader seeded by the Seed, so a run
+// replays; a service's are random.
 func (s *Stack) newSQSServer() (*sqslocal.Server, error) {
 	opts := sqslocal.Options{Account: account, Region: region, Now: s.Executor.Now}
 	if sc := s.opts.Scaled; sc != nil {
 		opts.After = func(d time.Duration) <-chan time.Time { return time.After(sc.WallDuration(d)) }
+		var restored *sqslocal.Server
+		if _, err := s.restoreFrom(stateSQS, func(r io.Reader) (err error) {
+			restored, err = sqslocal.Restore(r, opts)
+			return err
+		}); err != nil || restored != nil {
+			return restored, err
+		}
 		return sqslocal.NewServer(opts)
 	}
 	var key [32]byte

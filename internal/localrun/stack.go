@@ -275,20 +275,24 @@ func (s *Stack) BreakerChanges() []breaker.Transition {
 	return append([]breaker.Transition(nil), s.changes...)
 }
 
-// Close stops a service's executor and event source, the servers and
-// the SQS server's long polls, ends every goroutine of the executor, and
-// deletes a table made on an external DynamoDB endpoint. Executions still
-// running stop where they are.
+// Close stops a service's executor and event source, saves the queues and
+// the table into Options.State, stops the servers and the SQS server's
+// long polls, ends every goroutine of the executor, and deletes a table
+// made on an external DynamoDB endpoint. Executions still running stop
+// where they are.
 func (s *Stack) Close() error {
 	s.stop()
 	if s.SQSServer != nil {
 		s.SQSServer.Close()
 	}
 	s.running.Wait()
+	var errs []error
+	if s.SQSServer != nil {
+		errs = append(errs, s.save())
+	}
 	if s.Executor != nil {
 		s.Executor.Close()
 	}
-	var errs []error
 	for _, srv := range s.servers {
 		errs = append(errs, srv.close())
 	}

@@ -9,10 +9,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/internal/clock"
 	"github.com/redrive/redrive/internal/ddbtest"
 	"github.com/redrive/redrive/internal/localrun"
 	"github.com/redrive/redrive/internal/simtarget"
@@ -265,4 +267,37 @@ func TestAConsumerSlowerThanTheAttemptsDeadlineTimesOut(t *testing.T) {
 	history := parked[0].Record.History
 	require.NotEmpty(t, history)
 	assert.Equal(t, "Timeout", history[len(history)-1].ErrorType, "cut off 5 s before the Attempt's own deadline")
+}
+
+func TestStateKeepsQueuesAndTableAcrossARestart(t *testing.T) {
+	dir := t.TempDir()
+	clk, err := clock.NewScaled(1000, nil)
+	require.NoError(t, err)
+	opts := localrun.Options{Scaled: clk, State: dir}
+	s, err := localrun.Start(t.Context(), opts)
+	require.NoError(t, err)
+	for _, body := range []string{"one", "two", "three"} {
+		_, err := s.SQS.SendMessage(t.Context(), &sqs.SendMessageInput{QueueUrl: aws.String(s.SourceQueueURL), MessageBody: aws.String(body)})
+		require.NoError(t, err)
+	}
+	_, err = s.DynamoDB.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(s.Table), Item: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "kept"}}})
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+
+	again, err := localrun.Start(t.Context(), opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, again.Close()) })
+	depth, err := again.SQSServer.Depth(localrun.SourceQueueName)
+	require.NoError(t, err)
+	assert.Equal(t, 3, depth.Total(), "the queued messages are kept")
+	got, err := again.DynamoDB.GetItem(t.Context(), &dynamodb.GetItemInput{TableName: aws.String(again.Table), Key: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "kept"}}})
+	require.NoError(t, err)
+	assert.NotEmpty(t, got.Item, "the table's items are kept")
+}
+
+func TestStateNeedsAServiceOnTheEmbeddedTable(t *testing.T) {
+	_, err := localrun.Start(t.Context(), localrun.Options{State: t.TempDir()})
+	assert.ErrorContains(t, err, "State needs Scaled and the embedded DynamoDB")
 }

@@ -1,0 +1,73 @@
+package localrun
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// The files of Options.State, one per part of the stack.
+const (
+	stateSQS      = "sqs.json"
+	stateDynamoDB = "dynamodb.json"
+)
+
+// restoreFrom reads the part of Options.State in file with restore; false
+// when the directory holds none yet (a first start).
+func (s *Stack) restoreFrom(file string, restore func(io.Reader) error) (bool, error) {
+	if s.opts.State == "" {
+		return false, nil
+	}
+	path := filepath.Join(s.opts.State, file)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("localrun: state: %w", err)
+	}
+	defer f.Close()
+	if err := restore(f); err != nil {
+		return false, fmt.Errorf("localrun: state %s: %w", path, err)
+	}
+	return true, nil
+}
+
+// saveTo writes a part of the stack into Options.State's file with save,
+// atomically: a crash leaves the previous file whole.
+func (s *Stack) saveTo(file string, save func(io.Writer) error) error {
+	if err := os.MkdirAll(s.opts.State, 0o700); err != nil {
+		return fmt.Errorf("localrun: state: %w", err)
+	}
+	path := filepath.Join(s.opts.State, file)
+	tmp, err := os.CreateTemp(s.opts.State, file+".*")
+	if err != nil {
+		return fmt.Errorf("localrun: state: %w", err)
+	}
+	err = save(tmp)
+	err = errors.Join(err, tmp.Close())
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("localrun: state %s: %w", path, err)
+	}
+	return nil
+}
+
+// save writes the stack's state into Options.State: the queues and the
+// table (the executions' too, once the executor can).
+func (s *Stack) save() error {
+	if s.opts.State == "" {
+		return nil
+	}
+	errs := []error{s.saveTo(stateSQS, s.SQSServer.Snapshot)}
+	if s.dynamo != nil && s.dynamo.local != nil {
+		errs = append(errs, s.saveTo(stateDynamoDB, s.dynamo.local.Snapshot))
+	}
+	return errors.Join(errs...)
+}
