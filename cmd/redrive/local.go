@@ -57,15 +57,25 @@ func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	printLocal(stdout, s, cfg, exports)
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "redrive local: shutting down")
-	if dropped := s.Pending(context.Background()); dropped.Executions+dropped.Messages > 0 {
-		fmt.Fprintf(stderr, "redrive local: dropping %d running executions and %d queued messages (nothing is kept across a restart)\n",
-			dropped.Executions, dropped.Messages)
-	}
+	reportKept(stderr, s.Pending(context.Background()), cfg.stack.State)
 	if err := s.Close(); err != nil {
 		fmt.Fprintf(stderr, "redrive local: %v\n", err)
 		return exitFailure
 	}
 	return exitOK
+}
+
+// reportKept says what a stop keeps in the state directory, or drops
+// without one.
+func reportKept(w io.Writer, p localrun.Pending, state string) {
+	switch {
+	case state != "":
+		fmt.Fprintf(w, "redrive local: keeping %d queued messages and the table in %s; dropping %d running executions (they are not kept yet)\n",
+			p.Messages, state, p.Executions)
+	case p.Executions+p.Messages > 0:
+		fmt.Fprintf(w, "redrive local: dropping %d running executions and %d queued messages (--state DIR keeps the queues and the table)\n",
+			p.Executions, p.Messages)
+	}
 }
 
 // startLocal starts the stack cfg describes, on a clock starting now, and
@@ -102,6 +112,7 @@ func parseLocal(args []string, getenv func(string) string, stderr io.Writer) (cf
 	fs.StringVar(&cfg.stack.StepFunctionsEndpoint, "sfn-endpoint", "", "use this Step Functions endpoint (e.g. Step Functions Local) instead of serving the executor")
 	fs.StringVar(&cfg.stack.DynamoDBEndpoint, "ddb-endpoint", "", "use this DynamoDB endpoint (e.g. DynamoDB Local) instead of serving minidyn")
 	fs.Float64Var(&cfg.scale, "time-scale", 1, "run the clock (Waits, timeouts, the handlers', SQS's) this many times faster than the wall clock")
+	fs.StringVar(&cfg.stack.State, "state", "", "keep the queues and the table in this directory across restarts")
 	fs.DurationVar(&cfg.stack.Retention, "retention", time.Hour, "forget a finished execution this long after it stopped, on the stack's clock (bounds memory)")
 	fs.StringVar(&cfg.dir, "config-dir", filepath.Join(os.TempDir(), "redrive-local"), "write the AWS config file and the exports (env, for `source`) here; removed on exit")
 	target := fs.String("target", "healthy", "the demo consumer from its first call: healthy, down[:DURATION] or flaky:RATE[:DURATION] (DURATION on the stack's clock)")
@@ -139,7 +150,7 @@ func localUsage(fs *flag.FlagSet) {
 	fmt.Fprintln(w, "Lambda Invoke API, Step Functions, DynamoDB and SQS, with the DLQ's event source.")
 	fmt.Fprintln(w, "The functions read their settings (BREAKER_*, MAX_ATTEMPTS, BACKOFF_BASE, BREAKER_KEY...)")
 	fmt.Fprintln(w, "from the environment, as in Lambda. A message body containing \""+simtarget.PoisonMarker+"\" is poison to the consumer.")
-	fmt.Fprintln(w, "Nothing is kept across a restart.")
+	fmt.Fprintln(w, "Without --state, nothing is kept across a restart.")
 	fmt.Fprintln(w)
 	fs.PrintDefaults()
 }
