@@ -1,7 +1,6 @@
 package sqslocal
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/redrive/redrive/internal/versioned"
 )
 
 // snapshotFormat names the snapshot format and its version; Restore reads
@@ -186,7 +187,7 @@ func Restore(r io.Reader, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap, err := readSnapshot(r)
+	snap, err := versioned.Read[snapshot](r, snapshotFormat, "this server")
 	if err == nil {
 		err = s.load(snap)
 	}
@@ -194,36 +195,6 @@ func Restore(r io.Reader, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("sqslocal: restore: %w", err)
 	}
 	return s, nil
-}
-
-// readSnapshot decodes a snapshot of snapshotFormat, checking the format
-// before the rest so another version is named as such.
-func readSnapshot(r io.Reader) (*snapshot, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("read snapshot: %w", err)
-	}
-	var head map[string]json.RawMessage
-	if err := json.Unmarshal(data, &head); err != nil {
-		if typeErr, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-			return nil, fmt.Errorf("snapshot is a JSON %s, not an object", typeErr.Value)
-		}
-		return nil, fmt.Errorf("snapshot is not valid JSON: %w", err)
-	}
-	var format string
-	switch raw, ok := head["format"]; {
-	case !ok:
-		return nil, errors.New("snapshot has no format field: not an sqslocal snapshot")
-	case json.Unmarshal(raw, &format) != nil || format != snapshotFormat:
-		return nil, fmt.Errorf("snapshot format %s is not supported: this server reads %q", raw, snapshotFormat)
-	}
-	var snap snapshot
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&snap); err != nil {
-		return nil, fmt.Errorf("malformed snapshot: %w", err)
-	}
-	return &snap, nil
 }
 
 // load puts snap's queues and deleted queue names on s, a new server.

@@ -17,6 +17,9 @@ type Definition struct {
 // StartAt is the state an execution starts in.
 func (d *Definition) StartAt() *State { return d.startAt }
 
+// State is the state called name, or nil if there is none.
+func (d *Definition) State(name string) *State { return d.states[name] }
+
 // Timeout is the definition's TimeoutSeconds, or 0 without one.
 func (d *Definition) Timeout() time.Duration { return d.timeout }
 

@@ -66,7 +66,9 @@ type Event struct {
 	// Type is the API's event type, e.g. "TaskStateEntered".
 	Type string
 	// Details is the event's details object (marshalled under the API's
-	// member name for Type), or nil.
+	// member name for Type), or nil; in an executor built by Restore, the
+	// details of the events recorded before the snapshot are their JSON, a
+	// json.RawMessage.
 	Details any
 }
 

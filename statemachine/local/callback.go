@@ -59,6 +59,9 @@ type callback struct {
 	// beat increases with each heartbeat (and on close), making the
 	// previous heartbeat timer stale.
 	open, beat atomic.Uint64
+	// expiry and pulse are the events of its TimeoutSeconds and its
+	// current HeartbeatSeconds, once submitted.
+	expiry, pulse timer
 }
 
 // outcome is what SendTaskSuccess or SendTaskFailure settled a token with.
@@ -151,18 +154,28 @@ func (e *Executor) tokenBody(header []byte) []byte {
 // tokenExecution returns the execution that issued token and the number
 // of the attempt it was issued for.
 func (e *Executor) tokenExecution(token string) (*execution, uint32, error) {
-	// The length check also rejects the line breaks the decoder skips.
-	b, err := base64.StdEncoding.DecodeString(token)
-	if err != nil || len(token) != base64.StdEncoding.EncodedLen(tokenBytes) || len(b) != tokenBytes || b[0] != tokenVersion || !hmac.Equal(b[tokenHeader:], e.tokenBody(b[:tokenHeader])) {
-		return nil, 0, fmt.Errorf("%w: not a task token this executor issued", ErrInvalidToken)
+	index, attempt, err := e.parseToken(token)
+	if err != nil {
+		return nil, 0, err
 	}
 	e.mu.Lock()
-	x := e.indexed[binary.BigEndian.Uint64(b[1:9])]
+	x := e.indexed[index]
 	e.mu.Unlock()
 	if x == nil {
 		return nil, 0, fmt.Errorf("%w: no execution of this executor has the token (it issued none, or evicted it after Options.Retention)", ErrTaskDoesNotExist)
 	}
-	return x, binary.BigEndian.Uint32(b[9:13]), nil
+	return x, attempt, nil
+}
+
+// parseToken returns the index of the execution that issued token and the
+// number of the attempt it was issued for.
+func (e *Executor) parseToken(token string) (index uint64, attempt uint32, err error) {
+	// The length check also rejects the line breaks the decoder skips.
+	b, err := base64.StdEncoding.DecodeString(token)
+	if err != nil || len(token) != base64.StdEncoding.EncodedLen(tokenBytes) || len(b) != tokenBytes || b[0] != tokenVersion || !hmac.Equal(b[tokenHeader:], e.tokenBody(b[:tokenHeader])) {
+		return 0, 0, fmt.Errorf("%w: not a task token this executor issued", ErrInvalidToken)
+	}
+	return binary.BigEndian.Uint64(b[1:9]), binary.BigEndian.Uint32(b[9:13]), nil
 }
 
 // openTask returns the attempt waiting for token. Call with x.mu held.
@@ -188,7 +201,7 @@ func (x *execution) settle(token string, attempt uint32, o *outcome) error {
 	cb.outcome = o
 	if cb.submitted {
 		x.closeCallback()
-		x.suspend(x.e.nowNanos(), func(ctx context.Context) { x.apply(ctx, o) })
+		x.suspend(x.e.clock.now(), resumption{kind: resumeOutcome, outcome: o})
 	}
 	return nil
 }
@@ -206,7 +219,7 @@ func (x *execution) await(ctx context.Context) {
 	}
 	x.armHeartbeat(cb)
 	if cb.timed {
-		x.e.scheduleIf(cb.deadline, &cb.open, cb.open.Load(), func(ctx context.Context) { x.expire(ctx, cb, asl.StatesTimeout) })
+		cb.expiry = x.e.scheduleIf(cb.deadline, &cb.open, cb.open.Load(), x.expirer(cb, asl.StatesTimeout))
 	}
 }
 
@@ -215,18 +228,21 @@ func (x *execution) armHeartbeat(cb *callback) {
 	if cb.heartbeat == 0 {
 		return
 	}
-	x.e.scheduleIf(x.e.after(cb.heartbeat), &cb.beat, cb.beat.Load(), func(ctx context.Context) { x.expire(ctx, cb, asl.StatesHeartbeatTimeout) })
+	cb.pulse = x.e.scheduleIf(x.e.after(cb.heartbeat), &cb.beat, cb.beat.Load(), x.expirer(cb, asl.StatesHeartbeatTimeout))
 }
 
-// expire times cb out with name (States.Timeout or asl.StatesHeartbeatTimeout).
-func (x *execution) expire(ctx context.Context, cb *callback, name string) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.cb != cb || x.status != Running {
-		return
+// expirer is the event timing cb out with name (States.Timeout or
+// asl.StatesHeartbeatTimeout).
+func (x *execution) expirer(cb *callback, name string) func(ctx context.Context) {
+	return func(ctx context.Context) {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		if x.cb != cb || x.status != Running {
+			return
+		}
+		x.taskTimedOut(ctx, name)
+		x.run(ctx)
 	}
-	x.taskTimedOut(ctx, name)
-	x.run(ctx)
 }
 
 // apply ends the current callback task with a settled outcome.

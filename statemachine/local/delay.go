@@ -27,24 +27,7 @@ func Delay(ctx context.Context, d time.Duration) {
 	if c.ctx.Err() != nil {
 		return
 	}
-	if s := c.x.e.scaled; s != nil {
-		s.Sleep(ctx, d)
-		return
-	}
-	dl, bounded := ctx.Value(deadlineKey{}).(*virtualDeadline)
-	if bounded && c.x.e.nowNanos()+int64(d) < dl.at {
-		bounded = false
-	}
-	if bounded {
-		d = time.Duration(dl.at - c.x.e.nowNanos())
-	}
-	if d > 0 {
-		c.yield <- int64(d)
-		<-c.resume
-	}
-	if bounded {
-		dl.end(context.DeadlineExceeded)
-	}
+	c.x.e.clock.sleep(ctx, c, d)
 }
 
 // sleep waits d of wall time or until ctx ends.

@@ -46,6 +46,10 @@ type execution struct {
 	// run loop enters states until none is left (suspended or finished).
 	next      *asl.State
 	nextInput any
+	// pending is the continuation the execution waits for on the
+	// timeline, if any; timeout is its TimeoutSeconds event, if any.
+	pending *resumption
+	timeout timer
 
 	// The current state entry.
 	cur        *asl.State
@@ -84,18 +88,6 @@ func (x *execution) describe() Execution {
 	}
 }
 
-// begin enters the start state; it is the execution's first event.
-func (x *execution) begin(ctx context.Context) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.status != Running {
-		return
-	}
-	x.next, x.nextInput = x.sm.def.StartAt(), x.input
-	x.input = nil // the start state has it; inputText keeps the text
-	x.run(ctx)
-}
-
 // run enters states until the execution suspends (a Wait, a retry
 // interval, a handler's Delay) or ends. Call with x.mu held.
 func (x *execution) run(ctx context.Context) {
@@ -107,23 +99,8 @@ func (x *execution) run(ctx context.Context) {
 }
 
 // later schedules fn at clock time at, unless the execution ends first.
-func (x *execution) later(at int64, fn func(ctx context.Context)) {
-	x.e.scheduleIf(at, &x.epoch, x.epoch.Load(), fn)
-}
-
-// suspend continues the execution with fn at clock time at, unless it has
-// ended by then. Call with x.mu held.
-func (x *execution) suspend(at int64, fn func(ctx context.Context)) {
-	epoch := x.epoch.Load()
-	x.later(at, func(ctx context.Context) {
-		x.mu.Lock()
-		defer x.mu.Unlock()
-		if x.epoch.Load() != epoch || x.status != Running {
-			return
-		}
-		fn(ctx)
-		x.run(ctx)
-	})
+func (x *execution) later(at int64, fn func(ctx context.Context)) timer {
+	return x.e.scheduleIf(at, &x.epoch, x.epoch.Load(), fn)
 }
 
 // enter starts a state entry. Transitions are counted as AWS bills them
@@ -198,7 +175,7 @@ func (x *execution) close(status Status, name, cause string) {
 	x.status, x.errName, x.cause = status, name, cause
 	x.stop = x.e.Now()
 	x.epoch.Add(1)
-	x.next, x.nextInput = nil, nil
+	x.next, x.nextInput, x.pending = nil, nil, nil
 	x.e.retire(x)
 	x.closeCallback()
 	if c := x.call; c != nil {
@@ -206,7 +183,7 @@ func (x *execution) close(status Status, name, cause string) {
 		if c.suspended {
 			// Let the handler return from Delay now rather than when
 			// it was due.
-			x.later(x.e.nowNanos(), func(ctx context.Context) { x.resumeCall(ctx, c, false) })
+			x.later(x.e.clock.now(), func(ctx context.Context) { x.resumeCall(ctx, c, false) })
 		}
 	}
 }

@@ -59,6 +59,10 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 	}
 	x.rng = *rand.NewPCG(e.rng.Uint64(), e.rng.Uint64())
 	x.env = asl.Env{UUID: x.uuid, Int64N: x.int64N}
+	// Locked before it is published: nothing (a snapshot) sees it before
+	// its first continuation is scheduled.
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	x.index = e.started
 	e.started++
 	e.indexed[x.index] = x
@@ -66,12 +70,10 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 	sm.add(x)
 	e.mu.Unlock()
 
-	x.mu.Lock()
-	defer x.mu.Unlock()
 	x.appendEvent("ExecutionStarted", executionStartedDetails{Input: jsonDoc{parsed}, RoleArn: sm.RoleARN})
-	e.schedule(e.nowNanos(), x.begin)
+	x.suspend(e.clock.now(), resumption{kind: resumeStart})
 	if sm.def.Timeout() > 0 {
-		x.later(e.after(sm.def.Timeout()), x.timeOut)
+		x.timeout = x.later(e.after(sm.def.Timeout()), x.timeOut)
 	}
 	return x.describe(), nil
 }

@@ -68,15 +68,15 @@ type Options struct {
 // generated names, retry jitter, States.UUID and request ids. Close ends
 // the goroutines it started.
 type Executor struct {
-	opts   Options
-	scaled *clock.Scaled // Options.Scaled; nil on a virtual clock
-	sched  scheduler
+	opts  Options
+	clock timebase // Options.Scaled, or a virtual clock
+	sched scheduler
 	// tokenKey authenticates the task tokens the executor issues; it
 	// derives from the Seed, so tokens replay too.
 	tokenKey []byte
 
 	mu         sync.Mutex
-	rng        *rand.Rand
+	rng        rand.PCG
 	machines   map[string]*stateMachine
 	created    []*stateMachine // every state machine, in creation order
 	executions map[string]*execution
@@ -119,19 +119,18 @@ func New(opts Options) *Executor {
 	key := sha256.Sum256(binary.BigEndian.AppendUint64([]byte("redrive statemachine/local task token "+opts.Region+" "+opts.Account+" "), uint64(opts.Seed)))
 	e := &Executor{
 		opts:       opts,
-		scaled:     opts.Scaled,
+		clock:      newTimebase(opts),
 		tokenKey:   key[:],
-		rng:        rand.New(rand.NewPCG(uint64(opts.Seed), 0x5eed)),
+		rng:        *rand.NewPCG(uint64(opts.Seed), 0x5eed),
 		machines:   map[string]*stateMachine{},
 		executions: map[string]*execution{},
 		indexed:    map[uint64]*execution{},
 		done:       make(chan struct{}),
 	}
 	e.sched.kick = make(chan struct{}, 1)
-	e.sched.clock.Store(opts.Start.UnixNano())
 	return e
 }
 
 // Now is the executor's clock, virtual or scaled: the time of its
 // histories, and the time its handlers read (see Clock).
-func (e *Executor) Now() time.Time { return time.Unix(0, e.nowNanos()).UTC() }
+func (e *Executor) Now() time.Time { return clockTime(e.clock.now()) }

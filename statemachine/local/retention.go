@@ -95,7 +95,7 @@ func (e *Executor) evictHistories() {
 // evictExpired evicts the executions that stopped Options.Retention ago
 // or earlier: nothing of them remains in the executor.
 func (e *Executor) evictExpired() {
-	cutoff := e.nowNanos() - int64(e.opts.Retention)
+	cutoff := e.clock.now() - int64(e.opts.Retention)
 	expired := e.retained.popWhile(func(_ int, f finished) bool { return f.stop <= cutoff })
 	if len(expired) == 0 {
 		return
@@ -110,15 +110,15 @@ func (e *Executor) evictExpired() {
 }
 
 // untilExpiry is how long, on the wall clock, until the next eviction
-// Options.Retention makes is due on a scaled clock; false when none is
-// pending, or on the virtual clock, where time passes only with events.
+// Options.Retention makes is due; false when none is pending, or on the
+// virtual clock, where time passes only with events.
 func (e *Executor) untilExpiry() (time.Duration, bool) {
-	if e.opts.Retention <= 0 || e.scaled == nil {
+	if e.opts.Retention <= 0 {
 		return 0, false
 	}
 	f, ok := e.retained.front()
 	if !ok {
 		return 0, false
 	}
-	return e.scaled.WallDuration(time.Duration(f.stop + int64(e.opts.Retention) - e.nowNanos())), true
+	return e.clock.wallWait(time.Duration(f.stop + int64(e.opts.Retention) - e.clock.now()))
 }

@@ -10,7 +10,7 @@ import (
 // message arrivals or a target's health changes). A time in the past runs
 // at the next step.
 func (e *Executor) At(t time.Time, fn func(ctx context.Context)) {
-	e.schedule(max(t.UnixNano(), e.nowNanos()), fn)
+	e.schedule(max(t.UnixNano(), e.clock.now()), fn)
 }
 
 // Run processes events until no execution is running and nothing is
@@ -31,9 +31,7 @@ func (e *Executor) RunUntil(ctx context.Context, t time.Time) error {
 	if err := e.loop(ctx, limit); err != nil {
 		return err
 	}
-	if e.scaled == nil {
-		e.advanceClock(limit)
-		e.housekeep()
-	}
+	e.clock.reach(limit)
+	e.housekeep()
 	return nil
 }

@@ -3,7 +3,6 @@ package local
 import (
 	"context"
 	"errors"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,7 +17,6 @@ type scheduler struct {
 	mu    sync.Mutex
 	queue timeline
 	seq   uint64
-	clock atomic.Int64 // virtual now, Unix nanoseconds
 	kick  chan struct{}
 	// running is held by the one loop processing events (Run, RunUntil),
 	// and by Close once that loop has returned.
@@ -28,17 +26,9 @@ type scheduler struct {
 	compacted int
 }
 
-// nowNanos returns the executor's clock in Unix nanoseconds.
-func (e *Executor) nowNanos() int64 {
-	if e.scaled != nil {
-		return e.scaled.Now().UnixNano()
-	}
-	return e.sched.clock.Load()
-}
-
 // after returns the clock time d from now.
 func (e *Executor) after(d time.Duration) int64 {
-	return e.nowNanos() + int64(d)
+	return e.clock.now() + int64(d)
 }
 
 // schedule puts fn on the timeline at at (Unix nanoseconds). It may be
@@ -48,17 +38,27 @@ func (e *Executor) schedule(at int64, fn func(ctx context.Context)) {
 }
 
 // scheduleIf schedules fn at at unless *gen has changed from want by then
-// (a nil gen never goes stale).
-func (e *Executor) scheduleIf(at int64, gen *atomic.Uint64, want uint64, fn func(ctx context.Context)) {
+// (a nil gen never goes stale), and returns its place on the timeline.
+func (e *Executor) scheduleIf(at int64, gen *atomic.Uint64, want uint64, fn func(ctx context.Context)) timer {
 	s := &e.sched
 	s.mu.Lock()
 	s.seq++
-	s.queue.push(event{at: at, seq: s.seq, fn: fn, gen: gen, want: want})
+	t := timer{at: at, seq: s.seq}
+	s.queue.push(event{at: at, seq: t.seq, fn: fn, gen: gen, want: want})
 	s.mu.Unlock()
 	select {
 	case s.kick <- struct{}{}:
 	default:
 	}
+	return t
+}
+
+// reschedule puts fn back on the timeline at its place t (Restore).
+func (e *Executor) reschedule(t timer, gen *atomic.Uint64, want uint64, fn func(ctx context.Context)) {
+	s := &e.sched
+	s.mu.Lock()
+	s.queue.push(event{at: t.at, seq: t.seq, fn: fn, gen: gen, want: want})
+	s.mu.Unlock()
 }
 
 // loop processes events due up to limit. In virtual mode it returns when
@@ -117,64 +117,21 @@ func (e *Executor) idle(ctx context.Context, d time.Duration) error {
 	return nil
 }
 
-// due pops the next events to run. In virtual mode that is the earliest
-// event (with Workers > 1, every event due at that same instant) and the
-// clock jumps to it. On a scaled clock it is every event already due. With
-// nothing to run it returns how long (on the wall clock) to wait, or 0 to
-// stop.
+// due pops the next events to run (see timebase.due).
 func (e *Executor) due(limit int64) ([]event, time.Duration) {
 	s := &e.sched
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	batch := s.batch[:0]
-	if e.scaled == nil {
-		for len(s.queue) > 0 && s.queue[0].at <= limit {
-			ev := s.queue.pop()
-			if ev.stale() {
-				continue
-			}
-			if ev.at > s.clock.Load() {
-				s.clock.Store(ev.at)
-			}
-			batch = append(batch, ev)
-			for e.opts.Workers > 1 && len(s.queue) > 0 && s.queue[0].at == ev.at {
-				if next := s.queue.pop(); !next.stale() {
-					batch = append(batch, next)
-				}
-			}
-			break
-		}
-		s.batch = batch
-		return batch, 0
-	}
-	now := e.nowNanos()
-	for len(s.queue) > 0 && s.queue[0].at <= now && s.queue[0].at <= limit {
-		if ev := s.queue.pop(); !ev.stale() {
-			batch = append(batch, ev)
-		}
-	}
+	batch, wait := e.clock.due(&s.queue, s.batch[:0], limit)
 	s.batch = batch
-	if len(batch) > 0 {
-		return batch, 0
-	}
-	if now >= limit {
-		return nil, 0
-	}
-	next := limit
-	if len(s.queue) > 0 && s.queue[0].at < next {
-		next = s.queue[0].at
-	}
-	if next == math.MaxInt64 {
-		return nil, time.Duration(math.MaxInt64)
-	}
-	return nil, e.scaled.WallDuration(time.Duration(next - now))
+	return batch, wait
 }
 
-// runBatch runs events, concurrently on up to Workers goroutines when
-// there are several (virtual mode, same instant).
+// runBatch runs events, concurrently on up to the timebase's workers
+// goroutines when there are several.
 func (e *Executor) runBatch(ctx context.Context, batch []event) {
-	workers := min(e.opts.Workers, len(batch))
-	if workers <= 1 || e.scaled != nil {
+	workers := min(e.clock.workers(), len(batch))
+	if workers <= 1 {
 		for i := range batch {
 			batch[i].fn(ctx)
 		}
@@ -190,14 +147,4 @@ func (e *Executor) runBatch(ctx context.Context, batch []event) {
 		})
 	}
 	wg.Wait()
-}
-
-// advanceClock moves the virtual clock forward to t (never backwards).
-func (e *Executor) advanceClock(t int64) {
-	s := &e.sched
-	s.mu.Lock()
-	if t > s.clock.Load() {
-		s.clock.Store(t)
-	}
-	s.mu.Unlock()
 }

@@ -36,30 +36,39 @@ type stateMachine struct {
 // An invalid definition is ErrInvalidDefinition, wrapping the
 // *asl.DefinitionError that locates it.
 func (e *Executor) CreateStateMachine(ctx context.Context, name, definition, roleARN string) (string, error) {
-	if err := validateName("state machine", name); err != nil {
+	sm, err := e.newStateMachine(name, definition, roleARN, e.Now())
+	if err != nil {
 		return "", err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if old := e.machines[sm.ARN]; old != nil {
+		if old.Definition == definition && old.RoleARN == roleARN {
+			return sm.ARN, nil
+		}
+		return "", fmt.Errorf("%w: %s", ErrStateMachineExists, sm.ARN)
+	}
+	e.machines[sm.ARN] = sm
+	e.created = append(e.created, sm)
+	return sm.ARN, nil
+}
+
+// newStateMachine validates and compiles a state machine created at
+// created.
+func (e *Executor) newStateMachine(name, definition, roleARN string, created time.Time) (*stateMachine, error) {
+	if err := validateName("state machine", name); err != nil {
+		return nil, err
 	}
 	def, err := asl.Parse(definition)
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrInvalidDefinition, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidDefinition, err)
 	}
 	arn := e.stateMachineARN(name)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if old := e.machines[arn]; old != nil {
-		if old.Definition == definition && old.RoleARN == roleARN {
-			return arn, nil
-		}
-		return "", fmt.Errorf("%w: %s", ErrStateMachineExists, arn)
-	}
-	sm := &stateMachine{
-		StateMachine: StateMachine{ARN: arn, Name: name, Definition: definition, RoleARN: roleARN, CreationDate: e.Now()},
+	return &stateMachine{
+		StateMachine: StateMachine{ARN: arn, Name: name, Definition: definition, RoleARN: roleARN, CreationDate: created},
 		def:          def,
 		ctxObj:       map[string]any{"Id": arn, "Name": name},
-	}
-	e.machines[arn] = sm
-	e.created = append(e.created, sm)
-	return arn, nil
+	}, nil
 }
 
 // DescribeStateMachine returns a state machine by ARN.

@@ -1,8 +1,6 @@
 package local
 
 import (
-	"context"
-
 	"github.com/redrive/redrive/statemachine/asl"
 )
 
@@ -33,19 +31,22 @@ func (x *execution) wait(st *asl.State) {
 		x.failState(err)
 		return
 	}
-	finish := func() {
-		out, err := st.OutputPath(eff, ctxObj)
-		if err != nil {
-			x.failState(err)
-			return
-		}
-		x.exit(st, out, st.Next())
-	}
-	if until.UnixNano() <= x.e.nowNanos() {
-		finish()
+	if until.UnixNano() <= x.e.clock.now() {
+		x.leaveWait(eff)
 		return
 	}
-	x.suspend(until.UnixNano(), func(context.Context) { finish() })
+	x.suspend(until.UnixNano(), resumption{kind: resumeWait, input: eff})
+}
+
+// leaveWait leaves the current Wait state, whose effective input is eff.
+func (x *execution) leaveWait(eff any) {
+	st := x.cur
+	out, err := st.OutputPath(eff, x.contextObject())
+	if err != nil {
+		x.failState(err)
+		return
+	}
+	x.exit(st, out, st.Next())
 }
 
 // choose runs a Choice state: the first matching rule's Next, else

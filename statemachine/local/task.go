@@ -66,18 +66,13 @@ func (x *execution) startTask(ctx context.Context) {
 	if x.status != Running {
 		return
 	}
-	if x.e.opts.Invoker == nil {
-		x.taskError(ctx, asl.RuntimeErrorf("no Invoker is configured in local.Options to run %s", function))
-		return
-	}
 	deadline := x.e.after(timeout)
 	if task.Callback {
 		x.cb = &callback{token: token, heartbeat: heartbeat, deadline: deadline, timed: task.Timed}
 	}
 	// The handler of a .waitForTaskToken task runs under its function's
 	// own timeout, not the task's.
-	c := newCall(ctx, x, function, body, deadline, task.Timed, !task.Callback)
-	x.invoke(ctx, c)
+	x.invoke(ctx, callSpec{function: function, payload: body, deadline: deadline, timed: task.Timed, bounded: !task.Callback})
 }
 
 // taskDone handles a finished invocation: its result, or for a callback
@@ -178,7 +173,7 @@ func (x *execution) handleError(ctx context.Context, name, cause string) {
 		x.retryCount++
 		x.transitions++
 		x.ctxObj = nil
-		x.suspend(x.e.after(wait), x.startTask)
+		x.suspend(x.e.after(wait), resumption{kind: resumeRetry})
 		return
 	}
 	out, next, err := st.Catch(name, cause, x.rawInput)

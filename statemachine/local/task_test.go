@@ -361,7 +361,7 @@ func TestDelayOutsideTheExecutor(t *testing.T) {
 	Delay(context.Background(), time.Millisecond) // a plain sleep
 	e := New(Options{})
 	x := &execution{e: e}
-	c := newCall(context.Background(), x, "f", nil, 0, false, false)
+	c := newCall(context.Background(), x, callSpec{function: "f"})
 	c.finished.Store(true)
 	Delay(c.ctx, time.Millisecond) // a finished call's context only sleeps
 }

@@ -5,10 +5,17 @@ import (
 	"sync/atomic"
 )
 
-// event is one entry on the executor's timeline: fn runs when the
-// executor's clock (virtual or scaled) reads at, in Unix nanoseconds.
-// Events due at the same instant run in the order they were scheduled
-// (seq).
+// timer is the place of an event on the timeline: its time, in Unix
+// nanoseconds on the executor's clock (virtual or scaled), and its
+// sequence number. Events due at the same instant run in the order they
+// were scheduled (seq).
+type timer struct {
+	at  int64
+	seq uint64
+}
+
+// event is one entry on the executor's timeline: fn runs when the clock
+// reads at; seq orders it as its timer does.
 type event struct {
 	at  int64
 	seq uint64
