@@ -70,10 +70,10 @@ func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 func reportKept(w io.Writer, p localrun.Pending, state string) {
 	switch {
 	case state != "":
-		fmt.Fprintf(w, "redrive local: keeping %d queued messages and the table in %s; dropping %d running executions (they are not kept yet)\n",
-			p.Messages, state, p.Executions)
+		fmt.Fprintf(w, "redrive local: keeping %d running executions, %d queued messages and the table in %s\n",
+			p.Executions, p.Messages, state)
 	case p.Executions+p.Messages > 0:
-		fmt.Fprintf(w, "redrive local: dropping %d running executions and %d queued messages (--state DIR keeps the queues and the table)\n",
+		fmt.Fprintf(w, "redrive local: dropping %d running executions and %d queued messages (--state DIR keeps them)\n",
 			p.Executions, p.Messages)
 	}
 }
@@ -112,7 +112,7 @@ func parseLocal(args []string, getenv func(string) string, stderr io.Writer) (cf
 	fs.StringVar(&cfg.stack.StepFunctionsEndpoint, "sfn-endpoint", "", "use this Step Functions endpoint (e.g. Step Functions Local) instead of serving the executor")
 	fs.StringVar(&cfg.stack.DynamoDBEndpoint, "ddb-endpoint", "", "use this DynamoDB endpoint (e.g. DynamoDB Local) instead of serving minidyn")
 	fs.Float64Var(&cfg.scale, "time-scale", 1, "run the clock (Waits, timeouts, the handlers', SQS's) this many times faster than the wall clock")
-	fs.StringVar(&cfg.stack.State, "state", "", "keep the queues and the table in this directory across restarts")
+	fs.StringVar(&cfg.stack.State, "state", "", "keep the executions, the queues and the table in this directory across restarts")
 	fs.DurationVar(&cfg.stack.Retention, "retention", time.Hour, "forget a finished execution this long after it stopped, on the stack's clock (bounds memory)")
 	fs.StringVar(&cfg.dir, "config-dir", filepath.Join(os.TempDir(), "redrive-local"), "write the AWS config file and the exports (env, for `source`) here; removed on exit")
 	target := fs.String("target", "healthy", "the demo consumer from its first call: healthy, down[:DURATION] or flaky:RATE[:DURATION] (DURATION on the stack's clock)")
@@ -182,6 +182,7 @@ func printLocal(w io.Writer, s *localrun.Stack, cfg localConfig, exports [][2]st
 	fmt.Fprintln(w, "# Then: aws sqs send-message --queue-url \"$DLQ_URL\" --message-body '{\"order\": 1}'")
 	fmt.Fprintln(w, "#       aws stepfunctions list-executions --state-machine-arn \"$REDRIVE_STATE_MACHINE_ARN\"")
 	fmt.Fprintln(w, "#       redrive admin status --breaker orders")
+	fmt.Fprintln(w, "#       redrive parked summary")
 }
 
 // localExports lists the environment variables a shell needs to use the

@@ -31,9 +31,10 @@ type Clock interface {
 // are real context deadlines, on the wall clock, so any library honours
 // them. It is safe for concurrent use.
 type Scaled struct {
-	origin time.Time
-	scale  float64
-	wall   func() time.Time
+	origin  time.Time // the wall-clock instant it was made
+	reading time.Time // what it read then
+	scale   float64
+	wall    func() time.Time
 }
 
 // Wall is the wall clock itself: time.Now, timers and context deadlines.
@@ -42,35 +43,47 @@ var Wall = &Scaled{scale: 1, wall: time.Now}
 // NewScaled returns a clock starting now on wall (time.Now if nil) and
 // running scale times faster; scale must be a finite number > 0.
 func NewScaled(scale float64, wall func() time.Time) (*Scaled, error) {
+	return NewScaledFrom(scale, time.Time{}, wall)
+}
+
+// NewScaledFrom is NewScaled for a clock that reads from now on, instead
+// of the wall clock's time: a restarted stack's clock continuing where the
+// stopped one was. A zero from is the wall clock's time.
+func NewScaledFrom(scale float64, from time.Time, wall func() time.Time) (*Scaled, error) {
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		return nil, fmt.Errorf("clock: time scale %v: want a finite number > 0", scale)
 	}
 	if wall == nil {
 		wall = time.Now
 	}
-	return &Scaled{origin: wall(), scale: scale, wall: wall}, nil
+	origin := wall()
+	if from.IsZero() {
+		from = origin
+	}
+	return &Scaled{origin: origin, reading: from, scale: scale, wall: wall}, nil
 }
 
 // Scale is how many times faster than the wall clock c runs.
 func (c *Scaled) Scale() float64 { return c.scale }
 
-// Now is the time on c: origin + Scale × (wall time since origin).
+// Now is the time on c: its reading at the start + Scale × (wall time
+// since).
 func (c *Scaled) Now() time.Time { return c.FromWall(c.wall()) }
 
 // FromWall is the time on c at the wall-clock instant w.
 func (c *Scaled) FromWall(w time.Time) time.Time {
-	if c.scale == 1 {
+	if c.scale == 1 && c.reading.Equal(c.origin) {
 		return w
 	}
-	return c.origin.Add(time.Duration(float64(w.Sub(c.origin)) * c.scale)).UTC()
+	return c.reading.Add(time.Duration(float64(w.Sub(c.origin)) * c.scale)).UTC()
 }
 
 // ToWall is the wall-clock instant at which c shows t.
 func (c *Scaled) ToWall(t time.Time) time.Time {
-	if c.scale == 1 {
+	if c.scale == 1 && c.reading.Equal(c.origin) {
 		return t
 	}
-	return c.origin.Add(time.Duration(math.Ceil(float64(t.Sub(c.origin)) / c.scale)))
+	return c.origin.Add(time.Duration(math.Ceil(float64(t.Sub(c.reading)) / c.scale)))
 }
 
 // WallDuration is how long d on c takes on the wall clock.

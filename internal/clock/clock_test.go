@@ -81,3 +81,14 @@ func TestWallIsTheWallClock(t *testing.T) {
 	d, _ := ctx.Deadline()
 	assert.Equal(t, at, d)
 }
+
+func TestScaledFromContinuesAReading(t *testing.T) {
+	wall := time.Date(2026, 1, 2, 15, 0, 0, 0, time.UTC)
+	from := time.Date(2026, 1, 3, 9, 0, 0, 0, time.UTC) // where a stopped clock was
+	c, err := NewScaledFrom(60, from, func() time.Time { return wall })
+	require.NoError(t, err)
+	assert.Equal(t, from, c.Now())
+	wall = wall.Add(time.Second)
+	assert.Equal(t, from.Add(time.Minute), c.Now())
+	assert.Equal(t, wall.Add(time.Second), c.ToWall(from.Add(2*time.Minute)))
+}

@@ -60,8 +60,9 @@ type Options struct {
 	// DynamoDB Local) to use instead of the embedded minidyn; the table
 	// gets a unique name there and is deleted by Close.
 	DynamoDBEndpoint string
-	// State, if set, is a directory that keeps a service's queues and
-	// table across a restart: Start restores them from it, Close saves
+	// State, if set, is a directory that keeps a service's executions,
+	// queues and table across a restart: Start restores them from it
+	// (the clock continuing where the stopped stack's was), Close saves
 	// them into it. It needs Scaled and the embedded DynamoDB.
 	State string
 	// NameSuffix is appended to the state machines' names, so runs sharing

@@ -138,8 +138,10 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 		}
 	}()
 	s.invoker = &countingInvoker{next: s.Registry}
-	s.Executor = local.New(local.Options{Invoker: s.invoker, Seed: opts.Seed, Workers: opts.Workers, Start: opts.Start,
-		FinishedHistories: opts.FinishedHistories, Retention: opts.Retention, Scaled: opts.Scaled, Region: region, Account: account})
+	if s.Executor, err = s.newExecutor(local.Options{Invoker: s.invoker, Seed: opts.Seed, Workers: opts.Workers, Start: opts.Start,
+		FinishedHistories: opts.FinishedHistories, Retention: opts.Retention, Scaled: opts.Scaled, Region: region, Account: account}); err != nil {
+		return nil, err
+	}
 
 	if err = s.startLambda(); err != nil {
 		return nil, err
@@ -275,8 +277,8 @@ func (s *Stack) BreakerChanges() []breaker.Transition {
 	return append([]breaker.Transition(nil), s.changes...)
 }
 
-// Close stops a service's executor and event source, saves the queues and
-// the table into Options.State, stops the servers and the SQS server's
+// Close stops a service's executor and event source, saves the
+// executions, the queues and the table into Options.State, stops the servers and the SQS server's
 // long polls, ends every goroutine of the executor, and deletes a table
 // made on an external DynamoDB endpoint. Executions still running stop
 // where they are.

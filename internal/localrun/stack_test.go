@@ -269,11 +269,11 @@ func TestAConsumerSlowerThanTheAttemptsDeadlineTimesOut(t *testing.T) {
 	assert.Equal(t, "Timeout", history[len(history)-1].ErrorType, "cut off 5 s before the Attempt's own deadline")
 }
 
-func TestStateKeepsQueuesAndTableAcrossARestart(t *testing.T) {
+func TestStateKeepsExecutionsQueuesAndTableAcrossARestart(t *testing.T) {
 	dir := t.TempDir()
 	clk, err := clock.NewScaled(1000, nil)
 	require.NoError(t, err)
-	opts := localrun.Options{Scaled: clk, State: dir}
+	opts := localrun.Options{Scaled: clk, State: dir, Target: simtarget.Options{Schedule: simtarget.Outage(time.Now(), 24*time.Hour)}}
 	s, err := localrun.Start(t.Context(), opts)
 	require.NoError(t, err)
 	for _, body := range []string{"one", "two", "three"} {
@@ -283,11 +283,18 @@ func TestStateKeepsQueuesAndTableAcrossARestart(t *testing.T) {
 	_, err = s.DynamoDB.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(s.Table), Item: map[string]types.AttributeValue{
 		"pk": &types.AttributeValueMemberS{Value: "kept"}}})
 	require.NoError(t, err)
+	ids, err := s.SendToDLQ(t.Context(), messages(1)...)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return s.Pending(t.Context()).Executions == 1 }, 10*time.Second, 10*time.Millisecond,
+		"a redrive waits out the consumer's outage")
+	stopped := s.Executor.Now()
 	require.NoError(t, s.Close())
 
+	opts.Target = simtarget.Options{} // healthy after the restart
 	again, err := localrun.Start(t.Context(), opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, again.Close()) })
+	assert.False(t, again.Executor.Now().Before(stopped), "the clock continues where it was")
 	depth, err := again.SQSServer.Depth(localrun.SourceQueueName)
 	require.NoError(t, err)
 	assert.Equal(t, 3, depth.Total(), "the queued messages are kept")
@@ -295,6 +302,8 @@ func TestStateKeepsQueuesAndTableAcrossARestart(t *testing.T) {
 		"pk": &types.AttributeValueMemberS{Value: "kept"}}})
 	require.NoError(t, err)
 	assert.NotEmpty(t, got.Item, "the table's items are kept")
+	require.Eventually(t, func() bool { return again.Target.Ledger().Deliveries()[ids[0]] == 1 }, 20*time.Second, 10*time.Millisecond,
+		"the execution that was waiting carries on and delivers")
 }
 
 func TestStateNeedsAServiceOnTheEmbeddedTable(t *testing.T) {

@@ -1,19 +1,56 @@
 package localrun
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
+
+	"github.com/redrive/redrive/internal/clock"
+	"github.com/redrive/redrive/statemachine/local"
 )
 
 // The files of Options.State, one per part of the stack.
 const (
-	stateSQS      = "sqs.json"
-	stateDynamoDB = "dynamodb.json"
+	stateSQS        = "sqs.json"
+	stateDynamoDB   = "dynamodb.json"
+	stateExecutions = "executions.json"
 )
+
+// newExecutor makes the stack's executor with opts, or restores it from
+// Options.State's executions, its clock continuing where the stopped
+// stack's was (the snapshot's takenAt), so a restored Wait ends when it
+// would have.
+func (s *Stack) newExecutor(opts local.Options) (*local.Executor, error) {
+	var e *local.Executor
+	found, err := s.restoreFrom(stateExecutions, func(r io.Reader) error {
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return err
+		}
+		var head struct {
+			TakenAt time.Time `json:"takenAt"`
+		}
+		if err := json.Unmarshal(data, &head); err != nil {
+			return err
+		}
+		if opts.Scaled, err = clock.NewScaledFrom(opts.Scaled.Scale(), head.TakenAt, nil); err != nil {
+			return err
+		}
+		s.opts.Scaled = opts.Scaled
+		e, err = local.Restore(bytes.NewReader(data), opts)
+		return err
+	})
+	if err != nil || found {
+		return e, err
+	}
+	return local.New(opts), nil
+}
 
 // restoreFrom reads the part of Options.State in file with restore; false
 // when the directory holds none yet (a first start).
@@ -59,13 +96,13 @@ func (s *Stack) saveTo(file string, save func(io.Writer) error) error {
 	return nil
 }
 
-// save writes the stack's state into Options.State: the queues and the
-// table (the executions' too, once the executor can).
+// save writes the stack's state into Options.State: the executions, the
+// queues and the table. Call it once the executor's loop has stopped.
 func (s *Stack) save() error {
 	if s.opts.State == "" {
 		return nil
 	}
-	errs := []error{s.saveTo(stateSQS, s.SQSServer.Snapshot)}
+	errs := []error{s.saveTo(stateExecutions, s.Executor.Snapshot), s.saveTo(stateSQS, s.SQSServer.Snapshot)}
 	if s.dynamo != nil && s.dynamo.local != nil {
 		errs = append(errs, s.saveTo(stateDynamoDB, s.dynamo.local.Snapshot))
 	}
