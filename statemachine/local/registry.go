@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"reflect"
 	"regexp"
 	"runtime"
@@ -101,39 +102,43 @@ func (r *Registry) Register(name string, handler any, opts ...FunctionOption) er
 
 // Invoke runs the function synchronously (RequestResponse). function is a
 // name, a partial or full ARN, optionally with a ":qualifier". An unknown
-// function is a *lambdatypes.ResourceNotFoundException, a payload that is
-// not JSON an *lambdatypes.InvalidRequestContentException, as from Lambda.
+// function is a *ServiceError around a
+// *lambdatypes.ResourceNotFoundException, a payload that is not JSON one
+// around an *lambdatypes.InvalidRequestContentException, as from Lambda.
 func (r *Registry) Invoke(ctx context.Context, function string, payload []byte) (Invocation, error) {
 	ref, err := parseFunctionName(function)
 	if err != nil {
 		return Invocation{}, err
 	}
+	requestID := fmt.Sprintf("00000000-0000-4000-8000-%012x", r.requests.Add(1))
+	refused := func(status int, err error) (Invocation, error) {
+		return Invocation{}, &ServiceError{Err: err, StatusCode: status, RequestID: requestID}
+	}
 	f := r.lookup(ref)
 	if f == nil {
-		return Invocation{}, &lambdatypes.ResourceNotFoundException{
+		return refused(http.StatusNotFound, &lambdatypes.ResourceNotFoundException{
 			Type:    aws.String("User"),
 			Message: aws.String("Function not found: " + ref.arn()),
-		}
+		})
 	}
 	if len(payload) == 0 {
 		payload = []byte("{}")
 	}
 	if len(payload) > maxLambdaPayload {
-		return Invocation{}, &lambdatypes.RequestTooLargeException{
+		return refused(http.StatusRequestEntityTooLarge, &lambdatypes.RequestTooLargeException{
 			Type:    aws.String("User"),
 			Message: aws.String(fmt.Sprintf("Request must be smaller than %d bytes for the InvokeFunction operation", maxLambdaPayload)),
-		}
+		})
 	}
 	if !json.Valid(payload) {
-		return Invocation{}, &lambdatypes.InvalidRequestContentException{
+		return refused(http.StatusBadRequest, &lambdatypes.InvalidRequestContentException{
 			Type:    aws.String("User"),
 			Message: aws.String("Could not parse request body into json: Could not parse payload into json"),
-		}
+		})
 	}
 
-	n := r.requests.Add(1)
 	lc := &lambdacontext.LambdaContext{
-		AwsRequestID:       fmt.Sprintf("00000000-0000-4000-8000-%012x", n),
+		AwsRequestID:       requestID,
 		InvokedFunctionArn: ref.arn(),
 	}
 	out := Invocation{ExecutedVersion: ref.executedVersion()}

@@ -15,6 +15,8 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/statemachine/asl/asltest"
 )
 
 type greeting struct {
@@ -349,4 +351,13 @@ func BenchmarkRegistryInvoke(b *testing.B) {
 			b.Fatalf("invoke: %v %s", err, inv.Payload)
 		}
 	}
+}
+
+func TestAnUnknownFunctionFailsTheTaskAsLambdaWrites(t *testing.T) {
+	e := New(Options{Invoker: NewRegistry()})
+	arn := startCallback(t, e, asltest.Wrap(invokeTask("missing", `,"End":true`)), `{}`)
+	x, _ := describe(t, e, arn)
+	assert.Equal(t, "Lambda.ResourceNotFoundException", x.Error)
+	assert.Regexp(t, `^Function not found: arn:aws:lambda:us-east-1:123456789012:function:missing \(Service: AWSLambda; Status Code: 404; `+
+		`Error Code: ResourceNotFoundException; Request ID: [0-9a-f-]{36}; Proxy: null\)$`, x.Cause)
 }
