@@ -13,7 +13,8 @@ import (
 // BenchmarkRedrive redrives messages through the whole local stack, one
 // case per path a message can take, and reports per message the
 // transitions, Lambda invocations and DynamoDB calls (breaker row,
-// delivery records, and the waiting room with the pace rows), and how
+// delivery records, the waiting room with the pace rows, and the parking
+// lot's index), and how
 // many seconds of executor time pass per second of wall time.
 func BenchmarkRedrive(b *testing.B) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -35,7 +36,7 @@ func BenchmarkRedrive(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			var transitions, invocations int64
-			var breakerIO, ledgerIO, roomIO localrun.RowIO
+			var breakerIO, ledgerIO, roomIO, parkedIO localrun.RowIO
 			var virtual time.Duration
 			for b.Loop() {
 				s, err := localrun.Start(context.Background(), localrun.Options{Start: t0, Target: c.target, DynamoDBEndpoint: ddbtest.Endpoint()})
@@ -62,6 +63,7 @@ func BenchmarkRedrive(b *testing.B) {
 				add(&breakerIO, st.BreakerRows)
 				add(&ledgerIO, st.DeliveryRecords)
 				add(&roomIO, st.RoomItems)
+				add(&parkedIO, st.ParkedItems)
 				virtual += s.Executor.Now().Sub(t0)
 				if err := s.Close(); err != nil {
 					b.Fatal(err)
@@ -77,6 +79,7 @@ func BenchmarkRedrive(b *testing.B) {
 			per(ledgerIO.Writes+ledgerIO.Conflicts, "ledger-writes/msg")
 			per(roomIO.Reads, "room-reads/msg")
 			per(roomIO.Writes+roomIO.Conflicts, "room-writes/msg")
+			per(parkedIO.Writes, "index-writes/msg")
 			b.ReportMetric(b.Elapsed().Seconds()*1000/msgs, "wall-ms/msg")
 			if virtual > 0 {
 				b.ReportMetric(virtual.Seconds()/b.Elapsed().Seconds(), "virtual-s/wall-s")

@@ -94,15 +94,22 @@ func TestCreateTable(t *testing.T) {
 		attrs[aws.ToString(a.AttributeName)] = a.AttributeType
 	}
 	assert.Equal(t, map[string]types.ScalarAttributeType{"pk": types.ScalarAttributeTypeS,
-		dynamostore.RoomAttr: types.ScalarAttributeTypeS, dynamostore.RoomSeqAttr: types.ScalarAttributeTypeS}, attrs,
-		"the key attributes of the table and of the room index, nothing else")
+		dynamostore.RoomAttr: types.ScalarAttributeTypeS, dynamostore.RoomSeqAttr: types.ScalarAttributeTypeS,
+		dynamostore.ParkedDayAttr: types.ScalarAttributeTypeS, dynamostore.ParkedSeqAttr: types.ScalarAttributeTypeS}, attrs,
+		"the key attributes of the table and of its two indexes, nothing else")
 
-	require.Len(t, in.GlobalSecondaryIndexes, 1, "the waiting room's sparse index")
-	room := in.GlobalSecondaryIndexes[0]
-	assert.Equal(t, dynamostore.RoomIndex, aws.ToString(room.IndexName))
-	assert.Equal(t, []types.KeySchemaElement{
-		{AttributeName: aws.String(dynamostore.RoomAttr), KeyType: types.KeyTypeHash},
-		{AttributeName: aws.String(dynamostore.RoomSeqAttr), KeyType: types.KeyTypeRange},
-	}, room.KeySchema)
-	assert.Equal(t, types.ProjectionTypeAll, room.Projection.ProjectionType)
+	index := func(name, partition, sort string) types.GlobalSecondaryIndex {
+		return types.GlobalSecondaryIndex{
+			IndexName: aws.String(name),
+			KeySchema: []types.KeySchemaElement{
+				{AttributeName: aws.String(partition), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String(sort), KeyType: types.KeyTypeRange},
+			},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		}
+	}
+	assert.Equal(t, []types.GlobalSecondaryIndex{
+		index(dynamostore.RoomIndex, dynamostore.RoomAttr, dynamostore.RoomSeqAttr),
+		index(dynamostore.ParkedIndex, dynamostore.ParkedDayAttr, dynamostore.ParkedSeqAttr),
+	}, in.GlobalSecondaryIndexes, "the waiting room's and the parking lot's sparse indexes")
 }

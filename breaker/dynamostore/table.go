@@ -30,15 +30,26 @@ const (
 	RoomSeqAttr = "seq"
 )
 
+// The parking lot's sparse index (package tasks/park/lotindex writes its
+// items): partition key parked_day (S, the UTC day a message was parked,
+// YYYY-MM-DD), sort key parked_seq (S, the parked time and origin id),
+// every attribute projected. Listing the lot is one Query per day.
+const (
+	ParkedIndex   = "parked"
+	ParkedDayAttr = "parked_day"
+	ParkedSeqAttr = "parked_seq"
+)
+
 // TTLAttr is the attribute the table's TTL reads (Unix seconds): the
-// delivery records and the waiting room's entries expire by it. The CDK
-// stack and the local stack enable TTL on it.
+// delivery records, the waiting room's entries and the parking lot's index
+// entries expire by it. The CDK stack and the local stack enable TTL on it.
 const TTLAttr = "ttl"
 
-// TableInput is the schema of the table the store, the delivery records
-// and the waiting room live in: partition key pk (S), no sort key, the
-// sparse index RoomIndex, on-demand billing. The CDK stack and the local
-// emulators create the same table.
+// TableInput is the schema of the table the store, the delivery records,
+// the waiting room and the parking lot's index live in: partition key pk
+// (S), no sort key, the sparse indexes RoomIndex and ParkedIndex,
+// on-demand billing. The CDK stack and the local emulators create the same
+// table.
 func TableInput(name string) *dynamodb.CreateTableInput {
 	return &dynamodb.CreateTableInput{
 		TableName: aws.String(name),
@@ -46,19 +57,31 @@ func TableInput(name string) *dynamodb.CreateTableInput {
 			{AttributeName: aws.String(attrPK), AttributeType: types.ScalarAttributeTypeS},
 			{AttributeName: aws.String(RoomAttr), AttributeType: types.ScalarAttributeTypeS},
 			{AttributeName: aws.String(RoomSeqAttr), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(ParkedDayAttr), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(ParkedSeqAttr), AttributeType: types.ScalarAttributeTypeS},
 		},
 		KeySchema: []types.KeySchemaElement{
 			{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
 		},
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
-			IndexName: aws.String(RoomIndex),
-			KeySchema: []types.KeySchemaElement{
-				{AttributeName: aws.String(RoomAttr), KeyType: types.KeyTypeHash},
-				{AttributeName: aws.String(RoomSeqAttr), KeyType: types.KeyTypeRange},
-			},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
-		}},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
+			sparseIndex(RoomIndex, RoomAttr, RoomSeqAttr),
+			sparseIndex(ParkedIndex, ParkedDayAttr, ParkedSeqAttr),
+		},
 		BillingMode: types.BillingModePayPerRequest,
+	}
+}
+
+// sparseIndex is a global secondary index on a string partition key and a
+// string sort key that only some items carry, with every attribute
+// projected.
+func sparseIndex(name, partition, sort string) types.GlobalSecondaryIndex {
+	return types.GlobalSecondaryIndex{
+		IndexName: aws.String(name),
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String(partition), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(sort), KeyType: types.KeyTypeRange},
+		},
+		Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
 	}
 }
 

@@ -107,17 +107,35 @@ func (f adminFlags) untilTime(now time.Time) (string, error) {
 	if f.command != breaker.ForceOpen.String() && f.command != breaker.ForceClose.String() {
 		return "", fmt.Errorf("--until is only for open and close, not %s", f.command)
 	}
-	if t, err := time.Parse(time.RFC3339, f.until); err == nil {
-		return t.Format(time.RFC3339), nil
-	}
-	d, err := time.ParseDuration(f.until)
+	t, err := timeArg("until", f.until, now, true)
 	if err != nil {
-		return "", fmt.Errorf("--until %q: want an RFC 3339 time (2026-01-02T15:04:05Z) or a duration (30m, 2h)", f.until)
+		return "", err
+	}
+	return t.Format(time.RFC3339), nil
+}
+
+// timeArg reads the value of the time flag name: an RFC 3339 time as
+// given, or a positive duration such as 30m from now, ahead or ago, in
+// UTC.
+func timeArg(name, value string, now time.Time, ahead bool) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, value); err == nil {
+		return t, nil
+	}
+	d, err := time.ParseDuration(value)
+	if err != nil {
+		duration := "a duration"
+		if !ahead {
+			duration += " ago"
+		}
+		return time.Time{}, fmt.Errorf("--%s %q: want an RFC 3339 time (2026-01-02T15:04:05Z) or %s (30m, 2h)", name, value, duration)
 	}
 	if d <= 0 {
-		return "", fmt.Errorf("--until %q: a duration must be positive", f.until)
+		return time.Time{}, fmt.Errorf("--%s %q: a duration must be positive", name, value)
 	}
-	return now.Add(d).UTC().Format(time.RFC3339), nil
+	if !ahead {
+		d = -d
+	}
+	return now.Add(d).UTC(), nil
 }
 
 // defaultActor is "$USER@hostname", with "unknown" for what is missing.

@@ -7,16 +7,22 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -172,6 +178,57 @@ func TestLocalAdminCommands(t *testing.T) {
 			assert.Contains(t, stderr, f.want)
 		})
 	}
+}
+
+// `redrive parked` finds what `redrive local` parked through the SDK's
+// default configuration, from the exports or from the AWS config file
+// alone, and leaves the parking lot's messages visible.
+func TestLocalParkedCommands(t *testing.T) {
+	_, env := serveLocal(t)
+	ctx := t.Context()
+	sent, err := sqsClient(env).SendMessage(ctx, &sqs.SendMessageInput{
+		QueueUrl: aws.String(env["DLQ_URL"]), MessageBody: aws.String(`{"order": 9, "note": "poison"}`),
+	})
+	require.NoError(t, err)
+	poison := aws.ToString(sent.MessageId)
+	for _, name := range []string{"AWS_CONFIG_FILE", "AWS_PROFILE", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_REGION", "AWS_ACCESS_KEY_ID",
+		"AWS_SECRET_ACCESS_KEY", "TABLE_NAME"} {
+		t.Setenv(name, env[name])
+	}
+	parked := func(t *testing.T, args ...string) (stdout, stderr string) {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		code := dispatch(ctx, append([]string{"parked"}, args...), &out, &errOut)
+		require.Equal(t, exitOK, code, "stderr: %s", errOut.String())
+		return out.String(), errOut.String()
+	}
+
+	deadline := time.Now().Add(waitLimit)
+	var summary string
+	for one := regexp.MustCompile(`(?m)^TOTAL +1 `); !one.MatchString(summary); time.Sleep(20 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "nothing parked yet: %s", summary)
+		summary, _ = parked(t, "summary")
+	}
+	assert.Regexp(t, `(?m)^orders +poison +PoisonMessage +1 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`, summary)
+	list, _ := parked(t, "list", "--reason", "poison", "--breaker", "orders")
+	assert.Regexp(t, `(?m)^\S+Z +orders +poison +PoisonMessage +\d+ +`+poison+`$`, list)
+
+	t.Run("from the AWS config file alone", func(t *testing.T) {
+		t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", "")
+		t.Setenv("AWS_REGION", "")
+		t.Setenv("AWS_ACCESS_KEY_ID", "")
+		t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+		again, _ := parked(t, "list")
+		assert.Equal(t, list, again)
+	})
+
+	attrs, err := sqsClient(env).GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+		QueueUrl:       aws.String(env["PARKING_LOT_URL"]),
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages, sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"ApproximateNumberOfMessages": "1", "ApproximateNumberOfMessagesNotVisible": "0"}, attrs.Attributes,
+		"the parked message is still there, visible")
 }
 
 func TestLocalCommandServesUntilInterrupted(t *testing.T) {
@@ -338,4 +395,47 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// TestTheExportsConfigureTheSDK loads the SDK's default configuration as
+// a program in a shell with the printed exports would, once from the AWS
+// config file alone (AWS_CONFIG_FILE, AWS_PROFILE: what the AWS CLI v1
+// reads) and once from the environment alone (AWS_ENDPOINT_URL_*: what the
+// SDKs and the AWS CLI v2 read), and reaches every service with it.
+func TestTheExportsConfigureTheSDK(t *testing.T) {
+	_, env := serveLocal(t)
+	fromFile := []string{"AWS_CONFIG_FILE", "AWS_PROFILE"}
+	fromEnv := []string{"AWS_ENDPOINT_URL_SFN", "AWS_ENDPOINT_URL_SQS", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_LAMBDA",
+		"AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}
+	for _, tt := range []struct {
+		name      string
+		set, none []string
+	}{{"the AWS config file", fromFile, fromEnv}, {"the environment", fromEnv, fromFile}} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, name := range tt.set {
+				t.Setenv(name, env[name])
+			}
+			for _, name := range tt.none {
+				t.Setenv(name, "")
+			}
+			t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+			t.Setenv("AWS_CA_BUNDLE", "") // a machine's bundle would replace the loopback client's transport
+			cfg, err := config.LoadDefaultConfig(t.Context(), config.WithHTTPClient(loopback.NewHTTPClient()))
+			require.NoError(t, err)
+			assert.Equal(t, localRegion, cfg.Region)
+			queues, err := sqs.NewFromConfig(cfg).ListQueues(t.Context(), &sqs.ListQueuesInput{})
+			require.NoError(t, err)
+			assert.Contains(t, queues.QueueUrls, env["DLQ_URL"])
+			machines, err := sfn.NewFromConfig(cfg).ListStateMachines(t.Context(), &sfn.ListStateMachinesInput{})
+			require.NoError(t, err)
+			assert.NotEmpty(t, machines.StateMachines)
+			tables, err := dynamodb.NewFromConfig(cfg).ListTables(t.Context(), &dynamodb.ListTablesInput{})
+			require.NoError(t, err)
+			assert.Equal(t, []string{env["TABLE_NAME"]}, tables.TableNames)
+			out, err := lambda.NewFromConfig(cfg).Invoke(t.Context(), &lambda.InvokeInput{FunctionName: aws.String(localrun.FunctionAdmin),
+				Payload: []byte(`{"request":{"command":"status","breaker":"orders"},"executionName":"sdk"}`)})
+			require.NoError(t, err)
+			assert.Nil(t, out.FunctionError, "%s", out.Payload)
+		})
+	}
 }

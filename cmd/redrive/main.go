@@ -2,6 +2,7 @@
 //
 //	redrive local   serve the orchestrator's emulators on loopback
 //	redrive admin   operate a breaker through the admin state machine
+//	redrive parked  count and list what is in the parking lot
 //
 // Exit codes: 0 success, 1 failure, 2 usage error.
 package main
@@ -37,6 +38,7 @@ func subcommands() []subcommand {
 		{name: "run", summary: "simulate an outage: Redrive against a naive backoff and a bulk move, table and HTML report", run: runRun},
 		{name: "local", summary: "serve the Lambda, Step Functions, DynamoDB and SQS emulators on loopback", run: runLocal},
 		{name: "admin", summary: "status|reset|open|close|release a breaker through the admin state machine", run: runAdmin},
+		{name: "parked", summary: "summary|list what is in the parking lot, from its index (the queue is not touched)", run: runParked},
 	}
 }
 

@@ -21,6 +21,9 @@ func TestDispatch(t *testing.T) {
 		{name: "local help", args: []string{"local", "-h"}, code: exitOK, stderr: "Usage: redrive local [flags]"},
 		{name: "local bad flag", args: []string{"local", "--port", "1"}, code: exitUsage, stderr: "flag provided but not defined: -port"},
 		{name: "admin usage error", args: []string{"admin", "status"}, code: exitUsage, stderr: "--breaker is required"},
+		{name: "help lists parked", args: []string{"help"}, code: exitOK, stdout: "parked  summary|list what is in the parking lot"},
+		{name: "parked usage error", args: []string{"parked"}, code: exitUsage, stderr: "redrive parked: missing command"},
+		{name: "parked help", args: []string{"parked", "list", "-h"}, code: exitOK, stderr: "Usage: redrive parked summary"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

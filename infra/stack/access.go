@@ -5,6 +5,8 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
+
+	"github.com/redrive/redrive/tasks/park/lotindex"
 )
 
 // statement allows actions on resources.
@@ -18,6 +20,19 @@ func statement(resources []string, actions ...string) awsiam.PolicyStatement {
 // allow adds a statement to f's role.
 func (f *function) allow(resources []string, actions ...string) {
 	f.role.AddToPrincipalPolicy(statement(resources, actions...))
+}
+
+// allowIndex lets f record parked messages in the parking lot's index in
+// table: PutItem of items whose partition key starts with
+// lotindex.KeyPrefix, and of no other item.
+func (f *function) allowIndex(table []string) {
+	f.role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("dynamodb:PutItem"),
+		Resources: jsii.Strings(table...),
+		Conditions: &map[string]any{
+			"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": []string{lotindex.KeyPrefix + "*"}},
+		},
+	}))
 }
 
 // workflowArns are the state machines' ARNs the grants name.
@@ -48,8 +63,10 @@ func grantAccess(scope constructs.Construct, s Settings, st *storage, fns map[st
 		starter.allow([]string{s.DeadLetterQueueKeyArn}, "kms:Decrypt")
 	}
 	starter.allow([]string{arns.redrive}, "states:StartExecution")
-	// Oversized messages are parked by the starter itself.
+	// Oversized and malformed messages are parked by the starter itself,
+	// and indexed.
 	starter.allow(parkingLot, "sqs:SendMessage")
+	starter.allowIndex(table)
 	if s.Target.Kind == TargetSQS {
 		// Fresh arrivals are counted on the pace rows (UpdateItem); a
 		// message back in the DLQ with lineage is a failure of its breaker,
@@ -95,6 +112,7 @@ func grantAccess(scope constructs.Construct, s Settings, st *storage, fns map[st
 	release.allow([]string{arns.releaseByName}, "states:StartExecution")
 
 	fns[parkFn].allow(parkingLot, "sqs:SendMessage")
+	fns[parkFn].allowIndex(table)
 	// Admin commands change the breaker row (GetItem, UpdateItem); close,
 	// release and reset start a releaser (GetItem and PutItem on the pace
 	// row, StartExecution).

@@ -10,26 +10,27 @@ import (
 // them (tasks/config, tasks/message, tasks/target and the handlers'
 // ConfigFromEnv).
 const (
-	envTableName        = "TABLE_NAME"
-	envStateMachineArn  = "STATE_MACHINE_ARN"
-	envParkingLotURL    = "PARKING_LOT_URL"
-	envKey              = "BREAKER_KEY"
-	envKeyAttribute     = "BREAKER_KEY_ATTRIBUTE"
-	envKeyPointer       = "BREAKER_KEY_POINTER"
-	envKeyDefault       = "BREAKER_KEY_DEFAULT"
-	envTargetKind       = "TARGET_KIND"
-	envTargetFunction   = "TARGET_FUNCTION"
-	envTargetQueueURL   = "TARGET_QUEUE_URL"
-	envTargetSourceArn  = "TARGET_SOURCE_ARN"
-	envPoisonErrorTypes = "POISON_ERROR_TYPES"
-	envMaxAttempts      = "MAX_ATTEMPTS"
-	envBackoffBase      = "BACKOFF_BASE"
-	envBackoffMax       = "BACKOFF_MAX"
-	envMaxCycles        = "MAX_CYCLES"
-	envDeliveryLease    = "DELIVERY_LEASE"
-	envUnknownOutcome   = "UNKNOWN_OUTCOME"
-	envTableRetryBudget = "TABLE_RETRY_BUDGET"
-	envStartConcurrency = "START_CONCURRENCY"
+	envTableName           = "TABLE_NAME"
+	envStateMachineArn     = "STATE_MACHINE_ARN"
+	envParkingLotURL       = "PARKING_LOT_URL"
+	envParkingLotRetention = "PARKING_LOT_RETENTION"
+	envKey                 = "BREAKER_KEY"
+	envKeyAttribute        = "BREAKER_KEY_ATTRIBUTE"
+	envKeyPointer          = "BREAKER_KEY_POINTER"
+	envKeyDefault          = "BREAKER_KEY_DEFAULT"
+	envTargetKind          = "TARGET_KIND"
+	envTargetFunction      = "TARGET_FUNCTION"
+	envTargetQueueURL      = "TARGET_QUEUE_URL"
+	envTargetSourceArn     = "TARGET_SOURCE_ARN"
+	envPoisonErrorTypes    = "POISON_ERROR_TYPES"
+	envMaxAttempts         = "MAX_ATTEMPTS"
+	envBackoffBase         = "BACKOFF_BASE"
+	envBackoffMax          = "BACKOFF_MAX"
+	envMaxCycles           = "MAX_CYCLES"
+	envDeliveryLease       = "DELIVERY_LEASE"
+	envUnknownOutcome      = "UNKNOWN_OUTCOME"
+	envTableRetryBudget    = "TABLE_RETRY_BUDGET"
+	envStartConcurrency    = "START_CONCURRENCY"
 	// The waiting room's (assemble.RoomConfigFromEnv, pace.PolicyFromEnv,
 	// target.FromEnv).
 	envReleaseStateMachineArn = "RELEASE_STATE_MACHINE_ARN"
@@ -80,7 +81,7 @@ func environment(name string, s Settings, r refs) map[string]string {
 	switch name {
 	case starterFn:
 		env[envStateMachineArn] = r.stateMachineArn
-		env[envParkingLotURL] = r.parkingLotURL
+		setLot(env, r)
 		env[envTargetKind] = s.Target.Kind
 		env[envStartConcurrency] = strconv.Itoa(s.StarterRecordConcurrency)
 		setIf(env, envKey, s.BreakerKey.Fixed)
@@ -105,9 +106,16 @@ func environment(name string, s Settings, r refs) map[string]string {
 		setIf(env, envUnknownOutcome, s.UnknownOutcome)
 		setIf(env, envTableRetryBudget, duration(s.TableRetryBudget))
 	case parkFn:
-		env[envParkingLotURL] = r.parkingLotURL
+		setLot(env, r)
 	}
 	return env
+}
+
+// setLot sets the parking lot's variables, for the functions that park
+// (and index what they park): its URL and its retention.
+func setLot(env map[string]string, r refs) {
+	env[envParkingLotURL] = r.parkingLotURL
+	env[envParkingLotRetention] = parkingLotRetention.String()
 }
 
 // setPace sets the RELEASE_* variables that are set.

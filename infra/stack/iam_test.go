@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // allStatements returns every policy statement in the template: identity
@@ -171,14 +172,17 @@ func TestLeastPrivilege(t *testing.T) {
 		}
 		resume := on("*", "states:SendTaskSuccess")
 
+		// The parking lot's index items (TestIndexGrants checks the
+		// condition that keeps it to them).
+		index := on(table, "dynamodb:PutItem")
 		want := map[string][]string{
 			"Starter": join(logs("Starter"), xray,
 				on(dlq, "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"),
-				on(redrive, "states:StartExecution"), on(lot, "sqs:SendMessage")),
+				on(redrive, "states:StartExecution"), on(lot, "sqs:SendMessage"), index),
 			"Attempt": join(logs("Attempt"), xray, resume,
 				on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem", "dynamodb:DeleteItem"),
 				on(roomIndex, "dynamodb:Query"), on(release, "states:StartExecution")),
-			"Park":        join(logs("Park"), xray, on(lot, "sqs:SendMessage")),
+			"Park":        join(logs("Park"), xray, on(lot, "sqs:SendMessage"), index),
 			"Continuer":   join(logs("Continuer"), xray, on(redrive, "states:StartExecution")),
 			"Admin":       join(logs("Admin"), xray, on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem"), on(release, "states:StartExecution")),
 			"WaitingRoom": join(logs("WaitingRoom"), xray, on(table, "dynamodb:GetItem", "dynamodb:PutItem"), on(release, "states:StartExecution")),
@@ -234,4 +238,37 @@ func join(lists ...[]string) []string {
 		out = append(out, l...)
 	}
 	return out
+}
+
+// TestIndexGrants: the starter and the park function, which park, may
+// PutItem in the table only the parking lot's index items: the one
+// statement that grants it to each has a dynamodb:LeadingKeys condition on
+// their partition key's prefix, and no other of their statements grants
+// PutItem.
+func TestIndexGrants(t *testing.T) {
+	for _, fixture := range []string{existingName, demoName} {
+		s := synth(t, fixture)
+		table := "{" + s.id(t, "AWS::DynamoDB::Table", "Table") + ".Arn}"
+		for _, role := range []string{"StarterRole", "ParkRole"} {
+			t.Run(fixture+"/"+role, func(t *testing.T) {
+				roleID := "{" + s.id(t, "AWS::IAM::Role", role) + "}"
+				var puts []map[string]any
+				for _, pid := range s.ofType("AWS::IAM::Policy") {
+					p := s.resources[pid].Properties
+					if !slices.Contains(renderAll(p["Roles"]), roleID) {
+						continue
+					}
+					for _, st := range statements(p["PolicyDocument"]) {
+						if slices.Contains(renderAll(st["Action"]), "dynamodb:PutItem") {
+							puts = append(puts, st)
+						}
+					}
+				}
+				require.Len(t, puts, 1, "one statement grants PutItem")
+				assert.Equal(t, []string{"dynamodb:PutItem"}, renderAll(puts[0]["Action"]), "and nothing else")
+				assert.Equal(t, []string{table}, renderAll(puts[0]["Resource"]))
+				assert.JSONEq(t, `{"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["parked#*"]}}`, render(puts[0]["Condition"]))
+			})
+		}
+	}
 }

@@ -52,12 +52,16 @@ func TestTable(t *testing.T) {
 	assert.Equal(t, `{"SSEEnabled":true}`, render(p["SSESpecification"]), "encrypted with the AWS managed key")
 	assert.Equal(t, "Retain", table.DeletionPolicy, "breaker state outlives the stack")
 
-	// The waiting room's sparse index, spelled out: the room queries it by
-	// breaker key, oldest first.
+	// The sparse indexes, spelled out: the waiting room's, which the room
+	// queries by breaker key, oldest first; the parking lot's, which
+	// `redrive parked` queries by day.
 	assert.JSONEq(t, `[{"IndexName":"room","KeySchema":[{"AttributeName":"room","KeyType":"HASH"},
-		{"AttributeName":"seq","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}}]`, render(p["GlobalSecondaryIndexes"]))
+		{"AttributeName":"seq","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}},
+		{"IndexName":"parked","KeySchema":[{"AttributeName":"parked_day","KeyType":"HASH"},
+		{"AttributeName":"parked_seq","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}}]`, render(p["GlobalSecondaryIndexes"]))
 	assert.JSONEq(t, `[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"room","AttributeType":"S"},
-		{"AttributeName":"seq","AttributeType":"S"}]`, render(p["AttributeDefinitions"]))
+		{"AttributeName":"seq","AttributeType":"S"},{"AttributeName":"parked_day","AttributeType":"S"},
+		{"AttributeName":"parked_seq","AttributeType":"S"}]`, render(p["AttributeDefinitions"]))
 }
 
 // TestTableMatchesTheStoreSchema compares the deployed table with
@@ -75,14 +79,16 @@ func TestTableMatchesTheStoreSchema(t *testing.T) {
 	}
 	assert.JSONEq(t, sdk(want.KeySchema), render(p["KeySchema"]))
 	assert.ElementsMatch(t, decodeList(t, sdk(want.AttributeDefinitions)), decodeList(t, render(p["AttributeDefinitions"])))
-	require.Len(t, want.GlobalSecondaryIndexes, 1, "the schema has the room's index")
-	gsi := want.GlobalSecondaryIndexes[0]
-	projection := map[string]any{"ProjectionType": gsi.Projection.ProjectionType}
-	if len(gsi.Projection.NonKeyAttributes) > 0 {
-		projection["NonKeyAttributes"] = gsi.Projection.NonKeyAttributes
+	require.Len(t, want.GlobalSecondaryIndexes, 2, "the schema has the room's index and the parking lot's")
+	var indexes []any
+	for _, gsi := range want.GlobalSecondaryIndexes {
+		projection := map[string]any{"ProjectionType": gsi.Projection.ProjectionType}
+		if len(gsi.Projection.NonKeyAttributes) > 0 {
+			projection["NonKeyAttributes"] = gsi.Projection.NonKeyAttributes
+		}
+		indexes = append(indexes, map[string]any{"IndexName": gsi.IndexName, "KeySchema": gsi.KeySchema, "Projection": projection})
 	}
-	assert.JSONEq(t, sdk([]any{map[string]any{"IndexName": gsi.IndexName, "KeySchema": gsi.KeySchema, "Projection": projection}}),
-		render(p["GlobalSecondaryIndexes"]))
+	assert.JSONEq(t, sdk(indexes), render(p["GlobalSecondaryIndexes"]))
 	assert.Equal(t, string(want.BillingMode), p["BillingMode"])
 }
 
@@ -172,6 +178,9 @@ func TestFunctionEnvironment(t *testing.T) {
 			}
 			return out
 		}
+		// The functions that park: the lot and its retention (14 days, as
+		// deployed), which their index entries expire with.
+		parking := map[string]string{"PARKING_LOT_URL": lot, "PARKING_LOT_RETENTION": "336h0m0s"}
 		var want map[string]map[string]string
 		var pace map[string]string
 		// The release function knows its own state machine by name (a
@@ -184,7 +193,7 @@ func TestFunctionEnvironment(t *testing.T) {
 			room := map[string]string{"RELEASE_STATE_MACHINE_ARN": release, "ROOM_TIMEOUT": "30m0s"}
 			releaseByName = "arn:{AWS::Partition}:states:eu-west-1:123456789012:stateMachine:Redrive-Release"
 			want = map[string]map[string]string{
-				starterFn: with(pace, map[string]string{"STATE_MACHINE_ARN": redrive, "PARKING_LOT_URL": lot, "TARGET_KIND": "lambda",
+				starterFn: with(pace, parking, map[string]string{"STATE_MACHINE_ARN": redrive, "TARGET_KIND": "lambda",
 					"START_CONCURRENCY": "2", "BREAKER_KEY": "orders", "BREAKER_KEY_DEFAULT": "default"}),
 				attemptFn: with(pace, room, map[string]string{"TARGET_KIND": "lambda", "TARGET_FUNCTION": consumerArn, "TARGET_SOURCE_ARN": sourceArn,
 					"POISON_ERROR_TYPES": "ValidationError,SchemaError", "THROTTLE_ERROR_TYPES": "TooBusy,RateLimited",
@@ -199,7 +208,7 @@ func TestFunctionEnvironment(t *testing.T) {
 			room := map[string]string{"RELEASE_STATE_MACHINE_ARN": release}
 			releaseByName = "arn:{AWS::Partition}:states:{AWS::Region}:{AWS::AccountId}:stateMachine:Redrive-Release"
 			want = map[string]map[string]string{
-				starterFn: with(map[string]string{"STATE_MACHINE_ARN": redrive, "PARKING_LOT_URL": lot, "TARGET_KIND": "sqs",
+				starterFn: with(parking, map[string]string{"STATE_MACHINE_ARN": redrive, "TARGET_KIND": "sqs",
 					"START_CONCURRENCY": "2", "BREAKER_KEY_POINTER": "/tenant/id", "BREAKER_KEY_DEFAULT": "default"}),
 				attemptFn:  with(room, map[string]string{"TARGET_KIND": "sqs", "TARGET_QUEUE_URL": source, "DELIVERY_LEASE": "1m30s"}),
 				waitroomFn: with(room),
@@ -207,7 +216,7 @@ func TestFunctionEnvironment(t *testing.T) {
 				releaseFn:  with(map[string]string{"RELEASE_STATE_MACHINE_ARN": releaseByName}),
 			}
 		}
-		want[parkFn] = with(map[string]string{"PARKING_LOT_URL": lot})
+		want[parkFn] = with(parking)
 		want[continuerFn] = with()
 
 		for _, spec := range functions {

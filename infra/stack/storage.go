@@ -1,6 +1,8 @@
 package stack
 
 import (
+	"time"
+
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -15,6 +17,9 @@ import (
 // Queue settings.
 const (
 	retention14Days = 14 // SQS's maximum, in days
+	// parkingLotRetention is the parking lot's retention, which the
+	// parking lot's index entries expire with (PARKING_LOT_RETENTION).
+	parkingLotRetention = retention14Days * 24 * time.Hour
 	// demoMaxReceives is how often the demo source queue's consumer may
 	// fail a message before SQS dead-letters it.
 	demoMaxReceives = 3
@@ -43,7 +48,7 @@ func newStorage(scope constructs.Construct, s Settings) *storage {
 	st := &storage{
 		table: newTable(scope),
 		parkingLot: awssqs.NewQueue(scope, jsii.String("ParkingLot"), &awssqs.QueueProps{
-			RetentionPeriod: awscdk.Duration_Days(jsii.Number(retention14Days)),
+			RetentionPeriod: awscdk.Duration_Seconds(jsii.Number(parkingLotRetention.Seconds())),
 			Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
 			EnforceSSL:      jsii.Bool(true),
 			RemovalPolicy:   awscdk.RemovalPolicy_RETAIN,
@@ -77,10 +82,12 @@ func newStorage(scope constructs.Construct, s Settings) *storage {
 }
 
 // newTable creates the table of breaker rows, delivery records, waiting
-// room entries and pace rows, on dynamostore.TableInput's schema: its
-// partition key and the waiting room's sparse index (which the room
-// queries oldest first per breaker key), with TTL on dynamostore.TTLAttr
-// (DynamoDB allows one TTL attribute per table).
+// room entries, pace rows and the parking lot's index, on
+// dynamostore.TableInput's schema: its partition key and its sparse
+// indexes (the waiting room's, which the room queries oldest first per
+// breaker key, and the parking lot's, which `redrive parked` queries per
+// day), with TTL on dynamostore.TTLAttr (DynamoDB allows one TTL attribute
+// per table).
 func newTable(scope constructs.Construct) awsdynamodb.Table {
 	schema := dynamostore.TableInput("")
 	types := map[string]awsdynamodb.AttributeType{}

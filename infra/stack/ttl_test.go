@@ -2,19 +2,26 @@ package stack
 
 import (
 	"context"
+	"log/slog"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/breaker/dynamostore"
 	"github.com/redrive/redrive/tasks/delivery"
+	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/tasks/park"
+	"github.com/redrive/redrive/tasks/park/lotindex"
 	"github.com/redrive/redrive/tasks/room"
+	"github.com/redrive/redrive/tasks/telemetry"
 )
 
 // The table has one TTL attribute (DynamoDB allows one per table); these
@@ -96,4 +103,36 @@ func TestRoomItemsExpireByTheTableTTL(t *testing.T) {
 		room.Entry{Key: "orders", MessageID: "m-1#1", Token: "token", EnteredAt: entered}))
 	require.Len(t, api.items, 1)
 	assert.Equal(t, entered.Add(ttl), expiry(t, api.items[0]))
+}
+
+// sent is an SQS client whose every SendMessage succeeds.
+type sent struct{}
+
+func (sent) SendMessage(context.Context, *sqs.SendMessageInput, ...func(*sqs.Options)) (*sqs.SendMessageOutput, error) {
+	return &sqs.SendMessageOutput{MessageId: aws.String("parked-1")}, nil
+}
+
+// TestParkedIndexEntriesExpireWithTheParkingLot: an entry of the parking
+// lot's index expires by the table's TTL when the lot drops its message:
+// the functions that park read the lot's retention as the queue has it,
+// and the parking lot's Lot writes the entry's expiry with it.
+func TestParkedIndexEntriesExpireWithTheParkingLot(t *testing.T) {
+	s := synth(t, demoName)
+	queue := s.resources[s.id(t, "AWS::SQS::Queue", "ParkingLot")].Properties
+	retention := time.Duration(queue["MessageRetentionPeriod"].(float64)) * time.Second
+	for _, fn := range []string{starterFn, parkFn} {
+		got, err := time.ParseDuration(s.environment(t, fn)[park.EnvRetention])
+		require.NoError(t, err, fn)
+		assert.Equal(t, retention, got, "%s's %s", fn, park.EnvRetention)
+	}
+
+	parked := time.Date(2026, 4, 1, 9, 30, 0, 0, time.UTC)
+	api := &puts{}
+	lot := &park.Lot{SQS: sent{}, Index: lotindex.New(api, "Table"), Metrics: telemetry.NewMetrics(nil, nil, nil), Logger: slog.New(slog.DiscardHandler),
+		Config: park.LotConfig{QueueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/lot", MaxMessageSize: park.DefaultMaxMessageSize, Retention: retention}}
+	_, err := lot.Park(context.Background(), message.Message{ID: "m-1", Body: "x"},
+		park.Record{Lineage: message.Lineage{OriginID: "o-1", Attempt: 1}, Reason: "poison: x", ParkedAt: parked})
+	require.NoError(t, err)
+	require.Len(t, api.items, 1)
+	assert.Equal(t, parked.Add(retention), expiry(t, api.items[0]))
 }

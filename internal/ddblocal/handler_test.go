@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/logging"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -26,8 +27,10 @@ func TestDynamostoreCreateTableFindsTheTableActive(t *testing.T) {
 	out, err := e.client.DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 	require.NoError(t, err)
 	assert.Equal(t, types.TableStatusActive, out.Table.TableStatus)
-	require.Len(t, out.Table.GlobalSecondaryIndexes, 1)
-	assert.Equal(t, types.IndexStatusActive, out.Table.GlobalSecondaryIndexes[0].IndexStatus)
+	require.Len(t, out.Table.GlobalSecondaryIndexes, 2, "the waiting room's and the parking lot's")
+	for _, gsi := range out.Table.GlobalSecondaryIndexes {
+		assert.Equal(t, types.IndexStatusActive, gsi.IndexStatus, aws.ToString(gsi.IndexName))
+	}
 
 	// The second call finds the table there and active.
 	e.createTable(table)
@@ -390,6 +393,34 @@ func TestEveryAnswerCarriesARequestID(t *testing.T) {
 	var respErr interface{ ServiceRequestID() string }
 	require.ErrorAs(t, err, &respErr)
 	check(respErr.ServiceRequestID())
+}
+
+// Every answer carries its body's CRC32, as DynamoDB's do: the SDK checks
+// it on every response it reads, and logs a warning when it is missing or
+// wrong (an SDK client on the default configuration logs to stderr).
+func TestEveryAnswerCarriesItsChecksum(t *testing.T) {
+	e := newEnv(t)
+	var warnings []string
+	client := dynamodb.New(e.client.Options(), func(o *dynamodb.Options) {
+		o.Logger = logging.LoggerFunc(func(c logging.Classification, format string, v ...any) {
+			warnings = append(warnings, fmt.Sprintf(string(c)+" "+format, v...))
+		})
+	})
+	ctx := t.Context()
+	require.NoError(t, dynamostore.CreateTable(ctx, client, table)) // rewritten by the handler
+	_, err := client.ListTables(ctx, &dynamodb.ListTablesInput{})   // the handler's own
+	require.NoError(t, err)
+	_, err = client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), // minidyn's, relayed
+		Item: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}}})
+	require.NoError(t, err)
+	_, err = client.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table), Select: types.SelectCount}) // rewritten
+	require.NoError(t, err)
+	_, err = client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("nope")}) // an error
+	require.Error(t, err)
+	assert.Empty(t, warnings)
+
+	r := e.call("ListTables", `{}`)
+	assert.Regexp(t, `^\d+$`, r.header.Get("X-Amz-Crc32"))
 }
 
 // TestTableOperationsRunAlone fails under the race detector should a table

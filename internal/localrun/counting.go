@@ -13,6 +13,7 @@ import (
 	"github.com/redrive/redrive/statemachine/local"
 	"github.com/redrive/redrive/tasks/assemble"
 	"github.com/redrive/redrive/tasks/delivery"
+	"github.com/redrive/redrive/tasks/park/lotindex"
 	"github.com/redrive/redrive/tasks/room"
 )
 
@@ -74,6 +75,7 @@ type ioKind int
 const (
 	ioBreaker ioKind = iota
 	ioDelivery
+	ioParked
 	ioOther
 )
 
@@ -83,7 +85,7 @@ type countingDB struct {
 	next *dynamodb.Client
 
 	mu sync.Mutex
-	io [3]RowIO
+	io [4]RowIO
 	// waiting holds the room entries' keys, taken counts the entries
 	// deleted (released or dropped).
 	waiting map[string]bool
@@ -168,6 +170,8 @@ func (c *countingDB) count(item map[string]types.AttributeValue, err error, read
 			kind = ioBreaker
 		case strings.HasPrefix(pk.Value, delivery.KeyPrefix):
 			kind = ioDelivery
+		case strings.HasPrefix(pk.Value, lotindex.KeyPrefix):
+			kind = ioParked
 		}
 	}
 	c.mu.Lock()
@@ -183,10 +187,11 @@ func (c *countingDB) count(item map[string]types.AttributeValue, err error, read
 	}
 }
 
-// snapshot returns the counts for breaker rows, delivery records, and the
-// rest (the waiting room and the pace rows).
-func (c *countingDB) snapshot() (breakerIO, deliveryIO, otherIO RowIO) {
+// snapshot returns the counts for breaker rows, delivery records, the
+// parking lot's index entries, and the rest (the waiting room and the pace
+// rows).
+func (c *countingDB) snapshot() (breakerIO, deliveryIO, parkedIO, otherIO RowIO) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.io[ioBreaker], c.io[ioDelivery], c.io[ioOther]
+	return c.io[ioBreaker], c.io[ioDelivery], c.io[ioParked], c.io[ioOther]
 }

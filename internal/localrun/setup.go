@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/redrive/redrive/statemachine"
+	"github.com/redrive/redrive/tasks/park"
 )
 
 // QueueARN is the ARN of a stack's queue.
@@ -21,10 +22,11 @@ func QueueARN(name string) string {
 // message it could not start before SQS moves it to the parking lot.
 const dlqMaxReceives = 50
 
-// createQueues creates the parking lot, the DLQ (with the configured
-// visibility timeout, and a redrive policy to the parking lot after
-// dlqMaxReceives receives, as infra/README.md advises), and the source
-// queue whose redrive policy sends to the DLQ, as a deployment has them.
+// createQueues creates the parking lot (keeping messages 14 days, which
+// its index entries expire with), the DLQ (with the configured visibility
+// timeout, and a redrive policy to the parking lot after dlqMaxReceives
+// receives, as infra/README.md advises), and the source queue whose
+// redrive policy sends to the DLQ, as a deployment has them.
 // The parking lot, being the DLQ's dead-letter queue, can be moved back
 // with StartMessageMoveTask.
 func (s *Stack) createQueues(ctx context.Context) error {
@@ -33,7 +35,9 @@ func (s *Stack) createQueues(ctx context.Context) error {
 		attrs map[string]string
 		url   *string
 	}{
-		{ParkingLotName, nil, &s.ParkingLotURL},
+		{ParkingLotName, map[string]string{
+			"MessageRetentionPeriod": strconv.Itoa(int(park.DefaultRetention.Seconds())),
+		}, &s.ParkingLotURL},
 		{DLQName, map[string]string{
 			"VisibilityTimeout": strconv.Itoa(int(s.opts.VisibilityTimeout.Seconds())),
 			"RedrivePolicy":     fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"%d"}`, QueueARN(ParkingLotName), dlqMaxReceives),

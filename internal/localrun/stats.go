@@ -19,10 +19,10 @@ type Stats struct {
 	// Breaker is the breaker-row I/O the tasks' breakers report, summed.
 	Breaker breaker.Stats
 	// BreakerRows and DeliveryRecords count the tasks' DynamoDB calls on
-	// breaker rows and on delivery-ledger records; RoomItems on the rest:
-	// the waiting room (its index queries count as reads) and the pace
-	// rows.
-	BreakerRows, DeliveryRecords, RoomItems RowIO
+	// breaker rows and on delivery-ledger records; ParkedItems on the
+	// parking lot's index entries; RoomItems on the rest: the waiting room
+	// (its index queries count as reads) and the pace rows.
+	BreakerRows, DeliveryRecords, ParkedItems, RoomItems RowIO
 	// Source is what the DLQ's event source did.
 	Source SourceStats
 	// StartsThrottled counts StartExecution calls refused while
@@ -39,7 +39,7 @@ func (s *Stack) Stats() Stats {
 		st.Breaker.Saves += bs.Saves
 		st.Breaker.Conflicts += bs.Conflicts
 	}
-	st.BreakerRows, st.DeliveryRecords, st.RoomItems = s.db.snapshot()
+	st.BreakerRows, st.DeliveryRecords, st.ParkedItems, st.RoomItems = s.db.snapshot()
 	return st
 }
 

@@ -186,7 +186,7 @@ func usageOf(ctx context.Context, stack *localrun.Stack) (Usage, error) {
 		}
 		u.Invocations[name] = n
 	}
-	for _, io := range []localrun.RowIO{st.BreakerRows, st.DeliveryRecords, st.RoomItems} {
+	for _, io := range []localrun.RowIO{st.BreakerRows, st.DeliveryRecords, st.ParkedItems, st.RoomItems} {
 		u.DynamoReads += io.Reads
 		u.DynamoWrites += io.Writes + io.Conflicts
 	}

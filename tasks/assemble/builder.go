@@ -14,6 +14,7 @@ import (
 	"github.com/redrive/redrive/tasks/delivery"
 	"github.com/redrive/redrive/tasks/pace"
 	"github.com/redrive/redrive/tasks/park"
+	"github.com/redrive/redrive/tasks/park/lotindex"
 	"github.com/redrive/redrive/tasks/starter"
 	"github.com/redrive/redrive/tasks/target"
 	"github.com/redrive/redrive/tasks/telemetry"
@@ -62,19 +63,20 @@ func (b *Builder) Breakers() []*breaker.Breaker {
 }
 
 // Starter builds the starter. It needs Clients.SFN and
-// Clients.ParkingLot, and with TARGET_KIND=sqs Clients.DynamoDB for the
+// Clients.ParkingLot, and with TABLE_NAME set Clients.DynamoDB: for the
+// arrival pace, the parking lot's index and, with TARGET_KIND=sqs, the
 // breaker it records returned messages on.
 func (b *Builder) Starter(cfg starter.Config) (*starter.Handler, error) {
 	c := b.deps.Clients
 	if err := errors.Join(cfg.Validate(), needs("starter",
 		need{"SFN", c.SFN != nil}, need{"ParkingLot", c.ParkingLot != nil},
-		need{"DynamoDB", c.DynamoDB != nil || !cfg.RecordsReturns()})); err != nil {
+		need{"DynamoDB", c.DynamoDB != nil || cfg.Table == ""})); err != nil {
 		return nil, fmt.Errorf("assemble: starter: %w", err)
 	}
 	h := &starter.Handler{
-		SFN: c.SFN, Lot: b.lot(cfg.Lot), Config: cfg, Metrics: b.metrics, Logger: b.deps.Logger, Now: b.deps.Clock.Now,
+		SFN: c.SFN, Lot: b.lot(cfg.Lot, cfg.Table), Config: cfg, Metrics: b.metrics, Logger: b.deps.Logger, Now: b.deps.Clock.Now,
 	}
-	if cfg.Table != "" && c.DynamoDB != nil {
+	if cfg.Table != "" {
 		h.Gate = pace.NewStore(c.DynamoDB, cfg.Table)
 	}
 	if cfg.RecordsReturns() {
@@ -131,12 +133,15 @@ func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 	}, nil
 }
 
-// Park builds the park handler. It needs Clients.ParkingLot.
+// Park builds the park handler. It needs Clients.ParkingLot, and with
+// TABLE_NAME set Clients.DynamoDB for the parking lot's index.
 func (b *Builder) Park(cfg park.Config) (*park.Handler, error) {
-	if err := errors.Join(cfg.Validate(), needs("park", need{"ParkingLot", b.deps.Clients.ParkingLot != nil})); err != nil {
+	c := b.deps.Clients
+	if err := errors.Join(cfg.Validate(), needs("park",
+		need{"ParkingLot", c.ParkingLot != nil}, need{"DynamoDB", c.DynamoDB != nil || cfg.Table == ""})); err != nil {
 		return nil, fmt.Errorf("assemble: park: %w", err)
 	}
-	return &park.Handler{Lot: b.lot(cfg.Lot), Now: b.deps.Clock.Now}, nil
+	return &park.Handler{Lot: b.lot(cfg.Lot, cfg.Table), Now: b.deps.Clock.Now}, nil
 }
 
 // Continuer builds the continuer, which has no settings. It needs
@@ -167,9 +172,13 @@ func (b *Builder) Admin(cfg admin.Config, rc RoomConfig) (*admin.Handler, error)
 	return &admin.Handler{Breaker: br, Launcher: launcher, Repair: store, Logger: b.deps.Logger, Now: b.deps.Clock.Now}, nil
 }
 
-// lot is the parking lot at cfg.
-func (b *Builder) lot(cfg park.LotConfig) *park.Lot {
-	return &park.Lot{SQS: b.deps.Clients.ParkingLot, Config: cfg, Metrics: b.metrics, Logger: b.deps.Logger}
+// lot is the parking lot at cfg, indexed in table unless it is empty.
+func (b *Builder) lot(cfg park.LotConfig, table string) *park.Lot {
+	l := &park.Lot{SQS: b.deps.Clients.ParkingLot, Config: cfg, Metrics: b.metrics, Logger: b.deps.Logger}
+	if table != "" {
+		l.Index = lotindex.New(b.deps.Clients.DynamoDB, table)
+	}
+	return l
 }
 
 // breaker builds function's breaker on store, seeded at offset from the

@@ -19,6 +19,7 @@ import (
 	"github.com/redrive/redrive/tasks/message"
 	"github.com/redrive/redrive/tasks/pace"
 	"github.com/redrive/redrive/tasks/park"
+	"github.com/redrive/redrive/tasks/park/lotindex"
 	"github.com/redrive/redrive/tasks/starter"
 	"github.com/redrive/redrive/tasks/target"
 	"github.com/redrive/redrive/tasks/telemetry"
@@ -156,7 +157,8 @@ func TestHandlersAreBuiltOnTheirSettingsAndDeps(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, clients.SFN, h.SFN)
 		assert.Equal(t, starterCfg, h.Config)
-		assert.Equal(t, &park.Lot{SQS: clients.ParkingLot, Config: lot, Metrics: h.Metrics, Logger: h.Logger}, h.Lot)
+		assert.Equal(t, &park.Lot{SQS: clients.ParkingLot, Config: lot, Metrics: h.Metrics, Logger: h.Logger}, h.Lot, "no table: no index")
+		assert.Nil(t, h.Gate)
 		assert.Nil(t, h.Breaker)
 		assert.Equal(t, t0, h.Now())
 	})
@@ -171,6 +173,16 @@ func TestHandlersAreBuiltOnTheirSettingsAndDeps(t *testing.T) {
 		assert.Same(t, br, h.Breaker)
 		assert.Equal(t, cfg.Policy.WithDefaults(), br.Policy())
 	})
+	t.Run("starter with a table paces and indexes the lot there", func(t *testing.T) {
+		cfg := starterCfg
+		cfg.Table = "redrive"
+		h, err := b.Starter(cfg)
+		require.NoError(t, err)
+		assert.Equal(t, pace.NewStore(clients.DynamoDB, "redrive"), h.Gate)
+		got, ok := h.Lot.(*park.Lot)
+		require.True(t, ok)
+		assert.Equal(t, lotindex.New(clients.DynamoDB, "redrive"), got.Index)
+	})
 	t.Run("park", func(t *testing.T) {
 		h, err := b.Park(park.Config{Lot: lot})
 		require.NoError(t, err)
@@ -178,7 +190,15 @@ func TestHandlersAreBuiltOnTheirSettingsAndDeps(t *testing.T) {
 		require.True(t, ok)
 		assert.Equal(t, lot, got.Config)
 		assert.Equal(t, clients.ParkingLot, got.SQS)
+		assert.Nil(t, got.Index, "no table, no index")
 		assert.Equal(t, t0, h.Now())
+	})
+	t.Run("park with a table indexes the lot there", func(t *testing.T) {
+		h, err := b.Park(park.Config{Lot: lot, Table: "redrive"})
+		require.NoError(t, err)
+		got, ok := h.Lot.(*park.Lot)
+		require.True(t, ok)
+		assert.Equal(t, lotindex.New(clients.DynamoDB, "redrive"), got.Index)
 	})
 	t.Run("continuer", func(t *testing.T) {
 		h, err := b.Continuer()
@@ -275,6 +295,21 @@ func TestMissingClientsAndBadSettingsAreNamed(t *testing.T) {
 				return err
 			},
 			want: []string{"assemble: release:", "TABLE_NAME", "RELEASE_STATE_MACHINE_ARN", "RELEASE_BACKOFF"},
+		},
+		{
+			name: "starter with a table but no DynamoDB", clients: assemble.Clients{SFN: unusedSFN{}, ParkingLot: unusedSQS{}},
+			build: func(b *assemble.Builder) error {
+				cfg := starterCfg
+				cfg.TargetKind = target.KindLambda
+				_, err := b.Starter(cfg)
+				return err
+			},
+			want: []string{"the starter function needs Clients.DynamoDB"}, missing: true,
+		},
+		{
+			name: "park with a table but no DynamoDB", clients: assemble.Clients{ParkingLot: unusedSQS{}},
+			build: func(b *assemble.Builder) error { _, err := b.Park(park.Config{Lot: lot, Table: "redrive"}); return err },
+			want:  []string{"the park function needs Clients.DynamoDB"}, missing: true,
 		},
 		{
 			name:  "park without SQS",

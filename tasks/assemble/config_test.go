@@ -154,6 +154,7 @@ func TestConfigFromEnv(t *testing.T) {
 	assert.Equal(t, localEnv["STATE_MACHINE_ARN"], cfg.Starter.StateMachineARN)
 	assert.Equal(t, localEnv["PARKING_LOT_URL"], cfg.Starter.Lot.QueueURL)
 	assert.Equal(t, cfg.Starter.Lot, cfg.Park.Lot)
+	assert.Equal(t, "redrive", cfg.Park.Table, "the parking lot's index is in the breaker table")
 	assert.Equal(t, "redrive", cfg.Admin.Table)
 	assert.Equal(t, "redrive", cfg.Attempt.Room.Table, "the room lives in the breaker table")
 	assert.Equal(t, releaseARN, cfg.Attempt.Room.ReleaseStateMachineARN)

@@ -12,6 +12,7 @@ import (
 	"github.com/redrive/redrive/tasks/config"
 	"github.com/redrive/redrive/tasks/delivery"
 	"github.com/redrive/redrive/tasks/pace"
+	"github.com/redrive/redrive/tasks/park/lotindex"
 	"github.com/redrive/redrive/tasks/release"
 	"github.com/redrive/redrive/tasks/room"
 	"github.com/redrive/redrive/tasks/starter"
@@ -30,6 +31,7 @@ type DynamoDB interface {
 	delivery.API
 	room.API
 	dynamostore.API
+	lotindex.API
 }
 
 // StepFunctions is the part of the Step Functions client the handlers

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/redrive/redrive/tasks/config"
+	"github.com/redrive/redrive/tasks/park/lotindex"
 )
 
 // The environment variables a LotConfig is read from.
@@ -15,7 +17,21 @@ const (
 	// EnvMaxMessageSize is the parking lot's MaximumMessageSize in bytes;
 	// default DefaultMaxMessageSize.
 	EnvMaxMessageSize = "PARKING_LOT_MAX_MESSAGE_SIZE"
+	// EnvRetention is the parking lot's MessageRetentionPeriod, as a
+	// duration; default DefaultRetention. The index's entries expire with
+	// the messages.
+	EnvRetention = "PARKING_LOT_RETENTION"
+	// EnvTable is the breaker table, where the parking lot's index is
+	// kept; unset, parked messages are not indexed.
+	EnvTable = "TABLE_NAME"
 )
+
+// DefaultRetention is the parking lot's retention as the stack deploys it:
+// 14 days, SQS's longest.
+const DefaultRetention = lotindex.MaxRetention
+
+// minRetention is SQS's shortest MessageRetentionPeriod.
+const minRetention = time.Minute
 
 // DefaultMaxMessageSize is SQS's default and largest maximum message size,
 // 1 MiB (256 KiB before August 2025).
@@ -31,6 +47,10 @@ type LotConfig struct {
 	// MaxMessageSize is PARKING_LOT_MAX_MESSAGE_SIZE, in bytes: the
 	// queue's MaximumMessageSize, which Lot.Park keeps every message under.
 	MaxMessageSize int
+	// Retention is PARKING_LOT_RETENTION, the queue's
+	// MessageRetentionPeriod: a parked message's index entry expires
+	// when the queue drops the message. Zero means DefaultRetention.
+	Retention time.Duration
 }
 
 // LotConfigFromEnv reads a LotConfig and records every bad variable in
@@ -39,6 +59,7 @@ func LotConfigFromEnv(env *config.Env) LotConfig {
 	c := LotConfig{
 		QueueURL:       env.Value(EnvQueueURL),
 		MaxMessageSize: env.Int(EnvMaxMessageSize, DefaultMaxMessageSize),
+		Retention:      env.Duration(EnvRetention, DefaultRetention),
 	}
 	env.FailAll(c.problems())
 	return c
@@ -62,7 +83,22 @@ func (c LotConfig) problems() []*config.VarError {
 			Problem: fmt.Sprintf("want a size in bytes from %d to %d, as SQS allows", minMessageSize, DefaultMaxMessageSize),
 		})
 	}
+	if c.Retention != 0 && (c.Retention < minRetention || c.Retention > lotindex.MaxRetention) {
+		out = append(out, &config.VarError{
+			Name:    EnvRetention,
+			Value:   c.Retention.String(),
+			Problem: fmt.Sprintf("want the queue's retention, from %s to %s (14 days), as SQS allows", minRetention, lotindex.MaxRetention),
+		})
+	}
 	return out
+}
+
+// retention is the queue's retention, defaulted.
+func (c LotConfig) retention() time.Duration {
+	if c.Retention == 0 {
+		return DefaultRetention
+	}
+	return c.Retention
 }
 
 // queueURLProblem says what is wrong with a queue URL; "" if nothing.
@@ -81,13 +117,16 @@ func queueURLProblem(raw string) string {
 type Config struct {
 	// Lot is the parking lot.
 	Lot LotConfig
+	// Table is TABLE_NAME, where the parking lot's index is kept; empty,
+	// parked messages are not indexed.
+	Table string
 }
 
 // ConfigFromEnv reads a Config through getenv; the error names every bad
 // variable.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	env := config.From(getenv)
-	c := Config{Lot: LotConfigFromEnv(env)}
+	c := Config{Lot: LotConfigFromEnv(env), Table: env.Value(EnvTable)}
 	return c, env.Err()
 }
 

@@ -12,5 +12,8 @@
 // package's envelope instead.
 //
 // Lot sends to the parking-lot queue and is shared by the Park task
-// (Handler) and the starter, which parks what it cannot start.
+// (Handler) and the starter, which parks what it cannot start. With an
+// Index (TABLE_NAME set), it also records each parked message in the
+// parking lot's index (package lotindex), which `redrive parked` reads; a
+// failure to do so never fails the park.
 package park

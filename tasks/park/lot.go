@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/tasks/park/lotindex"
 	"github.com/redrive/redrive/tasks/telemetry"
 )
 
@@ -27,6 +29,19 @@ type Counter interface {
 
 var _ Counter = (*telemetry.Metrics)(nil)
 
+// Indexer records a parked message in the parking lot's index;
+// *lotindex.Index is one.
+type Indexer interface {
+	Put(ctx context.Context, e lotindex.Entry) error
+}
+
+var _ Indexer = (*lotindex.Index)(nil)
+
+// indexTimeout bounds recording a parked message in the index, so that a
+// slow table cannot make the park's invocation time out: its retry would
+// park the message again.
+const indexTimeout = 3 * time.Second
+
 // Lot sends messages to the parking-lot queue. It is safe for concurrent
 // use.
 type Lot struct {
@@ -34,6 +49,9 @@ type Lot struct {
 	SQS SendMessageAPI
 	// Config says where and how large.
 	Config LotConfig
+	// Index, if set, records each parked message in the parking lot's
+	// index; nil indexes nothing.
+	Index Indexer
 	// Metrics counts each parked message; Logger logs it.
 	Metrics Counter
 	Logger  *slog.Logger
@@ -74,8 +92,12 @@ type Parked struct {
 // ErrTooLarge; that and any SendMessage error are returned, and the caller
 // keeps the message (the starter leaves it in the DLQ, the state machine
 // retries Park).
-func (l *Lot) Park(ctx context.Context, msg message.Message, rec Record) (Parked, error) {
-	out, enveloped, rec, inLog, err := fit(msg, rec, l.Config.MaxMessageSize)
+//
+// Once the message is in the lot, it is recorded in the index (see
+// lotindex), from the whole Record. A failure to do so does not fail the
+// park, which is done: it is logged and counted as ParkIndexFailed.
+func (l *Lot) Park(ctx context.Context, msg message.Message, whole Record) (Parked, error) {
+	out, enveloped, rec, inLog, err := fit(msg, whole, l.Config.MaxMessageSize)
 	if err != nil {
 		return Parked{}, err
 	}
@@ -110,5 +132,44 @@ func (l *Lot) Park(ctx context.Context, msg message.Message, rec Record) (Parked
 		attrs = append(attrs, slog.Any("record", rec))
 	}
 	l.Logger.LogAttrs(ctx, slog.LevelWarn, "message parked", attrs...)
+	l.index(ctx, entryOf(msg, whole, p.MessageID, l.Config.retention()))
 	return p, nil
+}
+
+// index records e in the index, if the Lot has one; a failure is logged
+// and counted, never returned.
+func (l *Lot) index(ctx context.Context, e lotindex.Entry) {
+	if l.Index == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, indexTimeout)
+	defer cancel()
+	if err := l.Index.Put(ctx, e); err != nil {
+		l.Metrics.Count(e.Breaker, telemetry.ParkIndexFailed, 1)
+		l.Logger.LogAttrs(ctx, slog.LevelError, "parked message not indexed: it is in the parking lot, but `redrive parked` will not show it",
+			slog.String("originId", e.OriginID), slog.String("breaker", e.Breaker),
+			slog.String("parkedMessageId", e.MessageID), slog.Any("error", err))
+	}
+}
+
+// entryOf is the index entry of msg, parked with rec as messageID in a lot
+// that keeps it for retention.
+func entryOf(msg message.Message, rec Record, messageID string, retention time.Duration) lotindex.Entry {
+	errorType := ""
+	if rec.Failure != nil {
+		errorType = rec.Failure.Error
+	} else if n := len(rec.History); n > 0 {
+		errorType = rec.History[n-1].ErrorType
+	}
+	return lotindex.Entry{
+		Breaker:   rec.BreakerKey,
+		Reason:    lotindex.ReasonClass(rec.Reason),
+		ErrorType: errorType,
+		OriginID:  rec.OriginID,
+		Attempt:   rec.Attempt,
+		ParkedAt:  rec.ParkedAt,
+		MessageID: messageID,
+		Size:      len(msg.Body),
+		Expires:   rec.ParkedAt.Add(retention),
+	}
 }

@@ -22,7 +22,8 @@ const (
 	// EnvStateMachine is the redrive state machine's ARN. Required.
 	EnvStateMachine = "STATE_MACHINE_ARN"
 	// EnvTable is the breaker table; required when TARGET_KIND=sqs, and
-	// where the starter paces fresh arrivals when set.
+	// where the starter paces fresh arrivals and indexes what it parks
+	// when set.
 	EnvTable = "TABLE_NAME"
 	// EnvConcurrency bounds the records started at once; default
 	// DefaultConcurrency.
@@ -56,8 +57,8 @@ type Config struct {
 	// message back in the DLQ with lineage is a consumer failure the
 	// starter records on its breaker.
 	TargetKind target.Kind
-	// Table is TABLE_NAME, the breaker table, for the arrival pace and,
-	// with TargetKind sqs, the breaker.
+	// Table is TABLE_NAME, the breaker table, for the arrival pace, the
+	// parking lot's index and, with TargetKind sqs, the breaker.
 	Table string
 	// Policy is the breaker policy from BREAKER_*; used only with
 	// TargetKind sqs, and must be the Attempt task's.

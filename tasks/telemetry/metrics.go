@@ -60,6 +60,10 @@ const (
 	// UnknownOutcomes counts deliveries taken over from an Attempt that
 	// died while its consumer call was in flight.
 	UnknownOutcomes Name = "UnknownOutcomes"
+	// ParkIndexFailed counts parked messages the parking lot's index
+	// could not record: they are in the lot, but `redrive parked` does
+	// not show them.
+	ParkIndexFailed Name = "ParkIndexFailed"
 )
 
 // StateMetric is the gauge of a breaker's state, written on every state

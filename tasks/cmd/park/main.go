@@ -1,6 +1,8 @@
 // Command park is the Lambda function behind the redrive state machine's
 // Park state: it sends a message to the parking lot with its lineage and
-// failure history. Settings: PARKING_LOT_URL, PARKING_LOT_MAX_MESSAGE_SIZE.
+// failure history, and records it in the parking lot's index. Settings:
+// PARKING_LOT_URL, PARKING_LOT_MAX_MESSAGE_SIZE, PARKING_LOT_RETENTION, and
+// TABLE_NAME for the index.
 package main
 
 import (

@@ -2,8 +2,9 @@
 // starts one redrive execution per message and parks what cannot be
 // started. Settings: STATE_MACHINE_ARN, PARKING_LOT_URL, TARGET_KIND, the
 // breaker key (BREAKER_KEY, BREAKER_KEY_ATTRIBUTE or BREAKER_KEY_POINTER,
-// and BREAKER_KEY_DEFAULT), START_CONCURRENCY, and with TARGET_KIND=sqs
-// TABLE_NAME and the BREAKER_* policy (the Attempt function's).
+// and BREAKER_KEY_DEFAULT), START_CONCURRENCY, PARKING_LOT_RETENTION,
+// TABLE_NAME for the arrival pace and the parking lot's index, and with
+// TARGET_KIND=sqs the BREAKER_* policy (the Attempt function's).
 package main
 
 import (
