@@ -76,6 +76,7 @@ func (s *Stack) settings() func(string) string {
 		starter.EnvTable:                   s.Table,
 		assemble.EnvReleaseStateMachineARN: s.ReleaseARN,
 		park.EnvQueueURL:                   s.ParkingLotURL,
+		park.EnvRetention:                  park.DefaultRetention.String(), // the lot's, as createQueues makes it
 		target.EnvKind:                     string(target.KindLambda),
 		target.EnvFunction:                 functionARN(FunctionConsumer),
 		target.EnvSourceARN:                QueueARN(SourceQueueName),

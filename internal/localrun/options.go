@@ -63,7 +63,8 @@ type Options struct {
 	// State, if set, is a directory that keeps a service's executions,
 	// queues and table across a restart: Start restores them from it
 	// (the clock continuing where the stopped stack's was), Close saves
-	// them into it. It needs Scaled and the embedded DynamoDB.
+	// them into it. It needs Scaled, the executor (no
+	// StepFunctionsEndpoint) and the embedded DynamoDB.
 	State string
 	// NameSuffix is appended to the state machines' names, so runs sharing
 	// one Step Functions Local do not meet; [A-Za-z0-9_-], at most 40.
@@ -204,8 +205,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("localrun: options: VisibilityTimeout %v: want 1s to 12h, as SQS allows", o.VisibilityTimeout)
 	case !suffixPattern.MatchString(o.NameSuffix):
 		return o, fmt.Errorf("localrun: options: NameSuffix %q: want at most 40 of A-Z a-z 0-9 _ -", o.NameSuffix)
-	case o.State != "" && (o.Scaled == nil || o.DynamoDBEndpoint != ""):
-		return o, errors.New("localrun: options: State needs Scaled and the embedded DynamoDB: it keeps a service's own queues and table")
+	case o.State != "" && (o.Scaled == nil || o.DynamoDBEndpoint != "" || o.StepFunctionsEndpoint != ""):
+		return o, errors.New("localrun: options: State needs Scaled, the executor and the embedded DynamoDB: it keeps a service's own executions, queues and table")
 	case o.StepFunctionsEndpoint != "" && (o.Serve == nil || o.Scaled == nil):
 		return o, errors.New("localrun: options: StepFunctionsEndpoint needs Serve and Scaled: it invokes the functions on the Lambda server's socket, on the wall clock")
 	}

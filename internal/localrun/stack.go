@@ -105,6 +105,9 @@ type Stack struct {
 	stop     context.CancelFunc // ends the background work of a service
 	running  sync.WaitGroup
 
+	closeOnce sync.Once
+	closeErr  error
+
 	mu      sync.Mutex
 	errs    []error
 	sent    []Sent
@@ -277,28 +280,36 @@ func (s *Stack) BreakerChanges() []breaker.Transition {
 	return append([]breaker.Transition(nil), s.changes...)
 }
 
-// Close stops a service's executor and event source, saves the
-// executions, the queues and the table into Options.State, stops the servers and the SQS server's
-// long polls, ends every goroutine of the executor, and deletes a table
-// made on an external DynamoDB endpoint. Executions still running stop
-// where they are.
+// Close stops a service's executor loop and event source, stops the
+// servers (so no client's request lands after the state is taken), saves
+// the executions, the queues and the table into Options.State, ends every
+// goroutine of the executor, and deletes a table made on an external
+// DynamoDB endpoint. Executions still running stop where they are: a
+// handler's call still in flight is made again after a restore. Close
+// may be called more than once; later calls return the first's error.
 func (s *Stack) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.close() })
+	return s.closeErr
+}
+
+// close is Close, once.
+func (s *Stack) close() error {
 	s.stop()
 	if s.SQSServer != nil {
 		s.SQSServer.Close()
 	}
 	s.running.Wait()
 	var errs []error
+	for _, srv := range s.servers {
+		errs = append(errs, srv.close())
+	}
+	s.servers = nil
 	if s.SQSServer != nil {
 		errs = append(errs, s.save())
 	}
 	if s.Executor != nil {
 		s.Executor.Close()
 	}
-	for _, srv := range s.servers {
-		errs = append(errs, srv.close())
-	}
-	s.servers = nil
 	if s.dynamo != nil {
 		errs = append(errs, s.dynamo.close(context.Background()))
 		s.dynamo = nil

@@ -289,6 +289,7 @@ func TestStateKeepsExecutionsQueuesAndTableAcrossARestart(t *testing.T) {
 		"a redrive waits out the consumer's outage")
 	stopped := s.Executor.Now()
 	require.NoError(t, s.Close())
+	require.NoError(t, s.Close(), "a second Close changes nothing")
 
 	opts.Target = simtarget.Options{} // healthy after the restart
 	again, err := localrun.Start(t.Context(), opts)
@@ -308,5 +309,5 @@ func TestStateKeepsExecutionsQueuesAndTableAcrossARestart(t *testing.T) {
 
 func TestStateNeedsAServiceOnTheEmbeddedTable(t *testing.T) {
 	_, err := localrun.Start(t.Context(), localrun.Options{State: t.TempDir()})
-	assert.ErrorContains(t, err, "State needs Scaled and the embedded DynamoDB")
+	assert.ErrorContains(t, err, "State needs Scaled, the executor and the embedded DynamoDB")
 }

@@ -74,7 +74,9 @@ func (s *Stack) restoreFrom(file string, restore func(io.Reader) error) (bool, e
 }
 
 // saveTo writes a part of the stack into Options.State's file with save,
-// atomically: a crash leaves the previous file whole.
+// synced and then renamed into place, so a crash while saving leaves the
+// previous file whole. (The three files are not saved as one: a failure
+// between them leaves parts of two stops.)
 func (s *Stack) saveTo(file string, save func(io.Writer) error) error {
 	if err := os.MkdirAll(s.opts.State, 0o700); err != nil {
 		return fmt.Errorf("localrun: state: %w", err)
@@ -85,6 +87,9 @@ func (s *Stack) saveTo(file string, save func(io.Writer) error) error {
 		return fmt.Errorf("localrun: state: %w", err)
 	}
 	err = save(tmp)
+	if err == nil {
+		err = tmp.Sync()
+	}
 	err = errors.Join(err, tmp.Close())
 	if err == nil {
 		err = os.Rename(tmp.Name(), path)
