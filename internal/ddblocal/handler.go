@@ -70,8 +70,10 @@ type Handler struct {
 
 	// now is the clock TTL expiry reads (see Sweep); nil: none expire.
 	now func() time.Time
-	// written counts writes, for the sweeps.
-	written atomic.Uint64
+	// written counts writes, for the sweeps; sweeping is set while one
+	// runs.
+	written  atomic.Uint64
+	sweeping atomic.Bool
 }
 
 // tableState is what the handler knows of a table: the request that

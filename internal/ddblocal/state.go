@@ -104,12 +104,17 @@ const sweepEvery = 1000
 var writes = map[string]bool{"PutItem": true, "UpdateItem": true, "BatchWriteItem": true, "TransactWriteItems": true}
 
 // afterWrite counts a write and, every sweepEvery of them, deletes the
-// items whose TTL has passed, as DynamoDB's TTL does (see Sweep).
+// items whose TTL has passed, as DynamoDB's TTL does (see Sweep), in the
+// background, so that write's caller does not wait for a scan of the
+// table; one sweep at a time.
 func (h *Handler) afterWrite(op string) {
-	if h.now == nil || !writes[op] || h.written.Add(1)%sweepEvery != 0 {
+	if h.now == nil || !writes[op] || h.written.Add(1)%sweepEvery != 0 || !h.sweeping.CompareAndSwap(false, true) {
 		return
 	}
-	_ = h.Sweep() // a failed sweep leaves items for the next one, as DynamoDB may
+	go func() {
+		defer h.sweeping.Store(false)
+		_ = h.Sweep() // a failed sweep leaves items for the next one, as DynamoDB may
+	}()
 }
 
 // Sweep deletes, from every table whose TTL is enabled, the items whose
