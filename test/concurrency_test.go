@@ -25,15 +25,17 @@ type invariantStore struct {
 	now     func() time.Time
 	permits int
 
-	mu         sync.Mutex
-	versions   map[int64]int
-	rows       map[int64]breaker.Row // every row saved, by version
-	maxLive    int
-	violations []string
-	// tripsByChange and tripsByProbe count the saves that added to
-	// Totals.Trips: by a change to OPEN, and by a failed probe that kept an
-	// OPEN breaker open.
-	tripsByChange, tripsByProbe int64
+	mu       sync.Mutex
+	versions map[int64]int
+	maxLive  int
+	saves    []save // every successful save, in the order they returned
+}
+
+// save is one successful Save: the version it was conditioned on and the
+// row it wrote.
+type save struct {
+	prevVersion int64
+	next        breaker.Row
 }
 
 func (c *invariantStore) Save(ctx context.Context, prevVersion int64, next breaker.Row) error {
@@ -51,29 +53,44 @@ func (c *invariantStore) Save(ctx context.Context, prevVersion int64, next break
 	defer c.mu.Unlock()
 	c.versions[next.Version]++
 	c.maxLive = max(c.maxLive, live)
-	prev, known := c.rows[prevVersion] // the zero Row for version 0, a new breaker
-	if !known && prevVersion != 0 {
-		c.violations = append(c.violations, fmt.Sprintf("version %d saved over version %d, which no save wrote", next.Version, prevVersion))
-	}
-	c.rows[next.Version] = next
-	switch added := next.Totals.Trips - prev.Totals.Trips; {
-	case added == 0:
-	case added != 1:
-		c.violations = append(c.violations, fmt.Sprintf("version %d adds %d trips to version %d's", next.Version, added, prevVersion))
-	case prev.State != breaker.Open && next.State == breaker.Open:
-		c.tripsByChange++
-	case prev.State == breaker.Open && next.State == breaker.Open:
-		c.tripsByProbe++
-	default:
-		c.violations = append(c.violations, fmt.Sprintf("version %d adds a trip going from %s to %s", next.Version, prev.State, next.State))
-	}
-	if next.Version != prevVersion+1 {
-		c.violations = append(c.violations, fmt.Sprintf("version %d saved over %d", next.Version, prevVersion))
-	}
-	if live > c.permits {
-		c.violations = append(c.violations, fmt.Sprintf("version %d holds %d live leases, over %d permits", next.Version, live, c.permits))
-	}
+	c.saves = append(c.saves, save{prevVersion, next})
 	return nil
+}
+
+// check goes over every save once the run is over (a save may return
+// before the one it was conditioned on is recorded, so not before): each
+// follows a version some save wrote, by one; never more unexpired canary
+// leases than permits at a save; and every trip it adds is a change to
+// OPEN (tripsByChange) or a failed probe that kept it OPEN (tripsByProbe).
+func (c *invariantStore) check() (violations []string, tripsByChange, tripsByProbe int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rows := map[int64]breaker.Row{}
+	for _, sv := range c.saves {
+		rows[sv.next.Version] = sv.next
+	}
+	for _, sv := range c.saves {
+		next, prevVersion := sv.next, sv.prevVersion
+		prev, known := rows[prevVersion] // the zero Row for version 0, a new breaker
+		if !known && prevVersion != 0 {
+			violations = append(violations, fmt.Sprintf("version %d saved over version %d, which no save wrote", next.Version, prevVersion))
+		}
+		switch added := next.Totals.Trips - prev.Totals.Trips; {
+		case added == 0:
+		case added != 1:
+			violations = append(violations, fmt.Sprintf("version %d adds %d trips to version %d's", next.Version, added, prevVersion))
+		case prev.State != breaker.Open && next.State == breaker.Open:
+			tripsByChange++
+		case prev.State == breaker.Open && next.State == breaker.Open:
+			tripsByProbe++
+		default:
+			violations = append(violations, fmt.Sprintf("version %d adds a trip going from %s to %s", next.Version, prev.State, next.State))
+		}
+		if next.Version != prevVersion+1 {
+			violations = append(violations, fmt.Sprintf("version %d saved over %d", next.Version, prevVersion))
+		}
+	}
+	return violations, tripsByChange, tripsByProbe
 }
 
 // allowed are the breaker's automatic state changes.
@@ -97,7 +114,7 @@ func TestThousandConcurrentExecutionsOnOneBreaker(t *testing.T) {
 	// Three permits and four successes to close, and a target that takes a
 	// second per call, so canaries are out together and race for leases.
 	policy := breaker.Policy{HalfOpenPermits: permits, SuccessesToClose: permits + 1}
-	inv := &invariantStore{permits: permits, versions: map[int64]int{}, rows: map[int64]breaker.Row{}}
+	inv := &invariantStore{permits: permits, versions: map[int64]int{}}
 	s := start(t, localrun.Options{
 		Start:   t0,
 		Workers: 8,
@@ -122,9 +139,10 @@ func TestThousandConcurrentExecutionsOnOneBreaker(t *testing.T) {
 	row, err := s.BreakerRow(t.Context(), "orders")
 	require.NoError(t, err)
 	st := s.Stats()
+	violations, tripsByChange, tripsByProbe := inv.check()
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
-	assert.Empty(t, inv.violations)
+	assert.Empty(t, violations)
 	assert.LessOrEqual(t, inv.maxLive, permits)
 	assert.Greater(t, inv.maxLive, 1, "canaries were out together")
 	for v := int64(1); v <= row.Version; v++ {
@@ -145,12 +163,12 @@ func TestThousandConcurrentExecutionsOnOneBreaker(t *testing.T) {
 	}
 	// Totals.Trips counts the changes to OPEN and the failed probes that
 	// kept it OPEN: no lost update drops one.
-	assert.Equal(t, trips, inv.tripsByChange, "every change to OPEN observed was saved once")
-	assert.Equal(t, trips+inv.tripsByProbe, row.Totals.Trips, "trips on the row match the trips and failed probes saved")
+	assert.Equal(t, trips, tripsByChange, "every change to OPEN observed was saved once")
+	assert.Equal(t, trips+tripsByProbe, row.Totals.Trips, "trips on the row match the trips and failed probes saved")
 	assert.Equal(t, closes, row.Totals.Closes)
 	assert.GreaterOrEqual(t, trips, int64(1))
 	assert.Equal(t, breaker.Closed, row.State)
 	t.Logf("breaker: version %d, %d trips, %d failed probes, %d closes, max %d live leases; %d conflicts, peak %d calls/s",
-		row.Version, trips, inv.tripsByProbe, closes, inv.maxLive, st.Breaker.Conflicts, s.Target.Ledger().PeakRate())
+		row.Version, trips, tripsByProbe, closes, inv.maxLive, st.Breaker.Conflicts, s.Target.Ledger().PeakRate())
 	logCosts(t, s, "1000 concurrent")
 }
