@@ -174,7 +174,7 @@ func (b *Builder) Admin(cfg admin.Config, rc RoomConfig) (*admin.Handler, error)
 
 // lot is the parking lot at cfg, indexed in table unless it is empty.
 func (b *Builder) lot(cfg park.LotConfig, table string) *park.Lot {
-	l := &park.Lot{SQS: b.deps.Clients.ParkingLot, Config: cfg, Metrics: b.metrics, Logger: b.deps.Logger}
+	l := &park.Lot{SQS: b.deps.Clients.ParkingLot, Config: cfg, Metrics: b.metrics, Logger: b.deps.Logger, Clock: b.deps.Clock}
 	if table != "" {
 		l.Index = lotindex.New(b.deps.Clients.DynamoDB, table)
 	}

@@ -157,7 +157,7 @@ func TestHandlersAreBuiltOnTheirSettingsAndDeps(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, clients.SFN, h.SFN)
 		assert.Equal(t, starterCfg, h.Config)
-		assert.Equal(t, &park.Lot{SQS: clients.ParkingLot, Config: lot, Metrics: h.Metrics, Logger: h.Logger}, h.Lot, "no table: no index")
+		assert.Equal(t, &park.Lot{SQS: clients.ParkingLot, Config: lot, Metrics: h.Metrics, Logger: h.Logger, Clock: clock}, h.Lot, "no table: no index")
 		assert.Nil(t, h.Gate)
 		assert.Nil(t, h.Breaker)
 		assert.Equal(t, t0, h.Now())

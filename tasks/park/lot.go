@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/redrive/redrive/internal/clock"
 	"github.com/redrive/redrive/tasks/message"
 	"github.com/redrive/redrive/tasks/park/lotindex"
 	"github.com/redrive/redrive/tasks/telemetry"
@@ -37,9 +38,9 @@ type Indexer interface {
 
 var _ Indexer = (*lotindex.Index)(nil)
 
-// indexTimeout bounds recording a parked message in the index, so that a
-// slow table cannot make the park's invocation time out: its retry would
-// park the message again.
+// indexTimeout bounds recording a parked message in the index, on the
+// Lot's clock, so that a slow table cannot make the park's invocation time
+// out: its retry would park the message again.
 const indexTimeout = 3 * time.Second
 
 // Lot sends messages to the parking-lot queue. It is safe for concurrent
@@ -55,6 +56,8 @@ type Lot struct {
 	// Metrics counts each parked message; Logger logs it.
 	Metrics Counter
 	Logger  *slog.Logger
+	// Clock bounds the index write (indexTimeout); nil is the wall clock.
+	Clock clock.Clock
 }
 
 // Parked is what Lot.Park did; it is also the Park task's output.
@@ -142,7 +145,11 @@ func (l *Lot) index(ctx context.Context, e lotindex.Entry) {
 	if l.Index == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, indexTimeout)
+	clk := l.Clock
+	if clk == nil {
+		clk = clock.Wall
+	}
+	ctx, cancel := clk.WithDeadline(ctx, clk.Now().Add(indexTimeout))
 	defer cancel()
 	if err := l.Index.Put(ctx, e); err != nil {
 		l.Metrics.Count(e.Breaker, telemetry.ParkIndexFailed, 1)
