@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // snapshotFormat versions what Snapshot writes.
@@ -41,7 +42,7 @@ func (h *Handler) Snapshot(w io.Writer) error {
 	snap := snapshot{Format: snapshotFormat}
 	for _, name := range names {
 		t := tables[name]
-		items, err := h.scan(name, "")
+		items, err := h.scan(name, nil)
 		if err != nil {
 			return fmt.Errorf("ddblocal: snapshot table %s: %w", name, err)
 		}
@@ -128,53 +129,67 @@ func (h *Handler) Sweep() error {
 	h.mu.RLock()
 	tables := maps.Clone(h.tables)
 	h.mu.RUnlock()
-	now := strconv.FormatInt(h.now().Unix(), 10)
+	now := h.now().Unix()
 	var errs []error
 	for name, t := range tables {
 		if !t.ttl.enabled {
 			continue
 		}
-		expired, err := h.scan(name, t.ttl.attribute+"<"+now)
+		x := &expiry{attr: t.ttl.attribute, before: now}
+		expired, err := h.scan(name, x)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		for _, item := range expired {
-			errs = append(errs, h.deleteExpired(name, t, item))
+			errs = append(errs, h.deleteExpired(name, t.keys, x, item))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// deleteExpired deletes item from table t if its TTL has still passed.
-func (h *Handler) deleteExpired(table string, t tableState, item json.RawMessage) error {
+// expiry is the condition that an item's TTL attribute attr is a number
+// below before (Unix seconds): it has expired.
+type expiry struct {
+	attr   string
+	before int64
+}
+
+// apply puts the condition into the request in, as its member expression
+// (FilterExpression or ConditionExpression).
+func (x *expiry) apply(in map[string]any, expression string) {
+	in[expression] = "#ttl < :before"
+	in["ExpressionAttributeNames"] = map[string]string{"#ttl": x.attr}
+	in["ExpressionAttributeValues"] = map[string]any{":before": map[string]string{"N": strconv.FormatInt(x.before, 10)}}
+}
+
+// deleteExpired deletes item, whose key attributes are keys, from table if
+// it has still expired by x.
+func (h *Handler) deleteExpired(table string, keys []string, x *expiry, item json.RawMessage) error {
 	var attrs map[string]json.RawMessage
 	if err := json.Unmarshal(item, &attrs); err != nil {
 		return err
 	}
-	key := make(map[string]json.RawMessage, len(t.keys))
-	for _, k := range t.keys {
+	key := make(map[string]json.RawMessage, len(keys))
+	for _, k := range keys {
 		key[k] = attrs[k]
 	}
-	del, err := json.Marshal(map[string]any{
-		"TableName": table, "Key": key,
-		"ConditionExpression":       "#ttl < :now",
-		"ExpressionAttributeNames":  map[string]string{"#ttl": t.ttl.attribute},
-		"ExpressionAttributeValues": map[string]any{":now": map[string]string{"N": strconv.FormatInt(h.now().Unix(), 10)}},
-	})
+	in := map[string]any{"TableName": table, "Key": key}
+	x.apply(in, "ConditionExpression")
+	del, err := json.Marshal(in)
 	if err != nil {
 		return err
 	}
 	_, err = h.call("DeleteItem", del)
-	if err != nil && bytes.Contains([]byte(err.Error()), []byte("ConditionalCheckFailed")) {
+	if err != nil && strings.Contains(err.Error(), "ConditionalCheckFailed") {
 		return nil // written again since the scan
 	}
 	return err
 }
 
-// scan returns every item of table, or, with ttlBefore "attr<unix", those
-// whose attr is a number below unix.
-func (h *Handler) scan(table, ttlBefore string) ([]json.RawMessage, error) {
+// scan returns every item of table, or, with expired set, those it
+// holds.
+func (h *Handler) scan(table string, expired *expiry) ([]json.RawMessage, error) {
 	var items []json.RawMessage
 	var start json.RawMessage
 	for {
@@ -182,10 +197,8 @@ func (h *Handler) scan(table, ttlBefore string) ([]json.RawMessage, error) {
 		if start != nil {
 			in["ExclusiveStartKey"] = start
 		}
-		if attr, before, ok := bytes.Cut([]byte(ttlBefore), []byte("<")); ok {
-			in["FilterExpression"] = "#ttl < :now"
-			in["ExpressionAttributeNames"] = map[string]string{"#ttl": string(attr)}
-			in["ExpressionAttributeValues"] = map[string]any{":now": map[string]string{"N": string(before)}}
+		if expired != nil {
+			expired.apply(in, "FilterExpression")
 		}
 		body, err := json.Marshal(in)
 		if err != nil {
