@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"slices"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,26 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/internal/ddblocal"
 )
-
-// testClock is a settable clock.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
 
 // putTTL writes an item pk expiring at the Unix second ttl.
 func (e *env) putTTL(pk string, ttl int64) {
@@ -66,7 +48,7 @@ func (e *env) enableTTL() {
 }
 
 func TestSweepDeletesExpiredItems(t *testing.T) {
-	clock := &testClock{now: time.Unix(1_000_000, 0)}
+	clock := breakertest.NewClock(time.Unix(1_000_000, 0))
 	e := newEnvAt(t, clock.Now)
 	e.createTable(table)
 	e.enableTTL()
@@ -77,7 +59,7 @@ func TestSweepDeletesExpiredItems(t *testing.T) {
 	require.NoError(t, e.handler.Sweep())
 	assert.ElementsMatch(t, []string{"due-now", "later", "no-ttl"}, e.keys(), "only items whose TTL has passed go")
 
-	clock.set(time.Unix(1_000_200, 0))
+	clock.Advance(200 * time.Second)
 	for i := range 1000 { // the 1000th write starts a sweep on its own
 		e.put("filler-" + strconv.Itoa(i))
 	}
