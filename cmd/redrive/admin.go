@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
-	"github.com/redrive/redrive/tasks/admin"
+	"github.com/redrive/redrive/tasks/rules"
 )
 
 // defaultAdminTimeout bounds an admin command: the admin state machine
@@ -41,9 +41,9 @@ func parseAdmin(args []string, h host, stderr io.Writer) (call adminCall, code i
 	fs.SetOutput(stderr)
 	fs.Usage = func() { adminUsage(fs) }
 	var f adminFlags
-	fs.StringVar(&f.breaker, "breaker", "", "breaker key, e.g. orders (required)")
+	fs.StringVar(&f.breaker, "breaker", "", "breaker key, e.g. orders (required but for rule commands)")
 	fs.StringVar(&f.reason, "reason", "", "why; required by every command but status, kept on the breaker")
-	fs.StringVar(&f.until, "until", "", "end of an open or close: RFC 3339 time or a duration such as 30m")
+	fs.StringVar(&f.until, "until", "", "end of an open, a close or a rule: RFC 3339 time or a duration such as 30m")
 	fs.StringVar(&f.actor, "actor", "", "who; default $USER@hostname")
 	fs.StringVar(&f.stateMachineARN, "state-machine-arn", h.getenv(envAdminStateMachine), "admin state machine ARN; default $"+envAdminStateMachine)
 	fs.StringVar(&f.endpoint, "endpoint", h.getenv(envSFNEndpoint), "Step Functions endpoint URL; default $"+envSFNEndpoint+", unset means AWS")
@@ -57,8 +57,23 @@ func parseAdmin(args []string, h host, stderr io.Writer) (call adminCall, code i
 		fs.Usage()
 		return adminCall{}, exitUsage, false
 	}
-	f.command = args[0]
-	if code, ok := parseFlags(fs, args[1:]); !ok {
+	f.command, args = args[0], args[1:]
+	if f.command == "rule" {
+		if len(args) == 0 || ruleCommands[args[0]] == "" {
+			fmt.Fprintln(stderr, "redrive admin rule: want add, list or remove, e.g. redrive admin rule list")
+			fs.Usage()
+			return adminCall{}, exitUsage, false
+		}
+		f.command, args = ruleCommands[args[0]], args[1:]
+		fs.StringVar(&f.rule.on, "on", "", `rule add: what the rule matches: breaker, attribute:NAME or body:/json/pointer`)
+		fs.StringVar(&f.rule.equals, "equals", "", "rule add: match a value equal to this")
+		fs.StringVar(&f.rule.prefix, "prefix", "", "rule add: match a value starting with this")
+		fs.StringVar(&f.rule.in, "in", "", "rule add: match one of these comma-separated values")
+		fs.StringVar(&f.rule.action, "action", "", "rule add: "+strings.Join(rules.Actions(), ", "))
+		fs.StringVar(&f.rule.delay, "delay", "", "rule add: a delay rule's minimum wait between tries, e.g. 10m")
+		fs.StringVar(&f.rule.id, "id", "", "rule remove: the rule's id, e.g. r7 (rule list shows them)")
+	}
+	if code, ok := parseFlags(fs, args); !ok {
 		return adminCall{}, code, false
 	}
 	call, err := f.validate(h)
@@ -73,7 +88,11 @@ func parseAdmin(args []string, h host, stderr io.Writer) (call adminCall, code i
 // adminUsage prints the admin command's synopsis and flags.
 func adminUsage(fs *flag.FlagSet) {
 	w := fs.Output()
-	fmt.Fprintf(w, "Usage: redrive admin %s --breaker K [flags]\n\n", strings.Join(admin.Commands(), "|"))
+	fmt.Fprintf(w, "Usage: redrive admin %s --breaker K [flags]\n", strings.Join(breakerCommands(), "|"))
+	fmt.Fprintln(w, "       redrive admin rule add --on WHAT --equals V|--prefix P|--in A,B --action quarantine|hold|delay [--delay D] --reason R [--until T]")
+	fmt.Fprintln(w, "       redrive admin rule list")
+	fmt.Fprintln(w, "       redrive admin rule remove --id ID --reason R")
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Starts an execution of the admin state machine and prints its output.")
 	fmt.Fprintln(w, "Exit codes: 0 done, 1 the command failed, 2 usage error.")
 	fmt.Fprintln(w)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/tasks/admin"
+	"github.com/redrive/redrive/tasks/rules"
 )
 
 // Environment variables the admin command reads its defaults from; `redrive
@@ -30,7 +31,18 @@ type adminFlags struct {
 	command, breaker, reason, until, actor string
 	stateMachineARN, endpoint              string
 	timeout                                time.Duration
+	// rule is the rule commands' flags.
+	rule ruleFlags
 }
+
+// ruleFlags are the flags of `redrive admin rule add|remove`.
+type ruleFlags struct {
+	on, equals, prefix, in, action, delay, id string
+}
+
+// The rule subcommands, `redrive admin rule add|list|remove`, and the
+// admin commands they start.
+var ruleCommands = map[string]string{"add": admin.CommandRuleAdd, "list": admin.CommandRuleList, "remove": admin.CommandRuleRemove}
 
 // adminCall is a validated admin command, ready to start.
 type adminCall struct {
@@ -59,10 +71,11 @@ func osHost() host { return host{getenv: os.Getenv, hostname: os.Hostname, now: 
 // made a time from h's clock. Every error is a usage error: it says what
 // is wrong with the command line.
 func (f adminFlags) validate(h host) (adminCall, error) {
+	rule := strings.HasPrefix(f.command, "rule-")
 	if !slices.Contains(admin.Commands(), f.command) {
-		return adminCall{}, fmt.Errorf("unknown admin command %q; want one of %s", f.command, strings.Join(admin.Commands(), ", "))
+		return adminCall{}, fmt.Errorf("unknown admin command %q; want one of %s", f.command, strings.Join(breakerCommands(), ", ")+", rule add|list|remove")
 	}
-	if strings.TrimSpace(f.breaker) == "" {
+	if !rule && strings.TrimSpace(f.breaker) == "" {
 		return adminCall{}, fmt.Errorf("--breaker is required: the breaker key, e.g. orders")
 	}
 	until, err := f.untilTime(h.now())
@@ -83,14 +96,12 @@ func (f adminFlags) validate(h host) (adminCall, error) {
 	if actor == "" {
 		actor = defaultActor(h)
 	}
+	request := admin.Request{Command: f.command, Breaker: f.breaker, Reason: f.reason, Until: until, Actor: actor, ID: f.rule.id}
+	if f.command == admin.CommandRuleAdd {
+		request.Rule = f.rule.spec()
+	}
 	return adminCall{
-		request: admin.Request{
-			Command: f.command,
-			Breaker: f.breaker,
-			Reason:  f.reason,
-			Until:   until,
-			Actor:   actor,
-		},
+		request:         request,
 		stateMachineARN: f.stateMachineARN,
 		region:          m[1],
 		endpoint:        f.endpoint,
@@ -104,8 +115,8 @@ func (f adminFlags) untilTime(now time.Time) (string, error) {
 	if f.until == "" {
 		return "", nil
 	}
-	if f.command != breaker.ForceOpen.String() && f.command != breaker.ForceClose.String() {
-		return "", fmt.Errorf("--until is only for open and close, not %s", f.command)
+	if f.command != breaker.ForceOpen.String() && f.command != breaker.ForceClose.String() && f.command != admin.CommandRuleAdd {
+		return "", fmt.Errorf("--until is only for open, close and rule add, not %s", f.command)
 	}
 	t, err := timeArg("until", f.until, now, true)
 	if err != nil {
@@ -149,4 +160,19 @@ func defaultActor(h host) string {
 		name = "unknown"
 	}
 	return user + "@" + name
+}
+
+// breakerCommands lists the admin commands on a breaker.
+func breakerCommands() []string {
+	return slices.DeleteFunc(admin.Commands(), func(c string) bool { return strings.HasPrefix(c, "rule-") })
+}
+
+// spec is the rule the flags describe; --in is a comma-separated list. The
+// admin function checks it and names every problem.
+func (f ruleFlags) spec() *rules.Spec {
+	s := &rules.Spec{On: f.on, Equals: f.equals, Prefix: f.prefix, Action: f.action, Delay: f.delay}
+	if f.in != "" {
+		s.In = strings.Split(f.in, ",")
+	}
+	return s
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/tasks/admin"
+	"github.com/redrive/redrive/tasks/rules"
 )
 
 // testARN is a well-formed admin state machine ARN in eu-west-1.
@@ -71,6 +72,50 @@ func TestParseAdminBuildsTheRequest(t *testing.T) {
 	}
 }
 
+func TestParseAdminRuleCommands(t *testing.T) {
+	env := map[string]string{envAdminStateMachine: testARN, "USER": "alice"}
+	call := func(r admin.Request) adminCall {
+		return adminCall{request: r, stateMachineARN: testARN, region: "eu-west-1", timeout: defaultAdminTimeout}
+	}
+	tests := []struct {
+		name string
+		args []string
+		want adminCall
+	}{
+		{
+			name: "add a quarantine until a duration from now",
+			args: []string{"rule", "add", "--on", "attribute:tenant", "--equals", "acme", "--action", "quarantine", "--reason", "broken client", "--until", "2h"},
+			want: call(admin.Request{Command: admin.CommandRuleAdd, Reason: "broken client", Until: "2026-01-02T17:00:00Z", Actor: "alice@box",
+				Rule: &rules.Spec{On: "attribute:tenant", Equals: "acme", Action: "quarantine"}}),
+		},
+		{
+			name: "add a delay on a set of keys",
+			args: []string{"rule", "add", "--on", "breaker", "--in", "orders,payments", "--action", "delay", "--delay", "10m", "--reason", "slow"},
+			want: call(admin.Request{Command: admin.CommandRuleAdd, Reason: "slow", Actor: "alice@box",
+				Rule: &rules.Spec{On: "breaker", In: []string{"orders", "payments"}, Action: "delay", Delay: "10m"}}),
+		},
+		{
+			name: "list",
+			args: []string{"rule", "list"},
+			want: call(admin.Request{Command: admin.CommandRuleList, Actor: "alice@box"}),
+		},
+		{
+			name: "remove",
+			args: []string{"rule", "remove", "--id", "r3", "--reason", "fixed"},
+			want: call(admin.Request{Command: admin.CommandRuleRemove, ID: "r3", Reason: "fixed", Actor: "alice@box"}),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			got, code, ok := parseAdmin(tt.args, fixedHost(env), &stderr)
+			require.True(t, ok, stderr.String())
+			assert.Equal(t, exitOK, code)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
 func TestParseAdminDefaultActor(t *testing.T) {
 	h := fixedHost(map[string]string{envAdminStateMachine: testARN})
 	h.hostname = func() (string, error) { return "", errors.New("no host name") }
@@ -93,13 +138,17 @@ func TestParseAdminRefusesBadCommandLines(t *testing.T) {
 		{"blank breaker", []string{"status", "--breaker", "  "}, "--breaker is required"},
 		{"bad until", []string{"open", "--breaker", "orders", "--until", "tomorrow"}, `--until "tomorrow": want an RFC 3339 time`},
 		{"negative until", []string{"open", "--breaker", "orders", "--until", "-5m"}, "a duration must be positive"},
-		{"until on status", []string{"status", "--breaker", "orders", "--until", "30m"}, "--until is only for open and close, not status"},
-		{"until on reset", []string{"reset", "--breaker", "orders", "--until", "30m"}, "--until is only for open and close, not reset"},
-		{"until on release", []string{"release", "--breaker", "orders", "--until", "30m"}, "--until is only for open and close, not release"},
+		{"until on status", []string{"status", "--breaker", "orders", "--until", "30m"}, "--until is only for open, close and rule add, not status"},
+		{"until on reset", []string{"reset", "--breaker", "orders", "--until", "30m"}, "--until is only for open, close and rule add, not reset"},
+		{"until on release", []string{"release", "--breaker", "orders", "--until", "30m"}, "--until is only for open, close and rule add, not release"},
 		{"bad state machine ARN", []string{"status", "--breaker", "orders", "--state-machine-arn", "redrive-admin"}, `--state-machine-arn "redrive-admin" is not a state machine ARN`},
 		{"zero timeout", []string{"status", "--breaker", "orders", "--timeout", "0s"}, "--timeout 0s must be positive"},
 		{"unknown flag", []string{"status", "--breaker", "orders", "--force"}, "flag provided but not defined: -force"},
 		{"extra argument", []string{"status", "--breaker", "orders", "now"}, `unexpected argument "now"`},
+		{"rule without a subcommand", []string{"rule"}, "redrive admin rule: want add, list or remove"},
+		{"unknown rule subcommand", []string{"rule", "purge"}, "redrive admin rule: want add, list or remove"},
+		{"rule flags on a breaker command", []string{"status", "--breaker", "orders", "--on", "breaker"}, "flag provided but not defined: -on"},
+		{"until on rule remove", []string{"rule", "remove", "--id", "r1", "--until", "30m"}, "--until is only for open, close and rule add, not rule-remove"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	"github.com/redrive/redrive/tasks/park/lotindex"
+	"github.com/redrive/redrive/tasks/rules"
 )
 
 // statement allows actions on resources.
@@ -22,17 +23,24 @@ func (f *function) allow(resources []string, actions ...string) {
 	f.role.AddToPrincipalPolicy(statement(resources, actions...))
 }
 
+// allowKeys allows actions on the items of table whose partition key is
+// like key (a pattern: "*" matches any run of characters), and on no other
+// item.
+func (f *function) allowKeys(table []string, key string, actions ...string) {
+	f.role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings(actions...),
+		Resources: jsii.Strings(table...),
+		Conditions: &map[string]any{
+			"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": []string{key}},
+		},
+	}))
+}
+
 // allowIndex lets f record parked messages in the parking lot's index in
 // table: PutItem of items whose partition key starts with
 // lotindex.KeyPrefix, and of no other item.
 func (f *function) allowIndex(table []string) {
-	f.role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings("dynamodb:PutItem"),
-		Resources: jsii.Strings(table...),
-		Conditions: &map[string]any{
-			"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": []string{lotindex.KeyPrefix + "*"}},
-		},
-	}))
+	f.allowKeys(table, lotindex.KeyPrefix+"*", "dynamodb:PutItem")
 }
 
 // workflowArns are the state machines' ARNs the grants name.
@@ -67,6 +75,8 @@ func grantAccess(scope constructs.Construct, s Settings, st *storage, fns map[st
 	// and indexed.
 	starter.allow(parkingLot, "sqs:SendMessage")
 	starter.allowIndex(table)
+	// It reads the routing rules, to park what a rule quarantines.
+	starter.allowKeys(table, rules.Key, "dynamodb:GetItem")
 	if s.Target.Kind == TargetSQS {
 		// Fresh arrivals are counted on the pace rows (UpdateItem); a
 		// message back in the DLQ with lineage is a failure of its breaker,
@@ -115,9 +125,13 @@ func grantAccess(scope constructs.Construct, s Settings, st *storage, fns map[st
 	fns[parkFn].allowIndex(table)
 	// Admin commands change the breaker row (GetItem, UpdateItem); close,
 	// release and reset start a releaser (GetItem and PutItem on the pace
-	// row, StartExecution).
+	// row, StartExecution); the rule commands read and write the rules
+	// item (GetItem, PutItem), and removing a hold resumes the messages it
+	// held (Query on the room's index, DeleteItem, PutItem to put one back,
+	// SendTaskSuccess).
 	admin := fns[adminFn]
-	admin.allow(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem")
+	admin.allow(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem", "dynamodb:DeleteItem")
+	admin.allow(roomIndex, "dynamodb:Query")
 	admin.allow([]string{arns.release}, "states:StartExecution")
 
 	// The continuer's grant is a policy of its own, not its role's default
@@ -133,11 +147,12 @@ func grantAccess(scope constructs.Construct, s Settings, st *storage, fns map[st
 	// Releasing a waiting message resumes its execution by task token.
 	// SendTaskSuccess takes no resource (IAM requires "*"), so this
 	// statement stands alone in a policy of its own, and the suppression
-	// covers that policy only: the releaser and the attempt (which
-	// releases scouts) call it; nothing calls SendTaskFailure or
+	// covers that policy only: the releaser, the attempt (which releases
+	// scouts) and the admin (which resumes a removed hold's messages) call
+	// it; nothing calls SendTaskFailure or
 	// SendTaskHeartbeat, so neither is granted.
 	resume := awsiam.NewPolicy(scope, jsii.String("ResumeWaitingExecutions"), &awsiam.PolicyProps{
-		Roles:      &[]awsiam.IRole{release.role, attempt.role},
+		Roles:      &[]awsiam.IRole{release.role, attempt.role, admin.role},
 		Statements: &[]awsiam.PolicyStatement{statement([]string{"*"}, sendTaskSuccess)},
 	})
 	suppress(resume, "AwsSolutions-IAM5", sendTaskSuccessReason, "Resource::*")
@@ -156,7 +171,7 @@ const sendTaskSuccess = "states:SendTaskSuccess"
 // sendTaskSuccessReason is the suppression's reason for SendTaskSuccess on
 // "*".
 const sendTaskSuccessReason = "states:SendTaskSuccess takes no resource: IAM authorizes it on \"*\" only (a task token " +
-	"names no state machine). This policy holds that one action and nothing else; the releaser and the attempt " +
+	"names no state machine). This policy holds that one action and nothing else; the releaser, the attempt and the admin " +
 	"resume waiting executions with it. SendTaskFailure and SendTaskHeartbeat are not granted: nothing calls them."
 
 // suppress records that construct (and its children) knowingly breaks

@@ -53,7 +53,7 @@ var functions = []functionSpec{
 		func(s Settings) time.Duration { return s.AttemptTimeout.Std() }},
 	{parkFn, "Park", "Redrive: sends a message to the parking lot with its lineage and failure history", 128, fixedTimeout},
 	{continuerFn, "Continuer", "Redrive: continues a long-running redrive as a new execution", 128, fixedTimeout},
-	{adminFn, "Admin", "Redrive: runs an operator's breaker command (status, reset, open, close, release)", 128, fixedTimeout},
+	{adminFn, "Admin", "Redrive: runs an operator's command on a breaker (status, reset, open, close, release) or on the routing rules", 128, fixedTimeout},
 	{waitroomFn, "WaitingRoom", "Redrive: keeps a turned-away message's task token in its breaker's waiting room", 128, fixedTimeout},
 	// The releaser sends up to RELEASE_MAX_RATE SendTaskSuccess calls a
 	// second: more memory is more CPU for them.

@@ -96,7 +96,7 @@ func TestWildcardResourcesOnlyWhereIAMHasNoResource(t *testing.T) {
 
 // TestSendTaskSuccessStandsAlone: resuming a task token needs "*" (IAM has
 // no resource for it), so its one statement is the whole of its own
-// policy, attached to the two roles that release waiting messages, with a
+// policy, attached to the three roles that release waiting messages, with a
 // cdk-nag suppression on that policy only, saying why. No statement
 // anywhere else names a SendTask action, and none grants SendTaskFailure
 // or SendTaskHeartbeat, which nothing calls.
@@ -110,6 +110,7 @@ func TestSendTaskSuccessStandsAlone(t *testing.T) {
 				render(statementsOf(p.Properties["PolicyDocument"])), "one statement, one action")
 			assert.ElementsMatch(t, []string{
 				"{" + s.id(t, "AWS::IAM::Role", "ReleaseRole") + "}", "{" + s.id(t, "AWS::IAM::Role", "AttemptRole") + "}",
+				"{" + s.id(t, "AWS::IAM::Role", "AdminRole") + "}",
 			}, renderAll(p.Properties["Roles"]))
 
 			assert.Equal(t, []any{map[string]any{
@@ -175,16 +176,20 @@ func TestLeastPrivilege(t *testing.T) {
 		// The parking lot's index items (TestIndexGrants checks the
 		// condition that keeps it to them).
 		index := on(table, "dynamodb:PutItem")
+		// The starter's read of the routing rules (TestIndexGrants checks
+		// its condition too).
+		rulesRead := on(table, "dynamodb:GetItem")
 		want := map[string][]string{
 			"Starter": join(logs("Starter"), xray,
 				on(dlq, "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"),
-				on(redrive, "states:StartExecution"), on(lot, "sqs:SendMessage"), index),
+				on(redrive, "states:StartExecution"), on(lot, "sqs:SendMessage"), index, rulesRead),
 			"Attempt": join(logs("Attempt"), xray, resume,
 				on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem", "dynamodb:DeleteItem"),
 				on(roomIndex, "dynamodb:Query"), on(release, "states:StartExecution")),
 			"Park":        join(logs("Park"), xray, on(lot, "sqs:SendMessage"), index),
 			"Continuer":   join(logs("Continuer"), xray, on(redrive, "states:StartExecution")),
-			"Admin":       join(logs("Admin"), xray, on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem"), on(release, "states:StartExecution")),
+			"Admin": join(logs("Admin"), xray, resume, on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem", "dynamodb:DeleteItem"),
+				on(roomIndex, "dynamodb:Query"), on(release, "states:StartExecution")),
 			"WaitingRoom": join(logs("WaitingRoom"), xray, on(table, "dynamodb:GetItem", "dynamodb:PutItem"), on(release, "states:StartExecution")),
 			"Release": join(logs("Release"), xray, resume,
 				on(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"),
@@ -271,4 +276,26 @@ func TestIndexGrants(t *testing.T) {
 			})
 		}
 	}
+}
+
+// With the lambda target, the starter reads the routing rules item and no
+// other (with the sqs target it reads breaker rows too, to record returns).
+func TestTheStarterReadsOnlyTheRulesItem(t *testing.T) {
+	s := synth(t, existingName)
+	roleID := "{" + s.id(t, "AWS::IAM::Role", "StarterRole") + "}"
+	var gets []map[string]any
+	for _, pid := range s.ofType("AWS::IAM::Policy") {
+		p := s.resources[pid].Properties
+		if !slices.Contains(renderAll(p["Roles"]), roleID) {
+			continue
+		}
+		for _, st := range statements(p["PolicyDocument"]) {
+			if slices.Contains(renderAll(st["Action"]), "dynamodb:GetItem") {
+				gets = append(gets, st)
+			}
+		}
+	}
+	require.Len(t, gets, 1, "one statement grants GetItem")
+	assert.Equal(t, []string{"dynamodb:GetItem"}, renderAll(gets[0]["Action"]), "and nothing else")
+	assert.JSONEq(t, `{"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["rules"]}}`, render(gets[0]["Condition"]))
 }

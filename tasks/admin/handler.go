@@ -9,6 +9,8 @@ import (
 
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/breaker/dynamostore"
+	"github.com/redrive/redrive/tasks/room"
+	"github.com/redrive/redrive/tasks/rules"
 	"github.com/redrive/redrive/tasks/taskerr"
 )
 
@@ -32,22 +34,34 @@ var _ Repairer = (*dynamostore.Store)(nil)
 
 // Output is the admin function's result, the admin execution's output.
 type Output struct {
-	// Breaker is the breaker key.
-	Breaker string `json:"breaker"`
+	// Breaker is the breaker key; empty for rule commands.
+	Breaker string `json:"breaker,omitempty"`
 	// Command is the command applied.
 	Command string `json:"command"`
 	// Changed is false for status and for a release of a breaker that was
 	// not forced.
 	Changed bool `json:"changed"`
-	// Before and After summarise the row around the command; equal when
-	// nothing changed.
-	Before Summary `json:"before"`
-	After  Summary `json:"after"`
+	// Before and After summarise the row around a breaker command; equal
+	// when nothing changed.
+	Before *Summary `json:"before,omitempty"`
+	After  *Summary `json:"after,omitempty"`
 	// Unreadable says why the stored row did not decode, and Raw is the
 	// item as stored (DynamoDB JSON), so a person can see it; reset
 	// replaces such a row.
 	Unreadable string         `json:"unreadable,omitempty"`
 	Raw        map[string]any `json:"raw,omitempty"`
+
+	// Rule is the rule a rule-add added or a rule-remove removed.
+	Rule *rules.Rule `json:"rule,omitempty"`
+	// Rules are the rules in force after a rule command.
+	Rules []rules.Rule `json:"rules,omitempty"`
+	// Audit is rule-list's trail of the last changes, oldest first.
+	Audit []rules.Change `json:"audit,omitempty"`
+	// Released counts the held messages a rule-remove resumed.
+	Released int `json:"released,omitempty"`
+	// Notes say what the operator may not expect, such as a rule on a
+	// breaker key that has no breaker yet.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Launcher starts a breaker's releaser when none runs; *release.Launcher
@@ -70,6 +84,13 @@ type Handler struct {
 	Logger *slog.Logger
 	// Now is the clock "until" is checked against; the breaker's own.
 	Now func() time.Time
+	// Rules, if set, keeps the routing rules; without it the rule
+	// commands fail.
+	Rules RuleStore
+	// Room and Tasks, if set, let a rule-remove resume the messages its
+	// hold rule held; without them they come back at their room timeout.
+	Room  *room.Room
+	Tasks room.TaskAPI
 }
 
 // New returns a Handler on b that logs to logger and reads the wall clock.
@@ -98,6 +119,9 @@ func (h *Handler) handle(ctx context.Context, in Input) (Output, error) {
 	if h.Breaker == nil || h.Logger == nil || h.Now == nil {
 		return Output{}, errors.New("admin: handler needs a Breaker, a Logger and a clock (use New)")
 	}
+	if isRuleCommand(in.Request.Command) {
+		return h.handleRule(ctx, in)
+	}
 	p, err := parse(in, h.Now())
 	if err != nil {
 		return Output{}, err
@@ -111,7 +135,7 @@ func (h *Handler) handle(ctx context.Context, in Input) (Output, error) {
 			return Output{}, fmt.Errorf("admin: status breaker %q: %w", p.key, err)
 		}
 		s := Summarize(row)
-		return Output{Breaker: p.key, Command: p.command, Before: s, After: s}, nil
+		return Output{Breaker: p.key, Command: p.command, Before: &s, After: &s}, nil
 	}
 
 	before, after, err := h.Breaker.Command(ctx, p.key, p.change)
@@ -129,7 +153,7 @@ func (h *Handler) handle(ctx context.Context, in Input) (Output, error) {
 	if after.State == breaker.Closed || after.State == breaker.ForcedClosed {
 		h.startReleaser(ctx, p.key)
 	}
-	return Output{Breaker: p.key, Command: p.command, Changed: changed, Before: Summarize(before), After: Summarize(after)}, nil
+	return Output{Breaker: p.key, Command: p.command, Changed: changed, Before: ptr(Summarize(before)), After: ptr(Summarize(after))}, nil
 }
 
 // startReleaser starts key's releaser, if the handler has a Launcher. A
@@ -188,7 +212,7 @@ func (h *Handler) replaceUnreadable(ctx context.Context, p parsed, why error) (O
 	h.log(ctx, p, true, breaker.Row{}, after)
 	h.Logger.WarnContext(ctx, "replaced a breaker row that did not decode", "breaker", p.key, "unreadable", why.Error(), "raw", raw)
 	h.startReleaser(ctx, p.key)
-	return Output{Breaker: p.key, Command: p.command, Changed: true, After: Summarize(after), Unreadable: why.Error(), Raw: raw}, nil
+	return Output{Breaker: p.key, Command: p.command, Changed: true, After: ptr(Summarize(after)), Unreadable: why.Error(), Raw: raw}, nil
 }
 
 // log writes the command's audit line.
@@ -200,3 +224,6 @@ func (h *Handler) log(ctx context.Context, p parsed, changed bool, before, after
 	}
 	h.Logger.InfoContext(ctx, "breaker command", attrs...)
 }
+
+// ptr returns a pointer to s.
+func ptr(s Summary) *Summary { return &s }

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/tasks/rules"
 )
 
 // Input is the admin function's event, as admin.asl.json builds it: the
@@ -33,6 +35,10 @@ type Request struct {
 	Until string `json:"until,omitempty"`
 	// Actor says who; default "execution:<execution name>".
 	Actor string `json:"actor,omitempty"`
+	// Rule is the routing rule a rule-add adds.
+	Rule *rules.Spec `json:"rule,omitempty"`
+	// ID names the rule a rule-remove removes, e.g. "r7".
+	ID string `json:"id,omitempty"`
 
 	// problems are what UnmarshalJSON found wrong with the JSON itself
 	// (unknown fields, values that are not strings).
@@ -42,19 +48,31 @@ type Request struct {
 	notObject bool
 }
 
-// CommandStatus reads a breaker without changing it; the other commands
-// are breaker.CommandKind names.
-const CommandStatus = "status"
+// CommandStatus reads a breaker without changing it; the rule commands
+// manage the routing rules (tasks/rules); the other commands are
+// breaker.CommandKind names.
+const (
+	CommandStatus     = "status"
+	CommandRuleAdd    = "rule-add"
+	CommandRuleList   = "rule-list"
+	CommandRuleRemove = "rule-remove"
+)
 
 // Commands lists the command names a Request may use.
 func Commands() []string {
 	return []string{CommandStatus, breaker.Reset.String(), breaker.ForceOpen.String(),
-		breaker.ForceClose.String(), breaker.Release.String()}
+		breaker.ForceClose.String(), breaker.Release.String(), CommandRuleAdd, CommandRuleList, CommandRuleRemove}
+}
+
+// isRuleCommand reports a command on the routing rules rather than on a
+// breaker.
+func isRuleCommand(command string) bool {
+	return command == CommandRuleAdd || command == CommandRuleList || command == CommandRuleRemove
 }
 
 // requestFields lists Request's JSON field names, in the order problems
 // are reported.
-var requestFields = []string{"command", "breaker", "reason", "until", "actor"}
+var requestFields = []string{"command", "breaker", "reason", "until", "actor", "rule", "id"}
 
 // UnmarshalJSON reads a request leniently: an unknown field or a value that
 // is not a string is remembered as a problem for validation to report with
@@ -67,10 +85,15 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 		r.notObject = true
 		return nil
 	}
-	dest := map[string]*string{"command": &r.Command, "breaker": &r.Breaker, "reason": &r.Reason, "until": &r.Until, "actor": &r.Actor}
+	dest := map[string]*string{"command": &r.Command, "breaker": &r.Breaker, "reason": &r.Reason, "until": &r.Until, "actor": &r.Actor, "id": &r.ID}
 	for _, name := range slices.Sorted(maps.Keys(fields)) {
 		ptr, known := dest[name]
 		switch {
+		case name == "rule":
+			r.Rule = &rules.Spec{}
+			if problem := decodeStrict(fields[name], r.Rule); problem != "" {
+				r.problems = append(r.problems, Problem{Field: name, Problem: problem})
+			}
 		case !known:
 			r.problems = append(r.problems, Problem{Field: name, Problem: "unknown field; want " + strings.Join(requestFields, ", ")})
 		case json.Unmarshal(fields[name], ptr) != nil:
@@ -78,6 +101,17 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// decodeStrict decodes data into v, refusing unknown fields; it returns
+// the problem, or "".
+func decodeStrict(data []byte, v any) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return `want an object such as {"on": "attribute:tenant", "equals": "acme", "action": "quarantine"}: ` + err.Error()
+	}
+	return ""
 }
 
 // parsed is a valid request, ready to apply.
@@ -113,6 +147,12 @@ func parse(in Input, now time.Time) (parsed, error) {
 		fail("command", "unknown command "+strconv.Quote(r.Command)+"; want one of "+strings.Join(Commands(), ", "))
 	}
 
+	if r.Rule != nil {
+		fail("rule", "only for "+CommandRuleAdd)
+	}
+	if r.ID != "" {
+		fail("id", "only for "+CommandRuleRemove)
+	}
 	if r.Breaker == "" {
 		fail("breaker", `required: the breaker key, e.g. "orders"`)
 	} else if err := message.CheckKey(r.Breaker); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/redrive/redrive/tasks/pace"
 	"github.com/redrive/redrive/tasks/park"
 	"github.com/redrive/redrive/tasks/park/lotindex"
+	"github.com/redrive/redrive/tasks/rules"
 	"github.com/redrive/redrive/tasks/starter"
 	"github.com/redrive/redrive/tasks/target"
 	"github.com/redrive/redrive/tasks/telemetry"
@@ -78,6 +79,7 @@ func (b *Builder) Starter(cfg starter.Config) (*starter.Handler, error) {
 	}
 	if cfg.Table != "" {
 		h.Gate = pace.NewStore(c.DynamoDB, cfg.Table)
+		h.Rules = b.rules(cfg.Table)
 	}
 	if cfg.RecordsReturns() {
 		br, err := b.breaker("starter", dynamostore.New(c.DynamoDB, cfg.Table), cfg.Policy, seedStarterBreaker)
@@ -129,8 +131,15 @@ func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 		Room:     rm,
 		Tasks:    c.SFN,
 		Launcher: launcher,
+		Rules:    b.rules(cfg.Table),
 		Config:   retry,
 	}, nil
+}
+
+// rules is the routing rules of table, read through a cache on the
+// builder's clock.
+func (b *Builder) rules(table string) *rules.Cache {
+	return rules.NewCache(rules.NewStore(b.deps.Clients.DynamoDB, table), b.deps.Clock.Now, b.deps.Logger)
 }
 
 // Park builds the park handler. It needs Clients.ParkingLot, and with
@@ -168,8 +177,9 @@ func (b *Builder) Admin(cfg admin.Config, rc RoomConfig) (*admin.Handler, error)
 	if err != nil {
 		return nil, err
 	}
-	_, launcher := b.room(rc)
-	return &admin.Handler{Breaker: br, Launcher: launcher, Repair: store, Logger: b.deps.Logger, Now: b.deps.Clock.Now}, nil
+	rm, launcher := b.room(rc)
+	return &admin.Handler{Breaker: br, Launcher: launcher, Repair: store, Logger: b.deps.Logger, Now: b.deps.Clock.Now,
+		Rules: rules.NewStore(c.DynamoDB, cfg.Table), Room: rm, Tasks: c.SFN}, nil
 }
 
 // lot is the parking lot at cfg, indexed in table unless it is empty.

@@ -15,6 +15,7 @@ import (
 	"github.com/redrive/redrive/tasks/park/lotindex"
 	"github.com/redrive/redrive/tasks/release"
 	"github.com/redrive/redrive/tasks/room"
+	"github.com/redrive/redrive/tasks/rules"
 	"github.com/redrive/redrive/tasks/starter"
 	"github.com/redrive/redrive/tasks/waitroom"
 )
@@ -32,6 +33,7 @@ type DynamoDB interface {
 	room.API
 	dynamostore.API
 	lotindex.API
+	rules.API
 }
 
 // StepFunctions is the part of the Step Functions client the handlers

@@ -15,6 +15,7 @@ import (
 	"github.com/redrive/redrive/tasks/delivery"
 	"github.com/redrive/redrive/tasks/message"
 	"github.com/redrive/redrive/tasks/room"
+	"github.com/redrive/redrive/tasks/rules"
 	"github.com/redrive/redrive/tasks/target"
 	"github.com/redrive/redrive/tasks/taskerr"
 	"github.com/redrive/redrive/tasks/telemetry"
@@ -78,6 +79,9 @@ type Handler struct {
 	Tasks room.TaskAPI
 	// Launcher starts the room's releaser when a canary succeeds.
 	Launcher Launcher
+	// Rules, if set, are the operators' routing rules, applied before the
+	// breaker is asked (see route); nil applies none.
+	Rules rules.Source
 	// Config tunes retries. Handle uses it as is, so it must be valid and
 	// have its defaults applied: the Builder (tasks/assemble) does both at
 	// construction; by hand, Config.Validate then Config.WithDefaults.
@@ -164,6 +168,13 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 	// below if it still does.
 	table := tableTrouble{waiting: doc.TableFailure != nil || !doc.TableSince.IsZero(), since: doc.TableSince}
 	doc.TableFailure, doc.TableSince = nil, time.Time{}
+	verdict, err := h.rules(ctx, doc)
+	if err != nil {
+		return h.tableFailed(doc, cfg, table, &TableUnavailable{Breaker: key, Op: "read the routing rules", Cause: err.Error()})
+	}
+	if routed, ok := h.route(doc, verdict, cfg); ok {
+		return routed, nil
+	}
 	if doc.Paced {
 		// The starter counted it beyond the pace: it queues behind the
 		// room without asking the breaker.
@@ -215,7 +226,7 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 		// next canaries, then the backlog.
 		h.startReleaser(ctx, key)
 	}
-	doc = h.next(doc, done, row, cfg)
+	doc = h.next(doc, done, row, cfg, verdict.Delay)
 	if row.State == breaker.Open && !row.ScoutUntil.After(h.Clock.Now()) && doc.Next != message.NextPark {
 		doc = h.ensureScout(ctx, doc, cfg)
 	}
@@ -461,8 +472,9 @@ func (h *Handler) unrecorded(ctx context.Context, key, what string, id delivery.
 }
 
 // next routes the document after the outcome of a delivery was recorded
-// and left the breaker as row.
-func (h *Handler) next(doc message.Document, done delivery.Record, row breaker.Row, cfg Config) message.Document {
+// and left the breaker as row; a transient failure waits at least
+// minBackoff (a delay rule's) before the next try.
+func (h *Handler) next(doc message.Document, done delivery.Record, row breaker.Row, cfg Config, minBackoff time.Duration) message.Document {
 	key := doc.BreakerKey
 	switch done.Outcome {
 	case breaker.Success:
@@ -496,7 +508,62 @@ func (h *Handler) next(doc message.Document, done delivery.Record, row breaker.R
 		// recovery in the room rather than on a timer of our own.
 		return h.queue(doc, cfg)
 	}
-	return h.wait(doc, cfg.backoff(doc.Tries, h.Rand.Float64()))
+	return h.wait(doc, max(cfg.backoff(doc.Tries, h.Rand.Float64()), minBackoff))
+}
+
+// rules is the routing rules' verdict on doc; none without Rules. The
+// error is a failed read of rules never read before.
+func (h *Handler) rules(ctx context.Context, doc message.Document) (rules.Verdict, error) {
+	if h.Rules == nil {
+		return rules.Verdict{}, nil
+	}
+	set, err := h.Rules.Rules(ctx)
+	if err != nil {
+		return rules.Verdict{}, err
+	}
+	return set.Match(h.Clock.Now(), doc.BreakerKey, doc.Message), nil
+}
+
+// route applies the routing rules' verdict v before the breaker is asked:
+// a quarantine parks the message; a hold sends it to the hold's own room
+// (room.HoldKey) until the rule ends, is removed (the admin command
+// releases its room) or the room's timeout brings it back to be matched
+// again; a message whose hold ended queues behind its breaker's room, so
+// the releaser paces it with the rest; a delay waits out what is left of
+// it since the message's last failed try (or its arrival). ok is false
+// when the rules let the Attempt go on.
+func (h *Handler) route(doc message.Document, v rules.Verdict, cfg Config) (_ message.Document, ok bool) {
+	key, now := doc.BreakerKey, h.Clock.Now()
+	switch {
+	case v.Quarantine != nil:
+		h.Metrics.Count(key, telemetry.Quarantined, 1)
+		doc.HeldBy, doc.Decision = "", message.DecisionQuarantine
+		doc.Next, doc.ParkReason = message.NextPark, "quarantined: "+v.Quarantine.Describe()
+		return doc, true
+	case v.Hold != nil:
+		h.Metrics.Count(key, telemetry.Held, 1)
+		timeout := cfg.RoomTimeout
+		if !v.Hold.Until.IsZero() {
+			timeout = min(timeout, v.Hold.Until.Sub(now))
+		}
+		doc.HeldBy, doc.Decision = v.Hold.ID, message.DecisionHold
+		doc.Next, doc.RoomTimeoutSeconds = message.NextRoom, waitSeconds(timeout)
+		return doc, true
+	case doc.HeldBy != "":
+		doc.HeldBy, doc.Decision = "", breaker.Queue.String()
+		return h.queue(doc, cfg), true
+	case v.Delay > 0:
+		last := doc.ReceivedAt
+		if n := len(doc.History); n > 0 && doc.History[n-1].At.After(last) {
+			last = doc.History[n-1].At
+		}
+		if rest := last.Add(v.Delay).Sub(now); rest > 0 {
+			h.Metrics.Count(key, telemetry.Delayed, 1)
+			doc.Decision = message.DecisionDelay
+			return h.wait(doc, rest), true
+		}
+	}
+	return doc, false
 }
 
 // wait routes the document to the Cooldown state for d.

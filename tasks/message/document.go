@@ -26,6 +26,14 @@ const (
 	NextContinue Next = "CONTINUE"
 )
 
+// The Attempt's decisions on a routing rule's verdict (tasks/rules), beside
+// the breaker's verdicts, in Document.Decision.
+const (
+	DecisionQuarantine = "QUARANTINE"
+	DecisionHold       = "HOLD"
+	DecisionDelay      = "DELAY"
+)
+
 // Document is the redrive execution's input and the Attempt task's output:
 // the state machine passes it from task to task whole. String fields that
 // name breaker values use the breaker package's names ("HALF_OPEN",
@@ -57,6 +65,10 @@ type Document struct {
 	// breaker's pace (or while its waiting room holds messages): the first
 	// Attempt sends it to the room without delivering.
 	Paced bool `json:"paced,omitempty"`
+	// HeldBy names the routing rule (tasks/rules) holding the message: the
+	// WaitingRoom state keeps it apart from its breaker's room, under
+	// room.HoldKey, until the rule ends or is removed.
+	HeldBy string `json:"heldBy,omitempty"`
 	// History holds the most recent failures, oldest first, at most
 	// MaxHistory.
 	History []Failure `json:"history,omitempty"`
@@ -71,7 +83,7 @@ type Document struct {
 	// strands the message.
 	RoomTimeoutSeconds int `json:"roomTimeoutSeconds,omitempty"`
 	// Decision is the breaker's verdict: "PROCEED", "CANARY", "WAIT" or
-	// "QUEUE".
+	// "QUEUE"; or a routing rule's: "QUARANTINE", "HOLD" or "DELAY".
 	Decision string `json:"decision"`
 	// Outcome is the delivery's outcome: "SUCCESS", "TRANSIENT",
 	// "POISON", "THROTTLED", or "" when nothing was delivered.

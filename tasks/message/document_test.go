@@ -73,7 +73,7 @@ func TestValidate(t *testing.T) {
 		{name: "wait", change: func(d *message.Document) { d.WaitSeconds = -5 }, field: "waitSeconds", problem: "-5"},
 		{name: "room timeout", change: func(d *message.Document) { d.RoomTimeoutSeconds = -6 }, field: "roomTimeoutSeconds", problem: "-6, want at least 0"},
 		{name: "negative throttled", change: func(d *message.Document) { d.Throttled = -1 }, field: "throttled", problem: "-1, want at least 0"},
-		{name: "decision", change: func(d *message.Document) { d.Decision = "MAYBE" }, field: "decision", problem: `want one of ["PROCEED" "CANARY" "WAIT" "QUEUE"]`},
+		{name: "decision", change: func(d *message.Document) { d.Decision = "MAYBE" }, field: "decision", problem: `want one of ["PROCEED" "CANARY" "WAIT" "QUEUE" "QUARANTINE" "HOLD" "DELAY"]`},
 		{name: "outcome", change: func(d *message.Document) { d.Outcome = "FAILED" }, field: "outcome", problem: `want one of ["SUCCESS" "TRANSIENT" "POISON" "THROTTLED"]`},
 		{name: "breaker state", change: func(d *message.Document) { d.BreakerState = "AJAR" }, field: "breakerState", problem: `unknown state "AJAR"`},
 	}

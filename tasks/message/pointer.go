@@ -128,3 +128,37 @@ func jsonKind(v any) string {
 		return "an object"
 	}
 }
+
+// Pointer is a parsed RFC 6901 JSON pointer into a message body, for
+// callers outside this package (routing rules, replay filters).
+type Pointer struct{ p pointer }
+
+// ParsePointer parses s, which starts with "/"; "~1" stands for "/" and
+// "~0" for "~".
+func ParsePointer(s string) (Pointer, error) {
+	p, err := parsePointer(s)
+	return Pointer{p}, err
+}
+
+// String is the pointer as written.
+func (p Pointer) String() string { return p.p.text }
+
+// Text returns the value p refers to in the JSON body as text: a string as
+// is, a number or a boolean as written in JSON. ok is false when the body
+// is not JSON, p refers to nothing, or the value is null, an object or an
+// array.
+func (p Pointer) Text(body string) (text string, ok bool) {
+	v, err := p.p.lookup(body)
+	if err != nil {
+		return "", false
+	}
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case json.Number:
+		return v.String(), true
+	case bool:
+		return strconv.FormatBool(v), true
+	}
+	return "", false
+}

@@ -31,8 +31,9 @@ func (e *FieldError) Unwrap() error { return ErrInvalidDocument }
 // field may be unset.
 var (
 	nexts     = []Next{"", NextDone, NextWait, NextRoom, NextPark, NextContinue}
-	decisions = []string{"", breaker.Proceed.String(), breaker.Canary.String(), breaker.Wait.String(), breaker.Queue.String()}
-	outcomes  = []string{"", breaker.Success.String(), breaker.Transient.String(), breaker.Poison.String(), breaker.Throttled.String()}
+	decisions = []string{"", breaker.Proceed.String(), breaker.Canary.String(), breaker.Wait.String(), breaker.Queue.String(),
+		DecisionQuarantine, DecisionHold, DecisionDelay}
+	outcomes = []string{"", breaker.Success.String(), breaker.Transient.String(), breaker.Poison.String(), breaker.Throttled.String()}
 )
 
 // Validate reports every missing or malformed field, joined into one error

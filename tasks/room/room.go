@@ -241,3 +241,9 @@ func decode(key string, item map[string]types.AttributeValue) (Entry, error) {
 	}
 	return e, nil
 }
+
+// HoldKey is the room key under which the messages that routing rule
+// ruleID holds wait (tasks/rules). It starts with a space, which no
+// breaker key may (message.CheckKey), so a hold never shares a breaker's
+// room, and no releaser, which runs per breaker key, ever releases it.
+func HoldKey(ruleID string) string { return " hold " + ruleID }

@@ -12,6 +12,7 @@ import (
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/tasks/pace"
 	"github.com/redrive/redrive/tasks/park"
+	"github.com/redrive/redrive/tasks/rules"
 	"github.com/redrive/redrive/tasks/telemetry"
 )
 
@@ -59,6 +60,10 @@ type Handler struct {
 	// Gate paces fresh arrivals per breaker key; nil starts every record
 	// unpaced.
 	Gate Gate
+	// Rules, if set, are the routing rules: a message a rule quarantines
+	// is parked without an execution. nil applies none (the Attempt
+	// applies them all).
+	Rules rules.Source
 	// Config is the starter's settings.
 	Config Config
 	// Metrics and Logger report what happened to each record.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/redrive/redrive/tasks/message"
 	"github.com/redrive/redrive/tasks/park"
+	"github.com/redrive/redrive/tasks/rules"
 	"github.com/redrive/redrive/tasks/telemetry"
 )
 
@@ -60,6 +61,11 @@ func (h *Handler) process(ctx context.Context, p prepared, paced bool) error {
 		doc.ParkReason = "poison: " + strings.ReplaceAll(err.Error(), "\n", "; ")
 		return h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
 	}
+	if rule := h.quarantine(ctx, doc); rule != nil {
+		doc.ParkReason = "quarantined: " + rule.Describe()
+		h.Metrics.Count(doc.BreakerKey, telemetry.Quarantined, 1)
+		return h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
+	}
 
 	input, err := doc.Input()
 	if err != nil {
@@ -100,6 +106,21 @@ func (h *Handler) process(ctx context.Context, p prepared, paced bool) error {
 		h.recordReturn(ctx, doc.BreakerKey, log)
 	}
 	return nil
+}
+
+// quarantine returns the routing rule that quarantines doc, if any. Rules
+// that cannot be read are logged and skipped here: the Attempt reads them
+// again before it delivers.
+func (h *Handler) quarantine(ctx context.Context, doc message.Document) *rules.Rule {
+	if h.Rules == nil {
+		return nil
+	}
+	set, err := h.Rules.Rules(ctx)
+	if err != nil {
+		h.Logger.WarnContext(ctx, "could not read the routing rules; the Attempt applies them", slog.String("messageId", doc.Message.ID), slog.Any("error", err))
+		return nil
+	}
+	return set.Match(h.now(), doc.BreakerKey, doc.Message).Quarantine
 }
 
 // prepared is a DLQ record read into its execution document, or the error

@@ -64,6 +64,12 @@ const (
 	// could not record: they are in the lot, but `redrive parked` does
 	// not show them.
 	ParkIndexFailed Name = "ParkIndexFailed"
+	// Quarantined counts messages a routing rule parked.
+	Quarantined Name = "Quarantined"
+	// Held counts Attempts a routing rule held.
+	Held Name = "Held"
+	// Delayed counts Attempts a routing rule's delay made wait.
+	Delayed Name = "Delayed"
 )
 
 // StateMetric is the gauge of a breaker's state, written on every state

@@ -69,8 +69,17 @@ func (h *Handler) enter(ctx context.Context, in Input) (struct{}, error) {
 		return struct{}{}, &InvalidEntry{Problem: "taskToken is empty"}
 	}
 	e := room.Entry{Key: doc.BreakerKey, MessageID: doc.OriginID + "#" + strconv.Itoa(doc.Attempt), Token: in.TaskToken, EnteredAt: h.Now()}
+	if doc.HeldBy != "" {
+		// A routing rule holds it: it waits in the rule's room, which no
+		// releaser releases; removing the rule does.
+		e.Key = room.HoldKey(doc.HeldBy)
+	}
 	if err := h.Room.Enter(ctx, e); err != nil {
 		return struct{}{}, fmt.Errorf("waitroom: %w", err)
+	}
+	if doc.HeldBy != "" {
+		h.Logger.InfoContext(ctx, "held", "breaker", doc.BreakerKey, "originId", doc.OriginID, "attempt", doc.Attempt, "rule", doc.HeldBy)
+		return struct{}{}, nil
 	}
 	row, err := h.Breaker.Status(ctx, doc.BreakerKey)
 	if err != nil {
