@@ -13,6 +13,10 @@
 // (end a forced mode; a no-op otherwise, so a retried execution is
 // harmless).
 //
+// Rule commands manage the routing rules (tasks/rules): rule-add with a
+// "rule" object, rule-list, and rule-remove with the rule's "id"; they
+// take no breaker. Removing a hold resumes the messages it held.
+//
 // Rules, each broken one reported by name in an *InvalidCommand:
 //   - command and breaker are required; unknown request fields are refused
 //     (a mistyped "until" must not hold a breaker open for good).
