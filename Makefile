@@ -41,7 +41,7 @@ unit: browser
 	$(GO) test $(GOFLAGS_T) ./...
 
 DYNAMO_PKGS := ./breaker/dynamostore/... ./internal/ddbtest/... ./tasks/delivery/... \
-	./tasks/attempt/... ./tasks/admin/... ./tasks/assemble/... ./tasks/park/... ./internal/localrun/... ./test
+	./tasks/attempt/... ./tasks/admin/... ./tasks/assemble/... ./tasks/park/... ./tasks/rules/... ./internal/localrun/... ./test
 SQS_PKGS    := ./internal/sqslocal/... ./tasks/target/... ./tasks/park/... ./tasks/starter/...
 
 ## test-dynalite: DYNAMO_PKGS against dynalite (npm), on a free loopback port.
