@@ -170,7 +170,9 @@ func (s *suite) command(t *testing.T, request admin.Request) admin.Output {
 // status is the breaker's state as the admin status command reports it.
 func (s *suite) status(t *testing.T, key string) admin.Summary {
 	t.Helper()
-	return s.command(t, admin.Request{Command: admin.CommandStatus, Breaker: key, Actor: "sfnlocal"}).After
+	after := s.command(t, admin.Request{Command: admin.CommandStatus, Breaker: key, Actor: "sfnlocal"}).After
+	require.NotNil(t, after, "status shows the breaker")
+	return *after
 }
 
 // parked receives the parking lot's message whose body is body and
