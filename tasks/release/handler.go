@@ -96,7 +96,8 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 	return out, taskerr.Name("release", err, func(error) bool { return false })
 }
 
-// tick runs one tick: while the breaker is CLOSED (or forced closed) it
+// tick runs one tick: while the target's throttle pause lasts it releases
+// nothing and waits; while the breaker is CLOSED (or forced closed) it
 // releases the tick's quota of the oldest messages spread over the tick;
 // while HALF_OPEN, one message per free canary permit; while OPEN or
 // forced open, nothing, and the releaser stops (the scout's probe, or an
@@ -138,6 +139,13 @@ func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 		}
 	default:
 		return h.stop(ctx, out)
+	}
+	if pause := row.ThrottledUntil.Sub(h.Now()); pause > 0 {
+		// The target throttled: a message released now would only be
+		// turned back to the room, and would start a releaser again at
+		// once. Wait the pause out, a tick at most, keeping the lease.
+		h.Sleep(ctx, min(pause, pol.Tick))
+		return out, nil
 	}
 
 	start := h.Now()

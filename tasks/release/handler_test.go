@@ -242,3 +242,24 @@ func TestAReleaserWhoseEpochIsOverStops(t *testing.T) {
 	assert.Empty(t, f.sfn.Resumed())
 	assert.True(t, f.lease(t).After(f.clock.Now()), "the newer releaser keeps its lease")
 }
+
+// While the target's throttle pause lasts a tick releases nothing (a
+// message released then would only go back to the room and start a
+// releaser again at once) and waits the pause out, keeping its lease.
+func TestATickDuringTheThrottlePauseWaitsItOut(t *testing.T) {
+	f := newFixture(t)
+	f.fill(t, 5)
+	in := f.start(t)
+	row := f.record(t, breaker.Throttled)
+	require.True(t, row.ThrottledUntil.After(f.clock.Now()))
+
+	out := f.tick(t, in)
+	assert.Zero(t, out.Released)
+	assert.False(t, out.Done, "the releaser carries on")
+	assert.Empty(t, f.sfn.Resumed())
+	assert.Equal(t, row.ThrottledUntil, f.clock.Now(), "it slept until the pause ended")
+	assert.Equal(t, 5, f.depth(t))
+
+	out = f.tick(t, out.Input)
+	assert.Positive(t, out.Released, "after the pause it releases again")
+}
