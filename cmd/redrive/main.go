@@ -3,6 +3,7 @@
 //	redrive local   serve the orchestrator's emulators on loopback
 //	redrive admin   operate a breaker through the admin state machine
 //	redrive parked  count and list what is in the parking lot
+//	redrive replay  send matching parked messages back into redrive
 //
 // Exit codes: 0 success, 1 failure, 2 usage error.
 package main
@@ -39,6 +40,7 @@ func subcommands() []subcommand {
 		{name: "local", summary: "serve the Lambda, Step Functions, DynamoDB and SQS emulators on loopback", run: runLocal},
 		{name: "admin", summary: "status|reset|open|close|release a breaker through the admin state machine", run: runAdmin},
 		{name: "parked", summary: "summary|list what is in the parking lot, from its index (the queue is not touched)", run: runParked},
+		{name: "replay", summary: "send matching parked messages back to the DLQ, paced, after a --dry-run; show a replay's record", run: runReplay},
 	}
 }
 

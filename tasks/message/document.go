@@ -72,6 +72,14 @@ type Document struct {
 	// History holds the most recent failures, oldest first, at most
 	// MaxHistory.
 	History []Failure `json:"history,omitempty"`
+	// Replay, ReplayAttempt and ReplayOf are the lineage's (see
+	// Lineage): the replay that last sent the message back from the
+	// parking lot, the attempt it sent it on, and the message's id in the
+	// lot. They travel on, so a message parked again shows which replay
+	// sent it back.
+	Replay        string `json:"replay,omitempty"`
+	ReplayAttempt int    `json:"replayAttempt,omitempty"`
+	ReplayOf      string `json:"replayOf,omitempty"`
 
 	// Next is where the state machine goes after the Attempt; empty in an
 	// execution's input.
@@ -138,7 +146,8 @@ func NewDocument(msg Message, receivedAt time.Time) (Document, error) {
 	if len(inner.MessageAttributes) == 0 {
 		inner.MessageAttributes = nil
 	}
-	doc := Document{Message: inner, OriginID: lin.OriginID, Attempt: lin.Attempt, ReceivedAt: receivedAt, History: lin.History}
+	doc := Document{Message: inner, OriginID: lin.OriginID, Attempt: lin.Attempt, ReceivedAt: receivedAt, History: lin.History,
+		Replay: lin.Replay, ReplayAttempt: lin.ReplayAttempt, ReplayOf: lin.ReplayOf}
 	if found {
 		doc.Attempt++
 	}
@@ -147,11 +156,18 @@ func NewDocument(msg Message, receivedAt time.Time) (Document, error) {
 
 // Lineage is the lineage a redriven copy of the document's message carries.
 func (d Document) Lineage() Lineage {
-	lin := Lineage{OriginID: d.OriginID, Attempt: d.Attempt, History: slices.Clone(d.History)}
+	lin := Lineage{OriginID: d.OriginID, Attempt: d.Attempt, History: slices.Clone(d.History), Replay: d.Replay, ReplayAttempt: d.ReplayAttempt, ReplayOf: d.ReplayOf}
 	if n := len(d.History); n > 0 {
 		lin.LastError = d.History[n-1].summary()
 	}
 	return lin
+}
+
+// Replayed reports whether this round trip is a replay's: the message
+// came to the DLQ from the parking lot, sent back by replay d.Replay, not
+// because a consumer failed it.
+func (d Document) Replayed() bool {
+	return d.Replay != "" && d.Attempt == d.ReplayAttempt+1
 }
 
 // AddFailure appends f to the history, its message truncated to

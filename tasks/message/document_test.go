@@ -60,6 +60,10 @@ func TestValidate(t *testing.T) {
 		{name: "negative tries", change: func(d *message.Document) { d.Tries = -1 }, field: "tries", problem: "-1, want at least 0"},
 		{name: "negative cycles", change: func(d *message.Document) { d.Cycles = -2 }, field: "cycles", problem: "-2"},
 		{name: "negative continuation", change: func(d *message.Document) { d.Continuation = -3 }, field: "continuation", problem: "-3"},
+		{name: "replay attempt not before the attempt", change: func(d *message.Document) { d.Replay, d.ReplayAttempt = "r-1", d.Attempt },
+			field: "replayAttempt", problem: "want 0 to the attempt less one"},
+		{name: "replay id too long", change: func(d *message.Document) { d.Replay = strings.Repeat("r", message.MaxReplayID+1) },
+			field: "replay", problem: "129 bytes, want at most 128"},
 		{name: "history too long", change: func(d *message.Document) {
 			d.History = append(d.History, make([]message.Failure, message.MaxHistory)...)
 			for i := range d.History {

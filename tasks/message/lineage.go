@@ -46,6 +46,31 @@ type Lineage struct {
 	// History holds the most recent failures, oldest first, at most
 	// MaxHistory.
 	History []Failure `json:"history,omitempty"`
+	// Replay is the id of the replay (tasks/replay) that last sent the
+	// message back from the parking lot; empty if none did.
+	Replay string `json:"replay,omitempty"`
+	// ReplayAttempt is the attempt the replay sent the message back on:
+	// the round trip after it (Attempt ReplayAttempt+1) is the replay's,
+	// so its arrival in the DLQ is no consumer failure, while a later
+	// return still is.
+	ReplayAttempt int `json:"replayAttempt,omitempty"`
+	// ReplayOf is the id the message had in the parking lot when the
+	// replay sent it back. Copies of one parked message sent back twice
+	// (a replay interrupted between sending a copy and deleting the
+	// parked message, then run again) share it, and so share their
+	// execution name and delivery records (see Document.MessageTag): the
+	// second copy is a duplicate, never a second delivery.
+	ReplayOf string `json:"replayOf,omitempty"`
+}
+
+// MaxReplayID bounds a replay id and a ReplayOf, in bytes.
+const MaxReplayID = 128
+
+// Replayed reports whether the round trip after the lineage's attempt
+// (the one a message carrying it starts) is a replay's: the replay sent
+// the message back with this lineage, rather than a consumer failing it.
+func (l Lineage) Replayed() bool {
+	return l.Replay != "" && l.ReplayAttempt == l.Attempt
 }
 
 // Failure is one failed delivery try.
@@ -142,6 +167,14 @@ func decodeLineage(data []byte) (Lineage, error) {
 		return Lineage{}, fmt.Errorf("originId of %d bytes, want at most %d", len(lin.OriginID), MaxOriginID)
 	case lin.Attempt < 1 || lin.Attempt >= MaxAttempt:
 		return Lineage{}, fmt.Errorf("attempt %d, want 1 to %d", lin.Attempt, MaxAttempt-1)
+	}
+	switch {
+	case len(lin.Replay) > MaxReplayID:
+		return Lineage{}, fmt.Errorf("replay id of %d bytes, want at most %d", len(lin.Replay), MaxReplayID)
+	case len(lin.ReplayOf) > MaxReplayID:
+		return Lineage{}, fmt.Errorf("replayOf of %d bytes, want at most %d", len(lin.ReplayOf), MaxReplayID)
+	case lin.ReplayAttempt < 0 || lin.ReplayAttempt > lin.Attempt:
+		return Lineage{}, fmt.Errorf("replayAttempt %d, want 0 to the attempt, %d", lin.ReplayAttempt, lin.Attempt)
 	}
 	for i, f := range lin.History {
 		if f.Outcome != OutcomeTransient && f.Outcome != OutcomePoison {

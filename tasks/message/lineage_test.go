@@ -38,6 +38,10 @@ func TestLineageOfMalformed(t *testing.T) {
 			problem: "originId of 1025 bytes, want at most 1024"},
 		{name: "unknown outcome", attr: message.StringAttribute(`{"originId":"m-1","attempt":1,"history":[{"try":1,"outcome":"MAYBE"}]}`), problem: `history[0].outcome "MAYBE"`},
 		{name: "bad time", attr: message.StringAttribute(`{"originId":"m-1","attempt":1,"history":[{"at":"yesterday","try":1,"outcome":"POISON"}]}`), problem: "not a lineage JSON object"},
+		{name: "replay attempt past the attempt", attr: message.StringAttribute(`{"originId":"m-1","attempt":2,"replay":"r-1","replayAttempt":3}`),
+			problem: "replayAttempt 3, want 0 to the attempt, 2"},
+		{name: "replay id too long", attr: message.StringAttribute(`{"originId":"m-1","attempt":2,"replay":"` + strings.Repeat("r", message.MaxReplayID+1) + `"}`),
+			problem: "replay id of 129 bytes, want at most 128"},
 		{name: "binary attribute", attr: message.Attribute{DataType: "Binary", BinaryValue: []byte("{}")}, problem: `data type "Binary", want String`},
 	}
 	for _, tt := range tests {
@@ -154,4 +158,62 @@ func TestTruncate(t *testing.T) {
 			assert.Equal(t, tt.want, message.Truncate(tt.in, tt.max))
 		})
 	}
+}
+
+// A replay sends a parked message back with its lineage marked: the round
+// trip it starts is the replay's, not a consumer's failure; a later round
+// trip of the same message (redriven, failed again) is not, and the
+// marker travels on so a message parked again names its replay.
+func TestReplayMarkerTravelsWithTheLineage(t *testing.T) {
+	parked := message.Lineage{OriginID: "o-1", Attempt: 3, LastError: "Rejected: no", Replay: "r-1", ReplayAttempt: 3, ReplayOf: "lot-7"}
+	msg, _, err := message.WithLineage(message.Message{ID: "m-9", Body: "x"}, parked)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"originId":"o-1","attempt":3,"lastError":"Rejected: no","replay":"r-1","replayAttempt":3,"replayOf":"lot-7"}`,
+		msg.MessageAttributes[message.AttributeName].StringValue)
+	lin, found, err := message.LineageOf(msg)
+	require.NoError(t, err)
+	require.True(t, found)
+	assert.True(t, lin.Replayed())
+
+	doc, err := message.NewDocument(msg, receivedAt)
+	require.NoError(t, err)
+	assert.Equal(t, 4, doc.Attempt)
+	assert.True(t, doc.Replayed(), "the replay's round trip")
+	assert.Equal(t, "r-1", doc.Replay)
+	assert.Equal(t, 3, doc.ReplayAttempt)
+	doc.BreakerKey = "orders"
+	require.NoError(t, doc.Validate())
+
+	// A second copy of the same parked message (the replay sent it again
+	// after failing to delete it from the lot) is the same execution.
+	copy2 := msg
+	copy2.ID = "m-10"
+	doc2, err := message.NewDocument(copy2, receivedAt)
+	require.NoError(t, err)
+	doc2.BreakerKey = "orders"
+	assert.Equal(t, doc.ExecutionName(), doc2.ExecutionName(), "a duplicate, not a second delivery")
+	assert.Equal(t, doc.MessageTag(), doc2.MessageTag())
+	other := doc2
+	other.ReplayOf = "lot-8"
+	assert.NotEqual(t, doc.ExecutionName(), other.ExecutionName(), "another parked message with the same lineage")
+
+	// Redriven again and back in the DLQ: a later round trip, not the
+	// replay's, though the lineage still names the replay.
+	again, _, err := message.ForRedrive(doc)
+	require.NoError(t, err)
+	next, err := message.NewDocument(again, receivedAt)
+	require.NoError(t, err)
+	assert.Equal(t, 5, next.Attempt)
+	assert.False(t, next.Replayed())
+	next.Message.ID = "m-11"
+	again.ID = "m-12"
+	next2, err := message.NewDocument(again, receivedAt)
+	require.NoError(t, err)
+	assert.NotEqual(t, next.ExecutionName(), next2.ExecutionName(), "past the replay's round trip the DLQ message id tells copies apart")
+	assert.Equal(t, "r-1", next.Lineage().Replay)
+	assert.False(t, next.Lineage().Replayed())
+
+	fresh, err := message.NewDocument(message.Message{ID: "m-1", Body: "x"}, receivedAt)
+	require.NoError(t, err)
+	assert.False(t, fresh.Replayed(), "a new message")
 }

@@ -40,7 +40,8 @@ func ExecutionName(originID string, attempt, continuation int) string {
 // lineage). A duplicate delivery of that DLQ message has the same id, and
 // so the same name; another message that carries a copy of the same
 // lineage gets a name of its own instead of passing for a duplicate and
-// being deleted unredriven.
+// being deleted unredriven. On a replay's round trip the hash is of the
+// message's id in the parking lot instead (see MessageTag).
 func (d Document) ExecutionName() string {
 	tag := d.MessageTag()
 	if tag != "" {
@@ -52,12 +53,20 @@ func (d Document) ExecutionName() string {
 // MessageTag tells apart different messages that carry the same lineage,
 // in execution names and delivery records: from the second attempt on,
 // "m" and a hash of the DLQ message's id; empty on the first attempt,
-// whose origin id is its own message id.
+// whose origin id is its own message id. On a replay's round trip
+// (Replayed) the hash is of the message's id in the parking lot
+// (ReplayOf): two copies a replay sent of one parked message, each with an
+// id of its own in the DLQ, are one message, so the second is a
+// duplicate.
 func (d Document) MessageTag() string {
 	if d.Attempt <= 1 {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(d.Message.ID))
+	id := d.Message.ID
+	if d.Replayed() && d.ReplayOf != "" {
+		id = "parked:" + d.ReplayOf // never an SQS message id, which has no ':'
+	}
+	sum := sha256.Sum256([]byte(id))
 	return "m" + hex.EncodeToString(sum[:])[:messageHashLen]
 }
 

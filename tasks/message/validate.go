@@ -56,6 +56,9 @@ func (d Document) Validate() error {
 	check(d.RoomTimeoutSeconds < 0, "roomTimeoutSeconds", "%d, want at least 0", d.RoomTimeoutSeconds)
 	check(d.Cycles < 0, "cycles", "%d, want at least 0", d.Cycles)
 	check(d.Continuation < 0, "continuation", "%d, want at least 0", d.Continuation)
+	check(len(d.Replay) > MaxReplayID, "replay", "%d bytes, want at most %d", len(d.Replay), MaxReplayID)
+	check(len(d.ReplayOf) > MaxReplayID, "replayOf", "%d bytes, want at most %d", len(d.ReplayOf), MaxReplayID)
+	check(d.ReplayAttempt < 0 || (d.ReplayAttempt > 0 && d.ReplayAttempt >= d.Attempt), "replayAttempt", "%d, want 0 to the attempt less one, %d", d.ReplayAttempt, d.Attempt-1)
 	check(len(d.History) > MaxHistory, "history", "%d failures, want at most %d", len(d.History), MaxHistory)
 	for i, f := range d.History {
 		field := fmt.Sprintf("history[%d]", i)

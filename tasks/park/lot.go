@@ -162,16 +162,10 @@ func (l *Lot) index(ctx context.Context, e lotindex.Entry) {
 // entryOf is the index entry of msg, parked with rec as messageID in a lot
 // that keeps it for retention.
 func entryOf(msg message.Message, rec Record, messageID string, retention time.Duration) lotindex.Entry {
-	errorType := ""
-	if rec.Failure != nil {
-		errorType = rec.Failure.Error
-	} else if n := len(rec.History); n > 0 {
-		errorType = rec.History[n-1].ErrorType
-	}
 	return lotindex.Entry{
 		Breaker:   rec.BreakerKey,
 		Reason:    lotindex.ReasonClass(rec.Reason),
-		ErrorType: errorType,
+		ErrorType: rec.ErrorType(),
 		OriginID:  rec.OriginID,
 		Attempt:   rec.Attempt,
 		ParkedAt:  rec.ParkedAt,

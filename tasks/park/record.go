@@ -41,6 +41,20 @@ type Record struct {
 	Truncated bool `json:"truncated,omitempty"`
 }
 
+// ErrorType is the error type of the record's last failure: the task
+// error that sent the message to the Park state, else the newest failure
+// in its history; empty when it has none. The parking lot's index and
+// replay filters read it.
+func (r Record) ErrorType() string {
+	if r.Failure != nil {
+		return r.Failure.Error
+	}
+	if n := len(r.History); n > 0 {
+		return r.History[n-1].ErrorType
+	}
+	return ""
+}
+
 // RecordOf is the Record of a document the state machine parks:
 // executionARN is the parking execution. The reason is the document's
 // failure when a Catch sent it (the failure is why the Park state ran),

@@ -53,7 +53,7 @@ func (h *Handler) process(ctx context.Context, p prepared, paced bool) error {
 		return h.parkMalformed(ctx, msg, p.err, now)
 	}
 	doc.Paced = paced
-	returned := doc.Attempt > 1 && h.Config.RecordsReturns()
+	returned := doc.Attempt > 1 && !doc.Replayed() && h.Config.RecordsReturns()
 	if returned {
 		doc.AddFailure(returnFailure(now, doc.Attempt-1))
 	}

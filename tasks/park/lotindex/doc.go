@@ -12,8 +12,9 @@
 // by the UTC day of parking and sorted by parked time: listing the lot is
 // one Query per day of its retention.
 //
-// The index records what was parked; it does not see a message leave the
-// lot (moved back, deleted by hand) before its retention ends. The index
-// is eventually consistent: a message parked a moment ago may not be
-// listed yet.
+// The index records what was parked. A replay (tasks/replay) deletes the
+// entry of each message it moves back; the index does not see a message
+// leave the lot otherwise (moved by hand, deleted) before its retention
+// ends. The index is eventually consistent: a message parked a moment ago
+// may not be listed yet.
 package lotindex

@@ -1,0 +1,37 @@
+// Package replay sends parked messages back into redrive after a fix: only
+// the ones a Filter selects (breaker key, reason class, error type of the
+// last failure, parked time, a field of the body), at a bounded rate, with
+// their lineage marked as replayed, and every replay recorded.
+//
+// A replay scans the parking-lot queue with ReceiveMessage. Each message
+// it sees stays hidden (its visibility timeout is extended while the scan
+// runs) until the scan ends, so the scan sees every message once and ends
+// when a receive comes back empty; then the messages it did not move are
+// made visible again at once. If the replay dies instead, they reappear
+// when their visibility timeout runs out: nothing is lost.
+//
+// A message matches on the park Record in its "redrive" attribute (see
+// park.Record); a message without one that decodes never matches and is
+// left. Moving a match sends its body and attributes unchanged to the DLQ,
+// with the "redrive" attribute set to its lineage marked with the replay's
+// id, the attempt it was parked on and its id in the lot
+// (message.Lineage's Replay, ReplayAttempt and ReplayOf), then deletes it
+// from the lot and its entry from the lot's index. The starter reads the
+// lineage as any message back in the DLQ: the attempt advances, the
+// failure history is kept; it does not count the arrival as a consumer
+// failure. What reaches the target is paced by the starter's pacing gate
+// and the breaker's waiting room, as any redrive is; the replay's own rate
+// bounds how fast it fills the DLQ.
+//
+// Moved twice, never delivered twice: a replay that stops between sending
+// a copy and deleting the parked message leaves the parked message in the
+// lot, and running the replay again sends a second copy. Both copies carry
+// the same lot id (ReplayOf), so they get the same execution name and the
+// second is a duplicate the starter drops. A replay run again with the
+// same id (resumed) skips the messages its first run moved that have been
+// parked again since (their lineage carries its id).
+//
+// Every replay is recorded in the breaker table as one item
+// "replay#<id>" (Journal): who, when, what filter, dry run or not, the
+// rate, and the counts, updated as it goes.
+package replay
