@@ -17,6 +17,7 @@ import (
 
 	"github.com/redrive/redrive/internal/localrun"
 	"github.com/redrive/redrive/internal/simtarget"
+	"github.com/redrive/redrive/tasks/admin"
 	"github.com/redrive/redrive/tasks/attempt"
 	"github.com/redrive/redrive/tasks/message"
 	"github.com/redrive/redrive/tasks/replay"
@@ -484,4 +485,39 @@ func TestReplayPacingStaysWithinTheTargetsCapacity(t *testing.T) {
 			e.settle(t, want)
 		})
 	}
+}
+
+// The console's replay: the admin state machine's replay command dry-runs
+// and replays within one execution each, as `redrive replay` does, and is
+// recorded the same way.
+func TestTheAdminReplayCommand(t *testing.T) {
+	e := newReplayEnv(t, 0)
+	poison := replay.Filter{Reason: "poison"}
+	want := e.origins(func(m lotMessage) bool { return m.marker == "POISON" })
+
+	dry := runAdmin(t, e.s, admin.Request{Command: admin.CommandReplay, Actor: "alice",
+		Replay: &admin.ReplayRequest{ID: "console-dry", Filter: poison, DryRun: true}})
+	require.NotNil(t, dry.Replay)
+	assert.Empty(t, dry.Replay.Error)
+	assert.Equal(t, len(want), dry.Replay.Counts.Matched)
+	assert.Zero(t, dry.Replay.Counts.Moved)
+	assert.Equal(t, replay.Done, dry.Replay.Record.Status)
+	assertAllVisible(t, e.s, len(e.byOrigin))
+
+	real := runAdmin(t, e.s, admin.Request{Command: admin.CommandReplay, Actor: "alice",
+		Replay: &admin.ReplayRequest{Filter: poison, Rate: 5}})
+	require.NotNil(t, real.Replay)
+	assert.Empty(t, real.Replay.Error)
+	assert.Nil(t, real.Replay.Next, "it reached the lot's end")
+	assert.Equal(t, dry.Replay.Groups, real.Replay.Groups, "the dry run showed what the replay moved")
+	assert.Equal(t, len(want), real.Replay.Counts.Moved)
+	assert.Equal(t, "alice", real.Replay.Record.Actor)
+	assert.NotEmpty(t, real.Replay.Record.ID, "named after the execution")
+	wakeDLQ(t.Context(), e.s)
+	drain(t, e.s)
+	e.settle(t, want)
+
+	_, err := e.s.Admin(t.Context(), admin.Request{Command: admin.CommandReplay, Replay: &admin.ReplayRequest{Resume: true, DryRun: true}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "InvalidCommand")
 }

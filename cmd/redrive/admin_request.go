@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -72,6 +73,9 @@ func osHost() host { return host{getenv: os.Getenv, hostname: os.Hostname, now: 
 // is wrong with the command line.
 func (f adminFlags) validate(h host) (adminCall, error) {
 	rule := strings.HasPrefix(f.command, "rule-")
+	if f.command == admin.CommandReplay {
+		return adminCall{}, errors.New("replay is its own command: redrive replay --dry-run ... (the admin state machine's replay is for the console)")
+	}
 	if !slices.Contains(admin.Commands(), f.command) {
 		return adminCall{}, fmt.Errorf("unknown admin command %q; want one of %s", f.command, strings.Join(breakerCommands(), ", ")+", rule add|list|remove")
 	}
@@ -164,7 +168,7 @@ func defaultActor(h host) string {
 
 // breakerCommands lists the admin commands on a breaker.
 func breakerCommands() []string {
-	return slices.DeleteFunc(admin.Commands(), func(c string) bool { return strings.HasPrefix(c, "rule-") })
+	return slices.DeleteFunc(admin.Commands(), func(c string) bool { return strings.HasPrefix(c, "rule-") || c == admin.CommandReplay })
 }
 
 // spec is the rule the flags describe; --in is a comma-separated list. The

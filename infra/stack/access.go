@@ -133,6 +133,16 @@ func grantAccess(scope constructs.Construct, s Settings, st *storage, fns map[st
 	admin.allow(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem", "dynamodb:DeleteItem")
 	admin.allow(roomIndex, "dynamodb:Query")
 	admin.allow([]string{arns.release}, "states:StartExecution")
+	// The replay command scans the parking lot (ReceiveMessage, and
+	// ChangeMessageVisibility to keep what it saw hidden, then visible
+	// again), sends what matches to the DLQ and deletes it from the lot;
+	// its record and the lot's index are table items it already may
+	// write and delete.
+	admin.allow(parkingLot, "sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage")
+	admin.allow([]string{*st.dlq.QueueArn()}, "sqs:SendMessage")
+	if s.DeadLetterQueueKeyArn != "" {
+		admin.allow([]string{s.DeadLetterQueueKeyArn}, "kms:GenerateDataKey", "kms:Decrypt")
+	}
 
 	// The continuer's grant is a policy of its own, not its role's default
 	// policy: the function depends on its default policy, and a grant on

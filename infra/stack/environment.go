@@ -13,6 +13,7 @@ const (
 	envTableName           = "TABLE_NAME"
 	envStateMachineArn     = "STATE_MACHINE_ARN"
 	envParkingLotURL       = "PARKING_LOT_URL"
+	envDLQURL              = "DLQ_URL"
 	envParkingLotRetention = "PARKING_LOT_RETENTION"
 	envKey                 = "BREAKER_KEY"
 	envKeyAttribute        = "BREAKER_KEY_ATTRIBUTE"
@@ -53,6 +54,7 @@ type refs struct {
 	// is built from the machine's name (see releaseStateMachineArn).
 	releaseStateMachineArn string
 	parkingLotURL          string
+	dlqURL                 string // the DLQ, where the admin's replay sends
 	targetQueueURL         string // sqs targets
 	sourceQueueArn         string // the records' eventSourceARN, lambda targets; may be empty
 }
@@ -107,6 +109,10 @@ func environment(name string, s Settings, r refs) map[string]string {
 		setIf(env, envTableRetryBudget, duration(s.TableRetryBudget))
 	case parkFn:
 		setLot(env, r)
+	case adminFn:
+		// The replay command reads the parking lot and sends to the DLQ.
+		env[envParkingLotURL] = r.parkingLotURL
+		env[envDLQURL] = r.dlqURL
 	}
 	return env
 }

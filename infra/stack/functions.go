@@ -42,6 +42,11 @@ type functionSpec struct {
 // refuses the event source mapping.
 const taskTimeout = 30 * time.Second
 
+// adminTimeout bounds an admin command: a replay runs until about half a
+// minute before it, then stops, recorded as interrupted and resumable
+// (tasks/admin); the other commands take a second.
+const adminTimeout = 5 * time.Minute
+
 // releaseMargin is what a release invocation may take beyond its ticks'
 // sleeps: listing and taking entries, the pace row, counting the room.
 const releaseMargin = 30 * time.Second
@@ -53,7 +58,8 @@ var functions = []functionSpec{
 		func(s Settings) time.Duration { return s.AttemptTimeout.Std() }},
 	{parkFn, "Park", "Redrive: sends a message to the parking lot with its lineage and failure history", 128, fixedTimeout},
 	{continuerFn, "Continuer", "Redrive: continues a long-running redrive as a new execution", 128, fixedTimeout},
-	{adminFn, "Admin", "Redrive: runs an operator's command on a breaker (status, reset, open, close, release) or on the routing rules", 128, fixedTimeout},
+	{adminFn, "Admin", "Redrive: runs an operator's command on a breaker (status, reset, open, close, release), on the routing rules, or a replay of the parking lot", 128,
+		func(Settings) time.Duration { return adminTimeout }},
 	{waitroomFn, "WaitingRoom", "Redrive: keeps a turned-away message's task token in its breaker's waiting room", 128, fixedTimeout},
 	// The releaser sends up to RELEASE_MAX_RATE SendTaskSuccess calls a
 	// second: more memory is more CPU for them.

@@ -186,10 +186,11 @@ func TestLeastPrivilege(t *testing.T) {
 			"Attempt": join(logs("Attempt"), xray, resume,
 				on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem", "dynamodb:DeleteItem"),
 				on(roomIndex, "dynamodb:Query"), on(release, "states:StartExecution")),
-			"Park":        join(logs("Park"), xray, on(lot, "sqs:SendMessage"), index),
-			"Continuer":   join(logs("Continuer"), xray, on(redrive, "states:StartExecution")),
+			"Park":      join(logs("Park"), xray, on(lot, "sqs:SendMessage"), index),
+			"Continuer": join(logs("Continuer"), xray, on(redrive, "states:StartExecution")),
 			"Admin": join(logs("Admin"), xray, resume, on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem", "dynamodb:DeleteItem"),
-				on(roomIndex, "dynamodb:Query"), on(release, "states:StartExecution")),
+				on(roomIndex, "dynamodb:Query"), on(release, "states:StartExecution"),
+				on(lot, "sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage"), on(dlq, "sqs:SendMessage")),
 			"WaitingRoom": join(logs("WaitingRoom"), xray, on(table, "dynamodb:GetItem", "dynamodb:PutItem"), on(release, "states:StartExecution")),
 			"Release": join(logs("Release"), xray, resume,
 				on(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"),
@@ -198,6 +199,7 @@ func TestLeastPrivilege(t *testing.T) {
 		switch fixture {
 		case existingName:
 			want["Starter"] = join(want["Starter"], on(dlqKeyArn, "kms:Decrypt"), on(table, "dynamodb:UpdateItem"))
+			want["Admin"] = join(want["Admin"], on(dlqKeyArn, "kms:GenerateDataKey", "kms:Decrypt"))
 			want["Attempt"] = join(want["Attempt"], on(consumerArn, "lambda:InvokeFunction"))
 		case demoName:
 			want["Starter"] = join(want["Starter"], on(table, "dynamodb:GetItem", "dynamodb:UpdateItem"))

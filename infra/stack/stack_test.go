@@ -132,8 +132,8 @@ func TestDemoQueues(t *testing.T) {
 func TestFunctions(t *testing.T) {
 	// The release function runs ten ticks an invocation, plus 30s.
 	timeouts := map[string]map[string]int{
-		existingName: {starterFn: 30, attemptFn: 120, parkFn: 30, continuerFn: 30, adminFn: 30, waitroomFn: 30, releaseFn: 10*2 + 30},
-		demoName:     {starterFn: 30, attemptFn: 60, parkFn: 30, continuerFn: 30, adminFn: 30, waitroomFn: 30, releaseFn: 10*1 + 30},
+		existingName: {starterFn: 30, attemptFn: 120, parkFn: 30, continuerFn: 30, adminFn: 300, waitroomFn: 30, releaseFn: 10*2 + 30},
+		demoName:     {starterFn: 30, attemptFn: 60, parkFn: 30, continuerFn: 30, adminFn: 300, waitroomFn: 30, releaseFn: 10*1 + 30},
 	}
 	memory := map[string]int{starterFn: 256, attemptFn: 256, parkFn: 128, continuerFn: 128, adminFn: 128, waitroomFn: 128, releaseFn: 256}
 	for _, fixture := range []string{existingName, demoName} {
@@ -200,8 +200,9 @@ func TestFunctionEnvironment(t *testing.T) {
 					"MAX_ATTEMPTS": "8", "MAX_CYCLES": "200", "BACKOFF_BASE": "2s", "BACKOFF_MAX": "5m0s", "DELIVERY_LEASE": "2m30s",
 					"UNKNOWN_OUTCOME": "park", "TABLE_RETRY_BUDGET": "2h0m0s"}),
 				waitroomFn: with(pace, room),
-				adminFn:    with(pace, room),
-				releaseFn:  with(pace, room, map[string]string{"RELEASE_STATE_MACHINE_ARN": releaseByName}),
+				adminFn: with(pace, room, map[string]string{"PARKING_LOT_URL": lot,
+					"DLQ_URL": "https://sqs.eu-west-1.{AWS::URLSuffix}/123456789012/orders-dlq"}),
+				releaseFn: with(pace, room, map[string]string{"RELEASE_STATE_MACHINE_ARN": releaseByName}),
 			}
 		case demoName:
 			source := "{" + s.id(t, "AWS::SQS::Queue", "SourceQueue") + "}"
@@ -212,8 +213,9 @@ func TestFunctionEnvironment(t *testing.T) {
 					"START_CONCURRENCY": "2", "BREAKER_KEY_POINTER": "/tenant/id", "BREAKER_KEY_DEFAULT": "default"}),
 				attemptFn:  with(room, map[string]string{"TARGET_KIND": "sqs", "TARGET_QUEUE_URL": source, "DELIVERY_LEASE": "1m30s"}),
 				waitroomFn: with(room),
-				adminFn:    with(room),
-				releaseFn:  with(map[string]string{"RELEASE_STATE_MACHINE_ARN": releaseByName}),
+				adminFn: with(room, map[string]string{"PARKING_LOT_URL": lot,
+					"DLQ_URL": "{" + s.id(t, "AWS::SQS::Queue", "DeadLetterQueue") + "}"}),
+				releaseFn: with(map[string]string{"RELEASE_STATE_MACHINE_ARN": releaseByName}),
 			}
 		}
 		want[parkFn] = with(parking)
@@ -277,7 +279,8 @@ func TestReleaseStateMachineName(t *testing.T) {
 // makes); deploy-time references and pseudo parameters get example values
 // of their shape.
 func TestTasksAcceptTheirEnvironment(t *testing.T) {
-	pseudo := strings.NewReplacer("{AWS::Partition}", "aws", "{AWS::Region}", "us-east-1", "{AWS::AccountId}", "123456789012")
+	pseudo := strings.NewReplacer("{AWS::Partition}", "aws", "{AWS::Region}", "us-east-1", "{AWS::AccountId}", "123456789012",
+		"{AWS::URLSuffix}", "amazonaws.com")
 	for _, fixture := range []string{existingName, demoName} {
 		s := synth(t, fixture)
 		example := exampleRefs(s.settings)
@@ -289,6 +292,7 @@ func TestTasksAcceptTheirEnvironment(t *testing.T) {
 		}
 		if fixture == demoName {
 			values["{"+s.id(t, "AWS::SQS::Queue", "SourceQueue")+"}"] = example.targetQueueURL
+			values["{"+s.id(t, "AWS::SQS::Queue", "DeadLetterQueue")+"}"] = example.dlqURL
 		}
 		for _, spec := range functions {
 			t.Run(fixture+"/"+spec.name, func(t *testing.T) {

@@ -154,7 +154,7 @@ func (st *storage) roomIndexArn() string {
 
 // refs returns the storage's names and addresses for the environment.
 func (st *storage) refs() refs {
-	r := refs{tableName: *st.table.TableName(), parkingLotURL: *st.parkingLot.QueueUrl()}
+	r := refs{tableName: *st.table.TableName(), parkingLotURL: *st.parkingLot.QueueUrl(), dlqURL: *st.dlq.QueueUrl()}
 	if st.source != nil {
 		r.targetQueueURL = *st.source.QueueUrl()
 		r.sourceQueueArn = *st.source.QueueArn()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/redrive/redrive/breaker/dynamostore"
 	"github.com/redrive/redrive/statemachine/local"
+	"github.com/redrive/redrive/tasks/admin"
 	"github.com/redrive/redrive/tasks/assemble"
 	"github.com/redrive/redrive/tasks/message"
 	"github.com/redrive/redrive/tasks/park"
@@ -39,7 +40,7 @@ func (s *Stack) register() error {
 		db = s.opts.WrapDynamoDB(db)
 	}
 	b := assemble.NewBuilder(assemble.Deps{
-		Clients:     assemble.Clients{DynamoDB: db, SFN: s.SFN, ParkingLot: s.SQS, Delivery: delivery},
+		Clients:     assemble.Clients{DynamoDB: db, SFN: s.SFN, ParkingLot: s.SQS, Replay: s.SQS, Delivery: delivery},
 		Clock:       s.Executor,
 		Logger:      telemetry.JSONLogger(s.opts.Logs),
 		MetricLines: s.opts.Logs,
@@ -76,6 +77,8 @@ func (s *Stack) settings() func(string) string {
 		starter.EnvTable:                   s.Table,
 		assemble.EnvReleaseStateMachineARN: s.ReleaseARN,
 		park.EnvQueueURL:                   s.ParkingLotURL,
+		admin.EnvDLQURL:                    s.DLQURL,
+		admin.EnvReplayShortPoll:           "true",                         // the queues are on the executor's clock
 		park.EnvRetention:                  park.DefaultRetention.String(), // the lot's, as createQueues makes it
 		target.EnvKind:                     string(target.KindLambda),
 		target.EnvFunction:                 functionARN(FunctionConsumer),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/breaker/dynamostore"
+	"github.com/redrive/redrive/tasks/replay"
 	"github.com/redrive/redrive/tasks/room"
 	"github.com/redrive/redrive/tasks/rules"
 	"github.com/redrive/redrive/tasks/taskerr"
@@ -59,6 +60,8 @@ type Output struct {
 	Audit []rules.Change `json:"audit,omitempty"`
 	// Released counts the held messages a rule-remove resumed.
 	Released int `json:"released,omitempty"`
+	// Replay is what a replay command did.
+	Replay *ReplayOutput `json:"replay,omitempty"`
 	// Notes say what the operator may not expect, such as a rule on a
 	// breaker key that has no breaker yet.
 	Notes []string `json:"notes,omitempty"`
@@ -91,6 +94,9 @@ type Handler struct {
 	// hold rule held; without them they come back at their room timeout.
 	Room  *room.Room
 	Tasks room.TaskAPI
+	// Replayer, if set, runs the replay command; without it the command
+	// fails.
+	Replayer *replay.Replayer
 }
 
 // New returns a Handler on b that logs to logger and reads the wall clock.
@@ -121,6 +127,9 @@ func (h *Handler) handle(ctx context.Context, in Input) (Output, error) {
 	}
 	if isRuleCommand(in.Request.Command) {
 		return h.handleRule(ctx, in)
+	}
+	if in.Request.Command == CommandReplay {
+		return h.handleReplay(ctx, in)
 	}
 	p, err := parse(in, h.Now())
 	if err != nil {

@@ -139,7 +139,7 @@ func TestCommandsChangeTheBreaker(t *testing.T) {
 
 func TestInvalidRequests(t *testing.T) {
 	f := newFixture(t, nil)
-	valid := "want one of status, reset, open, close, release, rule-add, rule-list, rule-remove"
+	valid := "want one of status, reset, open, close, release, rule-add, rule-list, rule-remove, replay"
 	tests := []struct {
 		name  string
 		input string // the admin function's event, as JSON
@@ -176,14 +176,14 @@ func TestInvalidRequests(t *testing.T) {
 		{"until on status", `{"request": {"command": "status", "breaker": "orders", "until": "2026-01-03T00:00:00Z"}, "executionName": "x"}`,
 			[]admin.Problem{{"until", "only for open and close"}}},
 		{"mistyped field", `{"request": {"command": "open", "breaker": "orders", "reason": "r", "untill": "2026-01-03T00:00:00Z"}, "executionName": "x"}`,
-			[]admin.Problem{{"untill", "unknown field; want command, breaker, reason, until, actor, rule, id"}}},
+			[]admin.Problem{{"untill", "unknown field; want command, breaker, reason, until, actor, rule, id, replay"}}},
 		{"value not a string", `{"request": {"command": "open", "breaker": "orders", "reason": "r", "until": 3600}, "executionName": "x"}`,
 			[]admin.Problem{{"until", "want a string"}}},
 		{"no actor and no execution name", `{"request": {"command": "reset", "breaker": "orders", "reason": "r"}}`,
 			[]admin.Problem{{"actor", "required when the input has no executionName to default it from"}}},
 		{"every problem at once", `{"request": {"command": "open", "until": "soon", "extra": true}, "executionName": "x"}`,
 			[]admin.Problem{
-				{"extra", "unknown field; want command, breaker, reason, until, actor, rule, id"},
+				{"extra", "unknown field; want command, breaker, reason, until, actor, rule, id, replay"},
 				{"breaker", `required: the breaker key, e.g. "orders"`},
 				{"reason", "required for open: it is kept on the breaker for the audit trail"},
 				{"until", `want an RFC 3339 time with a zone, e.g. "2026-01-02T15:04:05Z", not "soon"`},

@@ -39,6 +39,8 @@ type Request struct {
 	Rule *rules.Spec `json:"rule,omitempty"`
 	// ID names the rule a rule-remove removes, e.g. "r7".
 	ID string `json:"id,omitempty"`
+	// Replay is a replay command's options.
+	Replay *ReplayRequest `json:"replay,omitempty"`
 
 	// problems are what UnmarshalJSON found wrong with the JSON itself
 	// (unknown fields, values that are not strings).
@@ -61,7 +63,7 @@ const (
 // Commands lists the command names a Request may use.
 func Commands() []string {
 	return []string{CommandStatus, breaker.Reset.String(), breaker.ForceOpen.String(),
-		breaker.ForceClose.String(), breaker.Release.String(), CommandRuleAdd, CommandRuleList, CommandRuleRemove}
+		breaker.ForceClose.String(), breaker.Release.String(), CommandRuleAdd, CommandRuleList, CommandRuleRemove, CommandReplay}
 }
 
 // isRuleCommand reports a command on the routing rules rather than on a
@@ -72,7 +74,7 @@ func isRuleCommand(command string) bool {
 
 // requestFields lists Request's JSON field names, in the order problems
 // are reported.
-var requestFields = []string{"command", "breaker", "reason", "until", "actor", "rule", "id"}
+var requestFields = []string{"command", "breaker", "reason", "until", "actor", "rule", "id", "replay"}
 
 // UnmarshalJSON reads a request leniently: an unknown field or a value that
 // is not a string is remembered as a problem for validation to report with
@@ -91,7 +93,12 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 		switch {
 		case name == "rule":
 			r.Rule = &rules.Spec{}
-			if problem := decodeStrict(fields[name], r.Rule); problem != "" {
+			if problem := decodeStrict(fields[name], r.Rule, ruleExample); problem != "" {
+				r.problems = append(r.problems, Problem{Field: name, Problem: problem})
+			}
+		case name == "replay":
+			r.Replay = &ReplayRequest{}
+			if problem := decodeStrict(fields[name], r.Replay, replayExample); problem != "" {
 				r.problems = append(r.problems, Problem{Field: name, Problem: problem})
 			}
 		case !known:
@@ -103,13 +110,19 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// Examples of the object fields, for their problems.
+const (
+	ruleExample   = `{"on": "attribute:tenant", "equals": "acme", "action": "quarantine"}`
+	replayExample = `{"filter": {"reason": "exhausted", "since": "2026-01-02T15:04:05Z"}, "dryRun": true}`
+)
+
 // decodeStrict decodes data into v, refusing unknown fields; it returns
-// the problem, or "".
-func decodeStrict(data []byte, v any) string {
+// the problem, naming example, or "".
+func decodeStrict(data []byte, v any, example string) string {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return `want an object such as {"on": "attribute:tenant", "equals": "acme", "action": "quarantine"}: ` + err.Error()
+		return "want an object such as " + example + ": " + err.Error()
 	}
 	return ""
 }
@@ -152,6 +165,9 @@ func parse(in Input, now time.Time) (parsed, error) {
 	}
 	if r.ID != "" {
 		fail("id", "only for "+CommandRuleRemove)
+	}
+	if r.Replay != nil {
+		fail("replay", "only for "+CommandReplay)
 	}
 	if r.Breaker == "" {
 		fail("breaker", `required: the breaker key, e.g. "orders"`)

@@ -51,6 +51,9 @@ func parseRule(in Input, now time.Time) (ruleCommand, error) {
 	if r.Breaker != "" {
 		fail("breaker", `not for rule commands; a rule matches a breaker key with {"on": "breaker", "equals": "`+r.Breaker+`"}`)
 	}
+	if r.Replay != nil {
+		fail("replay", "only for "+CommandReplay)
+	}
 	switch r.Command {
 	case CommandRuleAdd:
 		if r.Rule == nil {
@@ -102,10 +105,16 @@ func parseRule(in Input, now time.Time) (ruleCommand, error) {
 		}
 	}
 	if len(problems) > 0 {
-		slices.SortStableFunc(problems, func(a, b Problem) int { return fieldOrder(a.Field) - fieldOrder(b.Field) })
+		sortProblems(problems)
 		return ruleCommand{}, &InvalidCommand{Problems: problems}
 	}
 	return c, nil
+}
+
+// sortProblems orders problems by their fields' order in requestFields,
+// keeping the order of those of one field.
+func sortProblems(problems []Problem) {
+	slices.SortStableFunc(problems, func(a, b Problem) int { return fieldOrder(a.Field) - fieldOrder(b.Field) })
 }
 
 // fieldOrder orders problems by requestFields, a rule's own fields with

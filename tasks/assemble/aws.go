@@ -45,6 +45,7 @@ func clientsOf(cfg aws.Config) Clients {
 		DynamoDB:   dynamodb.NewFromConfig(cfg),
 		SFN:        sfn.NewFromConfig(cfg),
 		ParkingLot: sqs.NewFromConfig(cfg),
+		Replay:     sqs.NewFromConfig(cfg),
 		Delivery: target.Clients{
 			Lambda: lambda.NewFromConfig(cfg, func(o *lambda.Options) { o.RetryMaxAttempts = deliveryTries }),
 			SQS:    sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.RetryMaxAttempts = deliveryTries }),

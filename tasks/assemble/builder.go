@@ -15,6 +15,7 @@ import (
 	"github.com/redrive/redrive/tasks/pace"
 	"github.com/redrive/redrive/tasks/park"
 	"github.com/redrive/redrive/tasks/park/lotindex"
+	"github.com/redrive/redrive/tasks/replay"
 	"github.com/redrive/redrive/tasks/rules"
 	"github.com/redrive/redrive/tasks/starter"
 	"github.com/redrive/redrive/tasks/target"
@@ -178,8 +179,18 @@ func (b *Builder) Admin(cfg admin.Config, rc RoomConfig) (*admin.Handler, error)
 		return nil, err
 	}
 	rm, launcher := b.room(rc)
-	return &admin.Handler{Breaker: br, Launcher: launcher, Repair: store, Logger: b.deps.Logger, Now: b.deps.Clock.Now,
-		Rules: rules.NewStore(c.DynamoDB, cfg.Table), Room: rm, Tasks: c.SFN}, nil
+	h := &admin.Handler{Breaker: br, Launcher: launcher, Repair: store, Logger: b.deps.Logger, Now: b.deps.Clock.Now,
+		Rules: rules.NewStore(c.DynamoDB, cfg.Table), Room: rm, Tasks: c.SFN}
+	if cfg.Replays() {
+		if err := needs("admin", need{"Replay", c.Replay != nil}); err != nil {
+			return nil, fmt.Errorf("assemble: admin: %w", err)
+		}
+		if h.Replayer, err = replay.New(c.Replay, c.DynamoDB, b.deps.Clock, b.deps.Logger,
+			replay.Config{ParkingLotURL: cfg.ParkingLotURL, DLQURL: cfg.DLQURL, Table: cfg.Table, ShortPoll: cfg.ReplayShortPoll}); err != nil {
+			return nil, fmt.Errorf("assemble: admin: %w", err)
+		}
+	}
+	return h, nil
 }
 
 // lot is the parking lot at cfg, indexed in table unless it is empty.

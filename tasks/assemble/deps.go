@@ -8,6 +8,7 @@ import (
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/internal/clock"
 	"github.com/redrive/redrive/tasks/park"
+	"github.com/redrive/redrive/tasks/replay"
 	"github.com/redrive/redrive/tasks/target"
 	"github.com/redrive/redrive/tasks/telemetry"
 )
@@ -25,6 +26,9 @@ type Clients struct {
 	SFN StepFunctions
 	// ParkingLot sends to the parking-lot queue (starter, park).
 	ParkingLot park.SendMessageAPI
+	// Replay reads the parking lot and sends to the DLQ for the admin's
+	// replay command; nil leaves the command unavailable.
+	Replay replay.SQSAPI
 	// Delivery are the target's clients (attempt): Lambda for
 	// TARGET_KIND=lambda, SQS for sqs. In AWS they make a single try (see
 	// AWSClients): the breaker and the state machine do the retrying.

@@ -14,6 +14,7 @@ import (
 	"github.com/redrive/redrive/tasks/pace"
 	"github.com/redrive/redrive/tasks/park/lotindex"
 	"github.com/redrive/redrive/tasks/release"
+	"github.com/redrive/redrive/tasks/replay"
 	"github.com/redrive/redrive/tasks/room"
 	"github.com/redrive/redrive/tasks/rules"
 	"github.com/redrive/redrive/tasks/starter"
@@ -34,6 +35,8 @@ type DynamoDB interface {
 	dynamostore.API
 	lotindex.API
 	rules.API
+	replay.JournalAPI
+	replay.IndexAPI
 }
 
 // StepFunctions is the part of the Step Functions client the handlers

@@ -171,8 +171,8 @@ type Plan struct {
 	Rate float64
 }
 
-// validate checks p before anything is recorded.
-func (p Plan) validate() error {
+// Check reports what is wrong with p, before anything is recorded.
+func (p Plan) Check() error {
 	switch {
 	case p.ID == "":
 		return errors.New("replay: no replay id")
@@ -232,7 +232,7 @@ func (r Result) Moving() int {
 // failing) is returned with the Result so far, the record marked
 // interrupted: run the plan again with Resume to carry on.
 func (r *Replayer) Run(ctx context.Context, plan Plan) (Result, error) {
-	if err := plan.validate(); err != nil {
+	if err := plan.Check(); err != nil {
 		return Result{}, err
 	}
 	now := r.clock.Now()

@@ -1,8 +1,10 @@
 // Command admin is the Lambda function behind the admin state machine: it
 // applies an operator's command (status, reset, open, close, release) to a
 // breaker row, and starts the waiting room's releaser after a command that
-// lets messages through. Settings: TABLE_NAME; RELEASE_STATE_MACHINE_ARN,
-// ROOM_TIMEOUT, RELEASE_* (assemble.RoomFromEnv).
+// lets messages through; it manages the routing rules; and it runs a
+// replay of the parking lot. Settings: TABLE_NAME; PARKING_LOT_URL and
+// DLQ_URL (the replay); RELEASE_STATE_MACHINE_ARN, ROOM_TIMEOUT, RELEASE_*
+// (assemble.RoomFromEnv).
 package main
 
 import (
