@@ -39,7 +39,7 @@ func newDashboard(scope constructs.Construct, st *storage, fns map[string]*funct
 	messages := []awscloudwatch.IWidget{
 		graph("Messages per minute (all keys)", thirdWidth, []awscloudwatch.IMetric{
 			allBreakers(metricDelivered), allBreakers(metricTransient), allBreakers(metricPoison),
-			allBreakers(metricParked), allBreakers(metricDuplicates),
+			allBreakers(metricParked), allBreakers(metricDuplicates), allBreakers(metricQuarantined), allBreakers(metricHeld),
 		}, nil, nil),
 		graph("Delivered per minute by key", thirdWidth, []awscloudwatch.IMetric{perBreaker(metricDelivered, "Sum")}, nil, nil),
 		graph("Transient failures per minute by key", thirdWidth, []awscloudwatch.IMetric{perBreaker(metricTransient, "Sum")}, nil, nil),

@@ -26,6 +26,9 @@ const (
 	metricStartThrottled = "StartThrottled"
 	metricThrottled      = "Throttled"
 	metricReleased       = "Released"
+	// What the routing rules did (tasks/rules).
+	metricQuarantined = "Quarantined"
+	metricHeld        = "Held"
 	// metricTableUnavailable counts Attempts the table failed before they
 	// delivered (retried for hours); metricUnrecordedOutcomes counts
 	// outcomes the Attempt knew but could not store.
