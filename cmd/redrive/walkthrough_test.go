@@ -38,8 +38,8 @@ func walkthroughBlocks(t *testing.T) (localArgs []string, script string) {
 // then the second shell's block, copied from the README and run by bash,
 // with `redrive` on PATH as `make install` puts it. The outage trips the
 // breaker and a probe closes it; every message is delivered once; the
-// poison one is parked, found by `redrive parked`, and moved back to the
-// DLQ.
+// poison one is parked, found by `redrive parked`, sent back by `redrive
+// replay` after a dry run, and parked again by a quarantine rule.
 func TestREADMEWalkthrough(t *testing.T) {
 	for _, tool := range []string{"aws", "bash"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -79,6 +79,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 	assert.Regexp(t, `(?m)^orders +poison +PoisonMessage +1 +\S+Z$`, got, "the parking lot's summary, from its index")
 	assert.Regexp(t, `(?m)^\S+Z +orders +poison +PoisonMessage +\d+ +\S+$`, got, "and its list")
 	assert.Contains(t, got, `"note": "poison"`, "the poison message, received from the parking lot")
-	assert.Contains(t, got, "TaskHandle", "a message move task started")
-	assert.Regexp(t, `(RUNNING|COMPLETED)\s+1`, got, "and moved the parked message back")
+	assert.Contains(t, got, `"id": "r1"`, "the rule added, and listed")
+	assert.Regexp(t, `(?m)^orders +poison +PoisonMessage +1 +\d+ +\S+Z$`, got, "the dry run's group")
+	assert.Regexp(t, `(?m)^orders +quarantined +PoisonMessage +1 +\S+Z$`, got, "the replayed message, quarantined by the rule")
 }
