@@ -29,6 +29,19 @@ func callsBefore(s *localrun.Stack, at time.Time) int {
 	return s.Target.Ledger().CallsBetween(time.Time{}, at)
 }
 
+// assertWaiting checks that each message of ids has one execution, and
+// that it waits in a WaitingRoom state.
+func assertWaiting(t *testing.T, s *localrun.Stack, ids []string) {
+	t.Helper()
+	byOrigin := costsByOrigin(t, s)
+	for _, id := range ids {
+		require.Len(t, byOrigin[id], 1)
+		c := byOrigin[id][0]
+		assert.Equal(t, local.Running, c.Execution.Status, "message %s waits", id)
+		assert.Equal(t, "WaitingRoom", c.States[len(c.States)-1], "message %s waits in the room", id)
+	}
+}
+
 // An operator drives the breaker from the console: force-open holds
 // messages back without a single call to the target, force-close lets them
 // through, release returns to automatic, a forced mode with an end expires
@@ -57,13 +70,7 @@ func TestAdminCommands(t *testing.T) {
 	held := send(t, s, bodies("held", 5)...)
 	runUntil(t, s, t0.Add(10*time.Minute))
 	assert.Zero(t, callsBefore(s, t0.Add(10*time.Minute)), "no call while forced open")
-	byOrigin := costsByOrigin(t, s)
-	for _, id := range held {
-		require.Len(t, byOrigin[id], 1)
-		c := byOrigin[id][0]
-		assert.Equal(t, local.Running, c.Execution.Status, "message %s waits", id)
-		assert.Equal(t, "WaitingRoom", c.States[len(c.States)-1], "message %s waits in the room", id)
-	}
+	assertWaiting(t, s, held)
 
 	// Force-close: they go through.
 	closedAt := s.Executor.Now()

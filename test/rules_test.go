@@ -10,7 +10,6 @@ import (
 
 	"github.com/redrive/redrive/internal/localrun"
 	"github.com/redrive/redrive/internal/simtarget"
-	"github.com/redrive/redrive/statemachine/local"
 	"github.com/redrive/redrive/tasks/admin"
 	"github.com/redrive/redrive/tasks/attempt"
 	"github.com/redrive/redrive/tasks/message"
@@ -106,13 +105,7 @@ func TestAHoldKeepsMessagesUntilRemovedOrEnded(t *testing.T) {
 	others := send(t, s, tenantMessages("globex", 6)...)
 	runUntil(t, s, t0.Add(2*time.Hour)) // beyond the room's timeout: held again
 	assert.Zero(t, callsOf(s, held, t0), "no call while held")
-	byOrigin := costsByOrigin(t, s)
-	for _, id := range held {
-		require.Len(t, byOrigin[id], 1)
-		c := byOrigin[id][0]
-		assert.Equal(t, local.Running, c.Execution.Status, "message %s waits", id)
-		assert.Equal(t, "WaitingRoom", c.States[len(c.States)-1], "message %s waits in the room", id)
-	}
+	assertWaiting(t, s, held)
 	for _, id := range others {
 		assert.Equal(t, 1, s.Target.Ledger().Deliveries()[id], "globex message %s is delivered", id)
 	}

@@ -258,19 +258,7 @@ func TestIndexGrants(t *testing.T) {
 		table := "{" + s.id(t, "AWS::DynamoDB::Table", "Table") + ".Arn}"
 		for _, role := range []string{"StarterRole", "ParkRole"} {
 			t.Run(fixture+"/"+role, func(t *testing.T) {
-				roleID := "{" + s.id(t, "AWS::IAM::Role", role) + "}"
-				var puts []map[string]any
-				for _, pid := range s.ofType("AWS::IAM::Policy") {
-					p := s.resources[pid].Properties
-					if !slices.Contains(renderAll(p["Roles"]), roleID) {
-						continue
-					}
-					for _, st := range statements(p["PolicyDocument"]) {
-						if slices.Contains(renderAll(st["Action"]), "dynamodb:PutItem") {
-							puts = append(puts, st)
-						}
-					}
-				}
+				puts := s.granting(t, role, "dynamodb:PutItem")
 				require.Len(t, puts, 1, "one statement grants PutItem")
 				assert.Equal(t, []string{"dynamodb:PutItem"}, renderAll(puts[0]["Action"]), "and nothing else")
 				assert.Equal(t, []string{table}, renderAll(puts[0]["Resource"]))
@@ -280,23 +268,30 @@ func TestIndexGrants(t *testing.T) {
 	}
 }
 
-// With the lambda target, the starter reads the routing rules item and no
-// other (with the sqs target it reads breaker rows too, to record returns).
-func TestTheStarterReadsOnlyTheRulesItem(t *testing.T) {
-	s := synth(t, existingName)
-	roleID := "{" + s.id(t, "AWS::IAM::Role", "StarterRole") + "}"
-	var gets []map[string]any
+// granting returns the statements of role's policies that grant action.
+func (s *synthesized) granting(t *testing.T, role, action string) []map[string]any {
+	t.Helper()
+	roleID := "{" + s.id(t, "AWS::IAM::Role", role) + "}"
+	var out []map[string]any
 	for _, pid := range s.ofType("AWS::IAM::Policy") {
 		p := s.resources[pid].Properties
 		if !slices.Contains(renderAll(p["Roles"]), roleID) {
 			continue
 		}
 		for _, st := range statements(p["PolicyDocument"]) {
-			if slices.Contains(renderAll(st["Action"]), "dynamodb:GetItem") {
-				gets = append(gets, st)
+			if slices.Contains(renderAll(st["Action"]), action) {
+				out = append(out, st)
 			}
 		}
 	}
+	return out
+}
+
+// With the lambda target, the starter reads the routing rules item and no
+// other (with the sqs target it reads breaker rows too, to record returns).
+func TestTheStarterReadsOnlyTheRulesItem(t *testing.T) {
+	s := synth(t, existingName)
+	gets := s.granting(t, "StarterRole", "dynamodb:GetItem")
 	require.Len(t, gets, 1, "one statement grants GetItem")
 	assert.Equal(t, []string{"dynamodb:GetItem"}, renderAll(gets[0]["Action"]), "and nothing else")
 	assert.JSONEq(t, `{"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["rules"]}}`, render(gets[0]["Condition"]))

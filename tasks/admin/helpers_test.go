@@ -3,6 +3,7 @@ package admin_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"testing"
 	"time"
@@ -79,6 +80,19 @@ func (f fixture) trip(t *testing.T, key string) {
 	row, err := f.breaker.Status(t.Context(), key)
 	require.NoError(t, err)
 	require.Equal(t, breaker.Open, row.State)
+}
+
+// problemsOf runs request, the JSON an operator starts the admin state
+// machine with, and returns the problems of the *InvalidCommand it must
+// fail with.
+func (f fixture) problemsOf(t *testing.T, request string) []admin.Problem {
+	t.Helper()
+	var in admin.Input
+	require.NoError(t, json.Unmarshal([]byte(`{"request": `+request+`, "executionName": "ops-1"}`), &in))
+	_, err := f.handler.Handle(t.Context(), in)
+	var invalid *admin.InvalidCommand
+	require.ErrorAs(t, err, &invalid)
+	return invalid.Problems
 }
 
 // command runs one request through the handler as the admin state machine

@@ -1,11 +1,9 @@
 package admin_test
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/tasks/admin"
 )
@@ -50,12 +48,7 @@ func TestInvalidReplayCommands(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var in admin.Input
-			require.NoError(t, json.Unmarshal([]byte(`{"request": `+tt.request+`, "executionName": "ops-1"}`), &in))
-			_, err := f.handler.Handle(t.Context(), in)
-			var invalid *admin.InvalidCommand
-			require.ErrorAs(t, err, &invalid)
-			assert.Equal(t, tt.want, invalid.Problems)
+			assert.Equal(t, tt.want, f.problemsOf(t, tt.request))
 		})
 	}
 

@@ -1,7 +1,6 @@
 package admin_test
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -114,12 +113,7 @@ func TestInvalidRuleCommandsNameEveryProblem(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var in admin.Input
-			require.NoError(t, json.Unmarshal([]byte(`{"request": `+tt.request+`, "executionName": "ops-1"}`), &in))
-			_, err := f.handler.Handle(t.Context(), in)
-			var invalid *admin.InvalidCommand
-			require.ErrorAs(t, err, &invalid)
-			assert.Equal(t, tt.want, invalid.Problems)
+			assert.Equal(t, tt.want, f.problemsOf(t, tt.request))
 		})
 	}
 }
