@@ -177,7 +177,7 @@ func (h *Handler) ruleError(c ruleCommand, err error) error {
 	switch {
 	case errors.Is(err, rules.ErrNoRule):
 		return &InvalidCommand{Problems: []Problem{{Field: "id", Problem: fmt.Sprintf("no rule %q is in force (rule-list shows them)", c.id)}}}
-	case errors.Is(err, rules.ErrTooMany):
+	case errors.Is(err, rules.ErrTooMany), errors.Is(err, rules.ErrTooLarge):
 		return &InvalidCommand{Problems: []Problem{{Field: "rule", Problem: err.Error() + "; remove one first"}}}
 	}
 	if ce := taskerr.Contention(c.command, err); ce != nil {

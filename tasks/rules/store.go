@@ -75,6 +75,18 @@ var ErrNoRule = errors.New("rules: no such rule")
 // ErrTooMany reports an add beyond MaxRules.
 var ErrTooMany = fmt.Errorf("rules: at most %d rules may be in force", MaxRules)
 
+// ErrTooLarge reports an add that would make the rules in force larger
+// than maxRulesBytes.
+var ErrTooLarge = errors.New("rules: the rules in force would not fit in their table item")
+
+// maxItemBytes bounds the rules item, below DynamoDB's 400 KB item limit;
+// the rules may take maxRulesBytes of it, and the audit trail gives up its
+// oldest changes to fit in the rest (every change is logged too).
+const (
+	maxItemBytes  = 350_000
+	maxRulesBytes = 200_000
+)
+
 // API is the part of the DynamoDB client the store calls; *dynamodb.Client
 // satisfies it.
 type API interface {
@@ -194,12 +206,21 @@ func (b *Book) audit(c Change) {
 }
 
 // put writes b on the condition that the stored version is still version.
+// It drops the audit trail's oldest changes while the item is larger than
+// maxItemBytes, and fails with ErrTooLarge when the rules alone are.
 func (s *Store) put(ctx context.Context, b Book, version int64) error {
 	rules, err := json.Marshal(b.Rules)
 	if err != nil {
 		return err
 	}
+	if len(rules) > maxRulesBytes {
+		return fmt.Errorf("%w: %d bytes of rules, at most %d", ErrTooLarge, len(rules), maxRulesBytes)
+	}
 	audit, err := json.Marshal(b.Audit)
+	for err == nil && len(rules)+len(audit) > maxItemBytes {
+		b.Audit = b.Audit[max(1, len(b.Audit)/10):]
+		audit, err = json.Marshal(b.Audit)
+	}
 	if err != nil {
 		return err
 	}

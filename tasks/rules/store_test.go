@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -180,4 +181,33 @@ func TestTheCacheReadsAgainAfterItsTTLAndKeepsTheLastRulesOnAFailure(t *testing.
 	require.NoError(t, err)
 	assert.Equal(t, 1, set.Len(), "a failed read keeps the last rules")
 	assert.Equal(t, 4, loader.loads)
+}
+
+// The rules item stays within DynamoDB's item size: the audit trail gives
+// up its oldest changes, and an add the rules alone cannot hold is
+// refused.
+func TestTheRulesItemStaysWithinTheItemLimit(t *testing.T) {
+	s := newStore(t)
+	big := func(i int) rules.Spec {
+		in := make([]string, 60)
+		for j := range in {
+			in[j] = fmt.Sprintf("%d-%d-%s", i, j, strings.Repeat("v", 500))
+		}
+		return rules.Spec{On: "breaker", In: in, Action: rules.Hold}
+	}
+	var err error
+	added := 0
+	for i := range 20 {
+		if _, err = s.Add(t.Context(), big(i), "alice", "big", time.Time{}, t0); err != nil {
+			break
+		}
+		added++
+	}
+	require.ErrorIs(t, err, rules.ErrTooLarge)
+	assert.Equal(t, 6, added, "about 31 KB a rule, 200 KB of rules")
+	b, err := s.Load(t.Context())
+	require.NoError(t, err)
+	assert.Len(t, b.Rules, added)
+	require.Len(t, b.Audit, 5, "the audit gave up its oldest change to make room")
+	assert.Equal(t, "r6", b.Audit[4].Rule.ID, "and kept the newest")
 }
