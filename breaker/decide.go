@@ -41,7 +41,7 @@ func decide(p Policy, r Row, now time.Time, rnd Random, changed bool) (Decision,
 	case Open:
 		return decideOpen(p, r, now, rnd, changed)
 	case HalfOpen:
-		if liveLeases(r, now) < p.HalfOpenPermits {
+		if liveLeases(r, now) < p.HalfOpenPermits && !now.Before(r.ThrottledUntil) {
 			return grantCanary(p, r, now, rnd)
 		}
 		return queue(r), r, false
@@ -64,6 +64,16 @@ func decideOpen(p Policy, r Row, now time.Time, rnd Random, changed bool) (Decis
 	if !now.Before(r.OpenUntil) {
 		if liveLeases(r, now) > 0 {
 			return queue(r), r, changed
+		}
+		if now.Before(r.ThrottledUntil) {
+			// The last probe was throttled: the next waits out the pause,
+			// one scout as for the cooldown, rather than probing at once
+			// (and again, at the same instant, while the target throttles).
+			if now.Before(r.ScoutUntil) {
+				return queue(r), r, changed
+			}
+			r.ScoutUntil = r.ThrottledUntil.Add(p.CanaryLease)
+			return wait(r, r.ThrottledUntil.Sub(now)), r, true
 		}
 		r.ScoutUntil = time.Time{}
 		return grantCanary(p, r, now, rnd)

@@ -311,3 +311,32 @@ func TestDecideThrottlePause(t *testing.T) {
 		})
 	}
 }
+
+// A throttled probe or canary pauses the next one too: OPEN elects one
+// scout to wait out the pause, then probes; HALF_OPEN queues until the
+// pause ends. Without it a throttled probe's next one went at once, and
+// was throttled again, at the same instant, as long as the target
+// throttled.
+func TestAThrottledProbePausesTheNext(t *testing.T) {
+	probe := breaker.Lease{ID: "a", Expires: t0.Add(time.Minute)}
+	open, _ := breaker.Observe(testPolicy, probingRow(1, t0.Add(-time.Second), probe), breaker.Ticket{Generation: 4, LeaseID: "a"},
+		breaker.Throttled, t0, &fixedRandom{})
+	require.Equal(t, t0.Add(2*time.Second), open.ThrottledUntil)
+
+	d, scouting, changed := breaker.Decide(testPolicy, open, t0, &fixedRandom{})
+	assert.Equal(t, breaker.Wait, d.Verdict, "one scout waits out the pause")
+	assert.Equal(t, 2*time.Second, d.Wait)
+	assert.True(t, changed)
+	d, _, _ = breaker.Decide(testPolicy, scouting, t0.Add(time.Second), &fixedRandom{})
+	assert.Equal(t, breaker.Queue, d.Verdict, "the others queue behind the scout")
+	d, _, _ = breaker.Decide(testPolicy, scouting, t0.Add(2*time.Second), &fixedRandom{})
+	assert.Equal(t, breaker.Canary, d.Verdict, "the pause over, the probe goes")
+
+	b := breaker.Lease{ID: "b", Expires: t0.Add(time.Minute)}
+	half, _ := breaker.Observe(testPolicy, halfOpenRow(breaker.Lease{ID: "a", Expires: t0.Add(time.Minute)}, b),
+		breaker.Ticket{Generation: 5, LeaseID: "a"}, breaker.Throttled, t0, &fixedRandom{})
+	d, _, _ = breaker.Decide(testPolicy, half, t0.Add(time.Second), &fixedRandom{})
+	assert.Equal(t, breaker.Queue, d.Verdict, "a free permit waits out the pause")
+	d, _, _ = breaker.Decide(testPolicy, half, t0.Add(2*time.Second), &fixedRandom{})
+	assert.Equal(t, breaker.Canary, d.Verdict)
+}

@@ -86,7 +86,10 @@ func observeCanary(p Policy, r Row, t Ticket, o Outcome, now time.Time, rnd Rand
 	case Poison:
 		r.Totals.Poison++
 	case Throttled:
+		// No verdict on the target's health: the permit is free again,
+		// after the throttle pause.
 		r.Totals.Throttles++
+		r.ThrottledUntil = now.Add(p.ThrottlePause)
 	case Transient:
 		r.Totals.Failures++
 		if r.State == Open {

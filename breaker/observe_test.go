@@ -351,22 +351,24 @@ func TestObserveThrottled(t *testing.T) {
 		{name: "closed near its trip does not trip", row: failing, ticket: breaker.Ticket{Generation: 2}, changed: true, check: pauses},
 		{name: "forced closed pauses admission", row: forcedClosed, ticket: breaker.Ticket{Generation: 2}, changed: true, check: pauses},
 		{
-			name: "a probe frees the probe without a pause", row: probingRow(1, now.Add(-time.Second), a),
+			// The next probe waits out the pause (see Decide): probing
+			// again at once would be throttled again.
+			name: "a probe frees the probe after a pause", row: probingRow(1, now.Add(-time.Second), a),
 			ticket: breaker.Ticket{Generation: 4, LeaseID: "a"}, changed: true,
 			check: func(t *testing.T, before, after breaker.Row) {
 				assert.Empty(t, after.Leases)
 				assert.Equal(t, before.OpenUntil, after.OpenUntil)
 				assert.Equal(t, before.Trips, after.Trips)
-				assert.True(t, after.ThrottledUntil.IsZero())
+				assert.Equal(t, now.Add(2*time.Second), after.ThrottledUntil)
 			},
 		},
 		{
-			name: "a canary frees its permit", row: halfOpen,
+			name: "a canary frees its permit after a pause", row: halfOpen,
 			ticket: breaker.Ticket{Generation: 5, LeaseID: "a"}, changed: true,
 			check: func(t *testing.T, _, after breaker.Row) {
 				assert.Equal(t, []breaker.Lease{b}, after.Leases)
 				assert.Equal(t, 1, after.CanarySuccesses, "not a canary success either")
-				assert.True(t, after.ThrottledUntil.IsZero())
+				assert.Equal(t, now.Add(2*time.Second), after.ThrottledUntil)
 			},
 		},
 		{name: "forced open ignores it", row: breaker.Row{Key: "k", State: breaker.ForcedOpen, Generation: 4}, ticket: breaker.Ticket{Generation: 4}},

@@ -127,13 +127,16 @@ func (m *machine) admit(t *rapid.T) breaker.Decision {
 		}
 		m.tickets = append(m.tickets, d.Ticket)
 	case breaker.Wait:
-		// The scout waits exactly until the cooldown (or the timed hold)
-		// ends, but never less than the 1ms floor of every Wait, with a
-		// lease past it.
+		// The scout waits exactly until the cooldown (or the timed hold,
+		// or the throttle pause after a throttled probe) ends, but never
+		// less than the 1ms floor of every Wait, with a lease past it.
 		var end time.Time
 		switch next.State {
 		case breaker.Open:
 			end = next.OpenUntil
+			if !m.now.Before(end) {
+				end = next.ThrottledUntil
+			}
 		case breaker.ForcedOpen:
 			if next.ForcedUntil.IsZero() {
 				t.Fatalf("a scout for an untimed hold")
@@ -182,9 +185,12 @@ func (m *machine) released(r breaker.Row) bool {
 		if m.now.Before(r.OpenUntil) {
 			return m.now.Before(r.ScoutUntil)
 		}
-		return live > 0
+		// A canary is out, or a scout waits out the throttle pause.
+		return live > 0 || (m.now.Before(r.ThrottledUntil) && m.now.Before(r.ScoutUntil))
 	case breaker.HalfOpen:
-		return live >= m.p.HalfOpenPermits
+		// The permits are out, or the releaser waits out the throttle
+		// pause before it sends the next canary.
+		return live >= m.p.HalfOpenPermits || m.now.Before(r.ThrottledUntil)
 	default:
 		// An operator's untimed hold waits for the operator; a timed one
 		// has a scout waiting for its end.
