@@ -98,6 +98,9 @@ var (
 	// ErrHistoryEvicted is the history of an execution that finished
 	// longer ago than Options.FinishedHistories others.
 	ErrHistoryEvicted = errors.New("local: history evicted (Options.FinishedHistories)")
+	// ErrHistoryNotRecorded is the history of an execution that started
+	// while Options.RunningHistories others were recording theirs.
+	ErrHistoryNotRecorded = errors.New("local: history not recorded (Options.RunningHistories)")
 	// ErrClosed is what StartExecution, Run and RunUntil return once the
 	// executor is closed.
 	ErrClosed = errors.New("local: executor closed")

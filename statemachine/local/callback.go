@@ -30,6 +30,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ohler55/ojg/oj"
+
 	"github.com/redrive/redrive/statemachine/asl"
 )
 
@@ -221,6 +223,32 @@ func (x *execution) await(ctx context.Context) {
 	if cb.timed {
 		cb.expiry = x.e.scheduleIf(cb.deadline, &cb.open, cb.open.Load(), x.expirer(cb, asl.StatesTimeout))
 	}
+	x.freeze()
+}
+
+// freeze keeps the state's input as JSON text while the execution waits
+// for a task token, which may take hours, and drops the context object
+// (rebuilt alike on use): a parsed document takes several times the
+// memory of its text, and a simulation can have a million executions
+// waiting at once. thaw parses it back. Call with x.mu held.
+func (x *execution) freeze() {
+	if x.rawInput == nil {
+		return
+	}
+	x.frozenInput = []byte(oj.JSON(x.rawInput, &oj.Options{Sort: true}))
+	x.rawInput, x.ctxObj = nil, nil
+}
+
+// thaw restores the input freeze kept as text. Call with x.mu held.
+func (x *execution) thaw() {
+	if x.frozenInput == nil {
+		return
+	}
+	in, err := asl.DecodeJSON(x.frozenInput)
+	if err != nil {
+		panic(fmt.Sprintf("local: thaw the input of %s: %v", x.arn, err)) // it was written by oj.JSON
+	}
+	x.rawInput, x.frozenInput = in, nil
 }
 
 // armHeartbeat schedules cb's heartbeat timeout, HeartbeatSeconds from now.
@@ -240,6 +268,7 @@ func (x *execution) expirer(cb *callback, name string) func(ctx context.Context)
 		if x.cb != cb || x.status != Running {
 			return
 		}
+		x.thaw()
 		x.taskTimedOut(ctx, name)
 		x.run(ctx)
 	}

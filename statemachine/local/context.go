@@ -2,6 +2,7 @@ package local
 
 import (
 	"maps"
+	"strings"
 	"time"
 )
 
@@ -9,14 +10,56 @@ import (
 // (e.g. "2026-01-01T00:00:00.000Z").
 const isoMillis = "2006-01-02T15:04:05.000Z"
 
+// readsExecutionInput reports whether a definition may read the
+// execution's input through the context object: some "$$" that is not a
+// path to another member ($$.Task.Token, $$.Execution.Id, ...). When none
+// does, executions leave the input out of their context object rather
+// than hold a second copy of it while they run.
+func readsExecutionInput(definition string) bool {
+	for rest := definition; ; {
+		i := strings.Index(rest, "$$")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+2:]
+		after, execution := strings.CutPrefix(rest, ".Execution")
+		if !execution {
+			after = rest
+		}
+		if name := memberName(after); name != "" && (!execution || name != "Input") {
+			continue
+		}
+		return true
+	}
+}
+
+// memberName is the member a path continues with, ".Name...", or "".
+func memberName(path string) string {
+	rest, ok := strings.CutPrefix(path, ".")
+	if !ok {
+		return ""
+	}
+	end := strings.IndexFunc(rest, func(r rune) bool {
+		return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	})
+	if end < 0 {
+		end = len(rest)
+	}
+	return rest[:end]
+}
+
 // newExecutionContext builds the context object's "Execution" member, which
-// is the same for every state of an execution.
-func newExecutionContext(arn, name, roleARN string, input any, start time.Time) map[string]any {
+// is the same for every state of an execution; the input is left out
+// when sm's definition never reads it (readsExecutionInput).
+func newExecutionContext(sm *stateMachine, arn, name string, input any, start time.Time) map[string]any {
+	if !sm.readsInput {
+		input = nil
+	}
 	return map[string]any{
 		"Id":           arn,
 		"Input":        input,
 		"Name":         name,
-		"RoleArn":      roleARN,
+		"RoleArn":      sm.RoleARN,
 		"StartTime":    start.UTC().Format(isoMillis),
 		"RedriveCount": int64(0),
 	}

@@ -38,6 +38,10 @@ type execution struct {
 	transitions int
 	history     []Event
 	evicted     bool // history dropped (Options.FinishedHistories)
+	// events counts the events so far, recorded or not; unrecorded says
+	// the history is not recorded (Options.RunningHistories).
+	events     int
+	unrecorded bool
 	// epoch increases when the execution ends, making the continuations
 	// it scheduled stale; it is written with mu held.
 	epoch atomic.Uint64
@@ -52,15 +56,18 @@ type execution struct {
 	timeout timer
 
 	// The current state entry.
-	cur        *asl.State
-	rawInput   any // the state's input, before InputPath
-	enteredAt  time.Time
-	enteredID  int64
-	ctxObj     any       // the context object, built on first use per attempt
-	retries    []int     // retries used per retrier
-	retryCount int       // $$.State.RetryCount
-	call       *call     // the Lambda invocation in flight, if any
-	cb         *callback // the callback task waiting for its token, if any
+	cur      *asl.State
+	rawInput any // the state's input, before InputPath
+	// frozenInput is rawInput as JSON text while the execution waits for
+	// a task token (see freeze), nil otherwise.
+	frozenInput []byte
+	enteredAt   time.Time
+	enteredID   int64
+	ctxObj      any       // the context object, built on first use per attempt
+	retries     []int     // retries used per retrier
+	retryCount  int       // $$.State.RetryCount
+	call        *call     // the Lambda invocation in flight, if any
+	cb          *callback // the callback task waiting for its token, if any
 
 	// index is the execution's key in Executor.indexed and issued the
 	// number of task tokens it has issued; both are encoded in its tokens.
@@ -73,12 +80,16 @@ type execution struct {
 
 // describe snapshots the execution. Call with x.mu held.
 func (x *execution) describe() Execution {
+	var input json.RawMessage
+	if x.inputText != "" { // Options.CompactFinished drops it
+		input = json.RawMessage(x.inputText)
+	}
 	return Execution{
 		ARN:             x.arn,
 		StateMachineARN: x.sm.ARN,
 		Name:            x.name,
 		Status:          x.status,
-		Input:           json.RawMessage(x.inputText),
+		Input:           input,
 		Output:          x.output,
 		Error:           x.errName,
 		Cause:           x.cause,
@@ -110,6 +121,7 @@ func (x *execution) later(at int64, fn func(ctx context.Context)) timer {
 // handleError. Starting and ending the execution are not transitions.
 func (x *execution) enter(ctx context.Context, st *asl.State, in any) {
 	x.transitions++
+	x.sm.counts.transition(st.Type())
 	x.cur, x.rawInput = st, in
 	x.enteredAt = x.e.Now()
 	x.ctxObj = nil
@@ -119,7 +131,7 @@ func (x *execution) enter(ctx context.Context, st *asl.State, in any) {
 		x.retries = append(x.retries, 0)
 	}
 	x.record(st.EnteredEvent(), stateEnteredDetails{Name: st.Name(), Input: jsonDoc{in}})
-	x.enteredID = int64(len(x.history))
+	x.enteredID = int64(x.events)
 	if x.status != Running {
 		return
 	}
@@ -176,6 +188,13 @@ func (x *execution) close(status Status, name, cause string) {
 	x.stop = x.e.Now()
 	x.epoch.Add(1)
 	x.next, x.nextInput, x.pending = nil, nil, nil
+	x.sm.counts.ended(status)
+	if x.e.opts.RunningHistories > 0 && !x.unrecorded {
+		x.e.recording.Add(-1)
+	}
+	if f := x.e.opts.Finished; f != nil {
+		f(x.describe())
+	}
 	x.e.retire(x)
 	x.closeCallback()
 	if c := x.call; c != nil {

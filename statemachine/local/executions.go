@@ -54,7 +54,7 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 	start := e.Now()
 	x := &execution{
 		e: e, sm: sm, arn: arn, name: name, inputText: input, input: parsed, start: start,
-		ctxExec: newExecutionContext(arn, name, sm.RoleARN, parsed, start),
+		ctxExec: newExecutionContext(sm, arn, name, parsed, start),
 		status:  Running,
 	}
 	x.rng = *rand.NewPCG(e.rng.Uint64(), e.rng.Uint64())
@@ -65,6 +65,12 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 	defer x.mu.Unlock()
 	x.index = e.started
 	e.started++
+	if n := e.opts.RunningHistories; n > 0 {
+		x.unrecorded = e.recording.Add(1) > int64(n)
+		if x.unrecorded {
+			e.recording.Add(-1)
+		}
+	}
 	e.indexed[x.index] = x
 	e.executions[arn] = x
 	sm.add(x)
@@ -122,8 +128,11 @@ func (e *Executor) History(ctx context.Context, arn string) ([]Event, error) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.evicted {
+	switch {
+	case x.evicted:
 		return nil, fmt.Errorf("execution %s: %w", arn, ErrHistoryEvicted)
+	case x.unrecorded:
+		return nil, fmt.Errorf("execution %s: %w", arn, ErrHistoryNotRecorded)
 	}
 	return append([]Event(nil), x.history...), nil
 }

@@ -47,6 +47,31 @@ type Options struct {
 	// execution's description (status, output, transitions) is kept.
 	// Default 0: every history is kept.
 	FinishedHistories int
+	// RunningHistories bounds how many executions record their history
+	// at once: an execution that starts while that many others are
+	// recording (they have not ended yet) records none, but for the
+	// count of its events (the 25,000-event quota still applies), and
+	// History fails for it with ErrHistoryNotRecorded. The first
+	// executions of a run and those that start as others end make the
+	// sample; FinishedHistories then bounds what is kept of them once
+	// they end. For simulations with many executions waiting at once;
+	// not with Snapshot, which needs every running execution's history.
+	// Default 0: every execution records its history.
+	RunningHistories int
+	// CompactFinished keeps only a summary of the finished executions
+	// whose history FinishedHistories dropped: their status, name, dates,
+	// error and transitions, not their input or output (DescribeExecution
+	// and ListExecutions then return them without). With Finished, a
+	// simulation reads what it needs of each execution as it ends and
+	// holds memory for what runs, not for everything that ran. Default
+	// false.
+	CompactFinished bool
+	// Finished, if set, is called once for each execution that ends
+	// (succeeds, fails, times out or is aborted), with its description,
+	// in the order they end. It runs on the executor's goroutine with the
+	// execution locked: it must be quick and must not call the executor.
+	// Executions restored by Restore do not end again.
+	Finished func(Execution)
 	// Retention evicts an execution entirely, description and history,
 	// once Retention has passed on the executor's clock since it stopped,
 	// as AWS forgets executions 90 days after they close: DescribeExecution
@@ -90,6 +115,9 @@ type Executor struct {
 	// when Options.FinishedHistories bounds them; retained those not yet
 	// evicted, when Options.Retention does.
 	histories, retained finishedQueue
+	// recording counts the running executions recording a history, when
+	// Options.RunningHistories bounds them.
+	recording atomic.Int64
 
 	// handlers counts the goroutines running Lambda handlers; closed is
 	// set, and done closed, by Close.

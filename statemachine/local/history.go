@@ -162,20 +162,25 @@ func (x *execution) record(typ string, details any) {
 	if x.status != Running {
 		return
 	}
-	if len(x.history) == maxHistoryEvents-1 {
+	if x.events == maxHistoryEvents-1 {
 		x.fail(asl.StatesRuntime, "The execution reached the maximum number of history events ("+strconv.Itoa(maxHistoryEvents)+").")
 		return
 	}
 	x.appendEvent(typ, details)
 }
 
-// appendEvent appends an event unconditionally, with the next id and the
+// appendEvent appends an event unconditionally (but counts it only, when
+// the execution records no history), with the next id and the
 // previous event's id as previousEventId (executions here are sequential,
 // so every event follows from the one before it), except that the first
 // state's *StateEntered, right after ExecutionStarted, has previousEventId
 // 0 as in AWS's histories. Call with x.mu held.
 func (x *execution) appendEvent(typ string, details any) {
-	id := int64(len(x.history)) + 1
+	x.events++
+	if x.unrecorded {
+		return
+	}
+	id := int64(x.events)
 	prev := id - 1
 	if id == 2 && strings.HasSuffix(typ, "StateEntered") {
 		prev = 0

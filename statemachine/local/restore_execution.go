@@ -41,6 +41,7 @@ func (e *Executor) loadExecution(sx snapshotExecution) (*execution, error) {
 	if x.history, err = loadHistory(sx.History); err != nil {
 		return nil, err
 	}
+	x.events = len(x.history)
 	switch sx.Status {
 	case Running:
 		if sx.Run == nil || sx.HistoryEvicted {
@@ -89,7 +90,7 @@ func (x *execution) load(run *snapshotRun) error {
 	if err != nil {
 		return fmt.Errorf("input: %w", err)
 	}
-	x.ctxExec = newExecutionContext(x.arn, x.name, x.sm.RoleARN, input, x.start)
+	x.ctxExec = newExecutionContext(x.sm, x.arn, x.name, input, x.start)
 	x.env = asl.Env{UUID: x.uuid, Int64N: x.int64N}
 	if err := x.rng.UnmarshalBinary(run.RNG); err != nil {
 		return fmt.Errorf("rng: %w", err)

@@ -48,6 +48,7 @@ func (x *execution) resumer(r *resumption) func(ctx context.Context) {
 
 // resume continues the execution with r. Call with x.mu held.
 func (x *execution) resume(ctx context.Context, r *resumption) {
+	x.thaw()
 	switch r.kind {
 	case resumeStart:
 		x.next, x.nextInput = x.sm.def.StartAt(), x.input

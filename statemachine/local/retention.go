@@ -87,7 +87,10 @@ func (e *Executor) evictHistories() {
 	for _, x := range over {
 		x.mu.Lock()
 		x.history, x.evicted = nil, true
-		x.rawInput, x.ctxObj = nil, nil
+		x.rawInput, x.frozenInput, x.ctxObj, x.ctxExec, x.retries = nil, nil, nil, nil, nil
+		if e.opts.CompactFinished {
+			x.inputText, x.output = "", nil
+		}
 		x.mu.Unlock()
 	}
 }

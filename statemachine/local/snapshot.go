@@ -97,6 +97,7 @@ func (x *execution) snapshot() (snapshotExecution, error) {
 	if x.status != Running {
 		return sx, nil
 	}
+	x.thaw()
 	run := &snapshotRun{Input: jsonValue{x.rawInput}}
 	var err error
 	if run.RNG, err = x.rng.MarshalBinary(); err != nil {

@@ -23,11 +23,15 @@ type stateMachine struct {
 	StateMachine
 	def    *asl.Definition
 	ctxObj map[string]any // the context object's "StateMachine" member
+	// readsInput says the definition may read $$.Execution.Input.
+	readsInput bool
 	// executions are the executions not evicted, oldest first, and nil
 	// where evicted ones were (gone of them) until the list is compacted
 	// (see execution.slot). Guarded by Executor.mu.
 	executions []*execution
 	gone       int
+	// counts are the running totals Counts reads.
+	counts counters
 }
 
 // CreateStateMachine validates and stores a definition and returns its ARN.
@@ -68,6 +72,7 @@ func (e *Executor) newStateMachine(name, definition, roleARN string, created tim
 		StateMachine: StateMachine{ARN: arn, Name: name, Definition: definition, RoleARN: roleARN, CreationDate: created},
 		def:          def,
 		ctxObj:       map[string]any{"Id": arn, "Name": name},
+		readsInput:   readsExecutionInput(definition),
 	}, nil
 }
 
@@ -107,6 +112,7 @@ func (e *Executor) machine(arn string) (*stateMachine, error) {
 
 // add appends x to the state machine's executions. Call with e.mu held.
 func (sm *stateMachine) add(x *execution) {
+	sm.counts.add(x)
 	x.slot = len(sm.executions)
 	sm.executions = append(sm.executions, x)
 }

@@ -172,6 +172,7 @@ func (x *execution) handleError(ctx context.Context, name, cause string) {
 	if wait, ok := st.Retry(name, x.retries, x.random); ok {
 		x.retryCount++
 		x.transitions++
+		x.sm.counts.transition(asl.TaskState)
 		x.ctxObj = nil
 		x.suspend(x.e.after(wait), resumption{kind: resumeRetry})
 		return
