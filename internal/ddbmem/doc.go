@@ -1,0 +1,24 @@
+// Package ddbmem is an in-process DynamoDB table store for simulations:
+// the item operations the stack's tasks make (GetItem, PutItem,
+// UpdateItem, DeleteItem and Query, with the SDK's own method signatures,
+// so it satisfies the tasks' small client interfaces) served straight from
+// memory, without the SDK's middleware, HTTP or JSON.
+//
+// Expressions (ConditionExpression, UpdateExpression,
+// KeyConditionExpression, FilterExpression, ProjectionExpression) are
+// evaluated by minidyn's interpreter, as on the embedded endpoint
+// (internal/ddblocal), so conditional writes keep their semantics: a
+// failed condition is a *types.ConditionalCheckFailedException and changes
+// nothing. What differs is the storage: items by primary key in a map, and
+// each global secondary index as ordered partitions, so a write costs
+// O(log n) and a Query reads only its partition, where minidyn sorts the
+// whole table on every new key and scans every item on every Query. A run
+// of `redrive run` with 50,000 messages spent most of its time there.
+//
+// Departures from DynamoDB, besides those of the interpreter: tables are
+// made with CreateTable from an SDK input and are active at once; Limit
+// counts the items a Query evaluates in its partition before the filter,
+// as DynamoDB does, but there is no 1 MB page; TTL is not applied; reads
+// are always consistent. There is no HTTP edge: a stack that serves its
+// table to other processes uses internal/ddblocal.
+package ddbmem

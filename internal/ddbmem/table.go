@@ -1,0 +1,525 @@
+package ddbmem
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+	"github.com/truora/minidyn/interpreter"
+	mtypes "github.com/truora/minidyn/types"
+)
+
+// conditionFailed is DynamoDB's message for a failed condition.
+const conditionFailed = "The conditional request failed"
+
+// DB holds tables in memory and serves their item operations. It is safe
+// for concurrent use: operations run one at a time, as on a single
+// DynamoDB partition, so a conditional write sees every write before it.
+// Make one with New.
+type DB struct {
+	mu     sync.Mutex
+	tables map[string]*table
+	lang   interpreter.Language
+}
+
+// table is one table: its key schema, its items by primary key, and its
+// global secondary indexes.
+type table struct {
+	hash, rng string // key attributes; rng "" without a sort key
+	items     map[string]map[string]*mtypes.Item
+	indexes   map[string]*index
+}
+
+// index is a global secondary index (every attribute projected): its
+// partitions, each ordered by sort key.
+type index struct {
+	hash, rng  string
+	partitions map[string]*ordered
+}
+
+// New returns an empty DB.
+func New() *DB {
+	return &DB{tables: map[string]*table{}}
+}
+
+// CreateTable makes a table from in's key schema and global secondary
+// indexes (their projections are taken as ALL); it is active at once.
+func (db *DB) CreateTable(_ context.Context, in *dynamodb.CreateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	name := aws.ToString(in.TableName)
+	t := &table{items: map[string]map[string]*mtypes.Item{}, indexes: map[string]*index{}}
+	t.hash, t.rng = keySchema(in.KeySchema)
+	if t.hash == "" {
+		return nil, validation("CreateTable of %q: no HASH key", name)
+	}
+	for _, g := range in.GlobalSecondaryIndexes {
+		ix := &index{partitions: map[string]*ordered{}}
+		ix.hash, ix.rng = keySchema(g.KeySchema)
+		if ix.hash == "" {
+			return nil, validation("CreateTable of %q: index %q has no HASH key", name, aws.ToString(g.IndexName))
+		}
+		t.indexes[aws.ToString(g.IndexName)] = ix
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.tables[name] != nil {
+		return nil, &types.ResourceInUseException{Message: aws.String("Table already exists: " + name)}
+	}
+	db.tables[name] = t
+	return &dynamodb.CreateTableOutput{TableDescription: &types.TableDescription{TableName: aws.String(name), TableStatus: types.TableStatusActive}}, nil
+}
+
+// keySchema returns the HASH and RANGE attributes of a key schema.
+func keySchema(ks []types.KeySchemaElement) (hash, rng string) {
+	for _, k := range ks {
+		switch k.KeyType {
+		case types.KeyTypeHash:
+			hash = aws.ToString(k.AttributeName)
+		case types.KeyTypeRange:
+			rng = aws.ToString(k.AttributeName)
+		}
+	}
+	return hash, rng
+}
+
+// GetItem reads an item by its primary key.
+func (db *DB) GetItem(_ context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	t, key, err := db.keyed(in.TableName, in.Key)
+	if err != nil {
+		return nil, err
+	}
+	item := t.items[key]
+	if item == nil {
+		return &dynamodb.GetItemOutput{}, nil
+	}
+	if p := aws.ToString(in.ProjectionExpression); p != "" {
+		if item, err = db.lang.Project(interpreter.ProjectInput{Expression: p, Item: item, Aliases: in.ExpressionAttributeNames}); err != nil {
+			return nil, validation("%v", err)
+		}
+	}
+	return &dynamodb.GetItemOutput{Item: fromItem(item)}, nil
+}
+
+// PutItem writes a whole item, if its condition holds on the item it
+// replaces.
+func (db *DB) PutItem(_ context.Context, in *dynamodb.PutItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	t, err := db.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	item, err := toItem(in.Item)
+	if err != nil {
+		return nil, validation("PutItem: %v", err)
+	}
+	key, err := t.key(item)
+	if err != nil {
+		return nil, err
+	}
+	old := t.items[key]
+	if err := db.check(in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, old); err != nil {
+		return nil, err
+	}
+	t.store(key, old, item)
+	out := &dynamodb.PutItemOutput{}
+	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
+		out.Attributes = fromItem(old)
+	}
+	return out, nil
+}
+
+// UpdateItem applies an update expression to an item (made from its key if
+// absent), if its condition holds.
+func (db *DB) UpdateItem(_ context.Context, in *dynamodb.UpdateItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	t, key, err := db.keyed(in.TableName, in.Key)
+	if err != nil {
+		return nil, err
+	}
+	old := t.items[key]
+	if err := db.check(in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, old); err != nil {
+		return nil, err
+	}
+	var item map[string]*mtypes.Item
+	if old != nil {
+		item = cloneItem(old)
+	} else if item, err = toItem(in.Key); err != nil {
+		return nil, validation("UpdateItem: %v", err)
+	}
+	values, err := toItem(in.ExpressionAttributeValues)
+	if err != nil {
+		return nil, validation("UpdateItem: %v", err)
+	}
+	if err := db.lang.Update(interpreter.UpdateInput{Expression: aws.ToString(in.UpdateExpression), Item: item, Attributes: values, Aliases: in.ExpressionAttributeNames}); err != nil {
+		return nil, validation("%v", err)
+	}
+	if newKey, err := t.key(item); err != nil || newKey != key {
+		return nil, validation("UpdateItem: an update expression cannot change the primary key")
+	}
+	t.store(key, old, item)
+	return &dynamodb.UpdateItemOutput{Attributes: returned(in.ReturnValues, old, item)}, nil
+}
+
+// returned is what an UpdateItem returns for rv, from the item before and
+// after.
+func returned(rv types.ReturnValue, old, item map[string]*mtypes.Item) map[string]types.AttributeValue {
+	switch rv {
+	case types.ReturnValueAllNew:
+		return fromItem(item)
+	case types.ReturnValueAllOld:
+		return fromItem(old)
+	case types.ReturnValueUpdatedNew, types.ReturnValueUpdatedOld:
+		from := item
+		if rv == types.ReturnValueUpdatedOld {
+			from = old
+		}
+		out := map[string]*mtypes.Item{}
+		for k, v := range from {
+			if !sameValue(old[k], item[k]) {
+				out[k] = v
+			}
+		}
+		return fromItem(out)
+	}
+	return nil
+}
+
+// sameValue compares two values by their SDK form.
+func sameValue(a, b *mtypes.Item) bool {
+	return fmt.Sprint(fromValue(a)) == fmt.Sprint(fromValue(b))
+}
+
+// DeleteItem removes an item, if its condition holds.
+func (db *DB) DeleteItem(_ context.Context, in *dynamodb.DeleteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	t, key, err := db.keyed(in.TableName, in.Key)
+	if err != nil {
+		return nil, err
+	}
+	old := t.items[key]
+	if err := db.check(in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, old); err != nil {
+		return nil, err
+	}
+	out := &dynamodb.DeleteItemOutput{}
+	if old == nil {
+		return out, nil
+	}
+	t.store(key, old, nil)
+	if in.ReturnValues == types.ReturnValueAllOld {
+		out.Attributes = fromItem(old)
+	}
+	return out, nil
+}
+
+// partitionCondition reads the partition key's equality at the start of a
+// KeyConditionExpression: "name = :value", the name maybe a #placeholder.
+var partitionCondition = regexp.MustCompile(`^\s*\(?\s*(#?[A-Za-z0-9_.-]+)\s*=\s*(:[A-Za-z0-9_]+)`)
+
+// Query lists the items of one partition of the table or of an index, in
+// sort key order, that match the key condition and the filter.
+func (db *DB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	t, err := db.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	expr := aws.ToString(in.KeyConditionExpression)
+	m := partitionCondition.FindStringSubmatch(expr)
+	if m == nil {
+		return nil, validation("Query: KeyConditionExpression %q does not start with the partition key's equality", expr)
+	}
+	name := m[1]
+	if alias, ok := in.ExpressionAttributeNames[name]; ok {
+		name = alias
+	}
+	value, err := toValue(in.ExpressionAttributeValues[m[2]])
+	if in.ExpressionAttributeValues[m[2]] == nil || err != nil {
+		return nil, validation("Query: no value for %s", m[2])
+	}
+	values, err := toItem(in.ExpressionAttributeValues)
+	if err != nil {
+		return nil, validation("Query: %v", err)
+	}
+	part, indexKeys, err := t.partition(aws.ToString(in.IndexName), name, value)
+	if err != nil {
+		return nil, err
+	}
+	var start string
+	if in.ExclusiveStartKey != nil {
+		sk, err := toItem(in.ExclusiveStartKey)
+		if err != nil {
+			return nil, validation("Query: ExclusiveStartKey: %v", err)
+		}
+		if start, err = t.key(sk); err != nil {
+			return nil, err
+		}
+	}
+	limit := int(aws.ToInt32(in.Limit))
+	countOnly := in.Select == types.SelectCount
+	filter := aws.ToString(in.FilterExpression)
+	// A key condition that is the partition's equality alone holds for
+	// every item of the partition: no need to evaluate it on each.
+	partitionOnly := strings.TrimSpace(expr[len(m[0]):]) == "" && !strings.HasPrefix(strings.TrimSpace(expr), "(")
+	if partitionOnly && countOnly && filter == "" && limit == 0 && start == "" {
+		return &dynamodb.QueryOutput{Count: int32(part.n), ScannedCount: int32(part.n)}, nil
+	}
+	out := &dynamodb.QueryOutput{}
+	var last map[string]*mtypes.Item
+	evaluated := 0
+	var qerr error
+	part.each(in.ScanIndexForward == nil || *in.ScanIndexForward, func(e entry) bool {
+		if start != "" {
+			if e.pk == start {
+				start = ""
+			}
+			return true
+		}
+		item := t.items[e.pk]
+		ok := true
+		if !partitionOnly {
+			var err error
+			if ok, err = db.match(expr, interpreter.ExpressionTypeKey, in.ExpressionAttributeNames, values, item); err != nil || !ok {
+				qerr = err
+				return err == nil
+			}
+		}
+		evaluated++
+		last = item
+		if filter != "" {
+			var err error
+			if ok, err = db.match(filter, interpreter.ExpressionTypeFilter, in.ExpressionAttributeNames, values, item); err != nil {
+				qerr = err
+				return false
+			}
+		}
+		if ok {
+			out.Count++
+			if !countOnly {
+				out.Items = append(out.Items, db.project(item, in))
+			}
+		}
+		return limit == 0 || evaluated < limit
+	})
+	if qerr != nil {
+		return nil, validation("%v", qerr)
+	}
+	out.ScannedCount = int32(evaluated)
+	if limit > 0 && evaluated == limit && last != nil {
+		out.LastEvaluatedKey = fromItem(keysOf(last, append([]string{t.hash, t.rng}, indexKeys...)...))
+	}
+	return out, nil
+}
+
+// project is an item as a Query returns it: whole, or its
+// ProjectionExpression's attributes.
+func (db *DB) project(item map[string]*mtypes.Item, in *dynamodb.QueryInput) map[string]types.AttributeValue {
+	p := aws.ToString(in.ProjectionExpression)
+	if p == "" {
+		return fromItem(item)
+	}
+	projected, err := db.lang.Project(interpreter.ProjectInput{Expression: p, Item: item, Aliases: in.ExpressionAttributeNames})
+	if err != nil {
+		return nil
+	}
+	return fromItem(projected)
+}
+
+// partition returns the ordered partition a Query reads, of the index
+// named index ("" for the table) whose partition key attr has value v,
+// and the index's key attributes.
+func (t *table) partition(index, attr string, v *mtypes.Item) (*ordered, []string, error) {
+	if index == "" {
+		if attr != t.hash {
+			return nil, nil, validation("Query: the key condition names %q, not the partition key %q", attr, t.hash)
+		}
+		key, err := t.key(map[string]*mtypes.Item{t.hash: v})
+		if t.rng != "" {
+			return nil, nil, validation("Query on a table with a sort key is not supported")
+		}
+		part := &ordered{}
+		if err == nil && t.items[key] != nil {
+			part.insert(entry{pk: key})
+		}
+		return part, nil, nil
+	}
+	ix := t.indexes[index]
+	if ix == nil {
+		return nil, nil, validation("The table does not have the specified index: %s", index)
+	}
+	if attr != ix.hash {
+		return nil, nil, validation("Query: the key condition names %q, not the index's partition key %q", attr, ix.hash)
+	}
+	pv, ok := keyString(v)
+	part := ix.partitions[pv]
+	if !ok || part == nil {
+		part = &ordered{}
+	}
+	return part, []string{ix.hash, ix.rng}, nil
+}
+
+// check evaluates a write's condition on the item it would change (nil:
+// none); a condition that does not hold is a
+// ConditionalCheckFailedException.
+func (db *DB) check(cond *string, names map[string]string, values map[string]types.AttributeValue, item map[string]*mtypes.Item) error {
+	if aws.ToString(cond) == "" {
+		return nil
+	}
+	vs, err := toItem(values)
+	if err != nil {
+		return validation("%v", err)
+	}
+	if item == nil {
+		item = map[string]*mtypes.Item{}
+	}
+	ok, err := db.match(*cond, interpreter.ExpressionTypeConditional, names, vs, item)
+	if err != nil {
+		return validation("%v", err)
+	}
+	if !ok {
+		return &types.ConditionalCheckFailedException{Message: aws.String(conditionFailed)}
+	}
+	return nil
+}
+
+// match evaluates a condition, key condition or filter on item.
+func (db *DB) match(expr string, typ interpreter.ExpressionType, names map[string]string, values, item map[string]*mtypes.Item) (bool, error) {
+	return db.lang.Match(interpreter.MatchInput{Expression: expr, ExpressionType: typ, Item: item, Attributes: values, Aliases: names})
+}
+
+// table looks a table up. Call with db.mu held.
+func (db *DB) table(name *string) (*table, error) {
+	t := db.tables[aws.ToString(name)]
+	if t == nil {
+		return nil, &types.ResourceNotFoundException{Message: aws.String("Requested resource not found: " + aws.ToString(name))}
+	}
+	return t, nil
+}
+
+// keyed looks a table up and reads a Key of its schema. Call with db.mu
+// held.
+func (db *DB) keyed(name *string, key map[string]types.AttributeValue) (*table, string, error) {
+	t, err := db.table(name)
+	if err != nil {
+		return nil, "", err
+	}
+	want := 1
+	if t.rng != "" {
+		want = 2
+	}
+	if len(key) != want {
+		return nil, "", validation("The provided key element does not match the schema")
+	}
+	k, err := toItem(key)
+	if err != nil {
+		return nil, "", validation("%v", err)
+	}
+	s, err := t.key(k)
+	return t, s, err
+}
+
+// key is an item's primary key as a map key.
+func (t *table) key(item map[string]*mtypes.Item) (string, error) {
+	h, ok := keyString(item[t.hash])
+	if !ok {
+		return "", validation("One or more parameter values were invalid: Missing the key %s in the item", t.hash)
+	}
+	if t.rng == "" {
+		return h, nil
+	}
+	r, ok := keyString(item[t.rng])
+	if !ok {
+		return "", validation("One or more parameter values were invalid: Missing the key %s in the item", t.rng)
+	}
+	return h + "\x00" + r, nil
+}
+
+// store replaces the item under key (old, nil if none) with item (nil:
+// delete it), and updates the indexes.
+func (t *table) store(key string, old, item map[string]*mtypes.Item) {
+	for _, ix := range t.indexes {
+		ix.move(key, old, item)
+	}
+	if item == nil {
+		delete(t.items, key)
+		return
+	}
+	t.items[key] = item
+}
+
+// move updates the index for the item under key changing from old to item
+// (either nil when absent); an item without the index's key attributes is
+// not in it (a sparse index).
+func (ix *index) move(key string, old, item map[string]*mtypes.Item) {
+	op, oe, wasIn := ix.place(key, old)
+	np, ne, isIn := ix.place(key, item)
+	if wasIn && isIn && op == np && oe == ne {
+		return
+	}
+	if wasIn {
+		part := ix.partitions[op]
+		part.remove(oe)
+		if part.n == 0 {
+			delete(ix.partitions, op)
+		}
+	}
+	if isIn {
+		part := ix.partitions[np]
+		if part == nil {
+			part = &ordered{}
+			ix.partitions[np] = part
+		}
+		part.insert(ne)
+	}
+}
+
+// place is where an item stands in the index: its partition and entry,
+// or false when it is not in it.
+func (ix *index) place(key string, item map[string]*mtypes.Item) (string, entry, bool) {
+	if item == nil {
+		return "", entry{}, false
+	}
+	p, ok := keyString(item[ix.hash])
+	if !ok {
+		return "", entry{}, false
+	}
+	e := entry{pk: key}
+	if ix.rng != "" {
+		if e.sort, ok = sortValueOf(item[ix.rng]); !ok {
+			return "", entry{}, false
+		}
+	}
+	return p, e, true
+}
+
+// validation is a ValidationException, as the SDK returns it.
+func validation(format string, args ...any) error {
+	return &smithy.GenericAPIError{Code: "ValidationException", Message: fmt.Sprintf(format, args...)}
+}
+
+// Items returns a copy of every item of a table, in no order: for tests
+// and inspection.
+func (db *DB) Items(name string) ([]map[string]types.AttributeValue, error) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	t, err := db.table(&name)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]types.AttributeValue, 0, len(t.items))
+	for item := range maps.Values(t.items) {
+		out = append(out, fromItem(item))
+	}
+	return out, nil
+}

@@ -1,0 +1,219 @@
+package ddbmem_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http/httptest"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/breaker/breakertest"
+	"github.com/redrive/redrive/breaker/dynamostore"
+	"github.com/redrive/redrive/internal/ddblocal"
+	"github.com/redrive/redrive/internal/ddbmem"
+	"github.com/redrive/redrive/internal/loopback"
+	"github.com/redrive/redrive/tasks/room"
+)
+
+const table = "redrive"
+
+// newDB is a DB with the stack's table.
+func newDB(t *testing.T) *ddbmem.DB {
+	t.Helper()
+	db := ddbmem.New()
+	_, err := db.CreateTable(context.Background(), dynamostore.TableInput(table))
+	require.NoError(t, err)
+	return db
+}
+
+// newMinidyn is a client of the embedded endpoint (ddblocal over minidyn)
+// with the stack's table.
+func newMinidyn(t *testing.T) *dynamodb.Client {
+	t.Helper()
+	srv := httptest.NewServer(ddblocal.New(nil))
+	t.Cleanup(srv.Close)
+	client := dynamodb.New(dynamodb.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String(srv.URL),
+		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
+		HTTPClient:  loopback.NewHTTPClient(), Retryer: aws.NopRetryer{},
+	})
+	require.NoError(t, dynamostore.CreateTable(context.Background(), client, table))
+	return client
+}
+
+func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+
+func TestConditionalWrites(t *testing.T) {
+	ctx := context.Background()
+	db := newDB(t)
+	put := func(version string, cond string) error {
+		in := &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+			"pk": s("k"), "version": &types.AttributeValueMemberN{Value: version}}}
+		if cond != "" {
+			in.ConditionExpression = aws.String(cond)
+		}
+		_, err := db.PutItem(ctx, in)
+		return err
+	}
+	require.NoError(t, put("1", "attribute_not_exists(pk)"))
+	assert.True(t, failedCondition(put("2", "attribute_not_exists(pk)")), "the item exists")
+
+	update := func(from string) (*dynamodb.UpdateItemOutput, error) {
+		return db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": s("k")},
+			UpdateExpression:          aws.String("SET #v = :next"),
+			ConditionExpression:       aws.String("#v = :from"),
+			ExpressionAttributeNames:  map[string]string{"#v": "version"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":from": &types.AttributeValueMemberN{Value: from}, ":next": &types.AttributeValueMemberN{Value: from + "0"}},
+			ReturnValues:              types.ReturnValueAllNew,
+		})
+	}
+	out, err := update("1")
+	require.NoError(t, err)
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "10"}, out.Attributes["version"])
+	_, err = update("1")
+	assert.True(t, failedCondition(err), "a stale version loses")
+
+	got, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": s("k")}})
+	require.NoError(t, err)
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "10"}, got.Item["version"], "the failed write changed nothing")
+
+	del := func(v string) error {
+		_, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": s("k")},
+			ConditionExpression: aws.String("version = :v"), ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: v}}})
+		return err
+	}
+	assert.True(t, failedCondition(del("1")))
+	require.NoError(t, del("10"))
+	got, err = db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": s("k")}})
+	require.NoError(t, err)
+	assert.Nil(t, got.Item)
+
+	_, err = db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("nope"), Key: map[string]types.AttributeValue{"pk": s("k")}})
+	var missing *types.ResourceNotFoundException
+	assert.ErrorAs(t, err, &missing)
+}
+
+// failedCondition reports whether err is a failed condition.
+func failedCondition(err error) bool {
+	_, failed := errors.AsType[*types.ConditionalCheckFailedException](err)
+	return failed
+}
+
+// TestBreakerOverStore holds the breaker on dynamostore on a DB to the
+// concurrency invariants breakertest checks on every store: conditional
+// writes with no lost update, one scout, never more canaries than permits.
+func TestBreakerOverStore(t *testing.T) {
+	clock := breakertest.NewClock(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
+	b, err := breaker.New(dynamostore.New(newDB(t), table), breaker.Policy{HalfOpenPermits: 3}, breaker.WithClock(clock.Now), breaker.WithSeed(7))
+	require.NoError(t, err)
+	t.Run("mixed outcomes", func(t *testing.T) {
+		breakertest.Hammer(t, b, "hammer", breakertest.HammerConfig{Goroutines: 32, Calls: 10, Seed: 7})
+	})
+	t.Run("canary permits", func(t *testing.T) { breakertest.HammerCanaries(t, b, clock, "canaries", 32) })
+	t.Run("one scout and one probe", func(t *testing.T) { breakertest.HammerScout(t, b, clock, "scout", 32) })
+}
+
+// TestRoomLikeMinidyn plays the same random waiting-room traffic (enter,
+// re-enter, list the oldest in pages, count, take) on a DB and on the
+// embedded minidyn endpoint, and expects the same answers.
+func TestRoomLikeMinidyn(t *testing.T) {
+	ctx := context.Background()
+	rooms := map[string]*room.Room{
+		"mem":     room.New(newDB(t), table, time.Hour),
+		"minidyn": room.New(newMinidyn(t), table, time.Hour),
+	}
+	rnd := rand.New(rand.NewPCG(13, 0))
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	keys := []string{"orders", "orders-b", "x"}
+	for step := range 600 {
+		at = at.Add(time.Duration(rnd.IntN(3)) * time.Millisecond) // ties happen
+		key := keys[rnd.IntN(len(keys))]
+		op := rnd.IntN(10)
+		msg := fmt.Sprintf("m%d", rnd.IntN(80))
+		answers := map[string]string{}
+		for name, r := range rooms {
+			var got string
+			switch {
+			case op < 5:
+				err := r.Enter(ctx, room.Entry{Key: key, MessageID: msg, Token: fmt.Sprintf("t%d", step), EnteredAt: at})
+				got = fmt.Sprint(err)
+			case op < 8:
+				entries, err := r.Oldest(ctx, key, 1+step%7)
+				got = fmt.Sprint(entries, err)
+			case op < 9:
+				n, err := r.Depth(ctx, key)
+				got = fmt.Sprint(n, err)
+			default:
+				entries, err := r.Oldest(ctx, key, 2)
+				require.NoError(t, err)
+				var taken []bool
+				for _, e := range entries {
+					ok, err := r.Take(ctx, e)
+					require.NoError(t, err)
+					taken = append(taken, ok)
+				}
+				got = fmt.Sprint(entries, taken)
+			}
+			answers[name] = got
+		}
+		require.Equal(t, answers["minidyn"], answers["mem"], "step %d (op %d on %q)", step, op, key)
+	}
+}
+
+// TestQueryPagesInOrder checks a GSI Query's order, its Limit and
+// LastEvaluatedKey, Select COUNT, and a sparse index.
+func TestQueryPagesInOrder(t *testing.T) {
+	ctx := context.Background()
+	db := newDB(t)
+	want := make([]string, 0, 2500)
+	for i := range 2500 {
+		seq := fmt.Sprintf("%05d", (i*7919)%2500)
+		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+			"pk": s("room#" + seq), dynamostore.RoomAttr: s("orders"), dynamostore.RoomSeqAttr: s(seq)}})
+		require.NoError(t, err)
+		want = append(want, seq)
+	}
+	_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{"pk": s("breaker#orders")}})
+	require.NoError(t, err)
+	sort.Strings(want)
+	var got []string
+	var start map[string]types.AttributeValue
+	pages := 0
+	for {
+		out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String(dynamostore.RoomIndex),
+			KeyConditionExpression:    aws.String("#room = :key"),
+			ExpressionAttributeNames:  map[string]string{"#room": dynamostore.RoomAttr},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":key": s("orders")},
+			Limit:                     aws.Int32(1000), ExclusiveStartKey: start})
+		require.NoError(t, err)
+		pages++
+		for _, it := range out.Items {
+			got = append(got, it[dynamostore.RoomSeqAttr].(*types.AttributeValueMemberS).Value)
+		}
+		if start = out.LastEvaluatedKey; start == nil {
+			break
+		}
+	}
+	assert.Equal(t, want, got)
+	assert.Equal(t, 3, pages)
+	out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String(dynamostore.RoomIndex),
+		KeyConditionExpression:    aws.String("#room = :key AND #seq BETWEEN :lo AND :hi"),
+		ExpressionAttributeNames:  map[string]string{"#room": dynamostore.RoomAttr, "#seq": dynamostore.RoomSeqAttr},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":key": s("orders"), ":lo": s("00010"), ":hi": s("00019")},
+		ScanIndexForward:          aws.Bool(false), Select: types.SelectCount})
+	require.NoError(t, err)
+	assert.EqualValues(t, 10, out.Count)
+	assert.Empty(t, out.Items)
+}
