@@ -17,8 +17,10 @@ import (
 
 	"github.com/redrive/redrive/breaker/dynamostore"
 	"github.com/redrive/redrive/internal/ddblocal"
+	"github.com/redrive/redrive/internal/ddbmem"
 	"github.com/redrive/redrive/internal/loopback"
 	"github.com/redrive/redrive/internal/sqslocal"
+	"github.com/redrive/redrive/tasks/assemble"
 )
 
 // region is the region every local client signs for.
@@ -30,7 +32,8 @@ var credentialsProvider = credentials.NewStaticCredentialsProvider("local", "loc
 
 // dynamoBackend is the DynamoDB endpoint and table of a Stack.
 type dynamoBackend struct {
-	client  *dynamodb.Client
+	client  *dynamodb.Client  // nil with Options.InProcessDynamoDB
+	api     assemble.DynamoDB // the client, or the in-process table
 	url     string
 	table   string
 	name    string            // "minidyn" or "DynamoDBEndpoint=<url>"
@@ -45,6 +48,14 @@ type dynamoBackend struct {
 // named one on a shared endpoint (deleted on close).
 func (s *Stack) startDynamo(ctx context.Context) (*dynamoBackend, error) {
 	b := &dynamoBackend{url: s.opts.DynamoDBEndpoint, table: "redrive", name: "minidyn"}
+	if s.opts.InProcessDynamoDB {
+		db := ddbmem.New()
+		if _, err := db.CreateTable(ctx, dynamostore.TableInput(b.table)); err != nil {
+			return nil, fmt.Errorf("localrun: DynamoDB (in process): %w", err)
+		}
+		b.api, b.name = db, "in process (ddbmem)"
+		return b, nil
+	}
 	var httpClient aws.HTTPClient = loopback.NewHTTPClient()
 	restored := false
 	if b.url == "" {
@@ -68,6 +79,7 @@ func (s *Stack) startDynamo(ctx context.Context) (*dynamoBackend, error) {
 		HTTPClient:   httpClient,
 		Retryer:      aws.NopRetryer{},
 	})
+	b.api = b.client
 	if err := dynamostore.CreateTable(ctx, b.client, b.table); err != nil {
 		return nil, errors.Join(fmt.Errorf("localrun: DynamoDB (%s): %w", b.name, err), b.close(ctx))
 	}

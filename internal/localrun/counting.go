@@ -82,7 +82,7 @@ const (
 // countingDB is the DynamoDB client the tasks use, counting the calls per
 // kind of item (by partition key prefix). It satisfies assemble.DynamoDB.
 type countingDB struct {
-	next *dynamodb.Client
+	next assemble.DynamoDB
 
 	mu sync.Mutex
 	io [4]RowIO

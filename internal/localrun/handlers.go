@@ -2,6 +2,8 @@ package localrun
 
 import (
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 
 	"github.com/redrive/redrive/breaker/dynamostore"
@@ -23,7 +25,7 @@ type Handlers = assemble.Handlers
 // settings (see settings), on the Stack's clients, clock, seed and hooks,
 // and hosts them and the consumer in the Registry.
 func (s *Stack) register() error {
-	s.rows = dynamostore.New(s.DynamoDB, s.Table)
+	s.rows = dynamostore.New(s.dynamo.api, s.Table)
 	cfg, err := assemble.ConfigFromEnv(s.settings())
 	if err != nil {
 		return fmt.Errorf("localrun: function settings: %w", err)
@@ -42,7 +44,7 @@ func (s *Stack) register() error {
 	b := assemble.NewBuilder(assemble.Deps{
 		Clients:     assemble.Clients{DynamoDB: db, SFN: s.SFN, ParkingLot: s.SQS, Replay: s.SQS, Delivery: delivery},
 		Clock:       s.Executor,
-		Logger:      telemetry.JSONLogger(s.opts.Logs),
+		Logger:      logger(s.opts.Logs),
 		MetricLines: s.opts.Logs,
 		Seed:        uint64(s.opts.Seed),
 		Observe:     s.observe,
@@ -65,6 +67,16 @@ func (s *Stack) register() error {
 		}
 	}
 	return nil
+}
+
+// logger is the handlers' JSON logger on w; on io.Discard (the default
+// Logs) one that formats nothing, since a long simulation would spend a
+// few percent of its time writing lines nobody reads.
+func logger(w io.Writer) *slog.Logger {
+	if w == io.Discard {
+		return slog.New(slog.DiscardHandler)
+	}
+	return telemetry.JSONLogger(w)
 }
 
 // settings is the functions' environment: the variables that wire them to

@@ -10,6 +10,7 @@ import (
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/internal/clock"
 	"github.com/redrive/redrive/internal/simtarget"
+	"github.com/redrive/redrive/statemachine/local"
 	"github.com/redrive/redrive/tasks/assemble"
 	"github.com/redrive/redrive/tasks/attempt"
 	"github.com/redrive/redrive/tasks/pace"
@@ -34,6 +35,12 @@ type Options struct {
 	// are kept (local.Options.FinishedHistories): Costs needs them all.
 	// Default 0: all.
 	FinishedHistories int
+	// RunningHistories, CompactFinished and Finished are the executor's
+	// (local.Options): a simulation records a sample of the histories,
+	// reads each execution as it ends and keeps only a summary of it.
+	RunningHistories int
+	CompactFinished  bool
+	Finished         func(local.Execution)
 
 	// Scaled, if set, runs the stack as a service on that scaled wall
 	// clock: the executor runs in the background from Start to Close, the
@@ -60,6 +67,12 @@ type Options struct {
 	// DynamoDB Local) to use instead of the embedded minidyn; the table
 	// gets a unique name there and is deleted by Close.
 	DynamoDBEndpoint string
+	// InProcessDynamoDB keeps the table in internal/ddbmem and has the
+	// tasks call it directly, without the DynamoDB API: much faster for a
+	// long simulation, same conditional-write semantics. The Stack then
+	// has no DynamoDB client or endpoint; it needs neither Serve nor State
+	// nor DynamoDBEndpoint.
+	InProcessDynamoDB bool
 	// State, if set, is a directory that keeps a service's executions,
 	// queues and table across a restart: Start restores them from it
 	// (the clock continuing where the stopped stack's was), Close saves
@@ -207,6 +220,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("localrun: options: NameSuffix %q: want at most 40 of A-Z a-z 0-9 _ -", o.NameSuffix)
 	case o.State != "" && (o.Scaled == nil || o.DynamoDBEndpoint != "" || o.StepFunctionsEndpoint != ""):
 		return o, errors.New("localrun: options: State needs Scaled, the executor and the embedded DynamoDB: it keeps a service's own executions, queues and table")
+	case o.InProcessDynamoDB && (o.Serve != nil || o.State != "" || o.DynamoDBEndpoint != ""):
+		return o, errors.New("localrun: options: InProcessDynamoDB serves the table to the tasks alone: not with Serve, State or DynamoDBEndpoint")
 	case o.StepFunctionsEndpoint != "" && (o.Serve == nil || o.Scaled == nil):
 		return o, errors.New("localrun: options: StepFunctionsEndpoint needs Serve and Scaled: it invokes the functions on the Lambda server's socket, on the wall clock")
 	}

@@ -63,6 +63,13 @@ func (s *Stack) Sent() []Sent {
 	return append([]Sent(nil), s.sent...)
 }
 
+// SentCount is len(Sent()), without the copy.
+func (s *Stack) SentCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sent)
+}
+
 // ThrottleStartExecution makes Step Functions refuse StartExecution with
 // ThrottlingException from from until until (executor time).
 func (s *Stack) ThrottleStartExecution(from, until time.Time) {

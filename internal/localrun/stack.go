@@ -20,7 +20,6 @@ import (
 	"github.com/redrive/redrive/statemachine/local/lambdaapi"
 	"github.com/redrive/redrive/statemachine/local/sfnapi"
 	"github.com/redrive/redrive/tasks/assemble"
-	"github.com/redrive/redrive/tasks/telemetry"
 )
 
 // The functions a Stack hosts in its Registry, by name.
@@ -142,7 +141,8 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	}()
 	s.invoker = &countingInvoker{next: s.Registry}
 	if s.Executor, err = s.newExecutor(local.Options{Invoker: s.invoker, Seed: opts.Seed, Workers: opts.Workers, Start: opts.Start,
-		FinishedHistories: opts.FinishedHistories, Retention: opts.Retention, Scaled: opts.Scaled, Region: region, Account: account}); err != nil {
+		FinishedHistories: opts.FinishedHistories, CompactFinished: opts.CompactFinished, Finished: opts.Finished,
+		RunningHistories: opts.RunningHistories, Retention: opts.Retention, Scaled: opts.Scaled, Region: region, Account: account}); err != nil {
 		return nil, err
 	}
 
@@ -153,7 +153,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 		return nil, err
 	}
 	s.DynamoDB, s.Table, s.DynamoDBBackend, s.Endpoints.DynamoDB = s.dynamo.client, s.dynamo.table, s.dynamo.name, s.dynamo.url
-	s.db = &countingDB{next: s.DynamoDB}
+	s.db = &countingDB{next: s.dynamo.api}
 
 	if err = s.startSQS(ctx); err != nil {
 		return nil, err
@@ -173,7 +173,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 		exec: s.Executor, sqs: s.SQS, server: s.SQSServer,
 		queueName: DLQName, queueURL: s.DLQURL, queueARN: QueueARN(DLQName),
 		invoker: s.invoker, function: functionARN(FunctionStarter), batchSize: opts.BatchSize,
-		fail: s.fail, logger: telemetry.JSONLogger(opts.Logs), service: opts.Scaled != nil,
+		fail: s.fail, logger: logger(opts.Logs), service: opts.Scaled != nil,
 	}
 	if opts.Scaled != nil {
 		s.serve()

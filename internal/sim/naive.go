@@ -78,7 +78,20 @@ func naiveDefinition(s Scenario) (string, error) {
 func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs Observer) (Outcome, error) {
 	wall := time.Now()
 	reg := local.NewRegistry()
-	exec := local.New(local.Options{Invoker: reg, Start: Epoch, Seed: s.Seed, FinishedHistories: keptHistories})
+	out := Outcome{
+		Strategy:  n.Name(),
+		Delivered: map[string]time.Time{},
+		Parked:    map[string]time.Time{},
+		Pending:   map[string]bool{},
+	}
+	// Each execution is filed as it ends; the executor keeps a summary.
+	var accountErr error
+	exec := local.New(local.Options{Invoker: reg, Start: Epoch, Seed: s.Seed, FinishedHistories: keptHistories, RunningHistories: keptHistories, CompactFinished: true,
+		Finished: func(x local.Execution) {
+			if err := n.account(&out, x); err != nil && accountErr == nil {
+				accountErr = err
+			}
+		}})
 	target, err := simtarget.New(s.TargetOptions(exec.Now))
 	if err != nil {
 		return Outcome{}, fmt.Errorf("sim: naive: consumer: %w", err)
@@ -99,12 +112,12 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 	var started int
 	var startErr error
 	for _, m := range msgs {
-		input, err := json.Marshal(events.SQSEvent{Records: []events.SQSMessage{m.Event()}})
-		if err != nil {
-			return Outcome{}, fmt.Errorf("sim: naive: message %s: %w", m.ID, err)
-		}
+		// The input is made as the message arrives, not all up front.
 		exec.At(Epoch.Add(m.Arrival), func(ctx context.Context) {
-			_, err := exec.StartExecution(ctx, sm, m.ID, string(input))
+			input, err := json.Marshal(events.SQSEvent{Records: []events.SQSMessage{m.Event()}})
+			if err == nil {
+				_, err = exec.StartExecution(ctx, sm, m.ID, string(input))
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			started++
@@ -114,22 +127,15 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 		})
 	}
 	p := newSampler(exec, n.Name(), s, obs, func() (Usage, int, bool) {
-		xs, err := exec.ListExecutions(ctx, sm, "")
+		c, err := exec.Counts(ctx, sm)
 		if err != nil {
 			return Usage{}, 0, false
 		}
-		var u Usage
-		settled := 0
-		for _, x := range xs {
-			u.Transitions += int64(x.Transitions)
-			if x.Status != local.Running {
-				settled++
-			}
-		}
+		settled := int(c.Started - c.Running)
 		mu.Lock()
-		done := started == len(msgs) && settled == len(xs)
+		done := started == len(msgs) && c.Running == 0
 		mu.Unlock()
-		return u, settled, done
+		return Usage{Transitions: c.Transitions}, settled, done
 	})
 	p.start()
 	if err := exec.RunUntil(ctx, Epoch.Add(s.Horizon)); err != nil {
@@ -138,20 +144,21 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 	if startErr != nil {
 		return Outcome{}, startErr
 	}
-	out := Outcome{
-		Strategy:  n.Name(),
-		Calls:     target.Ledger().Calls(),
-		Delivered: map[string]time.Time{},
-		Parked:    map[string]time.Time{},
-		Pending:   map[string]bool{},
+	if accountErr != nil {
+		return Outcome{}, accountErr
 	}
+	out.Calls = target.Ledger().Calls()
 	out.Samples, out.End = p.finish()
-	xs, err := exec.ListExecutions(ctx, sm, "")
+	c, err := exec.Counts(ctx, sm)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("sim: naive: count executions: %w", err)
+	}
+	out.Usage.Transitions = c.Transitions
+	running, err := exec.ListExecutions(ctx, sm, local.Running)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("sim: naive: list executions: %w", err)
 	}
-	for _, x := range xs {
-		out.Usage.Transitions += int64(x.Transitions)
+	for _, x := range running {
 		if err := n.account(&out, x); err != nil {
 			return Outcome{}, err
 		}
@@ -162,7 +169,8 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 
 // account files an execution's message under delivered, parked or pending
 // by the execution's status and output; a failed execution files it
-// nowhere, so it counts as lost.
+// nowhere, so it counts as lost. It is called for each execution as it
+// ends (on the executor's goroutine), and for those running at the end.
 func (NaiveBackoff) account(out *Outcome, x local.Execution) error {
 	switch x.Status {
 	case local.Running:

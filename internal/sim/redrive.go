@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,7 +28,8 @@ type Redrive struct {
 	// faster, same behaviour.
 	DirectInvoke bool
 	// DynamoDBEndpoint is a DynamoDB endpoint for the stack's table
-	// (localrun.Options.DynamoDBEndpoint); empty: the embedded minidyn.
+	// (localrun.Options.DynamoDBEndpoint); empty: the table is kept in
+	// process (localrun.Options.InProcessDynamoDB).
 	DynamoDBEndpoint string
 	// WaitingRoom, when set, is called once the stack has started and
 	// returns the RoomSource the sampler reads the stack's waiting room
@@ -42,12 +44,13 @@ type Redrive struct {
 // Name implements Strategy.
 func (Redrive) Name() string { return "redrive" }
 
-// options are the Stack's options for s.
-// keptHistories is how many finished executions' histories a strategy's
-// executor keeps.
+// keptHistories is how many executions' histories a strategy's executor
+// records at once, and how many of the finished ones it keeps.
 const keptHistories = 1000
 
-func (r Redrive) options(s Scenario) localrun.Options {
+// options are the Stack's options for s, reporting the executions that
+// end to book.
+func (r Redrive) options(s Scenario, book *redriveBook) localrun.Options {
 	opts := localrun.Options{
 		Seed:         s.Seed,
 		Start:        Epoch,
@@ -55,23 +58,30 @@ func (r Redrive) options(s Scenario) localrun.Options {
 		Attempt:      attempt.Config{MaxAttempts: s.Retry.MaxAttempts, BackoffBase: s.Retry.BackoffBase, BackoffMax: s.Retry.BackoffMax},
 		Target:       s.TargetOptions(nil),
 		DirectInvoke: r.DirectInvoke,
-		// The endpoint is the caller's choice, e.g. DDB_ENDPOINT's.
-		DynamoDBEndpoint: r.DynamoDBEndpoint,
-		// The figures come from the executions' descriptions, not their
-		// histories: keep a few for debugging, so memory follows what is
-		// in flight, not everything that happened.
+		// The endpoint is the caller's choice, e.g. DDB_ENDPOINT's;
+		// without one the table is in process, reached without the API.
+		DynamoDBEndpoint:  r.DynamoDBEndpoint,
+		InProcessDynamoDB: r.DynamoDBEndpoint == "",
+		// The figures come from the executions as they end (Finished)
+		// and from the executor's running totals, not from histories:
+		// keep a few for debugging and only a summary of the others, so
+		// memory follows what is in flight, not everything that happened.
 		FinishedHistories: keptHistories,
+		RunningHistories:  keptHistories,
+		CompactFinished:   true,
 	}
 	if s.Messages.Tenants > 1 {
 		opts.BreakerKeyAttribute = TenantAttribute
 	}
+	opts.Finished = book.ended
 	return opts
 }
 
 // Run implements Strategy.
 func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observer) (_ Outcome, err error) {
 	wall := time.Now()
-	stack, err := localrun.Start(ctx, r.options(s))
+	book := &redriveBook{delivered: map[string]deliveredAt{}}
+	stack, err := localrun.Start(ctx, r.options(s, book))
 	if err != nil {
 		return Outcome{}, fmt.Errorf("sim: redrive: start the local stack: %w", err)
 	}
@@ -81,13 +91,22 @@ func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observ
 		}
 	}()
 
+	// Each message is made as it arrives, not all up front: a million
+	// bodies waiting on the timeline would be most of a large run's
+	// memory before the first arrival.
+	var sendErr error
 	for _, m := range msgs {
-		stack.SendToDLQAt(Epoch.Add(m.Arrival), message.Message{
-			Body:              m.Body(),
-			MessageAttributes: map[string]message.Attribute{TenantAttribute: message.StringAttribute(m.Tenant)},
+		stack.Executor.At(Epoch.Add(m.Arrival), func(ctx context.Context) {
+			_, err := stack.SendToDLQ(ctx, message.Message{
+				Body:              m.Body(),
+				MessageAttributes: map[string]message.Attribute{TenantAttribute: message.StringAttribute(m.Tenant)},
+			})
+			if err != nil && sendErr == nil {
+				sendErr = fmt.Errorf("sim: redrive: %w", err)
+			}
 		})
 	}
-	w := &redriveWatch{stack: stack, obs: obs, name: r.Name()}
+	w := &redriveWatch{stack: stack, obs: obs, name: r.Name(), book: book}
 	p := newSampler(stack.Executor, r.Name(), s, obs, func() (Usage, int, bool) {
 		return w.read(ctx, len(msgs))
 	})
@@ -98,13 +117,16 @@ func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observ
 	if err := stack.RunUntil(ctx, Epoch.Add(s.Horizon)); err != nil {
 		return Outcome{}, fmt.Errorf("sim: redrive: %w", err)
 	}
+	if sendErr != nil {
+		return Outcome{}, sendErr
+	}
 	w.report()
 	out := Outcome{Strategy: r.Name(), Calls: stack.Target.Ledger().Calls(), HasBreaker: true, Transitions: stack.BreakerChanges(), HasRoom: p.room != nil}
 	out.Samples, out.End = p.finish()
 	if out.Usage, err = usageOf(ctx, stack); err != nil {
 		return Outcome{}, fmt.Errorf("sim: redrive: %w", err)
 	}
-	if err := account(ctx, stack, msgs, &out); err != nil {
+	if err := account(ctx, stack, book, msgs, &out); err != nil {
 		return Outcome{}, err
 	}
 	out.Wall = time.Since(wall)
@@ -117,6 +139,7 @@ type redriveWatch struct {
 	stack *localrun.Stack
 	obs   Observer
 	name  string
+	book  *redriveBook
 
 	mu       sync.Mutex
 	reported int // transitions already reported
@@ -124,29 +147,21 @@ type redriveWatch struct {
 
 // read is the sampler's probe: usage, settled messages (executions that
 // ended, in the Delivered or Parked state), and done once every message
-// was sent, the DLQ is empty and no execution runs.
+// was sent, the DLQ is empty and no execution runs. It reads running
+// totals, not the executions: the same cost at any scale.
 func (w *redriveWatch) read(ctx context.Context, total int) (Usage, int, bool) {
 	w.report()
-	xs, err := w.stack.Executor.ListExecutions(ctx, w.stack.RedriveARN, "")
+	counts, err := w.stack.Executor.Counts(ctx, w.stack.RedriveARN)
 	if err != nil {
 		return Usage{}, 0, false
 	}
-	settled, running := 0, 0
-	for _, x := range xs {
-		switch {
-		case x.Status == local.Running:
-			running++
-		case x.Status == local.Succeeded && !continued(x):
-			settled++
-		}
-	}
 	depth, err := w.stack.SQSServer.Depth(localrun.DLQName)
-	done := err == nil && len(w.stack.Sent()) == total && depth.Total() == 0 && running == 0
+	done := err == nil && w.stack.SentCount() == total && depth.Total() == 0 && counts.Running == 0
 	u, err := usageOf(ctx, w.stack)
 	if err != nil {
 		return Usage{}, 0, false
 	}
-	return u, settled, done
+	return u, w.book.settledCount(), done
 }
 
 // report passes the transitions saved since the last report to the
@@ -169,13 +184,11 @@ func (w *redriveWatch) report() {
 func usageOf(ctx context.Context, stack *localrun.Stack) (Usage, error) {
 	var u Usage
 	for _, arn := range []string{stack.RedriveARN, stack.ReleaseARN} {
-		xs, err := stack.Executor.ListExecutions(ctx, arn, "")
+		c, err := stack.Executor.Counts(ctx, arn)
 		if err != nil {
-			return Usage{}, fmt.Errorf("list executions: %w", err)
+			return Usage{}, fmt.Errorf("count executions: %w", err)
 		}
-		for _, x := range xs {
-			u.Transitions += int64(x.Transitions)
-		}
+		u.Transitions += c.Transitions
 	}
 	st := stack.Stats()
 	u.Invocations = map[string]int64{}
@@ -205,15 +218,72 @@ type redriveDoc struct {
 // message to a new one: the Continue task's, {"executionArn": ...}.
 var continuedOutput = []byte(`{"executionArn":`)
 
-// continued reports an execution that handed its message to a new one; a
-// prefix test, as the sampler asks of every execution at every reading.
+// continued reports an execution that handed its message to a new one.
 func continued(x local.Execution) bool { return bytes.HasPrefix(x.Output, continuedOutput) }
 
+// redriveBook keeps what the simulation needs of the redrive executions,
+// read from each as it ends (localrun.Options.Finished), so that the
+// executor may forget their input and output: how many settled, and when
+// each message (by SQS origin id) was delivered.
+type redriveBook struct {
+	mu        sync.Mutex
+	settled   int
+	delivered map[string]deliveredAt
+	err       error // the first execution that could not be read
+}
+
+// deliveredAt is when an execution that delivered a message ended, and
+// when it started.
+type deliveredAt struct {
+	start, stop time.Time
+}
+
+// redriveMachine ends the ARN of the redrive state machine.
+const redriveMachine = ":stateMachine:" + localrun.RedriveStateMachine
+
+// ended reads an execution that ended: a redrive execution that succeeded
+// and did not continue settled its message, and one whose last decision
+// was DONE delivered it.
+func (b *redriveBook) ended(x local.Execution) {
+	if !strings.HasSuffix(x.StateMachineARN, redriveMachine) || x.Status != local.Succeeded {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if continued(x) {
+		return
+	}
+	b.settled++
+	var in, result redriveDoc
+	if err := json.Unmarshal(x.Input, &in); err != nil {
+		if b.err == nil {
+			b.err = fmt.Errorf("sim: redrive: input of %s: %w", x.Name, err)
+		}
+		return
+	}
+	if json.Unmarshal(x.Output, &result) != nil || result.Next != message.NextDone {
+		return
+	}
+	// Of two executions that delivered one message (a double delivery),
+	// the one that started first is kept, as a listing would have.
+	if d, ok := b.delivered[in.OriginID]; !ok || x.StartDate.Before(d.start) {
+		b.delivered[in.OriginID] = deliveredAt{start: x.StartDate, stop: x.StopDate}
+	}
+}
+
+// settledCount is how many messages settled so far.
+func (b *redriveBook) settledCount() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.settled
+}
+
 // account files every message under delivered (an execution ended in
-// Delivered), parked (it is in the parking lot) or pending (an execution
-// still runs, or it is still in the DLQ), by origin id mapped back to the
-// scenario's message id; a message found nowhere counts as lost.
-func account(ctx context.Context, stack *localrun.Stack, msgs []Message, out *Outcome) error {
+// Delivered, as the book recorded), parked (it is in the parking lot) or
+// pending (an execution still runs, or it is still in the DLQ), by origin
+// id mapped back to the scenario's message id; a message found nowhere
+// counts as lost.
+func account(ctx context.Context, stack *localrun.Stack, book *redriveBook, msgs []Message, out *Outcome) error {
 	out.Delivered, out.Parked, out.Pending = map[string]time.Time{}, map[string]time.Time{}, map[string]bool{}
 	byBody := make(map[string]string, len(msgs))
 	for _, m := range msgs {
@@ -235,12 +305,24 @@ func account(ctx context.Context, stack *localrun.Stack, msgs []Message, out *Ou
 			}
 		}
 	}
-	xs, err := stack.Executor.ListExecutions(ctx, stack.RedriveARN, "")
+	book.mu.Lock()
+	defer book.mu.Unlock()
+	if book.err != nil {
+		return book.err
+	}
+	for origin, d := range book.delivered {
+		id, ok := byOrigin[origin]
+		if !ok {
+			return fmt.Errorf("sim: redrive: an execution carries unknown origin %q", origin)
+		}
+		out.Delivered[id] = d.stop
+	}
+	running, err := stack.Executor.ListExecutions(ctx, stack.RedriveARN, local.Running)
 	if err != nil {
 		return fmt.Errorf("sim: redrive: list executions: %w", err)
 	}
-	for _, x := range xs {
-		var in, result redriveDoc
+	for _, x := range running {
+		var in redriveDoc
 		if err := json.Unmarshal(x.Input, &in); err != nil {
 			return fmt.Errorf("sim: redrive: input of %s: %w", x.Name, err)
 		}
@@ -248,14 +330,7 @@ func account(ctx context.Context, stack *localrun.Stack, msgs []Message, out *Ou
 		if !ok {
 			return fmt.Errorf("sim: redrive: execution %s carries unknown origin %q", x.Name, in.OriginID)
 		}
-		switch x.Status {
-		case local.Running:
-			out.Pending[id] = true
-		case local.Succeeded:
-			if json.Unmarshal(x.Output, &result) == nil && result.Next == message.NextDone {
-				out.Delivered[id] = x.StopDate
-			}
-		}
+		out.Pending[id] = true
 	}
 	parked, err := stack.ReceiveParked(ctx)
 	if err != nil {
