@@ -338,10 +338,10 @@ func TestReplayDryRunEqualsTheRealRun(t *testing.T) {
 
 	before := e.s.Stats()
 	transitions := totalTransitions(t, e.s)
-	real, err := e.run(t, t.Context(), r, replay.Plan{ID: "fix", Actor: "ops", Filter: filter})
+	moved, err := e.run(t, t.Context(), r, replay.Plan{ID: "fix", Actor: "ops", Filter: filter})
 	require.NoError(t, err)
-	assert.Equal(t, dry.Groups, real.Groups, "the dry run's groups are what moved")
-	assert.Equal(t, dry.Counts.Matched, real.Counts.Moved)
+	assert.Equal(t, dry.Groups, moved.Groups, "the dry run's groups are what moved")
+	assert.Equal(t, dry.Counts.Matched, moved.Counts.Moved)
 	want := e.origins(func(m lotMessage) bool { return m.marker == "FLAKY" })
 	assert.Equal(t, len(want), dry.Moving())
 	var groups []string
@@ -353,7 +353,7 @@ func TestReplayDryRunEqualsTheRealRun(t *testing.T) {
 	// What the replayed messages cost, against the estimate's usage per
 	// message delivered on its first try.
 	after := e.s.Stats()
-	n := float64(real.Counts.Moved)
+	n := float64(moved.Counts.Moved)
 	measured := replay.Usage{
 		Transitions:        float64(totalTransitions(t, e.s)-transitions) / n,
 		StarterInvocations: float64(after.Invocations[localrun.FunctionStarter]-before.Invocations[localrun.FunctionStarter]) / n,
@@ -504,15 +504,15 @@ func TestTheAdminReplayCommand(t *testing.T) {
 	assert.Equal(t, replay.Done, dry.Replay.Record.Status)
 	assertAllVisible(t, e.s, len(e.byOrigin))
 
-	real := runAdmin(t, e.s, admin.Request{Command: admin.CommandReplay, Actor: "alice",
+	moved := runAdmin(t, e.s, admin.Request{Command: admin.CommandReplay, Actor: "alice",
 		Replay: &admin.ReplayRequest{Filter: poison, Rate: 5}})
-	require.NotNil(t, real.Replay)
-	assert.Empty(t, real.Replay.Error)
-	assert.Nil(t, real.Replay.Next, "it reached the lot's end")
-	assert.Equal(t, dry.Replay.Groups, real.Replay.Groups, "the dry run showed what the replay moved")
-	assert.Equal(t, len(want), real.Replay.Counts.Moved)
-	assert.Equal(t, "alice", real.Replay.Record.Actor)
-	assert.NotEmpty(t, real.Replay.Record.ID, "named after the execution")
+	require.NotNil(t, moved.Replay)
+	assert.Empty(t, moved.Replay.Error)
+	assert.Nil(t, moved.Replay.Next, "it reached the lot's end")
+	assert.Equal(t, dry.Replay.Groups, moved.Replay.Groups, "the dry run showed what the replay moved")
+	assert.Equal(t, len(want), moved.Replay.Counts.Moved)
+	assert.Equal(t, "alice", moved.Replay.Record.Actor)
+	assert.NotEmpty(t, moved.Replay.Record.ID, "named after the execution")
 	wakeDLQ(t.Context(), e.s)
 	drain(t, e.s)
 	e.settle(t, want)
