@@ -69,10 +69,7 @@ func (h *Handler) handleReplay(ctx context.Context, in Input) (Output, error) {
 			fail(field, "not for replay (its options go in \"replay\")")
 		}
 	}
-	plan := replay.Plan{Actor: strings.TrimSpace(r.Actor)}
-	if plan.Actor == "" && in.ExecutionName != "" {
-		plan.Actor = "execution:" + in.ExecutionName
-	}
+	plan := replay.Plan{Actor: in.actor()}
 	if r.Replay == nil {
 		fail("replay", `required: e.g. {"filter": {"reason": "exhausted"}, "dryRun": true}`)
 	} else {

@@ -127,6 +127,18 @@ func decodeStrict(data []byte, v any, example string) string {
 	return ""
 }
 
+// actorRequired is the problem of a changing request without an actor.
+const actorRequired = "required when the input has no executionName to default it from"
+
+// actor is who made the request: its actor, else
+// "execution:<execution name>"; "" without either.
+func (in Input) actor() string {
+	if a := strings.TrimSpace(in.Request.Actor); a != "" || in.ExecutionName == "" {
+		return a
+	}
+	return "execution:" + in.ExecutionName
+}
+
 // parsed is a valid request, ready to apply.
 type parsed struct {
 	key     string
@@ -192,12 +204,9 @@ func parse(in Input, now time.Time) (parsed, error) {
 		}
 		p.change.Until = until
 	}
-	p.change.Actor = strings.TrimSpace(r.Actor)
-	if p.change.Actor == "" && in.ExecutionName != "" {
-		p.change.Actor = "execution:" + in.ExecutionName
-	}
+	p.change.Actor = in.actor()
 	if changes && p.change.Actor == "" {
-		fail("actor", "required when the input has no executionName to default it from")
+		fail("actor", actorRequired)
 	}
 
 	if len(problems) > 0 {

@@ -47,7 +47,7 @@ func parseRule(in Input, now time.Time) (ruleCommand, error) {
 	r := in.Request
 	problems := slices.Clone(r.problems)
 	fail := func(field, problem string) { problems = append(problems, Problem{Field: field, Problem: problem}) }
-	c := ruleCommand{command: r.Command, id: strings.TrimSpace(r.ID), reason: strings.TrimSpace(r.Reason), actor: strings.TrimSpace(r.Actor)}
+	c := ruleCommand{command: r.Command, id: strings.TrimSpace(r.ID), reason: strings.TrimSpace(r.Reason), actor: in.actor()}
 	if r.Breaker != "" {
 		fail("breaker", `not for rule commands; a rule matches a breaker key with {"on": "breaker", "equals": "`+r.Breaker+`"}`)
 	}
@@ -97,11 +97,8 @@ func parseRule(in Input, now time.Time) (ruleCommand, error) {
 		if c.reason == "" {
 			fail("reason", "required for "+r.Command+": it is kept with the rule and in the audit trail")
 		}
-		if c.actor == "" && in.ExecutionName != "" {
-			c.actor = "execution:" + in.ExecutionName
-		}
 		if c.actor == "" {
-			fail("actor", "required when the input has no executionName to default it from")
+			fail("actor", actorRequired)
 		}
 	}
 	if len(problems) > 0 {
