@@ -72,9 +72,7 @@ func parseParked(args []string, h host, stderr io.Writer) (call parkedCall, code
 	fs.SetOutput(stderr)
 	fs.Usage = func() { parkedUsage(fs) }
 	fs.StringVar(&call.table, "table", h.getenv(park.EnvTable), "the table holding the parking lot's index; default $"+park.EnvTable)
-	fs.StringVar(&call.filter.Breaker, "breaker", "", "only this breaker key ("+lotindex.None+": none)")
-	fs.StringVar(&call.filter.Reason, "reason", "", "only this reason class, e.g. poison, exhausted, \"table unavailable\"")
-	fs.StringVar(&call.filter.ErrorType, "error-type", "", "only this error type of the last failure ("+lotindex.None+": none)")
+	parkedFilterFlags(fs, &call.filter.Breaker, &call.filter.Reason, &call.filter.ErrorType)
 	since := fs.String("since", "", "parked at or after: RFC 3339 time or a duration ago such as 2h; default 14 days ago, SQS's longest retention")
 	until := fs.String("until", "", "parked before: RFC 3339 time or a duration ago; default a day from now (a clock ahead, e.g. redrive local's --time-scale)")
 	fs.DurationVar(&call.timeout, "timeout", defaultParkedTimeout, "how long to wait for the table")
@@ -136,6 +134,15 @@ func (c *parkedCall) validate(now time.Time, since, until string) error {
 		return fmt.Errorf("--timeout %s must be positive", c.timeout)
 	}
 	return nil
+}
+
+// parkedFilterFlags registers the filters on a parked message's record
+// that `redrive parked` and `redrive replay` share: its breaker key,
+// reason class and last error type.
+func parkedFilterFlags(fs *flag.FlagSet, breaker, reason, errorType *string) {
+	fs.StringVar(breaker, "breaker", "", "only this breaker key ("+lotindex.None+": none)")
+	fs.StringVar(reason, "reason", "", "only this reason class, e.g. poison, exhausted, \"table unavailable\"")
+	fs.StringVar(errorType, "error-type", "", "only this error type of the last failure ("+lotindex.None+": none)")
 }
 
 // parkedUsage prints the parked command's synopsis and flags.

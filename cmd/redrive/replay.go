@@ -121,9 +121,7 @@ func parseReplay(args []string, h host, stderr io.Writer) (call replayCall, code
 	}
 
 	p, c := &call.plan, &call.config
-	fs.StringVar(&p.Filter.Breaker, "breaker", "", "only this breaker key ("+replay.None+": none)")
-	fs.StringVar(&p.Filter.Reason, "reason", "", "only this reason class, e.g. poison, exhausted, \"table unavailable\"")
-	fs.StringVar(&p.Filter.ErrorType, "error-type", "", "only this error type of the last failure ("+replay.None+": none)")
+	parkedFilterFlags(fs, &p.Filter.Breaker, &p.Filter.Reason, &p.Filter.ErrorType)
 	since := fs.String("since", "", "parked at or after: RFC 3339 time or a duration ago such as 2h; default no bound")
 	until := fs.String("until", "", "parked before: RFC 3339 time or a duration ago; default no bound")
 	fs.Var(bodyFlags{&p.Filter.Body}, "body", "only messages whose body holds this field: /json/pointer=value (repeatable; all must match)")
