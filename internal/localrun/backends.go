@@ -32,7 +32,7 @@ var credentialsProvider = credentials.NewStaticCredentialsProvider("local", "loc
 
 // dynamoBackend is the DynamoDB endpoint and table of a Stack.
 type dynamoBackend struct {
-	client  *dynamodb.Client  // nil with Options.InProcessDynamoDB
+	client  *dynamodb.Client  // nil with Options.InProcess
 	api     assemble.DynamoDB // the client, or the in-process table
 	url     string
 	table   string
@@ -48,7 +48,7 @@ type dynamoBackend struct {
 // named one on a shared endpoint (deleted on close).
 func (s *Stack) startDynamo(ctx context.Context) (*dynamoBackend, error) {
 	b := &dynamoBackend{url: s.opts.DynamoDBEndpoint, table: "redrive", name: "minidyn"}
-	if s.opts.InProcessDynamoDB {
+	if s.opts.InProcess {
 		db := ddbmem.New()
 		if _, err := db.CreateTable(ctx, dynamostore.TableInput(b.table)); err != nil {
 			return nil, fmt.Errorf("localrun: DynamoDB (in process): %w", err)

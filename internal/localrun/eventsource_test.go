@@ -3,6 +3,7 @@ package localrun_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -123,17 +124,22 @@ func TestEventSourceBatchSize(t *testing.T) {
 	assert.Len(t, s.Target.Ledger().Deliveries(), 10)
 }
 
+// Through the API and in process alike.
 func TestThrottleStartExecution(t *testing.T) {
-	s := start(t, localrun.Options{})
-	s.ThrottleStartExecution(t0.Add(time.Minute), t0.Add(2*time.Minute))
-	s.SendToDLQAt(t0.Add(90*time.Second), messages(1)...)
-	_, err := s.SendToDLQ(t.Context(), messages(1)...)
-	require.NoError(t, err)
-	run(t, s)
-	costs, err := s.Costs(t.Context())
-	require.NoError(t, err)
-	require.Len(t, costs, 2)
-	assert.Equal(t, t0, costs[0].Execution.StartDate, "before the window")
-	assert.Equal(t, t0.Add(2*time.Minute), costs[1].Execution.StartDate, "retried after the visibility timeout, once the window closed")
-	assert.EqualValues(t, 1, s.Stats().StartsThrottled, "refused once, at 1m30s")
+	for _, inProcess := range []bool{false, true} {
+		t.Run(fmt.Sprintf("InProcess=%v", inProcess), func(t *testing.T) {
+			s := start(t, localrun.Options{InProcess: inProcess})
+			s.ThrottleStartExecution(t0.Add(time.Minute), t0.Add(2*time.Minute))
+			s.SendToDLQAt(t0.Add(90*time.Second), messages(1)...)
+			_, err := s.SendToDLQ(t.Context(), messages(1)...)
+			require.NoError(t, err)
+			run(t, s)
+			costs, err := s.Costs(t.Context())
+			require.NoError(t, err)
+			require.Len(t, costs, 2)
+			assert.Equal(t, t0, costs[0].Execution.StartDate, "before the window")
+			assert.Equal(t, t0.Add(2*time.Minute), costs[1].Execution.StartDate, "retried after the visibility timeout, once the window closed")
+			assert.EqualValues(t, 1, s.Stats().StartsThrottled, "refused once, at 1m30s")
+		})
+	}
 }

@@ -35,11 +35,11 @@ type Options struct {
 	// are kept (local.Options.FinishedHistories): Costs needs them all.
 	// Default 0: all.
 	FinishedHistories int
-	// RunningHistories, CompactFinished and Finished are the executor's
+	// RunningHistories, Compact and Finished are the executor's
 	// (local.Options): a simulation records a sample of the histories,
 	// reads each execution as it ends and keeps only a summary of it.
 	RunningHistories int
-	CompactFinished  bool
+	Compact          bool
 	Finished         func(local.Execution)
 
 	// Scaled, if set, runs the stack as a service on that scaled wall
@@ -67,12 +67,16 @@ type Options struct {
 	// DynamoDB Local) to use instead of the embedded minidyn; the table
 	// gets a unique name there and is deleted by Close.
 	DynamoDBEndpoint string
-	// InProcessDynamoDB keeps the table in internal/ddbmem and has the
-	// tasks call it directly, without the DynamoDB API: much faster for a
-	// long simulation, same conditional-write semantics. The Stack then
-	// has no DynamoDB client or endpoint; it needs neither Serve nor State
-	// nor DynamoDBEndpoint.
-	InProcessDynamoDB bool
+	// InProcess has the tasks, the DLQ's event source and SendToDLQ call
+	// the table, the queues and the executor in process: the table is
+	// internal/ddbmem, and SQS and Step Functions are called through
+	// clients with the SDK's signatures, validation and errors but
+	// without its wire format (sqslocal.Client, sfnapi.Client). Much
+	// faster for a long simulation, with the same answers. The Stack then
+	// has no DynamoDB client or endpoint (its SQS and SFN clients still
+	// go through the APIs); it needs neither Serve nor State nor
+	// DynamoDBEndpoint.
+	InProcess bool
 	// State, if set, is a directory that keeps a service's executions,
 	// queues and table across a restart: Start restores them from it
 	// (the clock continuing where the stopped stack's was), Close saves
@@ -220,8 +224,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("localrun: options: NameSuffix %q: want at most 40 of A-Z a-z 0-9 _ -", o.NameSuffix)
 	case o.State != "" && (o.Scaled == nil || o.DynamoDBEndpoint != "" || o.StepFunctionsEndpoint != ""):
 		return o, errors.New("localrun: options: State needs Scaled, the executor and the embedded DynamoDB: it keeps a service's own executions, queues and table")
-	case o.InProcessDynamoDB && (o.Serve != nil || o.State != "" || o.DynamoDBEndpoint != ""):
-		return o, errors.New("localrun: options: InProcessDynamoDB serves the table to the tasks alone: not with Serve, State or DynamoDBEndpoint")
+	case o.InProcess && (o.Serve != nil || o.State != "" || o.DynamoDBEndpoint != "" || o.StepFunctionsEndpoint != ""):
+		return o, errors.New("localrun: options: InProcess serves the table, queues and executor to the tasks alone: not with Serve, State, DynamoDBEndpoint or StepFunctionsEndpoint")
 	case o.StepFunctionsEndpoint != "" && (o.Serve == nil || o.Scaled == nil):
 		return o, errors.New("localrun: options: StepFunctionsEndpoint needs Serve and Scaled: it invokes the functions on the Lambda server's socket, on the wall clock")
 	}

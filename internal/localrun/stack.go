@@ -75,6 +75,9 @@ type Stack struct {
 	// SFN is a Step Functions client of the executor's API facade (or of
 	// Options.StepFunctionsEndpoint).
 	SFN *sfn.Client
+	// tasksSFN is the tasks' Step Functions: SFN, or with
+	// Options.InProcess an sfnapi.Client behind the same throttle.
+	tasksSFN assemble.StepFunctions
 	// RedriveARN, AdminARN and ReleaseARN are the state machines.
 	RedriveARN, AdminARN, ReleaseARN string
 
@@ -141,7 +144,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	}()
 	s.invoker = &countingInvoker{next: s.Registry}
 	if s.Executor, err = s.newExecutor(local.Options{Invoker: s.invoker, Seed: opts.Seed, Workers: opts.Workers, Start: opts.Start,
-		FinishedHistories: opts.FinishedHistories, CompactFinished: opts.CompactFinished, Finished: opts.Finished,
+		FinishedHistories: opts.FinishedHistories, Compact: opts.Compact, Finished: opts.Finished,
 		RunningHistories: opts.RunningHistories, Retention: opts.Retention, Scaled: opts.Scaled, Region: region, Account: account}); err != nil {
 		return nil, err
 	}
@@ -245,6 +248,10 @@ func (s *Stack) startSFN(ctx context.Context) error {
 		Region: region, BaseEndpoint: aws.String(url), Credentials: credentialsProvider,
 		HTTPClient: client, Retryer: aws.NopRetryer{},
 	})
+	s.tasksSFN = s.SFN
+	if s.opts.InProcess {
+		s.tasksSFN = throttledClient{Client: sfnapi.NewClient(s.Executor), throttle: s.throttle}
+	}
 	return s.createStateMachines(ctx)
 }
 

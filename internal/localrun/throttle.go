@@ -1,9 +1,16 @@
 package localrun
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/aws/smithy-go"
+
+	"github.com/redrive/redrive/statemachine/local/sfnapi"
 )
 
 // startThrottle sits in front of the Step Functions API facade: while a
@@ -40,15 +47,39 @@ func (t *startThrottle) throttled() bool {
 	return false
 }
 
+// The error a throttled StartExecution answers.
+const (
+	throttledCode    = "ThrottlingException"
+	throttledMessage = "Rate exceeded"
+)
+
 // ServeHTTP refuses StartExecution inside a window and passes the rest.
 func (t *startThrottle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("X-Amz-Target") == "AWSStepFunctions.StartExecution" && t.throttled() {
 		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 		w.WriteHeader(http.StatusBadRequest)
-		_, _ = w.Write([]byte(`{"__type":"ThrottlingException","message":"Rate exceeded"}`))
+		_, _ = fmt.Fprintf(w, `{"__type":%q,"message":%q}`, throttledCode, throttledMessage)
 		return
 	}
 	t.next.ServeHTTP(w, r)
+}
+
+// throttledClient is the in-process Step Functions client behind the
+// throttle: inside a window its StartExecution fails as the sfn client's
+// does when the API answers ThrottlingException.
+type throttledClient struct {
+	*sfnapi.Client
+	throttle *startThrottle
+}
+
+// StartExecution refuses inside a window and starts the execution
+// otherwise.
+func (c throttledClient) StartExecution(ctx context.Context, in *sfn.StartExecutionInput, optFns ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error) {
+	if c.throttle.throttled() {
+		return nil, &smithy.OperationError{ServiceID: sfn.ServiceID, OperationName: "StartExecution",
+			Err: &smithy.GenericAPIError{Code: throttledCode, Message: throttledMessage}}
+	}
+	return c.Client.StartExecution(ctx, in, optFns...)
 }
 
 // count returns how many StartExecution calls were refused.

@@ -86,7 +86,7 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 	}
 	// Each execution is filed as it ends; the executor keeps a summary.
 	var accountErr error
-	exec := local.New(local.Options{Invoker: reg, Start: Epoch, Seed: s.Seed, FinishedHistories: keptHistories, RunningHistories: keptHistories, CompactFinished: true,
+	exec := local.New(local.Options{Invoker: reg, Start: Epoch, Seed: s.Seed, FinishedHistories: keptHistories, RunningHistories: keptHistories, Compact: true,
 		Finished: func(x local.Execution) {
 			if err := n.account(&out, x); err != nil && accountErr == nil {
 				accountErr = err

@@ -29,7 +29,7 @@ type Redrive struct {
 	DirectInvoke bool
 	// DynamoDBEndpoint is a DynamoDB endpoint for the stack's table
 	// (localrun.Options.DynamoDBEndpoint); empty: the table is kept in
-	// process (localrun.Options.InProcessDynamoDB).
+	// process (localrun.Options.InProcess).
 	DynamoDBEndpoint string
 	// WaitingRoom, when set, is called once the stack has started and
 	// returns the RoomSource the sampler reads the stack's waiting room
@@ -59,16 +59,17 @@ func (r Redrive) options(s Scenario, book *redriveBook) localrun.Options {
 		Target:       s.TargetOptions(nil),
 		DirectInvoke: r.DirectInvoke,
 		// The endpoint is the caller's choice, e.g. DDB_ENDPOINT's;
-		// without one the table is in process, reached without the API.
-		DynamoDBEndpoint:  r.DynamoDBEndpoint,
-		InProcessDynamoDB: r.DynamoDBEndpoint == "",
+		// without one the table, the queues and the executor are
+		// reached in process, without the APIs' wire format.
+		DynamoDBEndpoint: r.DynamoDBEndpoint,
+		InProcess:        r.DynamoDBEndpoint == "",
 		// The figures come from the executions as they end (Finished)
 		// and from the executor's running totals, not from histories:
 		// keep a few for debugging and only a summary of the others, so
 		// memory follows what is in flight, not everything that happened.
 		FinishedHistories: keptHistories,
 		RunningHistories:  keptHistories,
-		CompactFinished:   true,
+		Compact:           true,
 	}
 	if s.Messages.Tenants > 1 {
 		opts.BreakerKeyAttribute = TenantAttribute
@@ -254,20 +255,20 @@ func (b *redriveBook) ended(x local.Execution) {
 		return
 	}
 	b.settled++
-	var in, result redriveDoc
-	if err := json.Unmarshal(x.Input, &in); err != nil {
+	var result redriveDoc
+	if err := json.Unmarshal(x.Output, &result); err != nil || result.Next == message.NextDone && result.OriginID == "" {
 		if b.err == nil {
-			b.err = fmt.Errorf("sim: redrive: input of %s: %w", x.Name, err)
+			b.err = fmt.Errorf("sim: redrive: output of %s is not a document with an origin id: %v", x.Name, err)
 		}
 		return
 	}
-	if json.Unmarshal(x.Output, &result) != nil || result.Next != message.NextDone {
+	if result.Next != message.NextDone {
 		return
 	}
 	// Of two executions that delivered one message (a double delivery),
 	// the one that started first is kept, as a listing would have.
-	if d, ok := b.delivered[in.OriginID]; !ok || x.StartDate.Before(d.start) {
-		b.delivered[in.OriginID] = deliveredAt{start: x.StartDate, stop: x.StopDate}
+	if d, ok := b.delivered[result.OriginID]; !ok || x.StartDate.Before(d.start) {
+		b.delivered[result.OriginID] = deliveredAt{start: x.StartDate, stop: x.StopDate}
 	}
 }
 

@@ -48,7 +48,11 @@ const (
 // callback is a callback task's current attempt, from its TaskScheduled
 // until its token settles, it times out or the execution ends.
 type callback struct {
-	token     string
+	// attempt is the number of the attempt's token (see issueToken): the
+	// token itself, 672 characters, is not kept, as a million executions
+	// may wait at once; a token naming this execution and attempt is one
+	// the executor issued, since it is authenticated.
+	attempt   uint32
 	heartbeat time.Duration // HeartbeatSeconds; 0 means none
 	deadline  int64         // clock time of the TimeoutSeconds timeout
 	timed     bool          // TimeoutSeconds(Path) is set: deadline applies
@@ -134,11 +138,16 @@ func (e *Executor) SendTaskHeartbeat(ctx context.Context, token string) error {
 // x.mu held.
 func (x *execution) issueToken() string {
 	x.issued++
+	return x.e.token(x.index, x.issued)
+}
+
+// token returns the task token of an execution's attempt.
+func (e *Executor) token(index uint64, attempt uint32) string {
 	b := make([]byte, tokenHeader, tokenBytes)
 	b[0] = tokenVersion
-	binary.BigEndian.PutUint64(b[1:9], x.index)
-	binary.BigEndian.PutUint32(b[9:13], x.issued)
-	return base64.StdEncoding.EncodeToString(append(b, x.e.tokenBody(b)...))
+	binary.BigEndian.PutUint64(b[1:9], index)
+	binary.BigEndian.PutUint32(b[9:13], attempt)
+	return base64.StdEncoding.EncodeToString(append(b, e.tokenBody(b)...))
 }
 
 // tokenBody returns the part of a token that authenticates its header.
@@ -182,7 +191,7 @@ func (e *Executor) parseToken(token string) (index uint64, attempt uint32, err e
 
 // openTask returns the attempt waiting for token. Call with x.mu held.
 func (x *execution) openTask(token string, attempt uint32) (*callback, error) {
-	if cb := x.cb; cb != nil && cb.token == token && cb.outcome == nil {
+	if cb := x.cb; cb != nil && cb.attempt == attempt && cb.outcome == nil {
 		return cb, nil
 	}
 	if attempt > x.issued {

@@ -3,7 +3,6 @@ package local
 import (
 	"maps"
 	"strings"
-	"time"
 )
 
 // isoMillis is the context object's timestamp format, as AWS renders it
@@ -48,19 +47,16 @@ func memberName(path string) string {
 	return rest[:end]
 }
 
-// newExecutionContext builds the context object's "Execution" member, which
-// is the same for every state of an execution; the input is left out
-// when sm's definition never reads it (readsExecutionInput).
-func newExecutionContext(sm *stateMachine, arn, name string, input any, start time.Time) map[string]any {
-	if !sm.readsInput {
-		input = nil
-	}
+// executionContext builds the context object's "Execution" member, the
+// same for every state of the execution; it is built for each state that
+// reads "$$" rather than kept, as a million executions may wait at once.
+func (x *execution) executionContext() map[string]any {
 	return map[string]any{
-		"Id":           arn,
-		"Input":        input,
-		"Name":         name,
-		"RoleArn":      sm.RoleARN,
-		"StartTime":    start.UTC().Format(isoMillis),
+		"Id":           x.arn,
+		"Input":        x.ctxInput,
+		"Name":         x.name,
+		"RoleArn":      x.sm.RoleARN,
+		"StartTime":    x.start.UTC().Format(isoMillis),
 		"RedriveCount": int64(0),
 	}
 }
@@ -74,7 +70,7 @@ func (x *execution) contextObject() any {
 	}
 	if x.ctxObj == nil {
 		x.ctxObj = map[string]any{
-			"Execution": x.ctxExec,
+			"Execution": x.executionContext(),
 			"State": map[string]any{
 				"EnteredTime": x.enteredAt.UTC().Format(isoMillis),
 				"Name":        x.cur.Name(),

@@ -12,11 +12,12 @@ import (
 // five seconds, with room for two histories at once and two finished
 // ones, compacting the rest: the running totals count what ran, Finished
 // sees each execution end in order with its output, the histories are a
-// sample, and a compacted execution keeps its summary only.
+// sample, and a compacted execution keeps its summary only, and no
+// execution its input.
 func TestCountsFinishedAndCompaction(t *testing.T) {
 	ctx := t.Context()
 	var ended []Execution
-	e := New(Options{RunningHistories: 2, FinishedHistories: 2, CompactFinished: true,
+	e := New(Options{RunningHistories: 2, FinishedHistories: 2, Compact: true,
 		Finished: func(x Execution) { ended = append(ended, x) }})
 	arn, err := e.CreateStateMachine(ctx, "waits", waitsMachine, "")
 	require.NoError(t, err)
@@ -29,6 +30,14 @@ func TestCountsFinishedAndCompaction(t *testing.T) {
 	c, err := e.Counts(ctx, arn)
 	require.NoError(t, err)
 	assert.Equal(t, Counts{Started: 5, Running: 5, TransitionsByType: map[string]int64{}}, c, "none has entered its first state yet")
+	running, err := e.DescribeExecution(ctx, arns[0])
+	require.NoError(t, err)
+	assert.Nil(t, running.Input, "a running execution keeps a hash of its input, not the text")
+	same, err := e.StartExecution(ctx, arn, "x0", `{"s":1}`)
+	require.NoError(t, err, "the same name and input while running: idempotent, by hash")
+	assert.Equal(t, arns[0], same.ARN)
+	_, err = e.StartExecution(ctx, arn, "x0", `{"s":9}`)
+	assert.ErrorIs(t, err, ErrExecutionAlreadyExists, "another input")
 
 	_, err = e.History(ctx, arns[1])
 	require.NoError(t, err, "the first two record their histories")
@@ -57,7 +66,8 @@ func TestCountsFinishedAndCompaction(t *testing.T) {
 	assert.False(t, first.StopDate.IsZero())
 	last, err := e.DescribeExecution(ctx, arns[4])
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"s":5}`, string(last.Input), "the last two finished keep everything")
+	assert.JSONEq(t, `{"s":5}`, string(last.Output), "the last two finished keep their output")
+	assert.Nil(t, last.Input, "no execution keeps its input")
 	_, err = e.History(ctx, arns[3])
 	assert.ErrorIs(t, err, ErrHistoryNotRecorded)
 

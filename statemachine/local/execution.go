@@ -22,11 +22,14 @@ type execution struct {
 	e         *Executor
 	sm        *stateMachine
 	arn, name string
-	inputText string
-	input     any
-	start     time.Time
-	ctxExec   map[string]any // the context object's "Execution" member
-	env       asl.Env
+	inputText string // "" with Options.Compact
+	inputHash uint64 // the input's hash with Options.Compact (sameInput)
+	input     any    // the parsed input, until the start state has it
+	// ctxInput is the parsed input as $$.Execution.Input reads it; nil
+	// when the definition never does (readsExecutionInput).
+	ctxInput any
+	start    time.Time
+	env      asl.Env
 
 	mu          sync.Mutex
 	rng         rand.PCG
@@ -81,7 +84,7 @@ type execution struct {
 // describe snapshots the execution. Call with x.mu held.
 func (x *execution) describe() Execution {
 	var input json.RawMessage
-	if x.inputText != "" { // Options.CompactFinished drops it
+	if x.inputText != "" { // Options.Compact drops it
 		input = json.RawMessage(x.inputText)
 	}
 	return Execution{

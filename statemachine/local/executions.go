@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"math/rand/v2"
 
 	"github.com/redrive/redrive/statemachine/asl"
@@ -46,7 +47,7 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 		e.mu.Unlock()
 		old.mu.Lock()
 		defer old.mu.Unlock()
-		if old.status == Running && old.inputText == input {
+		if old.status == Running && old.sameInput(input) {
 			return old.describe(), nil
 		}
 		return Execution{}, fmt.Errorf("%w: %s", ErrExecutionAlreadyExists, arn)
@@ -54,8 +55,13 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 	start := e.Now()
 	x := &execution{
 		e: e, sm: sm, arn: arn, name: name, inputText: input, input: parsed, start: start,
-		ctxExec: newExecutionContext(sm, arn, name, parsed, start),
-		status:  Running,
+		status: Running,
+	}
+	if sm.readsInput {
+		x.ctxInput = parsed
+	}
+	if e.opts.Compact {
+		x.inputText, x.inputHash = "", maphash.String(e.inputSeed, input)
 	}
 	x.rng = *rand.NewPCG(e.rng.Uint64(), e.rng.Uint64())
 	x.env = asl.Env{UUID: x.uuid, Int64N: x.int64N}
@@ -82,6 +88,16 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 		x.timeout = x.later(e.after(sm.def.Timeout()), x.timeOut)
 	}
 	return x.describe(), nil
+}
+
+// sameInput reports whether input is the execution's, as StartExecution
+// compares them: by text, or with Options.Compact by hash. Call with x.mu
+// held.
+func (x *execution) sameInput(input string) bool {
+	if x.e.opts.Compact {
+		return x.inputHash == maphash.String(x.e.inputSeed, input)
+	}
+	return x.inputText == input
 }
 
 // timeOut ends the execution when the definition's TimeoutSeconds passes.

@@ -3,6 +3,7 @@ package local
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"hash/maphash"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -58,14 +59,16 @@ type Options struct {
 	// not with Snapshot, which needs every running execution's history.
 	// Default 0: every execution records its history.
 	RunningHistories int
-	// CompactFinished keeps only a summary of the finished executions
-	// whose history FinishedHistories dropped: their status, name, dates,
-	// error and transitions, not their input or output (DescribeExecution
-	// and ListExecutions then return them without). With Finished, a
-	// simulation reads what it needs of each execution as it ends and
-	// holds memory for what runs, not for everything that ran. Default
-	// false.
-	CompactFinished bool
+	// Compact keeps no execution's input text, only a hash of it for
+	// StartExecution's idempotency check, and only a summary of the
+	// finished executions whose history FinishedHistories dropped: their
+	// status, name, dates, error and transitions, not their output.
+	// DescribeExecution, ListExecutions and Finished then describe
+	// executions without their input (and those without their output).
+	// With Finished, a simulation reads what it needs of each execution
+	// as it ends and holds memory for what runs, not for everything that
+	// ran. Not with Snapshot, which needs the inputs. Default false.
+	Compact bool
 	// Finished, if set, is called once for each execution that ends
 	// (succeeds, fails, times out or is aborted), with its description,
 	// in the order they end. It runs on the executor's goroutine with the
@@ -99,6 +102,8 @@ type Executor struct {
 	// tokenKey authenticates the task tokens the executor issues; it
 	// derives from the Seed, so tokens replay too.
 	tokenKey []byte
+	// inputSeed hashes the inputs Options.Compact keeps as hashes.
+	inputSeed maphash.Seed
 
 	mu         sync.Mutex
 	rng        rand.PCG
@@ -149,6 +154,7 @@ func New(opts Options) *Executor {
 		opts:       opts,
 		clock:      newTimebase(opts),
 		tokenKey:   key[:],
+		inputSeed:  maphash.MakeSeed(),
 		rng:        *rand.NewPCG(uint64(opts.Seed), 0x5eed),
 		machines:   map[string]*stateMachine{},
 		executions: map[string]*execution{},

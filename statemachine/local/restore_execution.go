@@ -90,7 +90,9 @@ func (x *execution) load(run *snapshotRun) error {
 	if err != nil {
 		return fmt.Errorf("input: %w", err)
 	}
-	x.ctxExec = newExecutionContext(x.sm, x.arn, x.name, input, x.start)
+	if x.sm.readsInput {
+		x.ctxInput = input
+	}
 	x.env = asl.Env{UUID: x.uuid, Int64N: x.int64N}
 	if err := x.rng.UnmarshalBinary(run.RNG); err != nil {
 		return fmt.Errorf("rng: %w", err)
@@ -135,14 +137,14 @@ func (x *execution) loadCallback(sc *snapshotCallback) error {
 	if x.cur == nil || x.cur.Task() == nil || !x.cur.Task().Callback {
 		return errors.New("the execution is not in a .waitForTaskToken Task state")
 	}
-	if index, attempt, err := x.e.parseToken(sc.Token); err != nil || index != x.index || attempt == 0 || attempt > x.issued {
+	index, attempt, err := x.e.parseToken(sc.Token)
+	if err != nil || index != x.index || attempt == 0 || attempt > x.issued {
 		return errors.New("the task token is not one the execution issued")
 	}
 	cb := &callback{
-		token: sc.Token, heartbeat: time.Duration(sc.HeartbeatSeconds) * time.Second, deadline: sc.Deadline.UnixNano(),
+		attempt: attempt, heartbeat: time.Duration(sc.HeartbeatSeconds) * time.Second, deadline: sc.Deadline.UnixNano(),
 		timed: x.cur.Task().Timed, submitted: sc.Submitted, outcome: sc.Outcome.load(),
 	}
-	var err error
 	if cb.submitted && cb.timed {
 		if cb.expiry, err = x.e.timerOf(sc.Timeout, "timeout"); err != nil {
 			return err

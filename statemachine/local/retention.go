@@ -87,8 +87,8 @@ func (e *Executor) evictHistories() {
 	for _, x := range over {
 		x.mu.Lock()
 		x.history, x.evicted = nil, true
-		x.rawInput, x.frozenInput, x.ctxObj, x.ctxExec, x.retries = nil, nil, nil, nil, nil
-		if e.opts.CompactFinished {
+		x.rawInput, x.frozenInput, x.ctxObj, x.ctxInput, x.retries = nil, nil, nil, nil, nil
+		if e.opts.Compact {
 			x.inputText, x.output = "", nil
 		}
 		x.mu.Unlock()

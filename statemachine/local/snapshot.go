@@ -117,7 +117,7 @@ func (x *execution) snapshot() (snapshotExecution, error) {
 		run.Resume = x.pending.snapshot()
 	}
 	if cb := x.cb; cb != nil {
-		run.Callback = cb.snapshot()
+		run.Callback = cb.snapshot(x.e.token(x.index, cb.attempt))
 	}
 	sx.Run = run
 	return sx, nil
@@ -137,10 +137,10 @@ func (r *resumption) snapshot() *snapshotResume {
 	return sr
 }
 
-// snapshot copies the callback task's attempt.
-func (cb *callback) snapshot() *snapshotCallback {
+// snapshot copies the callback task's attempt, whose token is token.
+func (cb *callback) snapshot(token string) *snapshotCallback {
 	sc := &snapshotCallback{
-		Token: cb.token, HeartbeatSeconds: int64(cb.heartbeat / time.Second), Deadline: clockTime(cb.deadline),
+		Token: token, HeartbeatSeconds: int64(cb.heartbeat / time.Second), Deadline: clockTime(cb.deadline),
 		Submitted: cb.submitted, Outcome: cb.outcome.snapshot(),
 	}
 	if cb.submitted && cb.timed {

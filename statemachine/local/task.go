@@ -68,7 +68,7 @@ func (x *execution) startTask(ctx context.Context) {
 	}
 	deadline := x.e.after(timeout)
 	if task.Callback {
-		x.cb = &callback{token: token, heartbeat: heartbeat, deadline: deadline, timed: task.Timed}
+		x.cb = &callback{attempt: x.issued, heartbeat: heartbeat, deadline: deadline, timed: task.Timed}
 	}
 	// The handler of a .waitForTaskToken task runs under its function's
 	// own timeout, not the task's.

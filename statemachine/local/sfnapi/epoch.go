@@ -22,3 +22,6 @@ func optionalTime(t time.Time) *epochTime {
 	et := epochTime(t)
 	return &et
 }
+
+// time is t as a client reads it back: to the millisecond.
+func (t epochTime) time() time.Time { return time.UnixMilli(time.Time(t).UnixMilli()) }

@@ -42,28 +42,37 @@ var apiCodes = []struct {
 // client error, HTTP 500 InternalFailure for anything the executor did not
 // classify.
 func writeError(w http.ResponseWriter, err error) {
-	status, code, resource := http.StatusBadRequest, "", ""
-	var ae *apiError
-	if errors.As(err, &ae) {
-		code, resource = ae.code, ae.resourceName
-		err = errors.New(ae.message)
-	}
-	for _, c := range apiCodes {
-		if code == "" && errors.Is(err, c.err) {
-			code = c.code
-		}
-	}
-	if code == "" {
-		status, code = http.StatusInternalServerError, "InternalFailure"
+	ae := classify(err)
+	status := http.StatusBadRequest
+	if ae.code == internalFailure {
+		status = http.StatusInternalServerError
 	}
 	body, _ := json.Marshal(struct { // three strings: cannot fail
 		Type         string `json:"__type"`
 		Message      string `json:"message"`
 		ResourceName string `json:"resourceName,omitempty"`
-	}{code, err.Error(), resource})
+	}{ae.code, ae.message, ae.resourceName})
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// internalFailure is the code of an error the executor did not classify.
+const internalFailure = "InternalFailure"
+
+// classify returns err as the API answers it: an apiError as it is, an
+// executor error with its code (apiCodes), anything else InternalFailure.
+func classify(err error) *apiError {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	for _, c := range apiCodes {
+		if errors.Is(err, c.err) {
+			return &apiError{code: c.code, message: err.Error()}
+		}
+	}
+	return &apiError{code: internalFailure, message: err.Error()}
 }
 
 // validation is the ValidationException for one member.
