@@ -54,7 +54,7 @@ type SourceStats struct {
 // service (a scaled clock) long-polls instead, as the mapping does (run).
 type eventSource struct {
 	exec      *local.Executor
-	sqs       *sqs.Client
+	sqs       queueAPI
 	server    *sqslocal.Server
 	queueName string
 	queueURL  string

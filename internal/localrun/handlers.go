@@ -42,7 +42,7 @@ func (s *Stack) register() error {
 		db = s.opts.WrapDynamoDB(db)
 	}
 	b := assemble.NewBuilder(assemble.Deps{
-		Clients:     assemble.Clients{DynamoDB: db, SFN: s.tasksSFN, ParkingLot: s.SQS, Replay: s.SQS, Delivery: delivery},
+		Clients:     assemble.Clients{DynamoDB: db, SFN: s.tasksSFN, ParkingLot: s.queues, Replay: s.queues, Delivery: delivery},
 		Clock:       s.Executor,
 		Logger:      logger(s.opts.Logs),
 		MetricLines: s.opts.Logs,

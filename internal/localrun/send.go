@@ -27,7 +27,7 @@ type Sent struct {
 func (s *Stack) SendToDLQ(ctx context.Context, msgs ...message.Message) ([]string, error) {
 	ids := make([]string, 0, len(msgs))
 	for i, m := range msgs {
-		out, err := s.SQS.SendMessage(ctx, &sqs.SendMessageInput{
+		out, err := s.queues.SendMessage(ctx, &sqs.SendMessageInput{
 			QueueUrl:          aws.String(s.DLQURL),
 			MessageBody:       aws.String(m.Body),
 			MessageAttributes: m.SQSAttributes(),

@@ -20,6 +20,7 @@ import (
 	"github.com/redrive/redrive/statemachine/local/lambdaapi"
 	"github.com/redrive/redrive/statemachine/local/sfnapi"
 	"github.com/redrive/redrive/tasks/assemble"
+	"github.com/redrive/redrive/tasks/replay"
 )
 
 // The functions a Stack hosts in its Registry, by name.
@@ -43,6 +44,18 @@ const (
 	DLQName             = "orders-dlq"
 	ParkingLotName      = "orders-parking-lot"
 	SourceQueueName     = "orders"
+)
+
+// queueAPI is the SQS calls of the tasks (the parking lot, the replay),
+// the DLQ's event source and SendToDLQ.
+type queueAPI interface {
+	replay.SQSAPI
+	DeleteMessageBatch(ctx context.Context, params *sqs.DeleteMessageBatchInput, optFns ...func(*sqs.Options)) (*sqs.DeleteMessageBatchOutput, error)
+}
+
+var (
+	_ queueAPI = (*sqs.Client)(nil)
+	_ queueAPI = (*sqslocal.Client)(nil)
 )
 
 // account and roleARN are the local account and the state machines' role.
@@ -84,6 +97,9 @@ type Stack struct {
 	// SQS is a client of the embedded SQS server SQSServer.
 	SQS       *sqs.Client
 	SQSServer *sqslocal.Server
+	// queues is what the tasks, the event source and SendToDLQ call SQS
+	// with: SQS, or with Options.InProcess an sqslocal.Client.
+	queues queueAPI
 	// DLQURL, ParkingLotURL and SourceQueueURL are the queues.
 	DLQURL, ParkingLotURL, SourceQueueURL string
 
@@ -173,7 +189,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 		return nil, err
 	}
 	s.source = &eventSource{
-		exec: s.Executor, sqs: s.SQS, server: s.SQSServer,
+		exec: s.Executor, sqs: s.queues, server: s.SQSServer,
 		queueName: DLQName, queueURL: s.DLQURL, queueARN: QueueARN(DLQName),
 		invoker: s.invoker, function: functionARN(FunctionStarter), batchSize: opts.BatchSize,
 		fail: s.fail, logger: logger(opts.Logs), service: opts.Scaled != nil,
@@ -228,6 +244,10 @@ func (s *Stack) startSQS(ctx context.Context) error {
 		Region: region, BaseEndpoint: aws.String(url), Credentials: credentialsProvider,
 		HTTPClient: client, Retryer: aws.NopRetryer{},
 	})
+	s.queues = s.SQS
+	if s.opts.InProcess {
+		s.queues = srv.Client(url)
+	}
 	return s.createQueues(ctx)
 }
 

@@ -70,13 +70,13 @@ func BenchmarkReceiveBehindInFlight(b *testing.B) {
 }
 
 // serve calls srv's handler in process and decodes the reply.
-func serve(b *testing.B, srv *sqslocal.Server, action, body string) map[string]any {
+func serve(tb testing.TB, srv *sqslocal.Server, action, body string) map[string]any {
 	req := httptest.NewRequest(http.MethodPost, "http://sqs.local/", strings.NewReader(body))
 	req.Header.Set("X-Amz-Target", "AmazonSQS."+action)
 	rec := httptest.NewRecorder()
 	srv.ServeHTTP(rec, req)
-	require.Equal(b, http.StatusOK, rec.Code, "%s: %s", action, rec.Body)
+	require.Equal(tb, http.StatusOK, rec.Code, "%s: %s", action, rec.Body)
 	var out map[string]any
-	require.NoError(b, json.Unmarshal(rec.Body.Bytes(), &out))
+	require.NoError(tb, json.Unmarshal(rec.Body.Bytes(), &out))
 	return out
 }

@@ -12,6 +12,13 @@
 // body plus the x-amzn-query-error header the SDK maps to typed errors
 // such as *types.QueueDoesNotExist).
 //
+// Server.Client returns an in-process Client with the SDK client's method
+// signatures for the message operations (SendMessage, ReceiveMessage,
+// DeleteMessage, their batch forms, ChangeMessageVisibility and its batch
+// form, GetQueueUrl, GetQueueAttributes): the same server work, answers
+// and errors as through the SDK over HTTP, without the SDK's middleware,
+// JSON or HTTP.
+//
 // Time comes from an injected clock (Options.Now and Options.After), so a
 // virtual-time simulation drives visibility timeouts, delays, long polls
 // and message move tasks without waiting. Messages and Depth let tests and the simulation inspect

@@ -35,7 +35,7 @@ func TestReceiveSystemAttributes(t *testing.T) {
 	}
 
 	e.advance(time.Second)
-	//lint:ignore SA1019 the server must still honour the legacy member that older clients send
+	// The server must still honour the legacy member that older clients send.
 	second := e.receiveOne(q, sqs.ReceiveMessageInput{AttributeNames: []types.QueueAttributeName{"ApproximateReceiveCount", "ApproximateFirstReceiveTimestamp"}})
 	assert.Equal(t, map[string]string{"ApproximateReceiveCount": "2", "ApproximateFirstReceiveTimestamp": strconv.FormatInt(firstRecv, 10)}, second.Attributes,
 		"the legacy AttributeNames selects system attributes too; the first receive time stays")

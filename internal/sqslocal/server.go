@@ -108,13 +108,18 @@ func (s *Server) Close() {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Request IDs count requests rather than draw on Rand, so the IDs of a
 	// seeded simulation's messages do not depend on how often it polls.
-	w.Header().Set("x-amzn-RequestId", fmt.Sprintf("00000000-0000-4000-8000-%012x", s.requests.Add(1)))
+	w.Header().Set("x-amzn-RequestId", requestID(s.requests.Add(1)))
 	out, err := s.serve(r)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// requestID is the ID of the server's nth request.
+func requestID(n uint64) string {
+	return fmt.Sprintf("00000000-0000-4000-8000-%012x", n)
 }
 
 // serve checks the request's framing, decodes nothing itself, and runs the
