@@ -9,7 +9,9 @@
 // evaluated by minidyn's interpreter, as on the embedded endpoint
 // (internal/ddblocal), so conditional writes keep their semantics: a
 // failed condition is a *types.ConditionalCheckFailedException and changes
-// nothing. What differs is the storage: items by primary key in a map, and
+// nothing. What differs is the storage: items by primary key in a map, in
+// the SDK's own form (each value a copy the table owns, converted to the
+// interpreter's form only for an expression to read or update), and
 // each global secondary index as ordered partitions, so a write costs
 // O(log n) and a Query reads only its partition, where minidyn sorts the
 // whole table on every new key and scans every item on every Query. A run

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	mtypes "github.com/truora/minidyn/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // sortValue is a sort key attribute's value, compared as DynamoDB orders
@@ -18,18 +18,16 @@ type sortValue struct {
 }
 
 // sortValueOf reads a key attribute; false for a type that cannot be a
-// key (or a missing attribute).
-func sortValueOf(it *mtypes.Item) (sortValue, bool) {
-	switch {
-	case it == nil:
-		return sortValue{}, false
-	case it.S != nil:
-		return sortValue{kind: 'S', s: *it.S}, true
-	case it.N != nil:
-		n, err := strconv.ParseFloat(*it.N, 64)
-		return sortValue{kind: 'N', s: *it.N, n: n}, err == nil
-	case it.B != nil:
-		return sortValue{kind: 'B', s: string(it.B)}, true
+// key, a binary value without bytes, or a missing attribute (nil).
+func sortValueOf(v types.AttributeValue) (sortValue, bool) {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return sortValue{kind: 'S', s: v.Value}, true
+	case *types.AttributeValueMemberN:
+		n, err := strconv.ParseFloat(v.Value, 64)
+		return sortValue{kind: 'N', s: v.Value, n: n}, err == nil
+	case *types.AttributeValueMemberB:
+		return sortValue{kind: 'B', s: string(v.Value)}, v.Value != nil
 	}
 	return sortValue{}, false
 }
@@ -144,8 +142,8 @@ func (o *ordered) each(forward bool, fn func(entry) bool) {
 
 // keyString is a key attribute's value as a map key: its type and value,
 // so that a string and a number of the same digits differ.
-func keyString(it *mtypes.Item) (string, bool) {
-	v, ok := sortValueOf(it)
+func keyString(av types.AttributeValue) (string, bool) {
+	v, ok := sortValueOf(av)
 	if !ok {
 		return "", false
 	}

@@ -29,11 +29,12 @@ type DB struct {
 	lang   interpreter.Language
 }
 
-// table is one table: its key schema, its items by primary key, and its
-// global secondary indexes.
+// table is one table: its key schema, its items by primary key (in the
+// SDK's form, owned by the table: see ownItem), and its global secondary
+// indexes.
 type table struct {
 	hash, rng string // key attributes; rng "" without a sort key
-	items     map[string]map[string]*mtypes.Item
+	items     map[string]map[string]types.AttributeValue
 	indexes   map[string]*index
 }
 
@@ -53,7 +54,7 @@ func New() *DB {
 // indexes (their projections are taken as ALL); it is active at once.
 func (db *DB) CreateTable(_ context.Context, in *dynamodb.CreateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
 	name := aws.ToString(in.TableName)
-	t := &table{items: map[string]map[string]*mtypes.Item{}, indexes: map[string]*index{}}
+	t := &table{items: map[string]map[string]types.AttributeValue{}, indexes: map[string]*index{}}
 	t.hash, t.rng = keySchema(in.KeySchema)
 	if t.hash == "" {
 		return nil, validation("CreateTable of %q: no HASH key", name)
@@ -100,12 +101,15 @@ func (db *DB) GetItem(_ context.Context, in *dynamodb.GetItemInput, _ ...func(*d
 	if item == nil {
 		return &dynamodb.GetItemOutput{}, nil
 	}
-	if p := aws.ToString(in.ProjectionExpression); p != "" {
-		if item, err = db.lang.Project(interpreter.ProjectInput{Expression: p, Item: item, Aliases: in.ExpressionAttributeNames}); err != nil {
-			return nil, validation("%v", err)
-		}
+	p := aws.ToString(in.ProjectionExpression)
+	if p == "" {
+		return &dynamodb.GetItemOutput{Item: readItem(item)}, nil
 	}
-	return &dynamodb.GetItemOutput{Item: fromItem(item)}, nil
+	projected, err := db.lang.Project(interpreter.ProjectInput{Expression: p, Item: interpreted(item), Aliases: in.ExpressionAttributeNames})
+	if err != nil {
+		return nil, validation("%v", err)
+	}
+	return &dynamodb.GetItemOutput{Item: fromItem(projected)}, nil
 }
 
 // PutItem writes a whole item, if its condition holds on the item it
@@ -117,7 +121,7 @@ func (db *DB) PutItem(_ context.Context, in *dynamodb.PutItemInput, _ ...func(*d
 	if err != nil {
 		return nil, err
 	}
-	item, err := toItem(in.Item)
+	item, err := ownItem(in.Item)
 	if err != nil {
 		return nil, validation("PutItem: %v", err)
 	}
@@ -132,7 +136,7 @@ func (db *DB) PutItem(_ context.Context, in *dynamodb.PutItemInput, _ ...func(*d
 	t.store(key, old, item)
 	out := &dynamodb.PutItemOutput{}
 	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
-		out.Attributes = fromItem(old)
+		out.Attributes = readItem(old)
 	}
 	return out, nil
 }
@@ -147,22 +151,21 @@ func (db *DB) UpdateItem(_ context.Context, in *dynamodb.UpdateItemInput, _ ...f
 		return nil, err
 	}
 	old := t.items[key]
-	if err := db.check(in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, old); err != nil {
+	updated := interpreted(old) // the condition reads it, then the update changes it
+	if err := db.checkOn(in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, updated); err != nil {
 		return nil, err
 	}
-	var item map[string]*mtypes.Item
-	if old != nil {
-		item = cloneItem(old)
-	} else if item, err = toItem(in.Key); err != nil {
-		return nil, validation("UpdateItem: %v", err)
+	if updated == nil {
+		updated = interpreted(in.Key) // an absent item is made from its key
 	}
 	values, err := toItem(in.ExpressionAttributeValues)
 	if err != nil {
 		return nil, validation("UpdateItem: %v", err)
 	}
-	if err := db.lang.Update(interpreter.UpdateInput{Expression: aws.ToString(in.UpdateExpression), Item: item, Attributes: values, Aliases: in.ExpressionAttributeNames}); err != nil {
+	if err := db.lang.Update(interpreter.UpdateInput{Expression: aws.ToString(in.UpdateExpression), Item: updated, Attributes: values, Aliases: in.ExpressionAttributeNames}); err != nil {
 		return nil, validation("%v", err)
 	}
+	item := fromItem(updated)
 	if newKey, err := t.key(item); err != nil || newKey != key {
 		return nil, validation("UpdateItem: an update expression cannot change the primary key")
 	}
@@ -171,32 +174,32 @@ func (db *DB) UpdateItem(_ context.Context, in *dynamodb.UpdateItemInput, _ ...f
 }
 
 // returned is what an UpdateItem returns for rv, from the item before and
-// after.
-func returned(rv types.ReturnValue, old, item map[string]*mtypes.Item) map[string]types.AttributeValue {
+// after: a copy.
+func returned(rv types.ReturnValue, old, item map[string]types.AttributeValue) map[string]types.AttributeValue {
 	switch rv {
 	case types.ReturnValueAllNew:
-		return fromItem(item)
+		return readItem(item)
 	case types.ReturnValueAllOld:
-		return fromItem(old)
+		return readItem(old)
 	case types.ReturnValueUpdatedNew, types.ReturnValueUpdatedOld:
 		from := item
 		if rv == types.ReturnValueUpdatedOld {
 			from = old
 		}
-		out := map[string]*mtypes.Item{}
+		out := map[string]types.AttributeValue{}
 		for k, v := range from {
 			if !sameValue(old[k], item[k]) {
 				out[k] = v
 			}
 		}
-		return fromItem(out)
+		return readItem(out)
 	}
 	return nil
 }
 
-// sameValue compares two values by their SDK form.
-func sameValue(a, b *mtypes.Item) bool {
-	return fmt.Sprint(fromValue(a)) == fmt.Sprint(fromValue(b))
+// sameValue compares two values by how they print (as SDK values).
+func sameValue(a, b types.AttributeValue) bool {
+	return fmt.Sprint(a) == fmt.Sprint(b)
 }
 
 // DeleteItem removes an item, if its condition holds.
@@ -217,7 +220,7 @@ func (db *DB) DeleteItem(_ context.Context, in *dynamodb.DeleteItemInput, _ ...f
 	}
 	t.store(key, old, nil)
 	if in.ReturnValues == types.ReturnValueAllOld {
-		out.Attributes = fromItem(old)
+		out.Attributes = readItem(old)
 	}
 	return out, nil
 }
@@ -244,8 +247,9 @@ func (db *DB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynam
 	if alias, ok := in.ExpressionAttributeNames[name]; ok {
 		name = alias
 	}
-	value, err := toValue(in.ExpressionAttributeValues[m[2]])
-	if in.ExpressionAttributeValues[m[2]] == nil || err != nil {
+	value := in.ExpressionAttributeValues[m[2]]
+	if _, err := toValue(value); err != nil { // missing, or of no attribute type
+
 		return nil, validation("Query: no value for %s", m[2])
 	}
 	values, err := toItem(in.ExpressionAttributeValues)
@@ -258,11 +262,10 @@ func (db *DB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynam
 	}
 	var start string
 	if in.ExclusiveStartKey != nil {
-		sk, err := toItem(in.ExclusiveStartKey)
-		if err != nil {
+		if _, err := toItem(in.ExclusiveStartKey); err != nil { // a value of no attribute type
 			return nil, validation("Query: ExclusiveStartKey: %v", err)
 		}
-		if start, err = t.key(sk); err != nil {
+		if start, err = t.key(in.ExclusiveStartKey); err != nil {
 			return nil, err
 		}
 	}
@@ -276,7 +279,7 @@ func (db *DB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynam
 		return &dynamodb.QueryOutput{Count: int32(part.n), ScannedCount: int32(part.n)}, nil
 	}
 	out := &dynamodb.QueryOutput{}
-	var last map[string]*mtypes.Item
+	var last map[string]types.AttributeValue
 	evaluated := 0
 	var qerr error
 	part.each(in.ScanIndexForward == nil || *in.ScanIndexForward, func(e entry) bool {
@@ -287,10 +290,14 @@ func (db *DB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynam
 			return true
 		}
 		item := t.items[e.pk]
+		var mitem map[string]*mtypes.Item
+		if !partitionOnly || filter != "" {
+			mitem = interpreted(item)
+		}
 		ok := true
 		if !partitionOnly {
 			var err error
-			if ok, err = db.match(expr, interpreter.ExpressionTypeKey, in.ExpressionAttributeNames, values, item); err != nil || !ok {
+			if ok, err = db.match(expr, interpreter.ExpressionTypeKey, in.ExpressionAttributeNames, values, mitem); err != nil || !ok {
 				qerr = err
 				return err == nil
 			}
@@ -299,7 +306,7 @@ func (db *DB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynam
 		last = item
 		if filter != "" {
 			var err error
-			if ok, err = db.match(filter, interpreter.ExpressionTypeFilter, in.ExpressionAttributeNames, values, item); err != nil {
+			if ok, err = db.match(filter, interpreter.ExpressionTypeFilter, in.ExpressionAttributeNames, values, mitem); err != nil {
 				qerr = err
 				return false
 			}
@@ -317,19 +324,19 @@ func (db *DB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynam
 	}
 	out.ScannedCount = int32(evaluated)
 	if limit > 0 && evaluated == limit && last != nil {
-		out.LastEvaluatedKey = fromItem(keysOf(last, append([]string{t.hash, t.rng}, indexKeys...)...))
+		out.LastEvaluatedKey = readItem(keysOf(last, append([]string{t.hash, t.rng}, indexKeys...)...))
 	}
 	return out, nil
 }
 
 // project is an item as a Query returns it: whole, or its
 // ProjectionExpression's attributes.
-func (db *DB) project(item map[string]*mtypes.Item, in *dynamodb.QueryInput) map[string]types.AttributeValue {
+func (db *DB) project(item map[string]types.AttributeValue, in *dynamodb.QueryInput) map[string]types.AttributeValue {
 	p := aws.ToString(in.ProjectionExpression)
 	if p == "" {
-		return fromItem(item)
+		return readItem(item)
 	}
-	projected, err := db.lang.Project(interpreter.ProjectInput{Expression: p, Item: item, Aliases: in.ExpressionAttributeNames})
+	projected, err := db.lang.Project(interpreter.ProjectInput{Expression: p, Item: interpreted(item), Aliases: in.ExpressionAttributeNames})
 	if err != nil {
 		return nil
 	}
@@ -339,17 +346,17 @@ func (db *DB) project(item map[string]*mtypes.Item, in *dynamodb.QueryInput) map
 // partition returns the ordered partition a Query reads, of the index
 // named index ("" for the table) whose partition key attr has value v,
 // and the index's key attributes.
-func (t *table) partition(index, attr string, v *mtypes.Item) (*ordered, []string, error) {
+func (t *table) partition(index, attr string, v types.AttributeValue) (*ordered, []string, error) {
 	if index == "" {
 		if attr != t.hash {
 			return nil, nil, validation("Query: the key condition names %q, not the partition key %q", attr, t.hash)
 		}
-		key, err := t.key(map[string]*mtypes.Item{t.hash: v})
 		if t.rng != "" {
 			return nil, nil, validation("Query on a table with a sort key is not supported")
 		}
+		key, ok := keyString(v)
 		part := &ordered{}
-		if err == nil && t.items[key] != nil {
+		if ok && t.items[key] != nil {
 			part.insert(entry{pk: key})
 		}
 		return part, nil, nil
@@ -369,19 +376,24 @@ func (t *table) partition(index, attr string, v *mtypes.Item) (*ordered, []strin
 	return part, []string{ix.hash, ix.rng}, nil
 }
 
-// check evaluates a write's condition on the item it would change (nil:
-// none); a condition that does not hold is a
+// check evaluates a write's condition, if it has one, on the item it
+// would change (nil: none); a condition that does not hold is a
 // ConditionalCheckFailedException.
-func (db *DB) check(cond *string, names map[string]string, values map[string]types.AttributeValue, item map[string]*mtypes.Item) error {
+func (db *DB) check(cond *string, names map[string]string, values, item map[string]types.AttributeValue) error {
+	if aws.ToString(cond) == "" {
+		return nil // without converting the item
+	}
+	return db.checkOn(cond, names, values, interpreted(item))
+}
+
+// checkOn is check on an item in the interpreter's form.
+func (db *DB) checkOn(cond *string, names map[string]string, values map[string]types.AttributeValue, item map[string]*mtypes.Item) error {
 	if aws.ToString(cond) == "" {
 		return nil
 	}
 	vs, err := toItem(values)
 	if err != nil {
 		return validation("%v", err)
-	}
-	if item == nil {
-		item = map[string]*mtypes.Item{}
 	}
 	ok, err := db.match(*cond, interpreter.ExpressionTypeConditional, names, vs, item)
 	if err != nil {
@@ -421,16 +433,19 @@ func (db *DB) keyed(name *string, key map[string]types.AttributeValue) (*table, 
 	if len(key) != want {
 		return nil, "", validation("The provided key element does not match the schema")
 	}
-	k, err := toItem(key)
+	s, err := t.key(key)
 	if err != nil {
-		return nil, "", validation("%v", err)
+		// A value of no attribute type is a key of none of the schema's
+		// types: report it as a write would.
+		if _, cerr := toItem(key); cerr != nil {
+			return nil, "", validation("%v", cerr)
+		}
 	}
-	s, err := t.key(k)
 	return t, s, err
 }
 
 // key is an item's primary key as a map key.
-func (t *table) key(item map[string]*mtypes.Item) (string, error) {
+func (t *table) key(item map[string]types.AttributeValue) (string, error) {
 	h, ok := keyString(item[t.hash])
 	if !ok {
 		return "", validation("One or more parameter values were invalid: Missing the key %s in the item", t.hash)
@@ -447,7 +462,7 @@ func (t *table) key(item map[string]*mtypes.Item) (string, error) {
 
 // store replaces the item under key (old, nil if none) with item (nil:
 // delete it), and updates the indexes.
-func (t *table) store(key string, old, item map[string]*mtypes.Item) {
+func (t *table) store(key string, old, item map[string]types.AttributeValue) {
 	for _, ix := range t.indexes {
 		ix.move(key, old, item)
 	}
@@ -461,7 +476,7 @@ func (t *table) store(key string, old, item map[string]*mtypes.Item) {
 // move updates the index for the item under key changing from old to item
 // (either nil when absent); an item without the index's key attributes is
 // not in it (a sparse index).
-func (ix *index) move(key string, old, item map[string]*mtypes.Item) {
+func (ix *index) move(key string, old, item map[string]types.AttributeValue) {
 	op, oe, wasIn := ix.place(key, old)
 	np, ne, isIn := ix.place(key, item)
 	if wasIn && isIn && op == np && oe == ne {
@@ -486,7 +501,7 @@ func (ix *index) move(key string, old, item map[string]*mtypes.Item) {
 
 // place is where an item stands in the index: its partition and entry,
 // or false when it is not in it.
-func (ix *index) place(key string, item map[string]*mtypes.Item) (string, entry, bool) {
+func (ix *index) place(key string, item map[string]types.AttributeValue) (string, entry, bool) {
 	if item == nil {
 		return "", entry{}, false
 	}
@@ -519,7 +534,7 @@ func (db *DB) Items(name string) ([]map[string]types.AttributeValue, error) {
 	}
 	out := make([]map[string]types.AttributeValue, 0, len(t.items))
 	for item := range maps.Values(t.items) {
-		out = append(out, fromItem(item))
+		out = append(out, readItem(item))
 	}
 	return out, nil
 }
