@@ -272,6 +272,24 @@ func (b *redriveBook) ended(x local.Execution) {
 	}
 }
 
+// scenarioID is the scenario's id of the message a redrive execution
+// redrives, found by its name, which starts with its origin id
+// (message.ExecutionName: "<origin>-a<attempt>..."; the executor keeps no
+// input, see local.Options.Compact). byOrigin maps origin ids to
+// scenario ids.
+func scenarioID(name string, byOrigin map[string]string) (string, bool) {
+	for i := 0; ; i += 2 {
+		j := strings.Index(name[i:], "-a")
+		if j < 0 {
+			return "", false
+		}
+		i += j
+		if id, ok := byOrigin[name[:i]]; ok {
+			return id, true
+		}
+	}
+}
+
 // settledCount is how many messages settled so far.
 func (b *redriveBook) settledCount() int {
 	b.mu.Lock()
@@ -323,13 +341,9 @@ func account(ctx context.Context, stack *localrun.Stack, book *redriveBook, msgs
 		return fmt.Errorf("sim: redrive: list executions: %w", err)
 	}
 	for _, x := range running {
-		var in redriveDoc
-		if err := json.Unmarshal(x.Input, &in); err != nil {
-			return fmt.Errorf("sim: redrive: input of %s: %w", x.Name, err)
-		}
-		id, ok := byOrigin[in.OriginID]
+		id, ok := scenarioID(x.Name, byOrigin)
 		if !ok {
-			return fmt.Errorf("sim: redrive: execution %s carries unknown origin %q", x.Name, in.OriginID)
+			return fmt.Errorf("sim: redrive: execution %s is not named after a known origin", x.Name)
 		}
 		out.Pending[id] = true
 	}
