@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
 )
 
 // Limits of the Amazon States Language and Step Functions' quotas.
@@ -72,24 +71,14 @@ func jsonSize(v any, limit int) int {
 
 // stringSize is the length of s as a JSON string literal.
 func stringSize(s string) int {
-	n := 2
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			_, size := utf8.DecodeRuneInString(s[i:])
-			n += size
-			i += size
-			continue
-		}
-		switch {
+	n := len(s) + 2 // a byte of UTF-8 (or an invalid one) is written as it is
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
 		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
-			n += 2
-		case c < 0x20:
-			n += 6
-		default:
 			n++
+		case c < 0x20:
+			n += 5
 		}
-		i++
 	}
 	return n
 }
