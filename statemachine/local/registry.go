@@ -39,7 +39,14 @@ type Registry struct {
 	mu        sync.RWMutex
 	functions map[string]*hostedFunction
 	requests  atomic.Uint64
+	// refs caches up to maxCachedRefs FunctionNames invoked, parsed: a
+	// simulation invokes a handful of names millions of times.
+	refs    sync.Map // string -> functionRef
+	refsLen atomic.Int64
 }
+
+// maxCachedRefs bounds Registry.refs, whatever names callers make up.
+const maxCachedRefs = 1024
 
 // hostedFunction is one registered handler. Handlers built by aws-lambda-go
 // reuse one output buffer per handler, so concurrent invocations each take
@@ -106,7 +113,7 @@ func (r *Registry) Register(name string, handler any, opts ...FunctionOption) er
 // *lambdatypes.ResourceNotFoundException, a payload that is not JSON one
 // around an *lambdatypes.InvalidRequestContentException, as from Lambda.
 func (r *Registry) Invoke(ctx context.Context, function string, payload []byte) (Invocation, error) {
-	ref, err := parseFunctionName(function)
+	ref, err := r.parse(function)
 	if err != nil {
 		return Invocation{}, err
 	}
@@ -172,6 +179,18 @@ func (r *Registry) Invoke(ctx context.Context, function string, payload []byte) 
 	}
 	out.Payload = response
 	return out, nil
+}
+
+// parse is parseFunctionName, cached for valid names.
+func (r *Registry) parse(function string) (functionRef, error) {
+	if ref, ok := r.refs.Load(function); ok {
+		return ref.(functionRef), nil
+	}
+	ref, err := parseFunctionName(function)
+	if err == nil && r.refsLen.Add(1) <= maxCachedRefs {
+		r.refs.Store(function, ref)
+	}
+	return ref, err
 }
 
 // lookup finds the handler for ref: its exact qualifier first, then the
