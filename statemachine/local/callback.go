@@ -27,6 +27,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
@@ -36,11 +37,13 @@ import (
 )
 
 // Task token layout: a header (version, the execution's index, the
-// attempt's number) followed by an HMAC-SHA256 expansion of the header
-// under the executor's key, base64-encoded as AWS's tokens are. 504 bytes
-// make 672 characters, within the API's taskToken limit.
+// attempt's number), the HMAC-SHA256 of the header under the executor's
+// key, and a ChaCha8 stream seeded by that HMAC to pad it to the length of
+// AWS's tokens, base64-encoded as theirs are. 504 bytes make 672
+// characters, within the API's taskToken limit. Version 1 tokens, which
+// states saved before version 2 hold, padded with more HMACs instead.
 const (
-	tokenVersion = 1
+	tokenVersion = 2
 	tokenHeader  = 1 + 8 + 4
 	tokenBytes   = 504
 )
@@ -152,6 +155,20 @@ func (e *Executor) token(index uint64, attempt uint32) string {
 
 // tokenBody returns the part of a token that authenticates its header.
 func (e *Executor) tokenBody(header []byte) []byte {
+	if header[0] == 1 {
+		return e.tokenBodyV1(header)
+	}
+	m := hmac.New(sha256.New, e.tokenKey)
+	m.Write(header)
+	body := make([]byte, tokenBytes-tokenHeader)
+	mac := m.Sum(body[:0])
+	_, _ = rand.NewChaCha8([32]byte(mac)).Read(body[len(mac):]) // never fails
+	return body
+}
+
+// tokenBodyV1 is tokenBody for a version 1 token: HMACs of the header and
+// a counter.
+func (e *Executor) tokenBodyV1(header []byte) []byte {
 	body := make([]byte, 0, tokenBytes-tokenHeader+sha256.Size)
 	for i := byte(0); len(body) < tokenBytes-tokenHeader; i++ {
 		m := hmac.New(sha256.New, e.tokenKey)
@@ -183,7 +200,7 @@ func (e *Executor) tokenExecution(token string) (*execution, uint32, error) {
 func (e *Executor) parseToken(token string) (index uint64, attempt uint32, err error) {
 	// The length check also rejects the line breaks the decoder skips.
 	b, err := base64.StdEncoding.DecodeString(token)
-	if err != nil || len(token) != base64.StdEncoding.EncodedLen(tokenBytes) || len(b) != tokenBytes || b[0] != tokenVersion || !hmac.Equal(b[tokenHeader:], e.tokenBody(b[:tokenHeader])) {
+	if err != nil || len(token) != base64.StdEncoding.EncodedLen(tokenBytes) || len(b) != tokenBytes || b[0] != tokenVersion && b[0] != 1 || !hmac.Equal(b[tokenHeader:], e.tokenBody(b[:tokenHeader])) {
 		return 0, 0, fmt.Errorf("%w: not a task token this executor issued", ErrInvalidToken)
 	}
 	return binary.BigEndian.Uint64(b[1:9]), binary.BigEndian.Uint32(b[9:13]), nil

@@ -262,7 +262,7 @@ func TestCallbackInvalidTokensAndOutput(t *testing.T) {
 		"short":        token[:64],
 		"altered":      string(altered),
 		"other seed":   issueOne(t, 2),
-		"bad version":  base64.StdEncoding.EncodeToString(append([]byte{2}, mustDecode(t, token)[1:]...)),
+		"bad version":  base64.StdEncoding.EncodeToString(append([]byte{3}, mustDecode(t, token)[1:]...)),
 		"with newline": token + "\n",
 	} {
 		assert.ErrorIs(t, e.SendTaskSuccess(ctx, bad, `{}`), ErrInvalidToken, name)
@@ -443,4 +443,23 @@ func TestCallbackTokensReplay(t *testing.T) {
 		seen[tok] = true
 	}
 	assert.Equal(t, first, run())
+}
+
+// A version 1 token, which states saved before version 2 hold, still
+// settles its task; a version 1 token with a version 2 body does not.
+func TestCallbackVersion1Token(t *testing.T) {
+	tk := &tokens{}
+	e := New(Options{Invoker: funcInvoker{"wait": tk.invoke}})
+	arn := startCallback(t, e, asltest.Wrap(callbackTask("wait", `,"End":true`)), `{}`)
+	b, err := base64.StdEncoding.DecodeString(tk.last(t))
+	require.NoError(t, err)
+	require.EqualValues(t, tokenVersion, b[0])
+	header := append([]byte{1}, b[1:tokenHeader]...)
+	forged := base64.StdEncoding.EncodeToString(append(header, b[tokenHeader:]...))
+	assert.ErrorIs(t, e.SendTaskSuccess(t.Context(), forged, `{}`), ErrInvalidToken)
+	v1 := base64.StdEncoding.EncodeToString(append(header, e.tokenBodyV1(header)...))
+	require.NoError(t, e.SendTaskSuccess(t.Context(), v1, `{"v":1}`))
+	require.NoError(t, e.Run(t.Context()))
+	x, _ := describe(t, e, arn)
+	assert.Equal(t, Succeeded, x.Status)
 }
