@@ -17,13 +17,14 @@ import (
 // t0 is the virtual clock's start in these tests.
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// start assembles a stack, closed when t ends.
+// start assembles a stack, closed when t ends; on DDB_ENDPOINT's table
+// unless it is InProcess.
 func start(t *testing.T, opts localrun.Options) *localrun.Stack {
 	t.Helper()
 	if opts.Start.IsZero() {
 		opts.Start = t0
 	}
-	if opts.DynamoDBEndpoint == "" {
+	if opts.DynamoDBEndpoint == "" && !opts.InProcess {
 		opts.DynamoDBEndpoint = ddbtest.Endpoint()
 	}
 	s, err := localrun.Start(context.Background(), opts)
