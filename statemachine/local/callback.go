@@ -89,7 +89,7 @@ type outcome struct {
 // (the task already succeeded, failed or timed out, or its execution
 // ended), ErrInvalidOutput.
 func (e *Executor) SendTaskSuccess(ctx context.Context, token, output string) error {
-	x, attempt, err := e.tokenExecution(token)
+	f, attempt, err := e.tokenExecution(token)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func (e *Executor) SendTaskSuccess(ctx context.Context, token, output string) er
 	if err != nil {
 		return fmt.Errorf("%w: output is not valid JSON: %v", ErrInvalidOutput, err)
 	}
-	return x.settle(token, attempt, &outcome{output: v})
+	return f.onTask(attempt, func(x *execution, cb *callback) { x.settle(cb, &outcome{output: v}) })
 }
 
 // SendTaskFailure fails the callback task that issued token with the
@@ -108,11 +108,13 @@ func (e *Executor) SendTaskSuccess(ctx context.Context, token, output string) er
 // apply. Otherwise it behaves as SendTaskSuccess, with the same errors
 // but ErrInvalidOutput.
 func (e *Executor) SendTaskFailure(ctx context.Context, token, errName, cause string) error {
-	x, attempt, err := e.tokenExecution(token)
+	f, attempt, err := e.tokenExecution(token)
 	if err != nil {
 		return err
 	}
-	return x.settle(token, attempt, &outcome{failed: true, errName: errName, cause: cause})
+	return f.onTask(attempt, func(x *execution, cb *callback) {
+		x.settle(cb, &outcome{failed: true, errName: errName, cause: cause})
+	})
 }
 
 // SendTaskHeartbeat restarts the HeartbeatSeconds clock of the callback
@@ -120,28 +122,23 @@ func (e *Executor) SendTaskFailure(ctx context.Context, token, errName, cause st
 // heartbeat is not yet enforced). TimeoutSeconds still applies. It records
 // no event. Errors: ErrInvalidToken, ErrTaskDoesNotExist, ErrTaskTimedOut.
 func (e *Executor) SendTaskHeartbeat(ctx context.Context, token string) error {
-	x, attempt, err := e.tokenExecution(token)
+	f, attempt, err := e.tokenExecution(token)
 	if err != nil {
 		return err
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	cb, err := x.openTask(token, attempt)
-	if err != nil {
-		return err
-	}
-	if cb.submitted {
-		cb.beat.Add(1)
-		x.armHeartbeat(cb)
-	}
-	return nil
+	return f.onTask(attempt, func(x *execution, cb *callback) {
+		if cb.submitted {
+			cb.beat.Add(1)
+			x.armHeartbeat(cb)
+		}
+	})
 }
 
 // issueToken returns a new task token for the current attempt. Call with
 // x.mu held.
 func (x *execution) issueToken() string {
 	x.issued++
-	return x.e.token(x.index, x.issued)
+	return x.e.token(x.rec.index, x.issued)
 }
 
 // token returns the task token of an execution's attempt.
@@ -181,18 +178,18 @@ func (e *Executor) tokenBodyV1(header []byte) []byte {
 
 // tokenExecution returns the execution that issued token and the number
 // of the attempt it was issued for.
-func (e *Executor) tokenExecution(token string) (*execution, uint32, error) {
+func (e *Executor) tokenExecution(token string) (found, uint32, error) {
 	index, attempt, err := e.parseToken(token)
 	if err != nil {
-		return nil, 0, err
+		return found{}, 0, err
 	}
 	e.mu.Lock()
-	x := e.indexed[index]
+	f, ok := e.byIndex(index)
 	e.mu.Unlock()
-	if x == nil {
-		return nil, 0, fmt.Errorf("%w: no execution of this executor has the token (it issued none, or evicted it after Options.Retention)", ErrTaskDoesNotExist)
+	if !ok {
+		return found{}, 0, fmt.Errorf("%w: no execution of this executor has the token (it issued none, or evicted it after Options.Retention)", ErrTaskDoesNotExist)
 	}
-	return x, attempt, nil
+	return f, attempt, nil
 }
 
 // parseToken returns the index of the execution that issued token and the
@@ -206,32 +203,42 @@ func (e *Executor) parseToken(token string) (index uint64, attempt uint32, err e
 	return binary.BigEndian.Uint64(b[1:9]), binary.BigEndian.Uint32(b[9:13]), nil
 }
 
-// openTask returns the attempt waiting for token. Call with x.mu held.
-func (x *execution) openTask(token string, attempt uint32) (*callback, error) {
-	if cb := x.cb; cb != nil && cb.attempt == attempt && cb.outcome == nil {
-		return cb, nil
+// onTask calls fn, with x.mu held, with the callback attempt waiting for
+// the token of attempt, if it is open; otherwise it returns why not. A
+// compacted execution has ended: its attempts are closed.
+func (f found) onTask(attempt uint32, fn func(x *execution, cb *callback)) error {
+	x := f.x
+	if x == nil {
+		return closedTask(f.sm.executionARN(f.r.name), f.r.issued, attempt)
 	}
-	if attempt > x.issued {
-		return nil, fmt.Errorf("%w: %s issued no such task token", ErrTaskDoesNotExist, x.arn)
-	}
-	return nil, fmt.Errorf("%w: the task of this token in %s has already closed", ErrTaskTimedOut, x.arn)
-}
-
-// settle settles the attempt waiting for token with o: at once, on the
-// timeline, when its function has returned; otherwise when it returns.
-func (x *execution) settle(token string, attempt uint32, o *outcome) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	cb, err := x.openTask(token, attempt)
-	if err != nil {
-		return err
+	cb := x.cb
+	if cb == nil || cb.attempt != attempt || cb.outcome != nil {
+		return closedTask(x.arn(), x.issued, attempt)
 	}
+	fn(x, cb)
+	return nil
+}
+
+// closedTask is the error of a token for attempt, which has no open
+// callback attempt, of the execution arn, which has issued issued tokens.
+func closedTask(arn string, issued, attempt uint32) error {
+	if attempt > issued {
+		return fmt.Errorf("%w: %s issued no such task token", ErrTaskDoesNotExist, arn)
+	}
+	return fmt.Errorf("%w: the task of this token in %s has already closed", ErrTaskTimedOut, arn)
+}
+
+// settle settles cb, the open attempt, with o: at once, on the timeline,
+// when its function has returned; otherwise when it returns. Call with
+// x.mu held.
+func (x *execution) settle(cb *callback, o *outcome) {
 	cb.outcome = o
 	if cb.submitted {
 		x.closeCallback()
 		x.suspend(x.e.clock.now(), resumption{kind: resumeOutcome, outcome: o})
 	}
-	return nil
 }
 
 // await makes the current callback task wait for its token once its
@@ -272,7 +279,7 @@ func (x *execution) thaw() {
 	}
 	in, err := asl.DecodeJSON(x.frozenInput)
 	if err != nil {
-		panic(fmt.Sprintf("local: thaw the input of %s: %v", x.arn, err)) // it was written by oj.JSON
+		panic(fmt.Sprintf("local: thaw the input of %s: %v", x.arn(), err)) // it was written by oj.JSON
 	}
 	x.rawInput, x.frozenInput = in, nil
 }

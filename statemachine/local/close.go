@@ -1,10 +1,5 @@
 package local
 
-import (
-	"maps"
-	"slices"
-)
-
 // Close stops the executor for good and ends every goroutine it started.
 // Run and RunUntil return ErrClosed, at the end of the event they are
 // running. Every Lambda handler in flight sees its context cancelled: one
@@ -37,8 +32,15 @@ func (e *Executor) Close() {
 // eachCall calls fn with x.mu held on each execution x that has a Lambda
 // invocation c in flight.
 func (e *Executor) eachCall(fn func(x *execution, c *call)) {
+	var xs []*execution // those held whole: a compacted one has ended
 	e.mu.Lock()
-	xs := slices.Collect(maps.Values(e.executions))
+	for _, sm := range e.created {
+		for _, r := range sm.executions {
+			if r.x != nil {
+				xs = append(xs, r.x)
+			}
+		}
+	}
 	e.mu.Unlock()
 	for _, x := range xs {
 		x.mu.Lock()

@@ -52,9 +52,9 @@ func memberName(path string) string {
 // reads "$$" rather than kept, as a million executions may wait at once.
 func (x *execution) executionContext() map[string]any {
 	return map[string]any{
-		"Id":           x.arn,
+		"Id":           x.arn(),
 		"Input":        x.ctxInput,
-		"Name":         x.name,
+		"Name":         x.rec.name,
 		"RoleArn":      x.sm.RoleARN,
 		"StartTime":    x.start.UTC().Format(isoMillis),
 		"RedriveCount": int64(0),

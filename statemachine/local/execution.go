@@ -19,9 +19,11 @@ import (
 // mu, which is released while a Lambda handler runs so that handlers may
 // call back into the executor.
 type execution struct {
-	e         *Executor
-	sm        *stateMachine
-	arn, name string
+	e  *Executor
+	sm *stateMachine
+	// rec is the execution's record: its name and index, and how its state
+	// machine holds it.
+	rec       *record
 	inputText string // "" with Options.Compact
 	inputHash uint64 // the input's hash with Options.Compact (sameInput)
 	input     any    // the parsed input, until the start state has it
@@ -72,35 +74,13 @@ type execution struct {
 	call        *call     // the Lambda invocation in flight, if any
 	cb          *callback // the callback task waiting for its token, if any
 
-	// index is the execution's key in Executor.indexed and issued the
-	// number of task tokens it has issued; both are encoded in its tokens.
-	index  uint64
+	// issued is the number of task tokens the execution has issued; its
+	// tokens carry it, with its index (record.index).
 	issued uint32
-	// slot is the execution's place in its state machine's executions
-	// (guarded by Executor.mu).
-	slot int
 }
 
-// describe snapshots the execution. Call with x.mu held.
-func (x *execution) describe() Execution {
-	var input json.RawMessage
-	if x.inputText != "" { // Options.Compact drops it
-		input = json.RawMessage(x.inputText)
-	}
-	return Execution{
-		ARN:             x.arn,
-		StateMachineARN: x.sm.ARN,
-		Name:            x.name,
-		Status:          x.status,
-		Input:           input,
-		Output:          x.output,
-		Error:           x.errName,
-		Cause:           x.cause,
-		StartDate:       x.start,
-		StopDate:        x.stop,
-		Transitions:     x.transitions,
-	}
-}
+// arn is the execution's ARN.
+func (x *execution) arn() string { return x.sm.executionARN(x.rec.name) }
 
 // run enters states until the execution suspends (a Wait, a retry
 // interval, a handler's Delay) or ends. Call with x.mu held.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/redrive/redrive/statemachine/asl"
 )
@@ -40,23 +41,21 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 	if err != nil {
 		return Execution{}, fmt.Errorf("%w: input is not valid JSON: %v", ErrInvalidExecutionInput, err)
 	}
-	arn := e.executionARN(sm.Name, name)
-
 	e.mu.Lock()
-	if old := e.executions[arn]; old != nil {
+	if old := sm.names[name]; old != nil {
+		x := old.x
 		e.mu.Unlock()
-		old.mu.Lock()
-		defer old.mu.Unlock()
-		if old.status == Running && old.sameInput(input) {
-			return old.describe(), nil
+		if x != nil { // a compacted one has finished
+			x.mu.Lock()
+			defer x.mu.Unlock()
+			if x.status == Running && x.sameInput(input) {
+				return x.describe(), nil
+			}
 		}
-		return Execution{}, fmt.Errorf("%w: %s", ErrExecutionAlreadyExists, arn)
+		return Execution{}, fmt.Errorf("%w: %s", ErrExecutionAlreadyExists, sm.executionARN(name))
 	}
 	start := e.Now()
-	x := &execution{
-		e: e, sm: sm, arn: arn, name: name, inputText: input, input: parsed, start: start,
-		status: Running,
-	}
+	x := &execution{e: e, sm: sm, inputText: input, input: parsed, start: start, status: Running}
 	if sm.readsInput {
 		x.ctxInput = parsed
 	}
@@ -69,7 +68,7 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 	// its first continuation is scheduled.
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.index = e.started
+	x.rec = &record{name: name, index: e.started, x: x}
 	e.started++
 	if n := e.opts.RunningHistories; n > 0 {
 		x.unrecorded = e.recording.Add(1) > int64(n)
@@ -77,9 +76,7 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 			e.recording.Add(-1)
 		}
 	}
-	e.indexed[x.index] = x
-	e.executions[arn] = x
-	sm.add(x)
+	sm.add(x.rec)
 	e.mu.Unlock()
 
 	x.appendEvent("ExecutionStarted", executionStartedDetails{Input: jsonDoc{parsed}, RoleArn: sm.RoleARN})
@@ -111,44 +108,71 @@ func (x *execution) timeOut(context.Context) {
 	x.close(TimedOut, asl.StatesTimeout, "")
 }
 
-// execution looks an execution up by ARN.
-func (e *Executor) execution(arn string) (*execution, error) {
-	if _, err := parseARN(arn, "execution"); err != nil {
-		return nil, err
+// lookup finds an execution by ARN.
+func (e *Executor) lookup(arn string) (found, error) {
+	names, err := parseARN(arn, "execution")
+	if err != nil {
+		return found{}, err
 	}
 	e.mu.Lock()
-	x := e.executions[arn]
-	e.mu.Unlock()
-	if x == nil {
-		return nil, fmt.Errorf("%w: %s", ErrExecutionDoesNotExist, arn)
+	defer e.mu.Unlock()
+	// The prefix holds the region and account, and all but the name.
+	sm := e.machines[e.stateMachineARN(names[0])]
+	if sm != nil && strings.HasPrefix(arn, sm.executionPrefix) {
+		if r := sm.names[names[1]]; r != nil {
+			return found{sm: sm, r: r, x: r.x}, nil
+		}
 	}
-	return x, nil
+	return found{}, fmt.Errorf("%w: %s", ErrExecutionDoesNotExist, arn)
+}
+
+// byIndex finds an execution by index, as its task tokens name it. Call
+// with e.mu held.
+func (e *Executor) byIndex(index uint64) (found, bool) {
+	for _, sm := range e.created {
+		if r := sm.byIndex(index); r != nil {
+			return found{sm: sm, r: r, x: r.x}, true
+		}
+	}
+	return found{}, false
 }
 
 // DescribeExecution returns an execution by ARN.
 func (e *Executor) DescribeExecution(ctx context.Context, arn string) (Execution, error) {
-	x, err := e.execution(arn)
+	f, err := e.lookup(arn)
 	if err != nil {
 		return Execution{}, err
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.describe(), nil
+	return f.describe(), nil
 }
 
 // History returns an execution's events, oldest first.
 func (e *Executor) History(ctx context.Context, arn string) ([]Event, error) {
-	x, err := e.execution(arn)
+	f, err := e.lookup(arn)
 	if err != nil {
 		return nil, err
+	}
+	h, err := f.history()
+	if err != nil {
+		return nil, fmt.Errorf("execution %s: %w", arn, err)
+	}
+	return h, nil
+}
+
+// history returns a copy of the execution's history: none once evicted
+// (a compacted execution's was), nor when not recorded.
+func (f found) history() ([]Event, error) {
+	x := f.x
+	if x == nil {
+		return nil, ErrHistoryEvicted
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	switch {
 	case x.evicted:
-		return nil, fmt.Errorf("execution %s: %w", arn, ErrHistoryEvicted)
+		return nil, ErrHistoryEvicted
 	case x.unrecorded:
-		return nil, fmt.Errorf("execution %s: %w", arn, ErrHistoryNotRecorded)
+		return nil, ErrHistoryNotRecorded
 	}
 	return append([]Event(nil), x.history...), nil
 }
@@ -161,14 +185,11 @@ func (e *Executor) ListExecutions(ctx context.Context, stateMachineARN string, s
 		return nil, err
 	}
 	e.mu.Lock()
-	xs := sm.listed()
+	fs := sm.listed(status)
 	e.mu.Unlock()
-	out := make([]Execution, 0, len(xs))
-	for i := len(xs) - 1; i >= 0; i-- {
-		xs[i].mu.Lock()
-		d := xs[i].describe()
-		xs[i].mu.Unlock()
-		if status == "" || d.Status == status {
+	out := make([]Execution, 0, len(fs))
+	for i := len(fs) - 1; i >= 0; i-- {
+		if d := fs[i].describe(); status == "" || d.Status == status {
 			out = append(out, d)
 		}
 	}
@@ -179,9 +200,13 @@ func (e *Executor) ListExecutions(ctx context.Context, stateMachineARN string, s
 // cause; a Lambda handler in flight sees its context cancelled. Stopping an
 // execution that already ended changes nothing.
 func (e *Executor) StopExecution(ctx context.Context, arn, errName, cause string) (Execution, error) {
-	x, err := e.execution(arn)
+	f, err := e.lookup(arn)
 	if err != nil {
 		return Execution{}, err
+	}
+	x := f.x
+	if x == nil { // compacted: it ended
+		return f.describe(), nil
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()

@@ -62,7 +62,10 @@ type Options struct {
 	// Compact keeps no execution's input text, only a hash of it for
 	// StartExecution's idempotency check, and only a summary of the
 	// finished executions whose history FinishedHistories dropped: their
-	// status, name, dates, error and transitions, not their output.
+	// status, name, dates, error, cause and transitions, not their output
+	// (about 150 bytes and the name each, their lookups included, where
+	// one held whole costs five times that); their names stay taken and
+	// their task tokens answer as before (ErrTaskTimedOut).
 	// DescribeExecution, ListExecutions and Finished then describe
 	// executions without their input (and those without their output).
 	// With Finished, a simulation reads what it needs of each execution
@@ -105,15 +108,16 @@ type Executor struct {
 	// inputSeed hashes the inputs Options.Compact keeps as hashes.
 	inputSeed maphash.Seed
 
-	mu         sync.Mutex
-	rng        rand.PCG
-	machines   map[string]*stateMachine
-	created    []*stateMachine // every state machine, in creation order
-	executions map[string]*execution
-	// indexed holds the executions by index (see execution.index), which
-	// their task tokens carry; started is the number of executions
-	// started, the next index.
-	indexed map[uint64]*execution
+	// mu guards rng, machines, created and started, and the state
+	// machines' records. Compaction takes it with an execution's mu held;
+	// nothing takes an execution's mu with it held, but StartExecution
+	// that of a new execution, not yet published.
+	mu       sync.Mutex
+	rng      rand.PCG
+	machines map[string]*stateMachine
+	created  []*stateMachine // every state machine, in creation order
+	// started is the number of executions started, the next one's index
+	// (see record.index).
 	started uint64
 
 	// histories holds the finished executions whose histories are kept,
@@ -151,15 +155,13 @@ func New(opts Options) *Executor {
 	}
 	key := sha256.Sum256(binary.BigEndian.AppendUint64([]byte("redrive statemachine/local task token "+opts.Region+" "+opts.Account+" "), uint64(opts.Seed)))
 	e := &Executor{
-		opts:       opts,
-		clock:      newTimebase(opts),
-		tokenKey:   key[:],
-		inputSeed:  maphash.MakeSeed(),
-		rng:        *rand.NewPCG(uint64(opts.Seed), 0x5eed),
-		machines:   map[string]*stateMachine{},
-		executions: map[string]*execution{},
-		indexed:    map[uint64]*execution{},
-		done:       make(chan struct{}),
+		opts:      opts,
+		clock:     newTimebase(opts),
+		tokenKey:  key[:],
+		inputSeed: maphash.MakeSeed(),
+		rng:       *rand.NewPCG(uint64(opts.Seed), 0x5eed),
+		machines:  map[string]*stateMachine{},
+		done:      make(chan struct{}),
 	}
 	e.sched.kick = make(chan struct{}, 1)
 	return e

@@ -40,11 +40,6 @@ func (e *Executor) stateMachineARN(name string) string {
 	return e.arnPrefix() + "stateMachine:" + name
 }
 
-// executionARN returns the ARN of execution name of state machine smName.
-func (e *Executor) executionARN(smName, name string) string {
-	return e.arnPrefix() + "execution:" + smName + ":" + name
-}
-
 // parseARN checks that arn is a Step Functions ARN of resource type kind
 // ("stateMachine" or "execution") and returns its resource name parts (one
 // for a state machine, two for an execution). It does not check the region

@@ -22,17 +22,19 @@ func (e *Executor) loadExecution(sx snapshotExecution) (*execution, error) {
 		return nil, err
 	}
 	x := &execution{
-		e: e, sm: sm, arn: e.executionARN(sm.Name, sx.Name), name: sx.Name, inputText: sx.Input, start: sx.StartDate,
+		e: e, sm: sm, inputText: sx.Input, start: sx.StartDate,
 		status: sx.Status, errName: sx.Error, cause: sx.Cause, stop: sx.StopDate, transitions: sx.Transitions,
-		evicted: sx.HistoryEvicted, index: sx.Index, issued: sx.TokensIssued,
+		evicted: sx.HistoryEvicted, issued: sx.TokensIssued,
 	}
+	x.rec = &record{name: sx.Name, index: sx.Index, x: x}
 	if sx.Output != "" {
 		x.output = json.RawMessage(sx.Output)
 	}
+	_, taken := e.byIndex(sx.Index)
 	switch {
-	case e.executions[x.arn] != nil:
+	case sm.names[sx.Name] != nil:
 		return nil, errors.New("the snapshot holds it twice")
-	case sx.Index >= e.started || e.indexed[sx.Index] != nil:
+	case sx.Index >= e.started || taken:
 		return nil, fmt.Errorf("index %d is taken, or not below the %d executions started", sx.Index, e.started)
 	case sx.HistoryEvicted == (len(sx.History) > 0):
 		return nil, fmt.Errorf("historyEvicted is %t with %d history events", sx.HistoryEvicted, len(sx.History))
@@ -58,9 +60,7 @@ func (e *Executor) loadExecution(sx snapshotExecution) (*execution, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.indexed[x.index] = x
-	e.executions[x.arn] = x
-	sm.add(x)
+	sm.add(x.rec)
 	return x, nil
 }
 
@@ -138,7 +138,7 @@ func (x *execution) loadCallback(sc *snapshotCallback) error {
 		return errors.New("the execution is not in a .waitForTaskToken Task state")
 	}
 	index, attempt, err := x.e.parseToken(sc.Token)
-	if err != nil || index != x.index || attempt == 0 || attempt > x.issued {
+	if err != nil || index != x.rec.index || attempt == 0 || attempt > x.issued {
 		return errors.New("the task token is not one the execution issued")
 	}
 	cb := &callback{

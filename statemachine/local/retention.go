@@ -18,28 +18,30 @@ type finishedQueue struct {
 	xs []finished
 }
 
-// finished is a queued execution and its stop time (Unix nanoseconds on
-// the executor's clock).
+// finished is a queued execution, by its state machine and record (not
+// the execution, which compaction drops), and its stop time (Unix
+// nanoseconds on the executor's clock).
 type finished struct {
-	x    *execution
+	sm   *stateMachine
+	r    *record
 	stop int64
 }
 
 // push queues x, which stopped at stop.
 func (q *finishedQueue) push(x *execution, stop int64) {
 	q.mu.Lock()
-	q.xs = append(q.xs, finished{x: x, stop: stop})
+	q.xs = append(q.xs, finished{sm: x.sm, r: x.rec, stop: stop})
 	q.mu.Unlock()
 }
 
 // popWhile removes the executions at the front of the queue for as long as
 // more holds for the queue's length and the front one, and returns them.
-func (q *finishedQueue) popWhile(more func(n int, f finished) bool) []*execution {
+func (q *finishedQueue) popWhile(more func(n int, f finished) bool) []finished {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	var out []*execution
+	var out []finished
 	for len(q.xs) > 0 && more(len(q.xs), q.xs[0]) {
-		out = append(out, q.xs[0].x)
+		out = append(out, q.xs[0])
 		q.xs[0] = finished{}
 		q.xs = q.xs[1:]
 	}
@@ -68,31 +70,53 @@ func (e *Executor) retire(x *execution) {
 }
 
 // housekeep makes the evictions due. The run loop calls it between
-// batches, with no lock held.
+// batches, with no lock held. The timeline drops its stale events too
+// when executions are evicted or compacted: those of a finished
+// execution (its TimeoutSeconds, a task's timeouts) would hold it in
+// memory until due.
 func (e *Executor) housekeep() {
 	e.evictHistories()
 	if e.opts.Retention > 0 {
 		e.evictExpired()
+	}
+	if e.opts.Retention > 0 || e.opts.Compact {
 		e.sched.compact()
 	}
 }
 
 // evictHistories drops the histories of the executions that finished
-// before the last Options.FinishedHistories.
+// before the last Options.FinishedHistories, and with Options.Compact
+// compacts their records.
 func (e *Executor) evictHistories() {
 	if e.opts.FinishedHistories <= 0 {
 		return
 	}
 	over := e.histories.popWhile(func(n int, _ finished) bool { return n > e.opts.FinishedHistories })
-	for _, x := range over {
-		x.mu.Lock()
-		x.history, x.evicted = nil, true
-		x.rawInput, x.frozenInput, x.ctxObj, x.ctxInput, x.retries = nil, nil, nil, nil, nil
-		if e.opts.Compact {
-			x.inputText, x.output = "", nil
+	for _, f := range over {
+		e.mu.Lock()
+		x := f.r.x
+		e.mu.Unlock()
+		if x != nil { // not evicted by Options.Retention meanwhile
+			e.evictHistory(x)
 		}
-		x.mu.Unlock()
 	}
+}
+
+// evictHistory drops a finished execution's history and what it kept to
+// run; with Options.Compact, its record then keeps its summary in its
+// place.
+func (e *Executor) evictHistory(x *execution) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.history, x.evicted = nil, true
+	x.rawInput, x.frozenInput, x.ctxObj, x.ctxInput, x.retries = nil, nil, nil, nil, nil
+	if !e.opts.Compact {
+		return
+	}
+	x.inputText, x.output = "", nil
+	e.mu.Lock()
+	x.rec.compact(x)
+	e.mu.Unlock()
 }
 
 // evictExpired evicts the executions that stopped Options.Retention ago
@@ -105,10 +129,8 @@ func (e *Executor) evictExpired() {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for _, x := range expired {
-		delete(e.executions, x.arn)
-		delete(e.indexed, x.index)
-		x.sm.remove(x)
+	for _, f := range expired {
+		f.sm.remove(f.r)
 	}
 }
 

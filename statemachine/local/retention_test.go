@@ -115,8 +115,9 @@ func TestRetentionBoundsMemory(t *testing.T) {
 	var next func(context.Context)
 	next = func(context.Context) {
 		e.mu.Lock()
-		executions = max(executions, len(e.executions), len(e.indexed))
-		listed = max(listed, len(e.machines[arn].executions))
+		sm := e.machines[arn]
+		executions = max(executions, len(sm.names))
+		listed = max(listed, len(sm.executions))
 		e.mu.Unlock()
 		e.sched.mu.Lock()
 		timeline = max(timeline, len(e.sched.queue))

@@ -1,10 +1,10 @@
 package local
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"time"
 )
@@ -51,20 +51,15 @@ func (e *Executor) snapshot() (*snapshot, error) {
 	var err error
 	snap.RNG, err = e.rng.MarshalBinary()
 	snap.Started = e.started
-	xs := make([]*execution, 0, len(e.indexed))
-	for _, i := range slices.Sorted(maps.Keys(e.indexed)) {
-		xs = append(xs, e.indexed[i])
-	}
+	fs := e.held()
 	e.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	for _, x := range xs {
-		x.mu.Lock()
-		sx, err := x.snapshot()
-		x.mu.Unlock()
+	for _, f := range fs {
+		sx, err := f.snapshot()
 		if err != nil {
-			return nil, fmt.Errorf("execution %s: %w", x.arn, err)
+			return nil, fmt.Errorf("execution %s: %w", f.sm.executionARN(f.r.name), err)
 		}
 		snap.Executions = append(snap.Executions, sx)
 	}
@@ -76,14 +71,42 @@ func (e *Executor) snapshot() (*snapshot, error) {
 	return snap, nil
 }
 
+// held returns every execution the executor holds, by index. Call with
+// e.mu held.
+func (e *Executor) held() []found {
+	var fs []found
+	for _, sm := range e.created {
+		fs = append(fs, sm.listed("")...)
+	}
+	slices.SortFunc(fs, func(a, b found) int { return cmp.Compare(a.r.index, b.r.index) })
+	return fs
+}
+
+// snapshot copies the execution: whole, or from its summary.
+func (f found) snapshot() (snapshotExecution, error) {
+	if f.x == nil {
+		return f.r.snapshot(f.sm), nil
+	}
+	f.x.mu.Lock()
+	defer f.x.mu.Unlock()
+	return f.x.snapshot()
+}
+
+// snapshot copies the execution of sm that r summarizes, which keeps no
+// input, output or history.
+func (r *record) snapshot(sm *stateMachine) snapshotExecution {
+	return snapshotExecution{
+		Index: r.index, StateMachine: sm.Name, Name: r.name, Status: statuses[r.status],
+		Error: r.errName, Cause: r.cause, StartDate: clockTime(r.start), StopDate: r.stopDate(),
+		Transitions: int(r.transitions), TokensIssued: r.issued, HistoryEvicted: true,
+	}
+}
+
 // snapshot copies the execution. Call with x.mu held.
 func (x *execution) snapshot() (snapshotExecution, error) {
-	sx := snapshotExecution{
-		Index: x.index, StateMachine: x.sm.Name, Name: x.name, Status: x.status,
-		Input: x.inputText, Output: string(x.output), Error: x.errName, Cause: x.cause,
-		StartDate: x.start, StopDate: x.stop, Transitions: x.transitions, TokensIssued: x.issued,
-		HistoryEvicted: x.evicted,
-	}
+	s := x.summary()
+	sx := s.snapshot(x.sm)
+	sx.Input, sx.Output, sx.HistoryEvicted = x.inputText, string(x.output), x.evicted
 	for _, ev := range x.history {
 		se := snapshotEvent{ID: ev.ID, PreviousEventID: ev.PreviousEventID, Timestamp: ev.Timestamp, Type: ev.Type}
 		if ev.Details != nil {
@@ -117,7 +140,7 @@ func (x *execution) snapshot() (snapshotExecution, error) {
 		run.Resume = x.pending.snapshot()
 	}
 	if cb := x.cb; cb != nil {
-		run.Callback = cb.snapshot(x.e.token(x.index, cb.attempt))
+		run.Callback = cb.snapshot(x.e.token(x.rec.index, cb.attempt))
 	}
 	sx.Run = run
 	return sx, nil

@@ -1,6 +1,7 @@
 package local
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -25,10 +26,14 @@ type stateMachine struct {
 	ctxObj map[string]any // the context object's "StateMachine" member
 	// readsInput says the definition may read $$.Execution.Input.
 	readsInput bool
-	// executions are the executions not evicted, oldest first, and nil
-	// where evicted ones were (gone of them) until the list is compacted
-	// (see execution.slot). Guarded by Executor.mu.
-	executions []*execution
+	// executionPrefix is the ARN of its executions but their names.
+	executionPrefix string
+	// executions are the records of its executions, by index (the order
+	// they started), those Options.Retention evicted (gone of them)
+	// included until the list is compacted; names holds the others by
+	// name. Guarded by Executor.mu.
+	executions []*record
+	names      map[string]*record
 	gone       int
 	// counts are the running totals Counts reads.
 	counts counters
@@ -69,10 +74,12 @@ func (e *Executor) newStateMachine(name, definition, roleARN string, created tim
 	}
 	arn := e.stateMachineARN(name)
 	return &stateMachine{
-		StateMachine: StateMachine{ARN: arn, Name: name, Definition: definition, RoleARN: roleARN, CreationDate: created},
-		def:          def,
-		ctxObj:       map[string]any{"Id": arn, "Name": name},
-		readsInput:   readsExecutionInput(definition),
+		StateMachine:    StateMachine{ARN: arn, Name: name, Definition: definition, RoleARN: roleARN, CreationDate: created},
+		def:             def,
+		ctxObj:          map[string]any{"Id": arn, "Name": name},
+		readsInput:      readsExecutionInput(definition),
+		executionPrefix: e.arnPrefix() + "execution:" + name + ":",
+		names:           map[string]*record{},
 	}, nil
 }
 
@@ -110,37 +117,57 @@ func (e *Executor) machine(arn string) (*stateMachine, error) {
 	return sm, nil
 }
 
-// add appends x to the state machine's executions. Call with e.mu held.
-func (sm *stateMachine) add(x *execution) {
-	sm.counts.add(x)
-	x.slot = len(sm.executions)
-	sm.executions = append(sm.executions, x)
+// executionARN returns the ARN of its execution called name.
+func (sm *stateMachine) executionARN(name string) string {
+	return sm.executionPrefix + name
 }
 
-// remove takes evicted x out of the state machine's executions, leaving
-// its slot nil; once most slots are, the list is compacted. Call with e.mu
-// held.
-func (sm *stateMachine) remove(x *execution) {
-	sm.executions[x.slot] = nil
+// add appends r, a new execution's record, to the state machine's
+// executions: its index is above theirs. Call with e.mu held.
+func (sm *stateMachine) add(r *record) {
+	sm.counts.add(r.x)
+	sm.executions = append(sm.executions, r)
+	sm.names[r.name] = r
+}
+
+// remove evicts r: the state machine holds it no more, nor its
+// execution, and once most of its list is gone it compacts the list.
+// Call with e.mu held.
+func (sm *stateMachine) remove(r *record) {
+	delete(sm.names, r.name)
+	r.x, r.gone = nil, true
 	sm.gone++
 	if sm.gone <= len(sm.executions)/2 {
 		return
 	}
-	sm.executions = slices.DeleteFunc(sm.executions, func(y *execution) bool { return y == nil })
-	for i, y := range sm.executions {
-		y.slot = i
-	}
+	sm.executions = slices.DeleteFunc(sm.executions, func(r *record) bool { return r.gone })
 	sm.gone = 0
 }
 
-// listed returns the executions not evicted, oldest first. Call with e.mu
-// held.
-func (sm *stateMachine) listed() []*execution {
-	xs := make([]*execution, 0, len(sm.executions)-sm.gone)
-	for _, x := range sm.executions {
-		if x != nil {
-			xs = append(xs, x)
-		}
+// byIndex returns the record of the execution with index, if the state
+// machine holds it. Call with e.mu held.
+func (sm *stateMachine) byIndex(index uint64) *record {
+	i, ok := slices.BinarySearchFunc(sm.executions, index, func(r *record, index uint64) int { return cmp.Compare(r.index, index) })
+	if !ok || sm.executions[i].gone {
+		return nil
 	}
-	return xs
+	return sm.executions[i]
+}
+
+// listed returns the executions the state machine holds, oldest first,
+// but the compacted ones whose status is not status when status is not ""
+// (a whole execution's status may change until it is described). Call
+// with e.mu held.
+func (sm *stateMachine) listed(status Status) []found {
+	var fs []found
+	if status == "" {
+		fs = make([]found, 0, len(sm.executions)-sm.gone)
+	}
+	for _, r := range sm.executions {
+		if r.gone || r.x == nil && status != "" && statuses[r.status] != status {
+			continue
+		}
+		fs = append(fs, found{sm: sm, r: r, x: r.x})
+	}
+	return fs
 }
