@@ -71,7 +71,8 @@ type bulkRun struct {
 func (b BulkMove) Run(ctx context.Context, s Scenario, msgs []Message, obs Observer) (Outcome, error) {
 	wall := time.Now()
 	exec := local.New(local.Options{Start: Epoch, Seed: s.Seed})
-	opts := s.TargetOptions(exec.Now)
+	calls := NewCallTally(s)
+	opts := s.TargetOptions(exec.Now, tallyCalls(calls, b.Name(), obs))
 	// The model spends the consumer's latency itself: local.Delay outside
 	// an execution would sleep in wall time.
 	opts.Latency = 0
@@ -95,7 +96,7 @@ func (b BulkMove) Run(ctx context.Context, s Scenario, msgs []Message, obs Obser
 	}
 	out := Outcome{
 		Strategy:  b.Name(),
-		Calls:     target.Ledger().Calls(),
+		Calls:     *calls,
 		Delivered: map[string]time.Time{},
 		Parked:    map[string]time.Time{},
 		Pending:   map[string]bool{},

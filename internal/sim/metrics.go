@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/redrive/redrive/breaker"
-	"github.com/redrive/redrive/internal/simtarget"
 )
 
 // Metrics are one strategy's figures on a scenario, the table's column.
@@ -73,44 +72,22 @@ type Metrics struct {
 // Measure computes a strategy's metrics from its outcome.
 func Measure(s Scenario, msgs []Message, o Outcome, prices Prices) Metrics {
 	m := Metrics{
-		Strategy: o.Strategy, Messages: len(msgs), Calls: len(o.Calls), Capacity: s.Target.Capacity,
+		Strategy: o.Strategy, Messages: len(msgs), Calls: o.Calls.calls, Capacity: s.Target.Capacity,
 		HasBreaker: o.HasBreaker, End: o.End.Sub(Epoch), Wall: o.Wall, BreakerChanges: len(o.Transitions),
 	}
-	from, to, recovered := s.Outage()
+	_, to, recovered := s.Outage()
 	m.Recovered, m.Recovery = recovered, to
 	recoveredAt := Epoch.Add(to)
 
-	deliveries := map[string]int{}
-	var firstAfter, lastAfter time.Time
-	for _, c := range o.Calls {
-		at := c.At.Sub(Epoch)
-		if recovered && at >= from && at < to {
-			m.OutageCalls++
-		}
-		for _, r := range c.Records {
-			switch r.Outcome {
-			case simtarget.OutcomeThrottled:
-				m.Throttled++
-			case simtarget.OutcomeDelivered:
-				deliveries[r.OriginID]++
-				if recovered && !c.At.Before(recoveredAt) {
-					m.DrainedCount++
-					if firstAfter.IsZero() {
-						firstAfter = c.At
-					}
-					lastAfter = c.At
-				}
-			}
-		}
-	}
-	m.PeakRate = peakRate(o.Calls)
+	m.OutageCalls, m.Throttled, m.DrainedCount = o.Calls.outageCalls, o.Calls.throttled, o.Calls.drained
+	m.PeakRate = o.Calls.peakRate()
 
 	deliverable := 0
 	for _, msg := range msgs {
 		if !msg.Poison {
 			deliverable++
 		}
-		n := deliveries[msg.ID]
+		n := o.Calls.DeliveriesOf(msg.ID)
 		_, delivered := o.Delivered[msg.ID]
 		_, parked := o.Parked[msg.ID]
 		switch {
@@ -129,10 +106,10 @@ func Measure(s Scenario, msgs []Message, o Outcome, prices Prices) Metrics {
 	}
 
 	if recovered {
-		m.HasFirstDelivery = !firstAfter.IsZero()
-		m.FirstDelivery = firstAfter.Sub(recoveredAt)
+		m.HasFirstDelivery = !o.Calls.firstAfter.IsZero()
+		m.FirstDelivery = o.Calls.firstAfter.Sub(recoveredAt)
 		m.Drained = m.DrainedCount > 0 && m.Delivered >= deliverable
-		m.DrainTime = lastAfter.Sub(recoveredAt)
+		m.DrainTime = o.Calls.lastAfter.Sub(recoveredAt)
 		m.PhysicalDrain = time.Duration(float64(m.DrainedCount) / float64(s.Target.Capacity) * float64(time.Second))
 		m.BreakerClosed, m.RecoveryLatency = closedAfter(o.Transitions, recoveredAt)
 	}
@@ -142,24 +119,12 @@ func Measure(s Scenario, msgs []Message, o Outcome, prices Prices) Metrics {
 		m.HasRoom, m.PeakRoomDepth, m.PeakReleaseRate = true, peak(depth), peak(rate)
 	}
 
-	o.Usage.TargetCalls = int64(len(o.Calls))
+	o.Usage.TargetCalls = int64(o.Calls.calls)
 	m.Usage = o.Usage
 	m.TransitionsPer = float64(o.Usage.Transitions) / float64(len(msgs))
 	m.Cost = prices.Estimate(o.Usage, AssumptionsFor(s))
 	m.CostPerMillion = m.Cost.Scale(1e6 / float64(len(msgs)))
 	return m
-}
-
-// peakRate is the most calls that arrived in one virtual second.
-func peakRate(calls []simtarget.Call) int {
-	perSecond := map[int64]int{}
-	peak := 0
-	for _, c := range calls {
-		sec := c.At.Unix()
-		perSecond[sec]++
-		peak = max(peak, perSecond[sec])
-	}
-	return peak
 }
 
 // closedAfter reports whether every breaker that was not CLOSED at t

@@ -31,19 +31,23 @@ func tiny() (sim.Scenario, []sim.Message) {
 	return s, s.Plan()
 }
 
-func TestMeasureAccountsAgainstTheLedger(t *testing.T) {
+func TestMeasureAccountsAgainstTheConsumer(t *testing.T) {
 	s, msgs := tiny()
 	ids := []string{msgs[0].ID, msgs[1].ID, msgs[2].ID, msgs[3].ID}
+	calls := sim.NewCallTally(s)
+	for _, c := range []simtarget.Call{
+		call(2*time.Minute, ids[0], simtarget.Down, simtarget.OutcomeUnavailable),
+		call(2*time.Minute, ids[1], simtarget.Down, simtarget.OutcomeUnavailable),
+		call(2*time.Minute+time.Second/2, ids[2], simtarget.Down, simtarget.OutcomeThrottled),
+		call(10*time.Minute, ids[0], simtarget.Healthy, simtarget.OutcomeDelivered),
+		call(11*time.Minute, ids[0], simtarget.Healthy, simtarget.OutcomeDelivered), // a second delivery
+		call(12*time.Minute, ids[3], simtarget.Healthy, simtarget.OutcomeDelivered),
+	} {
+		calls.Add(c)
+	}
 	o := sim.Outcome{
 		Strategy: "hand-made",
-		Calls: []simtarget.Call{
-			call(2*time.Minute, ids[0], simtarget.Down, simtarget.OutcomeUnavailable),
-			call(2*time.Minute, ids[1], simtarget.Down, simtarget.OutcomeUnavailable),
-			call(2*time.Minute+time.Second/2, ids[2], simtarget.Down, simtarget.OutcomeThrottled),
-			call(10*time.Minute, ids[0], simtarget.Healthy, simtarget.OutcomeDelivered),
-			call(11*time.Minute, ids[0], simtarget.Healthy, simtarget.OutcomeDelivered), // a second delivery
-			call(12*time.Minute, ids[3], simtarget.Healthy, simtarget.OutcomeDelivered),
-		},
+		Calls:    *calls,
 		Delivered: map[string]time.Time{
 			ids[0]: at(11 * time.Minute),
 			ids[1]: at(12 * time.Minute), // acknowledged, but the consumer never had it

@@ -92,7 +92,8 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 				accountErr = err
 			}
 		}})
-	target, err := simtarget.New(s.TargetOptions(exec.Now))
+	calls := NewCallTally(s)
+	target, err := simtarget.New(s.TargetOptions(exec.Now, tallyCalls(calls, n.Name(), obs)))
 	if err != nil {
 		return Outcome{}, fmt.Errorf("sim: naive: consumer: %w", err)
 	}
@@ -147,7 +148,7 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 	if accountErr != nil {
 		return Outcome{}, accountErr
 	}
-	out.Calls = target.Ledger().Calls()
+	out.Calls = *calls
 	out.Samples, out.End = p.finish()
 	c, err := exec.Counts(ctx, sm)
 	if err != nil {

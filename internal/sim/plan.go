@@ -103,10 +103,12 @@ func healthOf(state string) simtarget.Health {
 }
 
 // TargetOptions is the simulated consumer for every strategy; now is the
-// strategy's virtual clock.
-func (s Scenario) TargetOptions(now func() time.Time) simtarget.Options {
+// strategy's virtual clock, and tally takes the consumer's calls (see
+// simtarget.Options.Tally).
+func (s Scenario) TargetOptions(now func() time.Time, tally func(simtarget.Call)) simtarget.Options {
 	return simtarget.Options{
 		Now:      now,
+		Tally:    tally,
 		Capacity: s.Target.Capacity,
 		Schedule: s.Schedule(),
 		Latency:  s.Target.Latency,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/redrive/redrive/internal/localrun"
+	"github.com/redrive/redrive/internal/simtarget"
 	"github.com/redrive/redrive/statemachine/local"
 	"github.com/redrive/redrive/tasks/attempt"
 	"github.com/redrive/redrive/tasks/message"
@@ -49,14 +50,14 @@ func (Redrive) Name() string { return "redrive" }
 const keptHistories = 1000
 
 // options are the Stack's options for s, reporting the executions that
-// end to book.
-func (r Redrive) options(s Scenario, book *redriveBook) localrun.Options {
+// end to book and the consumer's calls to tally.
+func (r Redrive) options(s Scenario, book *redriveBook, tally func(simtarget.Call)) localrun.Options {
 	opts := localrun.Options{
 		Seed:         s.Seed,
 		Start:        Epoch,
 		Policy:       s.Breaker.Policy(),
 		Attempt:      attempt.Config{MaxAttempts: s.Retry.MaxAttempts, BackoffBase: s.Retry.BackoffBase, BackoffMax: s.Retry.BackoffMax},
-		Target:       s.TargetOptions(nil),
+		Target:       s.TargetOptions(nil, tally),
 		DirectInvoke: r.DirectInvoke,
 		// The endpoint is the caller's choice, e.g. DDB_ENDPOINT's;
 		// without one the table, the queues and the executor are
@@ -82,7 +83,8 @@ func (r Redrive) options(s Scenario, book *redriveBook) localrun.Options {
 func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observer) (_ Outcome, err error) {
 	wall := time.Now()
 	book := &redriveBook{delivered: map[string]deliveredAt{}}
-	stack, err := localrun.Start(ctx, r.options(s, book))
+	calls := NewCallTally(s)
+	stack, err := localrun.Start(ctx, r.options(s, book, tallyCalls(calls, r.Name(), obs)))
 	if err != nil {
 		return Outcome{}, fmt.Errorf("sim: redrive: start the local stack: %w", err)
 	}
@@ -122,7 +124,7 @@ func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observ
 		return Outcome{}, sendErr
 	}
 	w.report()
-	out := Outcome{Strategy: r.Name(), Calls: stack.Target.Ledger().Calls(), HasBreaker: true, Transitions: stack.BreakerChanges(), HasRoom: p.room != nil}
+	out := Outcome{Strategy: r.Name(), Calls: *calls, HasBreaker: true, Transitions: stack.BreakerChanges(), HasRoom: p.room != nil}
 	out.Samples, out.End = p.finish()
 	if out.Usage, err = usageOf(ctx, stack); err != nil {
 		return Outcome{}, fmt.Errorf("sim: redrive: %w", err)
@@ -316,14 +318,8 @@ func account(ctx context.Context, stack *localrun.Stack, book *redriveBook, msgs
 		}
 		byOrigin[sent.ID] = id
 	}
-	// The consumer's ledger knows messages by their SQS origin id.
-	for _, c := range out.Calls {
-		for i, r := range c.Records {
-			if id, ok := byOrigin[r.OriginID]; ok {
-				c.Records[i].OriginID = id
-			}
-		}
-	}
+	// The consumer knows messages by their SQS origin id.
+	out.Calls.rename(byOrigin)
 	book.mu.Lock()
 	defer book.mu.Unlock()
 	if book.err != nil {

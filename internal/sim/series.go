@@ -120,18 +120,17 @@ func strategySeries(s Scenario, o Outcome, arrivals []time.Duration, step time.D
 	}
 	bucket := func(at time.Duration) int { return bucketOf(at, step, n) }
 
-	perSecond := map[int64]int{}
+	// Epoch and step are whole seconds, so each second's calls fall in
+	// one bucket, or all after the last.
 	callsIn := make([]int, n)
-	for _, c := range o.Calls {
-		at := c.At.Sub(Epoch)
+	for sec, calls := range o.Calls.perSecond {
+		at := time.Unix(sec, 0).Sub(Epoch)
 		if at >= step*time.Duration(n) {
 			continue
 		}
-		sec := c.At.Unix()
-		perSecond[sec]++
 		b := bucket(at)
-		ss.PeakPerSecond[b] = max(ss.PeakPerSecond[b], perSecond[sec])
-		callsIn[b]++
+		ss.PeakPerSecond[b] = max(ss.PeakPerSecond[b], calls)
+		callsIn[b] += calls
 	}
 
 	arrivedIn := make([]int, n)

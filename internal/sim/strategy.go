@@ -28,15 +28,27 @@ type Observer interface {
 	Transition(strategy string, t breaker.Transition)
 }
 
-// Outcome is what one strategy did with a scenario: the consumer's ledger
-// and the strategy's own account of every message. Metrics compares the
-// two, so a message the strategy calls delivered that the consumer never
-// processed counts as lost.
+// CallObserver is an Observer that also follows the consumer's calls one
+// by one, as a test does that looks at single calls; the figures need
+// only their tally (Outcome.Calls). A strategy passes every call to Call
+// as the consumer records it, with the consumer's lock held; Redrive's
+// calls carry SQS origin ids, not the scenario's message ids.
+type CallObserver interface {
+	Observer
+	// Call reports one call of strategy's consumer.
+	Call(strategy string, c simtarget.Call)
+}
+
+// Outcome is what one strategy did with a scenario: the tally of the
+// consumer's calls and the strategy's own account of every message.
+// Metrics compares the two, so a message the strategy calls delivered that
+// the consumer never processed counts as lost.
 type Outcome struct {
 	// Strategy is the strategy's name.
 	Strategy string
-	// Calls is the consumer's ledger, oldest first.
-	Calls []simtarget.Call
+	// Calls is the tally of the consumer's calls, its deliveries counted
+	// by the scenario's message ids.
+	Calls CallTally
 	// Delivered is when each message the strategy considers done was
 	// acknowledged, by message id.
 	Delivered map[string]time.Time

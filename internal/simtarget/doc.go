@@ -10,7 +10,9 @@
 // to a ledger: when it came, the target's health then, and per record the
 // message's origin id (from its redrive lineage) and what happened, so
 // tests can count deliveries per message, calls that reached a down
-// target (amplification) and the peak call rate.
+// target (amplification) and the peak call rate. A long simulation hands
+// every call to a tally of its own instead (Options.Tally), so that its
+// memory does not grow with the calls.
 //
 // A failure of a one-record event is a function error whose errorType is
 // the error's type name, as Lambda reports it; in a larger batch failed

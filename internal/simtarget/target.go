@@ -51,6 +51,12 @@ type Options struct {
 	// KeepCalls bounds the ledger to about the last KeepCalls calls (at
 	// most twice that), for a long-running stack. Default 0: every call.
 	KeepCalls int
+	// Tally, when set, takes every call instead of the ledger, which
+	// stays empty: the target then keeps nothing per call, and memory is
+	// what Tally keeps (a simulation's running figures). It is called in
+	// the ledger's order, one call at a time, with the target's lock held:
+	// it must not call the target.
+	Tally func(Call)
 }
 
 // Target is the simulated consumer. Its Handle method is the Lambda
@@ -174,8 +180,12 @@ func (t *Target) arrive(records []events.SQSMessage) ([]error, time.Duration, er
 }
 
 // record adds c to the ledger, dropping the oldest calls beyond twice
-// KeepCalls. Call with t.mu held.
+// KeepCalls, or hands it to Tally. Call with t.mu held.
 func (t *Target) record(c Call) {
+	if t.opts.Tally != nil {
+		t.opts.Tally(c)
+		return
+	}
 	t.calls = append(t.calls, c)
 	if keep := t.opts.KeepCalls; keep > 0 && len(t.calls) >= 2*keep {
 		t.calls = append([]Call(nil), t.calls[len(t.calls)-keep:]...)
@@ -238,7 +248,7 @@ func originOf(r events.SQSMessage) string {
 }
 
 // Ledger returns a snapshot of the invocations so far (the last ones,
-// with KeepCalls).
+// with KeepCalls; none, with Tally).
 func (t *Target) Ledger() Ledger {
 	t.mu.Lock()
 	defer t.mu.Unlock()

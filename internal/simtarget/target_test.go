@@ -282,3 +282,15 @@ func TestKeepCallsBoundsTheLedger(t *testing.T) {
 	assert.GreaterOrEqual(t, len(calls), 10)
 	assert.Equal(t, "m-24", calls[len(calls)-1].Records[0].MessageID, "the latest calls are kept")
 }
+
+func TestTallyTakesEveryCallInsteadOfTheLedger(t *testing.T) {
+	var tallied []simtarget.Call
+	h := host(t, simtarget.Options{Capacity: 1, Tally: func(c simtarget.Call) { tallied = append(tallied, c) }})
+	h.invoke(t, record("m-1", "{}"))
+	h.invoke(t, redriven("m-2", "{}", "origin-1"))
+	assert.Empty(t, h.target.Ledger().Calls(), "the ledger keeps nothing")
+	assert.Equal(t, []simtarget.Call{
+		{At: t0, Health: simtarget.Healthy, Records: []simtarget.Record{{MessageID: "m-1", OriginID: "m-1", Outcome: simtarget.OutcomeDelivered}}},
+		{At: t0, Health: simtarget.Healthy, Records: []simtarget.Record{{MessageID: "m-2", OriginID: "origin-1", Outcome: simtarget.OutcomeThrottled}}},
+	}, tallied, "every call, in order, as the ledger would have it")
+}
