@@ -26,6 +26,7 @@ func (e *Executor) Close() {
 			}
 		})
 		e.handlers.Wait()
+		e.pool.Wait()
 	})
 }
 

@@ -128,9 +128,14 @@ type Executor struct {
 	// Options.RunningHistories bounds them.
 	recording atomic.Int64
 
-	// handlers counts the goroutines running Lambda handlers; closed is
-	// set, and done closed, by Close.
+	// handlers counts the Lambda handlers running; pool counts the
+	// goroutines that run them, and idlers those of them waiting for the
+	// next one on waiting (goHandler). closed is set, and done closed, by
+	// Close.
 	handlers  sync.WaitGroup
+	pool      sync.WaitGroup
+	waiting   chan func()
+	idlers    atomic.Int64
 	closed    atomic.Bool
 	done      chan struct{}
 	closeOnce sync.Once
@@ -162,6 +167,7 @@ func New(opts Options) *Executor {
 		rng:       *rand.NewPCG(uint64(opts.Seed), 0x5eed),
 		machines:  map[string]*stateMachine{},
 		done:      make(chan struct{}),
+		waiting:   make(chan func()),
 	}
 	e.sched.kick = make(chan struct{}, 1)
 	return e

@@ -51,7 +51,7 @@ func (s scaledTime) reach(int64) {}
 // invoke runs the handler on its own goroutine and posts its completion,
 // or its timeout, to the timeline.
 func (s scaledTime) invoke(_ context.Context, x *execution, c *call) {
-	x.e.handlers.Go(func() {
+	x.e.goHandler(func() {
 		c.runHandler()
 		x.later(s.now(), func(ctx context.Context) {
 			x.mu.Lock()

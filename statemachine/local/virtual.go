@@ -57,7 +57,7 @@ func (v *virtualTime) reach(t int64) {
 func (v *virtualTime) invoke(ctx context.Context, x *execution, c *call) {
 	c.yield = make(chan int64)
 	c.resume = make(chan struct{})
-	x.e.handlers.Go(func() {
+	x.e.goHandler(func() {
 		c.runHandler()
 		c.yield <- -1
 	})
