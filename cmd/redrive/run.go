@@ -21,7 +21,6 @@ type runOptions struct {
 	json       string // where to write the figures as JSON; "" means nowhere
 	progress   bool   // draw the progress bar even when stderr is no terminal
 	invokeAPI  bool   // Redrive calls the consumer through the Lambda Invoke API wire format
-	workers    int    // goroutines for Redrive's events due at one instant
 	cpuProfile string // where to write a CPU profile of the run; "" means none
 	memProfile string // where to write a heap profile at the end of the run; "" means none
 	maxMemory  string // the memory budget; "" means a share of the machine's
@@ -69,7 +68,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "redrive run: scenario %q, strategies redrive, naive backoff and bulk move on the same virtual timeline\n", s.Name)
 	playCtx, stopWatch := withMemoryBudget(ctx, budget)
-	res, err := sim.Play(playCtx, s, sim.Strategies(sim.Redrive{DirectInvoke: !opts.invokeAPI, DynamoDBEndpoint: os.Getenv(envDynamoDBEndpoint), Workers: opts.workers}), console)
+	res, err := sim.Play(playCtx, s, sim.Strategies(opts.invokeAPI, os.Getenv(envDynamoDBEndpoint)), console)
 	console.Done()
 	over, stopped := overBudget(playCtx)
 	stopWatch()
@@ -120,15 +119,10 @@ func parseRun(args []string, stderr io.Writer) (opts runOptions, code int, ok bo
 	fs.StringVar(&opts.json, "json", "", "also write the table's figures, per strategy, as JSON to this file (see cmd/redrive/README.md)")
 	fs.BoolVar(&opts.progress, "progress", false, "draw the progress bar on stderr even when it is not a terminal")
 	fs.BoolVar(&opts.invokeAPI, "invoke-api", false, "have Redrive call the consumer through the Lambda Invoke API wire format (slower)")
-	fs.IntVar(&opts.workers, "workers", 1, "run Redrive's events due at one simulated instant on this many goroutines: faster on\nseveral cores, but the figures may then differ from run to run (1: the same figures for a seed)")
 	fs.StringVar(&opts.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.StringVar(&opts.memProfile, "memprofile", "", "write a heap profile, taken when the strategies end, to this file (go tool pprof)")
 	fs.StringVar(&opts.maxMemory, "max-memory", "", "stop the run, with a message and the progress so far, before it holds more memory than this\n(e.g. 6GB, 1500MB; powers of 1024); default: 3/4 of the machine's memory")
 	code, ok = parseFlags(fs, args)
-	if ok && opts.workers < 1 {
-		fmt.Fprintf(stderr, "redrive run: -workers %d: want 1 or more\n", opts.workers)
-		return opts, exitUsage, false
-	}
 	return opts, code, ok
 }
 

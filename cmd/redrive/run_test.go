@@ -87,31 +87,6 @@ func TestRunWritesTheFiguresAsJSON(t *testing.T) {
 	}
 }
 
-// With two workers Redrive runs the events due at one instant
-// concurrently (under the race detector in make test), and still loses
-// nothing.
-func TestRunWithTwoWorkers(t *testing.T) {
-	dir := t.TempDir()
-	figures := filepath.Join(dir, "figures.json")
-	code, _, stderr := runCmd(t, "-workers", "2", "-scenario", writeTiny(t, dir), "-report", filepath.Join(dir, "r.html"), "-json", figures)
-	require.Equal(t, exitOK, code, "stderr: %s", stderr)
-	data, err := os.ReadFile(figures)
-	require.NoError(t, err)
-	var doc struct {
-		Strategies []struct {
-			Delivered int `json:"delivered"`
-			Lost      int `json:"lost"`
-			Twice     int `json:"deliveredTwice"`
-		} `json:"strategies"`
-	}
-	require.NoError(t, json.Unmarshal(data, &doc))
-	require.NotEmpty(t, doc.Strategies)
-	r := doc.Strategies[0]
-	assert.Zero(t, r.Lost)
-	assert.Zero(t, r.Twice)
-	assert.Positive(t, r.Delivered)
-}
-
 func TestRunWithoutTerminalDrawsNoBar(t *testing.T) {
 	dir := t.TempDir()
 	code, _, stderr := runCmd(t, "-scenario", writeTiny(t, dir), "-report", filepath.Join(dir, "r.html"))
@@ -133,7 +108,6 @@ func TestRunRejectsBadInput(t *testing.T) {
 		{"missing file", []string{"-scenario", filepath.Join(dir, "none.yaml")}, exitFailure, "redrive run: sim: read scenario"},
 		{"unknown flag", []string{"-fast"}, exitUsage, "flag provided but not defined: -fast"},
 		{"stray argument", []string{"scenarios/default.yaml"}, exitUsage, `unexpected argument "scenarios/default.yaml"`},
-		{"no workers", []string{"-workers", "0"}, exitUsage, "-workers 0: want 1 or more"},
 		{"unwritable report", []string{"-scenario", writeTiny(t, dir), "-report", filepath.Join(dir, "no", "such", "dir.html")}, exitFailure, "redrive run: report:"},
 		{"unwritable figures", []string{"-scenario", writeTiny(t, dir), "-report", filepath.Join(dir, "r.html"), "-json", filepath.Join(dir, "no", "such", "dir.json")}, exitFailure, "redrive run: figures:"},
 	}

@@ -14,7 +14,7 @@ import (
 func BenchmarkStrategies(b *testing.B) {
 	s := small()
 	msgs := s.Plan()
-	for _, st := range sim.Strategies(sim.Redrive{DirectInvoke: true}) {
+	for _, st := range sim.Strategies(false, "") {
 		b.Run(st.Name(), func(b *testing.B) {
 			var simulated time.Duration
 			var m sim.Metrics

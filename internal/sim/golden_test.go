@@ -39,7 +39,7 @@ func goldenFigures(t *testing.T, r sim.Result) []byte {
 // against testdata/<name>.golden.json.
 func checkGolden(t *testing.T, name string, s sim.Scenario) {
 	t.Helper()
-	res, err := sim.Play(context.Background(), s, sim.Strategies(sim.Redrive{DirectInvoke: true}), &recorder{})
+	res, err := sim.Play(context.Background(), s, sim.Strategies(false, ""), &recorder{})
 	require.NoError(t, err)
 	got := goldenFigures(t, res)
 	path := filepath.Join("testdata", name+".golden.json")

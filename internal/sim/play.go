@@ -23,12 +23,12 @@ type Result struct {
 	Wall time.Duration
 }
 
-// Strategies are the three strategies `redrive run` compares: Redrive as
-// r sets it up, with its waiting room read from the stack, the naive
-// backoff and the bulk move.
-func Strategies(r Redrive) []Strategy {
-	r.WaitingRoom = stackRoom
-	return []Strategy{r, NaiveBackoff{}, BulkMove{}}
+// Strategies are the three strategies `redrive run` compares: Redrive
+// (with the consumer invoked through the Registry unless invokeAPI, its
+// table on the DynamoDB endpoint dynamoDB, minidyn when empty, and its
+// waiting room read from the stack), the naive backoff and the bulk move.
+func Strategies(invokeAPI bool, dynamoDB string) []Strategy {
+	return []Strategy{Redrive{DirectInvoke: !invokeAPI, DynamoDBEndpoint: dynamoDB, WaitingRoom: stackRoom}, NaiveBackoff{}, BulkMove{}}
 }
 
 // Play validates s and runs every strategy on it, concurrently (each on

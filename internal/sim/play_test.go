@@ -72,7 +72,7 @@ func standInRoom(st *localrun.Stack) sim.RoomSource {
 // played is the small scenario played once by every strategy, Redrive's
 // waiting room read by standInRoom, shared by the tests that only read it.
 var played = sync.OnceValues(func() (sim.Result, error) {
-	strategies := sim.Strategies(sim.Redrive{DirectInvoke: true})
+	strategies := sim.Strategies(false, "")
 	redrive := strategies[0].(sim.Redrive)
 	redrive.WaitingRoom = standInRoom
 	strategies[0] = redrive
@@ -167,7 +167,7 @@ func TestObserverSeesProgressAndTransitions(t *testing.T) {
 	rec := &recorder{}
 	s := small()
 	s.Messages.Count = 20
-	r, err := sim.Play(context.Background(), s, sim.Strategies(sim.Redrive{DirectInvoke: true}), rec)
+	r, err := sim.Play(context.Background(), s, sim.Strategies(false, ""), rec)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]int{"redrive": 20, "naive backoff": 20, "bulk move": 19}, rec.progress,
 		"settled at the last reading; the bulk move's poison message is never settled")
@@ -178,7 +178,7 @@ func TestObserverSeesProgressAndTransitions(t *testing.T) {
 func TestPlayRejectsInvalidScenario(t *testing.T) {
 	s := small()
 	s.Target.Capacity = 0
-	_, err := sim.Play(context.Background(), s, sim.Strategies(sim.Redrive{DirectInvoke: true}), &recorder{})
+	_, err := sim.Play(context.Background(), s, sim.Strategies(false, ""), &recorder{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "target.capacity")
 

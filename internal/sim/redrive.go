@@ -32,11 +32,6 @@ type Redrive struct {
 	// (localrun.Options.DynamoDBEndpoint); empty: the table is kept in
 	// process (localrun.Options.InProcess).
 	DynamoDBEndpoint string
-	// Workers runs the events due at one virtual instant on that many
-	// goroutines (localrun.Options.Workers): faster on several cores, but
-	// the order of those events, and so the figures, may then differ from
-	// run to run. Default 1: a seed gives the same figures every time.
-	Workers int
 	// WaitingRoom, when set, is called once the stack has started and
 	// returns the RoomSource the sampler reads the stack's waiting room
 	// (internal/localrun's) from, e.g., for a room with a method of that
@@ -64,7 +59,6 @@ func (r Redrive) options(s Scenario, book *redriveBook, tally func(simtarget.Cal
 		Attempt:      attempt.Config{MaxAttempts: s.Retry.MaxAttempts, BackoffBase: s.Retry.BackoffBase, BackoffMax: s.Retry.BackoffMax},
 		Target:       s.TargetOptions(nil, tally),
 		DirectInvoke: r.DirectInvoke,
-		Workers:      r.Workers,
 		// The endpoint is the caller's choice, e.g. DDB_ENDPOINT's;
 		// without one the table, the queues and the executor are
 		// reached in process, without the APIs' wire format.
