@@ -15,6 +15,7 @@ import (
 
 	"github.com/redrive/redrive/breaker/dynamostore"
 	"github.com/redrive/redrive/internal/ddbmem"
+	"github.com/redrive/redrive/internal/racecheck"
 )
 
 // maxBytesPerItem bounds the heap an item like a waiting room's holds in
@@ -46,7 +47,7 @@ func roomItem(key string, i int) map[string]types.AttributeValue {
 // (its index entry included) under maxBytesPerItem: a simulation keeps a
 // million of them.
 func TestBytesPerStoredItem(t *testing.T) {
-	if raceEnabled {
+	if racecheck.Enabled {
 		t.Skip("the race detector changes what the heap holds")
 	}
 	const n = 20000

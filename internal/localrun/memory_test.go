@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/internal/localrun"
+	"github.com/redrive/redrive/internal/racecheck"
 	"github.com/redrive/redrive/internal/simtarget"
 )
 
@@ -21,7 +22,7 @@ const maxBytesPerWaitingMessage = 4096
 // A simulation's memory follows what is in flight: each message waiting
 // in the room costs a few KB, whatever happened before.
 func TestMemoryPerWaitingMessage(t *testing.T) {
-	if raceEnabled || testing.Short() {
+	if racecheck.Enabled || testing.Short() {
 		t.Skip("heap measurement: without -race and -short")
 	}
 	s := start(t, localrun.Options{InProcess: true, Compact: true, RunningHistories: 10, FinishedHistories: 10,

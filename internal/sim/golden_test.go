@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/internal/racecheck"
 	"github.com/redrive/redrive/internal/sim"
 )
 
@@ -65,7 +66,7 @@ func TestGoldenFiguresSmall(t *testing.T) {
 // messages: left out of -short runs and of race-detector builds, where it
 // would take minutes.
 func TestGoldenFiguresDefault(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || racecheck.Enabled {
 		t.Skip("plays the whole default scenario: not with -short or -race")
 	}
 	s, err := sim.Load(filepath.Join("..", "..", "scenarios", "default.yaml"))
@@ -77,7 +78,7 @@ func TestGoldenFiguresDefault(t *testing.T) {
 // outage and a degraded tail (the 20,000-message one of issue 13 at a
 // tenth of the scale) to the recorded figures.
 func TestGoldenFiguresOutage(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || racecheck.Enabled {
 		t.Skip("plays 2,000 messages: not with -short or -race")
 	}
 	checkGolden(t, "outage", outageScenario(2000))

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/internal/racecheck"
 	"github.com/redrive/redrive/internal/sim"
 	"github.com/redrive/redrive/internal/simtarget"
 )
@@ -20,7 +21,7 @@ import (
 // neither, where a ledger would keep over 100 bytes a call (30 MB more
 // for the larger).
 func TestCallTallyMemoryFollowsSecondsAndMessages(t *testing.T) {
-	if raceEnabled {
+	if racecheck.Enabled {
 		t.Skip("heap readings are noisy under the race detector")
 	}
 	s := small() // down from 1m to 11m, 5 calls per second: every outcome

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/internal/racecheck"
 )
 
 // maxBytesPerFinished bounds the heap a finished execution costs once
@@ -21,7 +23,7 @@ const maxBytesPerFinished = 200
 // measures the heap each one holds afterwards: a simulation of a million
 // messages keeps a million of them.
 func TestMemoryPerFinishedExecution(t *testing.T) {
-	if raceEnabled || testing.Short() {
+	if racecheck.Enabled || testing.Short() {
 		t.Skip("heap measurement: without -race and -short")
 	}
 	ctx := t.Context()

@@ -1,6 +1,0 @@
-//go:build race
-
-package sim_test
-
-// raceEnabled says the tests run with the race detector.
-const raceEnabled = true
