@@ -2,12 +2,15 @@ package sfnapi
 
 import (
 	"context"
+	"net/http"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/redrive/redrive/statemachine/local"
 )
@@ -92,13 +95,15 @@ var sdkErrors = map[string]func(msg *string) error{
 }
 
 // sdkError is err as the sfn client returns what the server answers for
-// it: the operation's modelled type, or a GenericAPIError, in an
-// operation error naming the service and operation.
+// it: the operation's modelled type, or a GenericAPIError, in the
+// response error that carries the HTTP status, in an operation error
+// naming the service and operation (the server sends no request id).
 func sdkError(operation string, err error) error {
 	ae := classify(err)
 	var typed error = &smithy.GenericAPIError{Code: ae.code, Message: ae.message}
 	if slices.Contains(modelled[operation], ae.code) {
 		typed = sdkErrors[ae.code](aws.String(ae.message))
 	}
-	return &smithy.OperationError{ServiceID: sfn.ServiceID, OperationName: operation, Err: typed}
+	resp := &smithyhttp.ResponseError{Response: &smithyhttp.Response{Response: &http.Response{StatusCode: ae.status()}}, Err: typed}
+	return &smithy.OperationError{ServiceID: sfn.ServiceID, OperationName: operation, Err: &awshttp.ResponseError{ResponseError: resp}}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/assert"
@@ -140,7 +141,7 @@ func TestClientAnswersAsTheServer(t *testing.T) {
 }
 
 // describe writes a call's outcome for comparison: its output, or its
-// error's SDK type, code and message.
+// error's HTTP status, request id, SDK type, code and message.
 func describe(out string, err error) string {
 	if err == nil {
 		return out
@@ -153,5 +154,10 @@ func describe(out string, err error) string {
 	if !errors.As(err, &op) {
 		return "not an operation error: " + err.Error()
 	}
-	return fmt.Sprintf("%s %T %s: %s", op.Operation(), apiErr, apiErr.ErrorCode(), apiErr.ErrorMessage())
+	var resp *awshttp.ResponseError
+	if !errors.As(err, &resp) {
+		return "not a response error: " + err.Error()
+	}
+	return fmt.Sprintf("%s HTTP %d request id %q %T %s: %s", op.Operation(), resp.HTTPStatusCode(), resp.ServiceRequestID(),
+		apiErr, apiErr.ErrorCode(), apiErr.ErrorMessage())
 }

@@ -43,18 +43,23 @@ var apiCodes = []struct {
 // classify.
 func writeError(w http.ResponseWriter, err error) {
 	ae := classify(err)
-	status := http.StatusBadRequest
-	if ae.code == internalFailure {
-		status = http.StatusInternalServerError
-	}
 	body, _ := json.Marshal(struct { // three strings: cannot fail
 		Type         string `json:"__type"`
 		Message      string `json:"message"`
 		ResourceName string `json:"resourceName,omitempty"`
 	}{ae.code, ae.message, ae.resourceName})
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-	w.WriteHeader(status)
+	w.WriteHeader(ae.status())
 	_, _ = w.Write(body)
+}
+
+// status is the HTTP status the API answers e with: 500 for
+// InternalFailure, 400 for the client errors.
+func (e *apiError) status() int {
+	if e.code == internalFailure {
+		return http.StatusInternalServerError
+	}
+	return http.StatusBadRequest
 }
 
 // internalFailure is the code of an error the executor did not classify.
