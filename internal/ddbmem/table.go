@@ -249,7 +249,6 @@ func (db *DB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynam
 	}
 	value := in.ExpressionAttributeValues[m[2]]
 	if _, err := toValue(value); err != nil { // missing, or of no attribute type
-
 		return nil, validation("Query: no value for %s", m[2])
 	}
 	values, err := toItem(in.ExpressionAttributeValues)
