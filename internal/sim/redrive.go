@@ -258,13 +258,17 @@ func (b *redriveBook) ended(x local.Execution) {
 	}
 	b.settled++
 	var result redriveDoc
-	if err := json.Unmarshal(x.Output, &result); err != nil || result.Next == message.NextDone && result.OriginID == "" {
-		if b.err == nil {
-			b.err = fmt.Errorf("sim: redrive: output of %s is not a document with an origin id: %v", x.Name, err)
-		}
+	err := json.Unmarshal(x.Output, &result)
+	if err == nil && result.Next != message.NextDone {
 		return
 	}
-	if result.Next != message.NextDone {
+	if err == nil && result.OriginID == "" {
+		err = errors.New("no origin id")
+	}
+	if err != nil {
+		if b.err == nil {
+			b.err = fmt.Errorf("sim: redrive: read the output of %s: %w", x.Name, err)
+		}
 		return
 	}
 	// Of two executions that delivered one message (a double delivery),
