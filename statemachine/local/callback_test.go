@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -443,6 +444,30 @@ func TestCallbackTokensReplay(t *testing.T) {
 		seen[tok] = true
 	}
 	assert.Equal(t, first, run())
+}
+
+// Options.Compact issues version 3 tokens, 40 characters, that settle
+// their task as the long ones do; one with a changed header or a version
+// 2 length is not a token.
+func TestCallbackShortToken(t *testing.T) {
+	tk := &tokens{}
+	e := New(Options{Compact: true, Invoker: funcInvoker{"wait": tk.invoke}})
+	arn := startCallback(t, e, asltest.Wrap(callbackTask("wait", `,"End":true`)), `{}`)
+	token := tk.last(t)
+	require.Len(t, token, 40)
+	b, err := base64.StdEncoding.DecodeString(token)
+	require.NoError(t, err)
+	require.EqualValues(t, shortTokenVersion, b[0])
+	other := slices.Clone(b)
+	other[12]++ // another attempt
+	long := append(slices.Clone(b), make([]byte, tokenBytes-len(b))...)
+	for name, forged := range map[string][]byte{"other header": other, "version 2 length": long, "version 2 header": append([]byte{tokenVersion}, b[1:]...)} {
+		assert.ErrorIs(t, e.SendTaskSuccess(t.Context(), base64.StdEncoding.EncodeToString(forged), `{}`), ErrInvalidToken, name)
+	}
+	require.NoError(t, e.SendTaskSuccess(t.Context(), token, `{"v":3}`))
+	require.NoError(t, e.Run(t.Context()))
+	x, _ := describe(t, e, arn)
+	assert.Equal(t, Succeeded, x.Status)
 }
 
 // A version 1 token, which states saved before version 2 hold, still

@@ -70,7 +70,9 @@ type Options struct {
 	// executions without their input (and those without their output).
 	// With Finished, a simulation reads what it needs of each execution
 	// as it ends and holds memory for what runs, not for everything that
-	// ran. Not with Snapshot, which needs the inputs. Default false.
+	// ran. Its task tokens are 40 characters instead of the 672 of AWS's
+	// (a waiting room holds a million). Not with Snapshot, which needs
+	// the inputs. Default false.
 	Compact bool
 	// Finished, if set, is called once for each execution that ends
 	// (succeeds, fails, times out or is aborted), with its description,
