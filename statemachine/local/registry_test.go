@@ -361,3 +361,22 @@ func TestAnUnknownFunctionFailsTheTaskAsLambdaWrites(t *testing.T) {
 	assert.Regexp(t, `^Function not found: arn:aws:lambda:us-east-1:123456789012:function:missing \(Service: AWSLambda; Status Code: 404; `+
 		`Error Code: ResourceNotFoundException; Request ID: [0-9a-f-]{36}; Proxy: null\)$`, x.Cause)
 }
+
+// The executor's own payload is not scanned again, but a handler's
+// invocation under the Task's context still is: invalid JSON from it is
+// refused as Lambda refuses it.
+func TestRegistryChecksHandlersOwnPayloads(t *testing.T) {
+	r := NewRegistry()
+	require.NoError(t, r.Register("inner", func(in any) (any, error) { return in, nil }))
+	var nested error
+	require.NoError(t, r.Register("outer", func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+		_, nested = r.Invoke(ctx, "inner", in[:len(in)-1]) // not JSON: cut short
+		return in, nil
+	}))
+	e := New(Options{Invoker: r})
+	arn := startCallback(t, e, asltest.Wrap(invokeTask("outer", `,"End":true`)), `{"a":1}`)
+	x, _ := describe(t, e, arn)
+	require.Equal(t, Succeeded, x.Status, x.Cause)
+	var bad *lambdatypes.InvalidRequestContentException
+	assert.ErrorAs(t, nested, &bad)
+}
