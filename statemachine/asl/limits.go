@@ -22,14 +22,18 @@ const (
 
 // overLimit reports whether v's compact JSON text is longer than
 // MaxPayloadBytes. It measures without serialising, and stops counting
-// once past the limit.
+// once past the limit. Strings are first bounded by their length alone
+// (a byte takes at most six in JSON), so only a value that may be near
+// the limit has its strings scanned.
 func overLimit(v any) bool {
-	return jsonSize(v, MaxPayloadBytes) > MaxPayloadBytes
+	return jsonSize(v, MaxPayloadBytes, stringBound) > MaxPayloadBytes &&
+		jsonSize(v, MaxPayloadBytes, stringSize) > MaxPayloadBytes
 }
 
-// jsonSize returns the length in bytes of v's compact JSON text, or some
-// number above limit as soon as it is known to exceed it.
-func jsonSize(v any, limit int) int {
+// jsonSize returns the length in bytes of v's compact JSON text, its
+// strings sized by str, or some number above limit as soon as it is known
+// to exceed it.
+func jsonSize(v any, limit int, str func(string) int) int {
 	switch x := v.(type) {
 	case nil:
 		return 4
@@ -39,7 +43,7 @@ func jsonSize(v any, limit int) int {
 		}
 		return 5
 	case string:
-		return stringSize(x)
+		return str(x)
 	case int64:
 		var buf [24]byte
 		return len(strconv.AppendInt(buf[:0], x, 10))
@@ -51,7 +55,7 @@ func jsonSize(v any, limit int) int {
 	case []any:
 		n := 2 + max(len(x)-1, 0)
 		for _, item := range x {
-			if n += jsonSize(item, limit-n); n > limit {
+			if n += jsonSize(item, limit-n, str); n > limit {
 				return n
 			}
 		}
@@ -59,8 +63,8 @@ func jsonSize(v any, limit int) int {
 	case map[string]any:
 		n := 2 + max(len(x)-1, 0)
 		for k, item := range x {
-			n += stringSize(k) + 1
-			if n += jsonSize(item, limit-n); n > limit {
+			n += str(k) + 1
+			if n += jsonSize(item, limit-n, str); n > limit {
 				return n
 			}
 		}
@@ -68,6 +72,9 @@ func jsonSize(v any, limit int) int {
 	}
 	return len(fmt.Sprint(v))
 }
+
+// stringBound is at least the length of s as a JSON string literal.
+func stringBound(s string) int { return 6*len(s) + 2 }
 
 // stringSize is the length of s as a JSON string literal.
 func stringSize(s string) int {

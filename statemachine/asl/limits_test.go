@@ -2,6 +2,7 @@ package asl
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,7 +18,24 @@ func TestJSONSize(t *testing.T) {
 			require.NoError(t, err)
 			b, err := json.Marshal(v)
 			require.NoError(t, err)
-			assert.Equal(t, len(b), jsonSize(v, MaxPayloadBytes), "size of %s (%s)", s, b)
+			assert.Equal(t, len(b), jsonSize(v, MaxPayloadBytes, stringSize), "size of %s (%s)", s, b)
 		})
+	}
+}
+
+// overLimit bounds strings by their length first, then measures exactly
+// what may be near the limit.
+func TestOverLimit(t *testing.T) {
+	for _, tc := range []struct {
+		v    any
+		want bool
+	}{
+		{strings.Repeat("a", MaxPayloadBytes-2), false}, // exactly the limit
+		{strings.Repeat("a", MaxPayloadBytes-1), true},
+		{strings.Repeat("\x01", MaxPayloadBytes/6+1), true}, // \u0001 each
+		{strings.Repeat("\x01", (MaxPayloadBytes-2)/6), false},
+		{map[string]any{"k": strings.Repeat("é", 1000)}, false},
+	} {
+		assert.Equal(t, tc.want, overLimit(tc.v), "size %d", jsonSize(tc.v, MaxPayloadBytes, stringSize))
 	}
 }
