@@ -56,7 +56,7 @@ func (x *execution) executionContext() map[string]any {
 		"Input":        x.ctxInput,
 		"Name":         x.rec.name,
 		"RoleArn":      x.sm.RoleARN,
-		"StartTime":    x.start.UTC().Format(isoMillis),
+		"StartTime":    clockTime(x.start).Format(isoMillis),
 		"RedriveCount": int64(0),
 	}
 }
@@ -72,7 +72,7 @@ func (x *execution) contextObject() any {
 		x.ctxObj = map[string]any{
 			"Execution": x.executionContext(),
 			"State": map[string]any{
-				"EnteredTime": x.enteredAt.UTC().Format(isoMillis),
+				"EnteredTime": clockTime(x.enteredAt).Format(isoMillis),
 				"Name":        x.cur.Name(),
 				"RetryCount":  int64(x.retryCount),
 			},

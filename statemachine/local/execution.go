@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/ohler55/ojg/oj"
 
@@ -30,7 +29,7 @@ type execution struct {
 	// ctxInput is the parsed input as $$.Execution.Input reads it; nil
 	// when the definition never does (readsExecutionInput).
 	ctxInput any
-	start    time.Time
+	start    int64 // clock time (Unix nanoseconds), as stop and enteredAt
 	env      asl.Env
 
 	mu          sync.Mutex
@@ -39,14 +38,11 @@ type execution struct {
 	output      json.RawMessage
 	errName     string
 	cause       string
-	stop        time.Time
+	stop        int64
 	transitions int
 	history     []Event
-	evicted     bool // history dropped (Options.FinishedHistories)
-	// events counts the events so far, recorded or not; unrecorded says
-	// the history is not recorded (Options.RunningHistories).
-	events     int
-	unrecorded bool
+	// events counts the events so far, recorded or not.
+	events int
 	// epoch increases when the execution ends, making the continuations
 	// it scheduled stale; it is written with mu held.
 	epoch atomic.Uint64
@@ -66,7 +62,7 @@ type execution struct {
 	// frozenInput is rawInput as JSON text while the execution waits for
 	// a task token (see freeze), nil otherwise.
 	frozenInput []byte
-	enteredAt   time.Time
+	enteredAt   int64
 	enteredID   int64
 	ctxObj      any       // the context object, built on first use per attempt
 	retries     []int     // retries used per retrier
@@ -77,6 +73,9 @@ type execution struct {
 	// issued is the number of task tokens the execution has issued; its
 	// tokens carry it, with its index (record.index).
 	issued uint32
+	// evicted says the history was dropped (Options.FinishedHistories);
+	// unrecorded that it is not recorded (Options.RunningHistories).
+	evicted, unrecorded bool
 }
 
 // arn is the execution's ARN.
@@ -106,7 +105,7 @@ func (x *execution) enter(ctx context.Context, st *asl.State, in any) {
 	x.transitions++
 	x.sm.counts.transition(st.Type())
 	x.cur, x.rawInput = st, in
-	x.enteredAt = x.e.Now()
+	x.enteredAt = x.e.clock.now()
 	x.ctxObj = nil
 	x.retryCount = 0
 	x.retries = x.retries[:0]
@@ -168,7 +167,7 @@ func (x *execution) fail(name, cause string) {
 // waiting for. Call with x.mu held.
 func (x *execution) close(status Status, name, cause string) {
 	x.status, x.errName, x.cause = status, name, cause
-	x.stop = x.e.Now()
+	x.stop = x.e.clock.now()
 	x.epoch.Add(1)
 	x.next, x.nextInput, x.pending = nil, nil, nil
 	x.sm.counts.ended(status)

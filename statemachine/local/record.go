@@ -40,7 +40,7 @@ var statuses = [...]Status{Running, Succeeded, Failed, TimedOut, Aborted}
 // summarize sets r's summary from x. Call with x.mu held, and with
 // Executor.mu unless r is a copy of its own.
 func (r *record) summarize(x *execution) {
-	r.start, r.stop = x.start.UnixNano(), x.stop.UnixNano()
+	r.start, r.stop = x.start, x.stop
 	r.errName, r.cause = x.errName, x.cause
 	r.transitions, r.issued = int32(x.transitions), x.issued
 	r.status = uint8(slices.Index(statuses[:], x.status))

@@ -65,7 +65,7 @@ func (e *Executor) load(snap *snapshot) error {
 		}
 	}
 	// The evictions take them in the order they stopped.
-	slices.SortStableFunc(finished, func(a, b *execution) int { return a.stop.Compare(b.stop) })
+	slices.SortStableFunc(finished, func(a, b *execution) int { return cmp.Compare(a.stop, b.stop) })
 	for _, x := range finished {
 		e.retire(x)
 	}

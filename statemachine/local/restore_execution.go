@@ -22,8 +22,8 @@ func (e *Executor) loadExecution(sx snapshotExecution) (*execution, error) {
 		return nil, err
 	}
 	x := &execution{
-		e: e, sm: sm, inputText: sx.Input, start: sx.StartDate,
-		status: sx.Status, errName: sx.Error, cause: sx.Cause, stop: sx.StopDate, transitions: sx.Transitions,
+		e: e, sm: sm, inputText: sx.Input, start: sx.StartDate.UnixNano(),
+		status: sx.Status, errName: sx.Error, cause: sx.Cause, stop: unixNano(sx.StopDate), transitions: sx.Transitions,
 		evicted: sx.HistoryEvicted, issued: sx.TokensIssued,
 	}
 	x.rec = &record{name: sx.Name, index: sx.Index, x: x}
@@ -126,7 +126,7 @@ func (x *execution) loadState(run *snapshotRun) error {
 		return fmt.Errorf("state %q has %d retriers, the snapshot %d retry counters", st.Name(), st.NumRetriers(), len(run.Retries))
 	}
 	x.cur, x.rawInput = st, run.Input.v
-	x.enteredAt, x.enteredID = run.EnteredAt, run.EnteredEventID
+	x.enteredAt, x.enteredID = unixNano(run.EnteredAt), run.EnteredEventID
 	x.retryCount, x.retries = run.RetryCount, slices.Clone(run.Retries)
 	return nil
 }

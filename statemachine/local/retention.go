@@ -62,10 +62,10 @@ func (q *finishedQueue) front() (finished, bool) {
 // for. Call with x.mu held.
 func (e *Executor) retire(x *execution) {
 	if e.opts.FinishedHistories > 0 {
-		e.histories.push(x, x.stop.UnixNano())
+		e.histories.push(x, x.stop)
 	}
 	if e.opts.Retention > 0 {
-		e.retained.push(x, x.stop.UnixNano())
+		e.retained.push(x, x.stop)
 	}
 }
 

@@ -130,7 +130,7 @@ func (x *execution) snapshot() (snapshotExecution, error) {
 		run.Timeout = snapshotTimerOf(x.timeout)
 	}
 	if x.cur != nil {
-		run.State, run.EnteredAt, run.EnteredEventID = x.cur.Name(), x.enteredAt, x.enteredID
+		run.State, run.EnteredAt, run.EnteredEventID = x.cur.Name(), clockTime(x.enteredAt), x.enteredID
 		run.RetryCount, run.Retries = x.retryCount, slices.Clone(x.retries)
 	}
 	switch {
@@ -195,3 +195,11 @@ func snapshotTimerOf(t timer) *snapshotTimer {
 
 // clockTime is the time of at, in Unix nanoseconds on the clock.
 func clockTime(at int64) time.Time { return time.Unix(0, at).UTC() }
+
+// unixNano is t as a clock time, 0 for the zero time.
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
