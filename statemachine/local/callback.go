@@ -293,12 +293,13 @@ func (x *execution) await(ctx context.Context) {
 // for a task token, which may take hours, and drops the context object
 // (rebuilt alike on use): a parsed document takes several times the
 // memory of its text, and a simulation can have a million executions
-// waiting at once. thaw parses it back. Call with x.mu held.
+// waiting at once. thaw parses it back, so the text's key order does
+// not matter. Call with x.mu held.
 func (x *execution) freeze() {
 	if x.rawInput == nil {
 		return
 	}
-	x.frozenInput = []byte(oj.JSON(x.rawInput, &oj.Options{Sort: true}))
+	x.frozenInput = []byte(oj.JSON(x.rawInput))
 	x.rawInput, x.ctxObj = nil, nil
 }
 
