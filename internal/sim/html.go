@@ -20,14 +20,18 @@ var (
 	reportJS string
 )
 
-var reportTemplate = template.Must(template.New("report").Parse(reportPage))
+var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"offset": stepClock,     // a time from the start, h:mm:ss.s
+	"took":   shortDuration, // a duration, e.g. 11m19.6s
+}).Parse(reportPage))
 
 // WriteHTML writes the result as a self-contained HTML page: the table,
 // and charts over time (consumer health and breaker states, calls per
 // second against capacity on a log scale, backlog, deliveries, parked
 // messages, cumulative cost, and, when a strategy has a waiting room, its
 // depth and release rate against capacity) drawn by an inline script into
-// inline SVG. Once drawn, the page's body has
+// inline SVG, and the strategies' sample journeys (Outcome.Journeys) as
+// tables. Once drawn, the page's body has
 // data-status="drawn" and every chart data-marks (its drawn elements), or
 // data-status="error: ..." if the script failed.
 func WriteHTML(w io.Writer, r Result) error {
@@ -38,6 +42,7 @@ func WriteHTML(w io.Writer, r Result) error {
 		"Table":         Table(r),
 		"CostNote":      CostNote(r.Scenario),
 		"Series":        SeriesOf(r),
+		"Journeys":      journeysOf(r),
 		"CSS":           template.CSS(reportCSS),
 		"JS":            template.JS(reportJS),
 	})

@@ -311,3 +311,119 @@ func TestBrokenReportFailsInHeadlessChromium(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "noSuchChart is not defined")
 }
+
+// maxSteps is the most steps a journey shows (sim's maxJourneySteps),
+// plus the one standing for those left out.
+const maxSteps = 40 + 1
+
+// checkJourneys checks the bounds of an outcome's journeys: at most 3, of
+// distinct executions, each at most maxSteps steps in time order within
+// its execution, with at most one Skipped step, in the middle.
+func checkJourneys(t *testing.T, o sim.Outcome) {
+	t.Helper()
+	assert.LessOrEqual(t, len(o.Journeys), 3, "%s: at most 3 journeys", o.Strategy)
+	seen := map[string]bool{}
+	for _, j := range o.Journeys {
+		assert.False(t, seen[j.Execution], "%s: %s shown twice", o.Strategy, j.Execution)
+		seen[j.Execution] = true
+		require.NotEmpty(t, j.Steps, "%s: %s has steps", o.Strategy, j.Execution)
+		assert.LessOrEqual(t, len(j.Steps), maxSteps, "%s: %s's steps bounded", o.Strategy, j.Execution)
+		assert.Equal(t, "execution started", j.Steps[0].Event)
+		assert.True(t, strings.HasPrefix(j.Steps[len(j.Steps)-1].Event, "execution "), "ends with the execution's end")
+		last, skipped := j.Start, 0
+		for i, s := range j.Steps {
+			if s.Skipped > 0 {
+				skipped++
+				assert.Equal(t, (maxSteps-1)/2, i, "the skipped steps in the middle")
+				assert.Equal(t, maxSteps, len(j.Steps), "steps skipped only beyond the bound")
+				continue
+			}
+			assert.GreaterOrEqual(t, s.At, last, "%s: steps in time order", j.Execution)
+			assert.LessOrEqual(t, s.At, j.Stop, "%s: steps within the execution", j.Execution)
+			last = s.At
+		}
+		assert.LessOrEqual(t, skipped, 1)
+	}
+}
+
+func TestReportShowsSampleJourneys(t *testing.T) {
+	r := playSmall(t)
+	for _, o := range r.Outcomes {
+		checkJourneys(t, o)
+	}
+	redrive := r.Outcomes[0].Journeys
+	require.NotEmpty(t, redrive, "Redrive's executions have journeys")
+	first := redrive[0]
+	assert.Equal(t, "m-000001", first.Message)
+	assert.Contains(t, first.Why, "the first message to arrive")
+	assert.Equal(t, "delivered", first.Outcome, "the first message is not poison")
+	assert.Equal(t, time.Minute, first.Start, "it starts as the message arrives")
+	var states []string
+	for _, s := range first.Steps {
+		states = append(states, s.State)
+	}
+	assert.Subset(t, states, []string{"Attempt", "WaitingRoom", "Delivered"}, "through the waiting room during the outage")
+	assert.Contains(t, first.Steps, sim.Step{At: first.Stop, State: "Attempt", Event: "task succeeded",
+		Detail: "verdict PROCEED, delivery SUCCESS, breaker CLOSED → done"}, "the delivery's attempt")
+
+	outcomes := map[string]bool{}
+	for _, j := range redrive {
+		outcomes[j.Outcome] = true
+		assert.Regexp(t, `^m-\d{6}$`, j.Message, "mapped to the scenario's message id")
+	}
+	assert.True(t, outcomes["parked"], "a poison message's journey to the parking lot")
+	assert.NotEmpty(t, r.Outcomes[1].Journeys, "the naive backoff's executions too")
+	assert.Empty(t, r.Outcomes[2].Journeys, "the bulk move runs no executions")
+
+	_, page := writeReportOf(t, t.TempDir(), r)
+	html := string(page)
+	assert.Contains(t, html, `<section id="journeys">`)
+	assert.Contains(t, html, "<h3>redrive</h3>")
+	assert.Contains(t, html, "<h3>naive backoff</h3>")
+	assert.NotContains(t, html, "<h3>bulk move</h3>")
+	assert.Contains(t, html, "<b>m-000001</b>, the first message to arrive")
+	assert.Contains(t, html, "<td>0:01:00.0</td><td>Attempt</td><td>entered</td>")
+	assert.Contains(t, html, "<td>WaitingRoom</td><td>task succeeded</td><td>released from the waiting room</td>")
+	assert.Contains(t, html, "<td>Deliver</td><td>task failed</td><td>Unavailable: simtarget: downstream unavailable (DOWN)</td>",
+		"the naive backoff's failed tries, with the error")
+
+	// Journeys are for the report only.
+	var table, js bytes.Buffer
+	require.NoError(t, sim.WriteTable(&table, r))
+	require.NoError(t, sim.WriteJSON(&js, r))
+	for _, out := range []string{table.String(), js.String()} {
+		assert.NotContains(t, out, first.Execution)
+		assert.NotContains(t, out, "WaitingRoom")
+	}
+}
+
+func TestSampleJourneysAreDeterministic(t *testing.T) {
+	r := playSmall(t)
+	again, err := sim.Play(context.Background(), small(), []sim.Strategy{sim.Redrive{DirectInvoke: true}, sim.NaiveBackoff{}}, &recorder{})
+	require.NoError(t, err)
+	for i := range again.Outcomes {
+		assert.Equal(t, r.Outcomes[i].Journeys, again.Outcomes[i].Journeys, "%s: the same journeys for the same seed", r.Outcomes[i].Strategy)
+	}
+}
+
+func TestLongJourneysAreCut(t *testing.T) {
+	// 30 tries a second or two apart within the outage: a naive
+	// execution's history has 30 failures and 29 retries.
+	s := small()
+	s.Messages.Count = 10
+	s.Retry = sim.Retry{MaxAttempts: 30, BackoffBase: time.Second, BackoffMax: 2 * time.Second}
+	o, _, _ := run(t, sim.NaiveBackoff{}, s)
+	checkJourneys(t, o)
+	require.NotEmpty(t, o.Journeys)
+	j := o.Journeys[0]
+	require.Len(t, j.Steps, maxSteps, "cut to the bound")
+	mid := j.Steps[(maxSteps-1)/2]
+	assert.Equal(t, sim.Step{Skipped: 64 - (maxSteps - 1)}, mid,
+		"started, entered, 30 failures, 29 retries, left, Park entered, succeeded: 64 steps, 40 shown")
+	assert.Equal(t, "execution succeeded", j.Steps[len(j.Steps)-1].Event, "the end is kept")
+	assert.Equal(t, "Park", j.Steps[len(j.Steps)-2].State)
+
+	r := sim.Result{Scenario: s, Messages: s.Plan(), Outcomes: []sim.Outcome{o}, Metrics: []sim.Metrics{sim.Measure(s, s.Plan(), o, sim.ListPrices)}}
+	_, page := writeReportOf(t, t.TempDir(), r)
+	assert.Contains(t, string(page), `<tr class="skipped"><td colspan="4">… 24 more steps</td></tr>`)
+}

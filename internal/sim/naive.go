@@ -85,13 +85,23 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 		Pending:   map[string]bool{},
 	}
 	// Each execution is filed as it ends; the executor keeps a summary.
+	// Executions are named after their message: the first message's is
+	// the first's journey.
 	var accountErr error
+	journeys := newJourneyPicker(keptHistories)
+	if len(msgs) > 0 {
+		first := msgs[0].ID
+		journeys.setFirst(func(name string) bool { return name == first })
+	}
 	exec := local.New(local.Options{Invoker: reg, Start: Epoch, Seed: s.Seed, FinishedHistories: keptHistories, RunningHistories: keptHistories, Compact: true,
 		Finished: func(x local.Execution) {
-			if err := n.account(&out, x); err != nil && accountErr == nil {
+			outcome, err := n.account(&out, x)
+			if err != nil && accountErr == nil {
 				accountErr = err
 			}
+			journeys.finished(x, outcome)
 		}})
+	journeys.attach(exec)
 	calls := NewCallTally(s)
 	target, err := simtarget.New(s.TargetOptions(exec.Now, tallyCalls(calls, n.Name(), obs)))
 	if err != nil {
@@ -160,9 +170,12 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 		return Outcome{}, fmt.Errorf("sim: naive: list executions: %w", err)
 	}
 	for _, x := range running {
-		if err := n.account(&out, x); err != nil {
+		if _, err := n.account(&out, x); err != nil {
 			return Outcome{}, err
 		}
+	}
+	if out.Journeys, err = journeys.journeys(ctx, func(name string) string { return name }); err != nil {
+		return Outcome{}, fmt.Errorf("sim: naive: sample journeys: %w", err)
 	}
 	out.Wall = time.Since(wall)
 	return out, nil
@@ -172,14 +185,16 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 // by the execution's status and output; a failed execution files it
 // nowhere, so it counts as lost. It is called for each execution as it
 // ends (on the executor's goroutine), and for those running at the end.
-func (NaiveBackoff) account(out *Outcome, x local.Execution) error {
+// It returns the execution's outcome for the journeys: "delivered",
+// "parked", or its status when it did not succeed ("" while it runs).
+func (NaiveBackoff) account(out *Outcome, x local.Execution) (string, error) {
 	switch x.Status {
 	case local.Running:
 		out.Pending[x.Name] = true
-		return nil
+		return "", nil
 	case local.Succeeded:
 	default:
-		return nil
+		return journeyStatus(x.Status), nil
 	}
 	var doc struct {
 		Outcome struct {
@@ -188,15 +203,16 @@ func (NaiveBackoff) account(out *Outcome, x local.Execution) error {
 		} `json:"outcome"`
 	}
 	if err := json.Unmarshal(x.Output, &doc); err != nil {
-		return fmt.Errorf("sim: naive: output of %s: %w", x.Name, err)
+		return "", fmt.Errorf("sim: naive: output of %s: %w", x.Name, err)
 	}
 	switch {
 	case doc.Outcome.Delivered:
 		out.Delivered[x.Name] = x.StopDate
+		return journeyDelivered, nil
 	case doc.Outcome.Parked:
 		out.Parked[x.Name] = x.StopDate
+		return journeyParked, nil
 	default:
-		return errors.New("sim: naive: execution " + x.Name + " succeeded without an outcome")
+		return "", errors.New("sim: naive: execution " + x.Name + " succeeded without an outcome")
 	}
-	return nil
 }

@@ -75,19 +75,20 @@ func (r Redrive) options(s Scenario, book *redriveBook, tally func(simtarget.Cal
 	if s.Messages.Tenants > 1 {
 		opts.BreakerKeyAttribute = TenantAttribute
 	}
-	opts.Finished = book.ended
+	opts.Finished = book.finished
 	return opts
 }
 
 // Run implements Strategy.
 func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observer) (_ Outcome, err error) {
 	wall := time.Now()
-	book := &redriveBook{delivered: map[string]deliveredAt{}}
+	book := &redriveBook{delivered: map[string]deliveredAt{}, journeys: newJourneyPicker(keptHistories)}
 	calls := NewCallTally(s)
 	stack, err := localrun.Start(ctx, r.options(s, book, tallyCalls(calls, r.Name(), obs)))
 	if err != nil {
 		return Outcome{}, fmt.Errorf("sim: redrive: start the local stack: %w", err)
 	}
+	book.journeys.attach(stack.Executor)
 	defer func() {
 		if cerr := stack.Close(); cerr != nil {
 			err = errors.Join(err, fmt.Errorf("sim: redrive: close the local stack: %w", cerr))
@@ -98,14 +99,20 @@ func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observ
 	// bodies waiting on the timeline would be most of a large run's
 	// memory before the first arrival.
 	var sendErr error
-	for _, m := range msgs {
+	for i, m := range msgs {
 		stack.Executor.At(Epoch.Add(m.Arrival), func(ctx context.Context) {
-			_, err := stack.SendToDLQ(ctx, message.Message{
+			ids, err := stack.SendToDLQ(ctx, message.Message{
 				Body:              m.Body(),
 				MessageAttributes: map[string]message.Attribute{TenantAttribute: message.StringAttribute(m.Tenant)},
 			})
 			if err != nil && sendErr == nil {
 				sendErr = fmt.Errorf("sim: redrive: %w", err)
+			}
+			if i == 0 && len(ids) == 1 {
+				// The first message's executions are named after its
+				// origin id (see scenarioID).
+				prefix := ids[0] + "-a"
+				book.journeys.setFirst(func(name string) bool { return strings.HasPrefix(name, prefix) })
 			}
 		})
 	}
@@ -129,8 +136,17 @@ func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observ
 	if out.Usage, err = usageOf(ctx, stack); err != nil {
 		return Outcome{}, fmt.Errorf("sim: redrive: %w", err)
 	}
-	if err := account(ctx, stack, book, msgs, &out); err != nil {
+	byOrigin, err := account(ctx, stack, book, msgs, &out)
+	if err != nil {
 		return Outcome{}, err
+	}
+	// Read before the deferred Close: the executor holds the histories.
+	out.Journeys, err = book.journeys.journeys(ctx, func(name string) string {
+		id, _ := scenarioID(name, byOrigin)
+		return id
+	})
+	if err != nil {
+		return Outcome{}, fmt.Errorf("sim: redrive: sample journeys: %w", err)
 	}
 	out.Wall = time.Since(wall)
 	return out, nil
@@ -227,12 +243,15 @@ func continued(x local.Execution) bool { return bytes.HasPrefix(x.Output, contin
 // redriveBook keeps what the simulation needs of the redrive executions,
 // read from each as it ends (localrun.Options.Finished), so that the
 // executor may forget their input and output: how many settled, and when
-// each message (by SQS origin id) was delivered.
+// each message (by SQS origin id) was delivered. Its journeys pick the
+// report's sample journeys from the same executions.
 type redriveBook struct {
 	mu        sync.Mutex
 	settled   int
 	delivered map[string]deliveredAt
 	err       error // the first execution that could not be read
+
+	journeys *journeyPicker // nil: none picked
 }
 
 // deliveredAt is when an execution that delivered a message ended, and
@@ -244,23 +263,38 @@ type deliveredAt struct {
 // redriveMachine ends the ARN of the redrive state machine.
 const redriveMachine = ":stateMachine:" + localrun.RedriveStateMachine
 
+// finished is the executor's Finished: it books x (ended) and shows it
+// to the journey picker.
+func (b *redriveBook) finished(x local.Execution) {
+	outcome := b.ended(x)
+	if b.journeys != nil {
+		b.journeys.finished(x, outcome)
+	}
+}
+
 // ended reads an execution that ended: a redrive execution that succeeded
 // and did not continue settled its message, and one whose last decision
-// was DONE delivered it.
-func (b *redriveBook) ended(x local.Execution) {
-	if !strings.HasSuffix(x.StateMachineARN, redriveMachine) || x.Status != local.Succeeded {
-		return
+// was DONE delivered it. It returns the execution's outcome for the
+// journeys: "delivered", "parked" (it settled otherwise, in the Parked
+// state), the status of a redrive execution that did not succeed, or ""
+// for one that continued and for the other state machines'.
+func (b *redriveBook) ended(x local.Execution) string {
+	if !strings.HasSuffix(x.StateMachineARN, redriveMachine) {
+		return ""
+	}
+	if x.Status != local.Succeeded {
+		return journeyStatus(x.Status)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if continued(x) {
-		return
+		return ""
 	}
 	b.settled++
 	var result redriveDoc
 	err := json.Unmarshal(x.Output, &result)
 	if err == nil && result.Next != message.NextDone {
-		return
+		return journeyParked
 	}
 	if err == nil && result.OriginID == "" {
 		err = errors.New("no origin id")
@@ -269,13 +303,14 @@ func (b *redriveBook) ended(x local.Execution) {
 		if b.err == nil {
 			b.err = fmt.Errorf("sim: redrive: read the output of %s: %w", x.Name, err)
 		}
-		return
+		return ""
 	}
 	// Of two executions that delivered one message (a double delivery),
 	// the one that started first is kept, as a listing would have.
 	if d, ok := b.delivered[result.OriginID]; !ok || x.StartDate.Before(d.start) {
 		b.delivered[result.OriginID] = deliveredAt{start: x.StartDate, stop: x.StopDate}
 	}
+	return journeyDelivered
 }
 
 // scenarioID is the scenario's id of the message a redrive execution
@@ -307,8 +342,8 @@ func (b *redriveBook) settledCount() int {
 // Delivered, as the book recorded), parked (it is in the parking lot) or
 // pending (an execution still runs, or it is still in the DLQ), by origin
 // id mapped back to the scenario's message id; a message found nowhere
-// counts as lost.
-func account(ctx context.Context, stack *localrun.Stack, book *redriveBook, msgs []Message, out *Outcome) error {
+// counts as lost. It returns that map, origin id to message id.
+func account(ctx context.Context, stack *localrun.Stack, book *redriveBook, msgs []Message, out *Outcome) (map[string]string, error) {
 	out.Delivered, out.Parked, out.Pending = map[string]time.Time{}, map[string]time.Time{}, map[string]bool{}
 	byBody := make(map[string]string, len(msgs))
 	for _, m := range msgs {
@@ -318,7 +353,7 @@ func account(ctx context.Context, stack *localrun.Stack, book *redriveBook, msgs
 	for _, sent := range stack.Sent() {
 		id, ok := byBody[sent.Body]
 		if !ok {
-			return fmt.Errorf("sim: redrive: sent a message %s that is not the scenario's", sent.ID)
+			return nil, fmt.Errorf("sim: redrive: sent a message %s that is not the scenario's", sent.ID)
 		}
 		byOrigin[sent.ID] = id
 	}
@@ -327,45 +362,45 @@ func account(ctx context.Context, stack *localrun.Stack, book *redriveBook, msgs
 	book.mu.Lock()
 	defer book.mu.Unlock()
 	if book.err != nil {
-		return book.err
+		return nil, book.err
 	}
 	for origin, d := range book.delivered {
 		id, ok := byOrigin[origin]
 		if !ok {
-			return fmt.Errorf("sim: redrive: an execution carries unknown origin %q", origin)
+			return nil, fmt.Errorf("sim: redrive: an execution carries unknown origin %q", origin)
 		}
 		out.Delivered[id] = d.stop
 	}
 	running, err := stack.Executor.ListExecutions(ctx, stack.RedriveARN, local.Running)
 	if err != nil {
-		return fmt.Errorf("sim: redrive: list executions: %w", err)
+		return nil, fmt.Errorf("sim: redrive: list executions: %w", err)
 	}
 	for _, x := range running {
 		id, ok := scenarioID(x.Name, byOrigin)
 		if !ok {
-			return fmt.Errorf("sim: redrive: execution %s is not named after a known origin", x.Name)
+			return nil, fmt.Errorf("sim: redrive: execution %s is not named after a known origin", x.Name)
 		}
 		out.Pending[id] = true
 	}
 	parked, err := stack.ReceiveParked(ctx)
 	if err != nil {
-		return fmt.Errorf("sim: redrive: %w", err)
+		return nil, fmt.Errorf("sim: redrive: %w", err)
 	}
 	for _, p := range parked {
 		id, ok := byOrigin[p.Record.OriginID]
 		if !ok {
-			return errors.New("sim: redrive: parked message of unknown origin " + p.Record.OriginID)
+			return nil, errors.New("sim: redrive: parked message of unknown origin " + p.Record.OriginID)
 		}
 		out.Parked[id] = p.Record.ParkedAt
 	}
 	left, err := stack.SQSServer.Messages(localrun.DLQName)
 	if err != nil {
-		return fmt.Errorf("sim: redrive: inspect the DLQ: %w", err)
+		return nil, fmt.Errorf("sim: redrive: inspect the DLQ: %w", err)
 	}
 	for _, m := range left {
 		if id, ok := byBody[m.Body]; ok {
 			out.Pending[id] = true
 		}
 	}
-	return nil
+	return byOrigin, nil
 }

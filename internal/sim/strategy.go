@@ -72,6 +72,17 @@ type Outcome struct {
 	End time.Time
 	// Wall is how long the run took in wall-clock time.
 	Wall time.Duration
+	// Journeys are a few messages followed step by step through the
+	// Step Functions execution that settled them, read from the
+	// executor's histories before it closed, for the report only (not
+	// the table, nor the JSON): the first message to arrive, the
+	// delivered and the parked message whose execution took longest, at
+	// most one each (one message picked twice is shown once), of those
+	// whose history the executor kept. Nil for a strategy without
+	// executions (the bulk move). Picking them is deterministic for a
+	// seed and reads a handful of histories, whatever the scale (see
+	// journeyPicker).
+	Journeys []Journey
 }
 
 // Usage counts the billable work of a run.

@@ -77,7 +77,8 @@ type Options struct {
 	// Finished, if set, is called once for each execution that ends
 	// (succeeds, fails, times out or is aborted), with its description,
 	// in the order they end. It runs on the executor's goroutine with the
-	// execution locked: it must be quick and must not call the executor.
+	// execution locked: it must be quick and must not call the executor,
+	// but for At (which only puts an event on the timeline).
 	// Executions restored by Restore do not end again.
 	Finished func(Execution)
 	// Retention evicts an execution entirely, description and history,
