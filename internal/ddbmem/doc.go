@@ -9,13 +9,14 @@
 // evaluated by minidyn's interpreter, as on the embedded endpoint
 // (internal/ddblocal), so conditional writes keep their semantics: a
 // failed condition is a *types.ConditionalCheckFailedException and changes
-// nothing. What differs is the storage: items by primary key in a map, in
-// the SDK's own form (each value a copy the table owns, converted to the
-// interpreter's form only for an expression to read or update), and
-// each global secondary index as ordered partitions, so a write costs
-// O(log n) and a Query reads only its partition, where minidyn sorts the
-// whole table on every new key and scans every item on every Query. A run
-// of `redrive run` with 50,000 messages spent most of its time there.
+// nothing. What differs is the storage: items by primary key in a map,
+// each encoded in one immutable string (decoded to the SDK's form when
+// read, and to the interpreter's only for an expression to read or
+// update), and each global secondary index as ordered partitions whose
+// entries point into those strings, so a write costs O(log n) and a Query
+// reads only its partition, where minidyn sorts the whole table on every
+// new key and scans every item on every Query. A run of `redrive run`
+// with 50,000 messages spent most of its time there.
 //
 // Departures from DynamoDB, besides those of the interpreter: tables are
 // made with CreateTable from an SDK input and are active at once; Limit

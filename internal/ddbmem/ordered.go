@@ -1,7 +1,8 @@
 package ddbmem
 
 import (
-	"cmp"
+	"encoding/binary"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,50 +10,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// sortValue is a sort key attribute's value, compared as DynamoDB orders
-// a key of its type: strings and binary by bytes, numbers by value.
-type sortValue struct {
-	kind byte // 'S', 'N' or 'B'; 0 for an index without a sort key
-	s    string
-	n    float64
-}
-
-// sortValueOf reads a key attribute; false for a type that cannot be a
-// key, a binary value without bytes, or a missing attribute (nil).
-func sortValueOf(v types.AttributeValue) (sortValue, bool) {
-	switch v := v.(type) {
-	case *types.AttributeValueMemberS:
-		return sortValue{kind: 'S', s: v.Value}, true
-	case *types.AttributeValueMemberN:
-		n, err := strconv.ParseFloat(v.Value, 64)
-		return sortValue{kind: 'N', s: v.Value, n: n}, err == nil
-	case *types.AttributeValueMemberB:
-		return sortValue{kind: 'B', s: string(v.Value)}, v.Value != nil
-	}
-	return sortValue{}, false
-}
-
-// compare orders two values of one key attribute.
-func (v sortValue) compare(w sortValue) int {
-	if v.kind != w.kind {
-		return cmp.Compare(v.kind, w.kind)
-	}
-	if v.kind == 'N' {
-		return cmp.Compare(v.n, w.n)
-	}
-	return strings.Compare(v.s, w.s)
-}
-
-// entry is an item's place in an index partition: its sort key value, and
-// its primary key (ties are ordered by it).
+// entry is an item's place in an index partition: its sort key string
+// (see sortKey; "" for an index without a sort key), and its primary key
+// (ties are ordered by it). Both are substrings of the item's record
+// where they can be, so an entry adds no allocation of its own.
 type entry struct {
-	sort sortValue
-	pk   string
+	sort, pk string
 }
 
 // compareEntries orders entries by sort key, then primary key.
 func compareEntries(a, b entry) int {
-	if c := a.sort.compare(b.sort); c != 0 {
+	if c := strings.Compare(a.sort, b.sort); c != 0 {
 		return c
 	}
 	return strings.Compare(a.pk, b.pk)
@@ -92,29 +60,46 @@ func (o *ordered) insert(e entry) {
 		o.chunks[ci] = c
 		return
 	}
+	// Both halves are copies, of their own size: c may have grown well
+	// past chunkMax, and its tail would keep the records of the entries
+	// moved alive.
 	half := len(c) / 2
-	right := slices.Clone(c[half:])
-	o.chunks[ci] = c[:half:half]
-	o.chunks = slices.Insert(o.chunks, ci+1, right)
+	o.chunks[ci] = slices.Clone(c[:half])
+	o.chunks = slices.Insert(o.chunks, ci+1, slices.Clone(c[half:]))
+}
+
+// find returns the chunk e belongs in and e's index in it, and whether
+// e is there.
+func (o *ordered) find(e entry) (ci, i int, found bool) {
+	if len(o.chunks) == 0 {
+		return 0, 0, false
+	}
+	ci = o.chunkFor(e)
+	i, found = slices.BinarySearchFunc(o.chunks[ci], e, compareEntries)
+	return ci, i, found
 }
 
 // remove takes e out of the list, if it is there.
 func (o *ordered) remove(e entry) {
-	if len(o.chunks) == 0 {
-		return
-	}
-	ci := o.chunkFor(e)
-	c := o.chunks[ci]
-	i, found := slices.BinarySearchFunc(c, e, compareEntries)
+	ci, i, found := o.find(e)
 	if !found {
 		return
 	}
 	o.n--
-	if len(c) == 1 {
-		o.chunks = slices.Delete(o.chunks, ci, ci+1)
+	if c := o.chunks[ci]; len(c) > 1 {
+		o.chunks[ci] = slices.Delete(c, i, i+1)
 		return
 	}
-	o.chunks[ci] = slices.Delete(c, i, i+1)
+	o.chunks = slices.Delete(o.chunks, ci, ci+1)
+}
+
+// replace puts e in the place of the entry equal to it, if there is one:
+// e shares the memory of an item's new record, the entry that of its old
+// one.
+func (o *ordered) replace(e entry) {
+	if ci, i, found := o.find(e); found {
+		o.chunks[ci][i] = e
+	}
 }
 
 // each calls fn on the entries in order (reversed unless forward) until
@@ -140,15 +125,106 @@ func (o *ordered) each(forward bool, fn func(entry) bool) {
 	}
 }
 
-// keyString is a key attribute's value as a map key: its type and value,
-// so that a string and a number of the same digits differ.
+// keyString is a key attribute's value (a caller's) as a map key: its
+// type and value, so that a string and a number of the same digits
+// differ; false for a type that cannot be a key, a binary value without
+// bytes, or a missing attribute (nil). It is the key string a record
+// gives the same value (see valueKey).
 func keyString(av types.AttributeValue) (string, bool) {
-	v, ok := sortValueOf(av)
-	if !ok {
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		return string(tagS) + v.Value, true
+	case *types.AttributeValueMemberN:
+		if n, ok := numberText(v.Value); ok {
+			return string(tagN) + n, true
+		}
+	case *types.AttributeValueMemberB:
+		if v.Value != nil {
+			return string(tagB) + string(v.Value), true
+		}
+	}
+	return "", false
+}
+
+// valueKey is the key string (see keyString) of a record's tagged value,
+// "" (no attribute) included; that of a string or binary value is the
+// tagged value itself, sharing the record's memory, and so is that of a
+// number written as it is formatted.
+func valueKey(tagged string) (string, bool) {
+	if tagged == "" {
 		return "", false
 	}
-	if v.kind == 'N' {
-		v.s = strconv.FormatFloat(v.n, 'g', -1, 64) // 1.0 and 1 are one key
+	switch tagged[0] {
+	case tagS, tagB:
+		return tagged, true
+	case tagN:
+		n, ok := numberText(tagged[1:])
+		switch {
+		case !ok:
+			return "", false
+		case n == tagged[1:]:
+			return tagged, true
+		}
+		return string(tagN) + n, true
 	}
-	return string(v.kind) + v.s, true
+	return "", false
+}
+
+// numberText is a number as a key writes it, so that 1.0 and 1 are one
+// key: digits itself when that is how it formats; false when it does not
+// parse.
+func numberText(digits string) (string, bool) {
+	f, err := strconv.ParseFloat(digits, 64)
+	if err != nil {
+		return "", false
+	}
+	var buf [32]byte
+	b := strconv.AppendFloat(buf[:0], f, 'g', -1, 64)
+	if string(b) == digits {
+		return digits, true
+	}
+	return string(b), true
+}
+
+// sortKey is a sort key attribute's value (a record's tagged value, ""
+// when missing) as a string that orders as DynamoDB orders a key of its
+// type, strings and binary by bytes, numbers by value, after its type
+// tag; false as for valueKey. A string's or binary's is the tagged value
+// itself; a number's is its float64 made to order as bytes (see
+// numberSort).
+func sortKey(tagged string) (string, bool) {
+	if tagged == "" {
+		return "", false
+	}
+	switch tagged[0] {
+	case tagS, tagB:
+		return tagged, true
+	case tagN:
+		f, err := strconv.ParseFloat(tagged[1:], 64)
+		if err != nil {
+			return "", false
+		}
+		return numberSort(f), true
+	}
+	return "", false
+}
+
+// numberSort is a number's sort key: its tag, then its float64's bits,
+// big-endian, with the sign bit flipped (all bits for a negative number)
+// so that the bytes order as cmp.Compare orders the numbers: NaN first,
+// and -0 as 0.
+func numberSort(f float64) string {
+	var bits uint64 // NaN: below every number
+	if f == f {
+		if f == 0 {
+			f = 0 // -0
+		}
+		bits = math.Float64bits(f)
+		if bits>>63 == 1 {
+			bits = ^bits
+		} else {
+			bits |= 1 << 63
+		}
+	}
+	return string(binary.BigEndian.AppendUint64([]byte{tagN}, bits))
 }

@@ -24,17 +24,18 @@ const conditionFailed = "The conditional request failed"
 // DynamoDB partition, so a conditional write sees every write before it.
 // Make one with New.
 type DB struct {
-	mu     sync.Mutex
-	tables map[string]*table
-	lang   interpreter.Language
+	mu      sync.Mutex
+	tables  map[string]*table
+	lang    interpreter.Language
+	scratch []byte // where encode makes a record
 }
 
-// table is one table: its key schema, its items by primary key (in the
-// SDK's form, owned by the table: see ownItem), and its global secondary
-// indexes.
+// table is one table: its key schema, its items (records) by primary key
+// (a substring of the record where it can be: see valueKey), and its
+// global secondary indexes.
 type table struct {
 	hash, rng string // key attributes; rng "" without a sort key
-	items     map[string]map[string]types.AttributeValue
+	items     map[string]record
 	indexes   map[string]*index
 }
 
@@ -54,7 +55,7 @@ func New() *DB {
 // indexes (their projections are taken as ALL); it is active at once.
 func (db *DB) CreateTable(_ context.Context, in *dynamodb.CreateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
 	name := aws.ToString(in.TableName)
-	t := &table{items: map[string]map[string]types.AttributeValue{}, indexes: map[string]*index{}}
+	t := &table{items: map[string]record{}, indexes: map[string]*index{}}
 	t.hash, t.rng = keySchema(in.KeySchema)
 	if t.hash == "" {
 		return nil, validation("CreateTable of %q: no HASH key", name)
@@ -98,14 +99,14 @@ func (db *DB) GetItem(_ context.Context, in *dynamodb.GetItemInput, _ ...func(*d
 		return nil, err
 	}
 	item := t.items[key]
-	if item == nil {
+	if item == "" {
 		return &dynamodb.GetItemOutput{}, nil
 	}
 	p := aws.ToString(in.ProjectionExpression)
 	if p == "" {
-		return &dynamodb.GetItemOutput{Item: readItem(item)}, nil
+		return &dynamodb.GetItemOutput{Item: item.read()}, nil
 	}
-	projected, err := db.lang.Project(interpreter.ProjectInput{Expression: p, Item: interpreted(item), Aliases: in.ExpressionAttributeNames})
+	projected, err := db.lang.Project(interpreter.ProjectInput{Expression: p, Item: item.interpreted(), Aliases: in.ExpressionAttributeNames})
 	if err != nil {
 		return nil, validation("%v", err)
 	}
@@ -121,11 +122,11 @@ func (db *DB) PutItem(_ context.Context, in *dynamodb.PutItemInput, _ ...func(*d
 	if err != nil {
 		return nil, err
 	}
-	item, err := ownItem(in.Item)
+	item, err := db.encode(in.Item)
 	if err != nil {
 		return nil, validation("PutItem: %v", err)
 	}
-	key, err := t.key(item)
+	key, err := t.key(item.keyOf)
 	if err != nil {
 		return nil, err
 	}
@@ -135,8 +136,8 @@ func (db *DB) PutItem(_ context.Context, in *dynamodb.PutItemInput, _ ...func(*d
 	}
 	t.store(key, old, item)
 	out := &dynamodb.PutItemOutput{}
-	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
-		out.Attributes = readItem(old)
+	if in.ReturnValues == types.ReturnValueAllOld {
+		out.Attributes = old.read()
 	}
 	return out, nil
 }
@@ -151,12 +152,12 @@ func (db *DB) UpdateItem(_ context.Context, in *dynamodb.UpdateItemInput, _ ...f
 		return nil, err
 	}
 	old := t.items[key]
-	updated := interpreted(old) // the condition reads it, then the update changes it
+	updated := old.interpreted() // the condition reads it, then the update changes it
 	if err := db.checkOn(in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, updated); err != nil {
 		return nil, err
 	}
 	if updated == nil {
-		updated = interpreted(in.Key) // an absent item is made from its key
+		updated, _ = toItem(in.Key) // an absent item is made from its key, checked by keyed
 	}
 	values, err := toItem(in.ExpressionAttributeValues)
 	if err != nil {
@@ -166,33 +167,37 @@ func (db *DB) UpdateItem(_ context.Context, in *dynamodb.UpdateItemInput, _ ...f
 		return nil, validation("%v", err)
 	}
 	item := fromItem(updated)
-	if newKey, err := t.key(item); err != nil || newKey != key {
+	rec, _ := db.encode(item) // fromItem makes values of attribute types only
+	newKey, err := t.key(rec.keyOf)
+	if err != nil || newKey != key {
 		return nil, validation("UpdateItem: an update expression cannot change the primary key")
 	}
-	t.store(key, old, item)
+	t.store(newKey, old, rec) // newKey shares rec's memory, key may not
 	return &dynamodb.UpdateItemOutput{Attributes: returned(in.ReturnValues, old, item)}, nil
 }
 
-// returned is what an UpdateItem returns for rv, from the item before and
-// after: a copy.
-func returned(rv types.ReturnValue, old, item map[string]types.AttributeValue) map[string]types.AttributeValue {
+// returned is what an UpdateItem returns for rv, from the item's record
+// before (old) and the item after, which the table does not keep (it
+// keeps its record), so that it can be returned as it is.
+func returned(rv types.ReturnValue, old record, item map[string]types.AttributeValue) map[string]types.AttributeValue {
 	switch rv {
 	case types.ReturnValueAllNew:
-		return readItem(item)
+		return item
 	case types.ReturnValueAllOld:
-		return readItem(old)
+		return old.read()
 	case types.ReturnValueUpdatedNew, types.ReturnValueUpdatedOld:
+		before := old.decode(false) // as it was put, to compare
 		from := item
 		if rv == types.ReturnValueUpdatedOld {
-			from = old
+			from = old.read()
 		}
 		out := map[string]types.AttributeValue{}
 		for k, v := range from {
-			if !sameValue(old[k], item[k]) {
+			if !sameValue(before[k], item[k]) {
 				out[k] = v
 			}
 		}
-		return readItem(out)
+		return out
 	}
 	return nil
 }
@@ -215,12 +220,12 @@ func (db *DB) DeleteItem(_ context.Context, in *dynamodb.DeleteItemInput, _ ...f
 		return nil, err
 	}
 	out := &dynamodb.DeleteItemOutput{}
-	if old == nil {
+	if old == "" {
 		return out, nil
 	}
-	t.store(key, old, nil)
+	t.store(key, old, "")
 	if in.ReturnValues == types.ReturnValueAllOld {
-		out.Attributes = readItem(old)
+		out.Attributes = old.read()
 	}
 	return out, nil
 }
@@ -264,7 +269,7 @@ func (db *DB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynam
 		if _, err := toItem(in.ExclusiveStartKey); err != nil { // a value of no attribute type
 			return nil, validation("Query: ExclusiveStartKey: %v", err)
 		}
-		if start, err = t.key(in.ExclusiveStartKey); err != nil {
+		if start, err = t.key(sdkItem(in.ExclusiveStartKey).keyOf); err != nil {
 			return nil, err
 		}
 	}
@@ -278,7 +283,7 @@ func (db *DB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynam
 		return &dynamodb.QueryOutput{Count: int32(part.n), ScannedCount: int32(part.n)}, nil
 	}
 	out := &dynamodb.QueryOutput{}
-	var last map[string]types.AttributeValue
+	var last record
 	evaluated := 0
 	var qerr error
 	part.each(in.ScanIndexForward == nil || *in.ScanIndexForward, func(e entry) bool {
@@ -291,7 +296,7 @@ func (db *DB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynam
 		item := t.items[e.pk]
 		var mitem map[string]*mtypes.Item
 		if !partitionOnly || filter != "" {
-			mitem = interpreted(item)
+			mitem = item.interpreted()
 		}
 		ok := true
 		if !partitionOnly {
@@ -322,20 +327,20 @@ func (db *DB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynam
 		return nil, validation("%v", qerr)
 	}
 	out.ScannedCount = int32(evaluated)
-	if limit > 0 && evaluated == limit && last != nil {
-		out.LastEvaluatedKey = readItem(keysOf(last, append([]string{t.hash, t.rng}, indexKeys...)...))
+	if limit > 0 && evaluated == limit && last != "" {
+		out.LastEvaluatedKey = last.readAttrs(append([]string{t.hash, t.rng}, indexKeys...)...)
 	}
 	return out, nil
 }
 
 // project is an item as a Query returns it: whole, or its
 // ProjectionExpression's attributes.
-func (db *DB) project(item map[string]types.AttributeValue, in *dynamodb.QueryInput) map[string]types.AttributeValue {
+func (db *DB) project(item record, in *dynamodb.QueryInput) map[string]types.AttributeValue {
 	p := aws.ToString(in.ProjectionExpression)
 	if p == "" {
-		return readItem(item)
+		return item.read()
 	}
-	projected, err := db.lang.Project(interpreter.ProjectInput{Expression: p, Item: interpreted(item), Aliases: in.ExpressionAttributeNames})
+	projected, err := db.lang.Project(interpreter.ProjectInput{Expression: p, Item: item.interpreted(), Aliases: in.ExpressionAttributeNames})
 	if err != nil {
 		return nil
 	}
@@ -355,7 +360,7 @@ func (t *table) partition(index, attr string, v types.AttributeValue) (*ordered,
 		}
 		key, ok := keyString(v)
 		part := &ordered{}
-		if ok && t.items[key] != nil {
+		if ok && t.items[key] != "" {
 			part.insert(entry{pk: key})
 		}
 		return part, nil, nil
@@ -376,13 +381,13 @@ func (t *table) partition(index, attr string, v types.AttributeValue) (*ordered,
 }
 
 // check evaluates a write's condition, if it has one, on the item it
-// would change (nil: none); a condition that does not hold is a
+// would change ("": none); a condition that does not hold is a
 // ConditionalCheckFailedException.
-func (db *DB) check(cond *string, names map[string]string, values, item map[string]types.AttributeValue) error {
+func (db *DB) check(cond *string, names map[string]string, values map[string]types.AttributeValue, item record) error {
 	if aws.ToString(cond) == "" {
-		return nil // without converting the item
+		return nil // without decoding the item
 	}
-	return db.checkOn(cond, names, values, interpreted(item))
+	return db.checkOn(cond, names, values, item.interpreted())
 }
 
 // checkOn is check on an item in the interpreter's form.
@@ -432,7 +437,7 @@ func (db *DB) keyed(name *string, key map[string]types.AttributeValue) (*table, 
 	if len(key) != want {
 		return nil, "", validation("The provided key element does not match the schema")
 	}
-	s, err := t.key(key)
+	s, err := t.key(sdkItem(key).keyOf)
 	if err != nil {
 		// A value of no attribute type is a key of none of the schema's
 		// types: report it as a write would.
@@ -443,29 +448,42 @@ func (db *DB) keyed(name *string, key map[string]types.AttributeValue) (*table, 
 	return t, s, err
 }
 
-// key is an item's primary key as a map key.
-func (t *table) key(item map[string]types.AttributeValue) (string, error) {
-	h, ok := keyString(item[t.hash])
+// sdkItem is an item (or a key) in the SDK's form, as a caller passes it.
+type sdkItem map[string]types.AttributeValue
+
+// keyOf is the key string of the item's attribute name (see keyString).
+func (m sdkItem) keyOf(name string) (string, bool) {
+	return keyString(m[name])
+}
+
+// key is an item's primary key as a map key, from its key attributes' key
+// strings, which keyOf reads (see record.keyOf and sdkItem.keyOf).
+func (t *table) key(keyOf func(name string) (string, bool)) (string, error) {
+	h, ok := keyOf(t.hash)
 	if !ok {
 		return "", validation("One or more parameter values were invalid: Missing the key %s in the item", t.hash)
 	}
 	if t.rng == "" {
 		return h, nil
 	}
-	r, ok := keyString(item[t.rng])
+	r, ok := keyOf(t.rng)
 	if !ok {
 		return "", validation("One or more parameter values were invalid: Missing the key %s in the item", t.rng)
 	}
 	return h + "\x00" + r, nil
 }
 
-// store replaces the item under key (old, nil if none) with item (nil:
-// delete it), and updates the indexes.
-func (t *table) store(key string, old, item map[string]types.AttributeValue) {
+// store replaces the item under key (old, "" if none) with item ("":
+// delete it), and updates the indexes. The map and the indexes keep key,
+// which should share item's memory (see valueKey).
+func (t *table) store(key string, old, item record) {
+	if item == old {
+		return // an item put again as it was, its record kept
+	}
 	for _, ix := range t.indexes {
 		ix.move(key, old, item)
 	}
-	if item == nil {
+	if item == "" {
 		delete(t.items, key)
 		return
 	}
@@ -473,12 +491,13 @@ func (t *table) store(key string, old, item map[string]types.AttributeValue) {
 }
 
 // move updates the index for the item under key changing from old to item
-// (either nil when absent); an item without the index's key attributes is
+// (either "" when absent); an item without the index's key attributes is
 // not in it (a sparse index).
-func (ix *index) move(key string, old, item map[string]types.AttributeValue) {
+func (ix *index) move(key string, old, item record) {
 	op, oe, wasIn := ix.place(key, old)
 	np, ne, isIn := ix.place(key, item)
 	if wasIn && isIn && op == np && oe == ne {
+		ix.partitions[np].replace(ne) // for the index to keep the new record's memory, not the old
 		return
 	}
 	if wasIn {
@@ -492,7 +511,7 @@ func (ix *index) move(key string, old, item map[string]types.AttributeValue) {
 		part := ix.partitions[np]
 		if part == nil {
 			part = &ordered{}
-			ix.partitions[np] = part
+			ix.partitions[strings.Clone(np)] = part // not to keep item's record alive
 		}
 		part.insert(ne)
 	}
@@ -500,17 +519,17 @@ func (ix *index) move(key string, old, item map[string]types.AttributeValue) {
 
 // place is where an item stands in the index: its partition and entry,
 // or false when it is not in it.
-func (ix *index) place(key string, item map[string]types.AttributeValue) (string, entry, bool) {
-	if item == nil {
+func (ix *index) place(key string, item record) (string, entry, bool) {
+	if item == "" {
 		return "", entry{}, false
 	}
-	p, ok := keyString(item[ix.hash])
+	p, ok := item.keyOf(ix.hash)
 	if !ok {
 		return "", entry{}, false
 	}
 	e := entry{pk: key}
 	if ix.rng != "" {
-		if e.sort, ok = sortValueOf(item[ix.rng]); !ok {
+		if e.sort, ok = sortKey(item.attr(ix.rng)); !ok {
 			return "", entry{}, false
 		}
 	}
@@ -533,7 +552,7 @@ func (db *DB) Items(name string) ([]map[string]types.AttributeValue, error) {
 	}
 	out := make([]map[string]types.AttributeValue, 0, len(t.items))
 	for item := range maps.Values(t.items) {
-		out = append(out, readItem(item))
+		out = append(out, item.read())
 	}
 	return out, nil
 }

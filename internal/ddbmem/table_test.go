@@ -217,3 +217,30 @@ func TestQueryPagesInOrder(t *testing.T) {
 	assert.EqualValues(t, 10, out.Count)
 	assert.Empty(t, out.Items)
 }
+
+// TestQueryNumberOrder checks a Query's order on an index with a number
+// sort key: by value, whatever the text, ties by primary key.
+func TestQueryNumberOrder(t *testing.T) {
+	ctx := context.Background()
+	db := ddbmem.New()
+	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String("nums"),
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byN"), KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("n"), KeyType: types.KeyTypeRange}}}}})
+	require.NoError(t, err)
+	nums := map[string]string{"a": "10", "b": "-2.5", "c": "1e1", "d": "0", "e": "-0", "f": "3", "g": "-100", "h": "0.5"}
+	for pk, n := range nums {
+		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("nums"), Item: map[string]types.AttributeValue{
+			"pk": s(pk), "g": s("all"), "n": &types.AttributeValueMemberN{Value: n}}})
+		require.NoError(t, err)
+	}
+	out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("nums"), IndexName: aws.String("byN"),
+		KeyConditionExpression:    aws.String("g = :g"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":g": s("all")}})
+	require.NoError(t, err)
+	var got []string
+	for _, it := range out.Items {
+		got = append(got, it["pk"].(*types.AttributeValueMemberS).Value)
+	}
+	assert.Equal(t, []string{"g", "b", "d", "e", "h", "f", "a", "c"}, got)
+}
