@@ -168,26 +168,8 @@ func BenchmarkPutGetQuery(b *testing.B) {
 			require.NoError(b, err)
 		}
 	})
-	b.Run("get", func(b *testing.B) {
-		b.ReportAllocs()
-		for i := 0; b.Loop(); i++ {
-			out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key(i)})
-			require.NoError(b, err)
-			require.Len(b, out.Item, 7)
-		}
-	})
-	b.Run("query", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String(dynamostore.RoomIndex),
-				KeyConditionExpression:    aws.String("#room = :key"),
-				ExpressionAttributeNames:  map[string]string{"#room": dynamostore.RoomAttr},
-				ExpressionAttributeValues: map[string]types.AttributeValue{":key": s("orders")},
-				Limit:                     aws.Int32(10)})
-			require.NoError(b, err)
-			require.Len(b, out.Items, 10)
-		}
-	})
+	b.Run("get", func(b *testing.B) { benchGet(b, db, key) })
+	b.Run("query", func(b *testing.B) { benchQuery(b, db, "orders") })
 	b.Run("take", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
@@ -254,14 +236,7 @@ func BenchmarkRoomShaped(b *testing.B) {
 		b.StopTimer()
 		putAll()
 	})
-	b.Run("get", func(b *testing.B) {
-		b.ReportAllocs()
-		for i := 0; b.Loop(); i++ {
-			out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key(i)})
-			require.NoError(b, err)
-			require.Len(b, out.Item, 7)
-		}
-	})
+	b.Run("get", func(b *testing.B) { benchGet(b, db, key) })
 	b.Run("update", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
@@ -290,16 +265,29 @@ func BenchmarkRoomShaped(b *testing.B) {
 		b.StopTimer()
 		putAll()
 	})
-	b.Run("query", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String(dynamostore.RoomIndex),
-				KeyConditionExpression:    aws.String("#room = :key"),
-				ExpressionAttributeNames:  map[string]string{"#room": dynamostore.RoomAttr},
-				ExpressionAttributeValues: map[string]types.AttributeValue{":key": s("tenant-3")},
-				Limit:                     aws.Int32(10)})
-			require.NoError(b, err)
-			require.Len(b, out.Items, 10)
-		}
-	})
+	b.Run("query", func(b *testing.B) { benchQuery(b, db, "tenant-3") })
+}
+
+// benchGet measures GetItem of db's room items by key(i).
+func benchGet(b *testing.B, db *ddbmem.DB, key func(i int) map[string]types.AttributeValue) {
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		out, err := db.GetItem(b.Context(), &dynamodb.GetItemInput{TableName: aws.String(table), Key: key(i)})
+		require.NoError(b, err)
+		require.Len(b, out.Item, 7)
+	}
+}
+
+// benchQuery measures a Query of the oldest ten items of db's room.
+func benchQuery(b *testing.B, db *ddbmem.DB, room string) {
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := db.Query(b.Context(), &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String(dynamostore.RoomIndex),
+			KeyConditionExpression:    aws.String("#room = :key"),
+			ExpressionAttributeNames:  map[string]string{"#room": dynamostore.RoomAttr},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":key": s(room)},
+			Limit:                     aws.Int32(10)})
+		require.NoError(b, err)
+		require.Len(b, out.Items, 10)
+	}
 }
