@@ -148,16 +148,13 @@ func heapAlloc() int64 {
 // (UpdateItem returning the new item).
 func BenchmarkPutGetQuery(b *testing.B) {
 	ctx := context.Background()
-	db := ddbmem.New()
-	_, err := db.CreateTable(ctx, dynamostore.TableInput(table))
-	require.NoError(b, err)
 	const n = 10000
 	items := make([]map[string]types.AttributeValue, n)
 	for i := range items {
 		items[i] = roomItem("orders", i)
-		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: items[i]})
-		require.NoError(b, err)
 	}
+	db, putAll := roomDB(b, items)
+	putAll()
 	key := func(i int) map[string]types.AttributeValue {
 		return map[string]types.AttributeValue{"pk": items[i%n]["pk"]}
 	}
@@ -202,17 +199,9 @@ func BenchmarkPutGetQuery(b *testing.B) {
 // condition, and a Query of the room's index with a Limit.
 func BenchmarkRoomShaped(b *testing.B) {
 	ctx := context.Background()
-	db := ddbmem.New()
-	_, err := db.CreateTable(ctx, dynamostore.TableInput(table))
-	require.NoError(b, err)
 	const n = 10000
 	items := make([]map[string]types.AttributeValue, n)
-	putAll := func() {
-		for i := range items {
-			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: items[i]})
-			require.NoError(b, err)
-		}
-	}
+	db, putAll := roomDB(b, items)
 	retokened := make([]map[string]types.AttributeValue, n)
 	for i := range items {
 		items[i] = roomShaped(i)
@@ -266,6 +255,20 @@ func BenchmarkRoomShaped(b *testing.B) {
 		putAll()
 	})
 	b.Run("query", func(b *testing.B) { benchQuery(b, db, "tenant-3") })
+}
+
+// roomDB is a DB with the room's table, and putAll, which puts items (as
+// they are when it is called) into it.
+func roomDB(b *testing.B, items []map[string]types.AttributeValue) (db *ddbmem.DB, putAll func()) {
+	db = ddbmem.New()
+	_, err := db.CreateTable(b.Context(), dynamostore.TableInput(table))
+	require.NoError(b, err)
+	return db, func() {
+		for _, item := range items {
+			_, err := db.PutItem(b.Context(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: item})
+			require.NoError(b, err)
+		}
+	}
 }
 
 // benchGet measures GetItem of db's room items by key(i).

@@ -3,6 +3,7 @@ package ddbmem
 import (
 	"cmp"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -76,7 +77,7 @@ func TestRecordRoundTrip(t *testing.T) {
 
 	read := r.decode(false)
 	delete(read, "bnil")
-	read["l"].(*types.AttributeValueMemberL).Value = slicesDelete(read["l"].(*types.AttributeValueMemberL).Value, 1)
+	read["l"].(*types.AttributeValueMemberL).Value = slices.Delete(read["l"].(*types.AttributeValueMemberL).Value, 1, 2)
 	delete(read["m"].(*types.AttributeValueMemberM).Value, "z")
 	require.Equal(t, read, r.read(), "as read")
 
@@ -88,11 +89,6 @@ func TestRecordRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, r, again, "equal items encode alike")
 	assert.Equal(t, map[string]types.AttributeValue{"pk": s("k"), "n": stored["n"]}, r.readAttrs("pk", "n", "missing", ""))
-}
-
-// slicesDelete is l without its element i.
-func slicesDelete(l []types.AttributeValue, i int) []types.AttributeValue {
-	return append(l[:i:i], l[i+1:]...)
 }
 
 // TestEncodeErrors expects a value of no attribute type named by its
