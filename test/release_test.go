@@ -216,6 +216,8 @@ func TestAReleaseAfterTheExecutionTimedOutDropsTheTokenAndGoesOn(t *testing.T) {
 	for token, k := range dropped {
 		assert.Equal(t, 1, k, "token %.16s... dropped once", token)
 	}
+	_, released := s.Room()
+	assert.Equal(t, int64(resumed), released, "the room's releases count the resumed executions, not the dropped tokens")
 
 	visits := visitsByOrigin(t, s)
 	isFirst := map[string]bool{}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/redrive/redrive/breaker/dynamostore"
 	"github.com/redrive/redrive/statemachine/local"
@@ -86,10 +88,8 @@ type countingDB struct {
 
 	mu sync.Mutex
 	io [4]RowIO
-	// waiting holds the room entries' keys, taken counts the entries
-	// deleted (released or dropped).
+	// waiting holds the room entries' keys.
 	waiting map[string]bool
-	taken   int64
 }
 
 var _ assemble.DynamoDB = (*countingDB)(nil)
@@ -131,7 +131,6 @@ func (c *countingDB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInpu
 	if pk, ok := roomKey(in.Key); ok && err == nil {
 		c.mu.Lock()
 		delete(c.waiting, pk)
-		c.taken++
 		c.mu.Unlock()
 	}
 	return out, err
@@ -147,11 +146,29 @@ func roomKey(key map[string]types.AttributeValue) (string, bool) {
 	return pk.Value, true
 }
 
-// room returns the room's depth and how many entries left it so far.
-func (c *countingDB) room() (depth int, taken int64) {
+// roomDepth returns how many entries wait in the room.
+func (c *countingDB) roomDepth() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.waiting), c.taken
+	return len(c.waiting)
+}
+
+// releaseCounter counts the room's releases: SendTaskSuccess calls that
+// resumed an execution (the WaitingRoom state's tokens are the only task
+// tokens of the stack). A token dropped because its execution was gone
+// is not a release.
+type releaseCounter struct {
+	assemble.StepFunctions
+	released *atomic.Int64
+}
+
+// SendTaskSuccess sends the token's success and counts it if it resumed.
+func (c releaseCounter) SendTaskSuccess(ctx context.Context, in *sfn.SendTaskSuccessInput, optFns ...func(*sfn.Options)) (*sfn.SendTaskSuccessOutput, error) {
+	out, err := c.StepFunctions.SendTaskSuccess(ctx, in, optFns...)
+	if err == nil {
+		c.released.Add(1)
+	}
+	return out, err
 }
 
 // Query lists items (the room's index) and counts a read.

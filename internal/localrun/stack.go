@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -117,6 +118,7 @@ type Stack struct {
 	rows     breaker.Store // uncounted reads for BreakerRow
 	source   *eventSource
 	throttle *startThrottle
+	released atomic.Int64 // the room's releases (releaseCounter)
 	dynamo   *dynamoBackend
 	lambda   *lambda.Client // the attempt's client of the consumer
 	servers  []*server
@@ -268,9 +270,9 @@ func (s *Stack) startSFN(ctx context.Context) error {
 		Region: region, BaseEndpoint: aws.String(url), Credentials: credentialsProvider,
 		HTTPClient: client, Retryer: aws.NopRetryer{},
 	})
-	s.tasksSFN = s.SFN
+	s.tasksSFN = releaseCounter{StepFunctions: s.SFN, released: &s.released}
 	if s.opts.InProcess {
-		s.tasksSFN = throttledClient{Client: sfnapi.NewClient(s.Executor), throttle: s.throttle}
+		s.tasksSFN = releaseCounter{StepFunctions: throttledClient{Client: sfnapi.NewClient(s.Executor), throttle: s.throttle}, released: &s.released}
 	}
 	return s.createStateMachines(ctx)
 }
