@@ -222,10 +222,11 @@ type Alarms struct {
 	// messages or more in each of three 5-minute periods while it is being
 	// released: the release is not keeping up. Default 10000.
 	RoomDepth int `json:"roomDepth,omitempty"`
-	// OldestWaiting alarms when the oldest message in a waiting room that
-	// is being released has waited this long: messages are not getting
-	// out. Whole minutes, shorter than RoomTimeout (a message never waits
-	// longer). Default half of RoomTimeout (30m with the default).
+	// OldestWaiting alarms when the first message in line in a waiting
+	// room that is being released has waited this long (since it arrived
+	// or its last try failed, through its room timeouts): messages are not
+	// getting out. Whole minutes. Default half of RoomTimeout (30m with
+	// the default).
 	OldestWaiting Duration `json:"oldestWaiting,omitempty"`
 	// TopicArn is the SNS topic every alarm notifies on ALARM and OK; it
 	// must let CloudWatch alarms publish (and use its KMS key, if any).

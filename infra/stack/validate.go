@@ -265,10 +265,9 @@ func (v *validator) alarms(s Settings) {
 			v.fail(c.field, "%d, want at least 1", c.value)
 		}
 	}
-	// A shorter RoomTimeout is the tasks' problem to report.
-	if age, room := a.OldestWaiting.Std(), roomTimeout(s); v.wholeMinutes("Alarms.OldestWaiting", age) && room >= time.Minute && age > room {
-		v.fail("Alarms.OldestWaiting", "%v, want at most RoomTimeout (%v): no message waits longer, so the alarm could never fire", age, room)
-	}
+	// A message keeps its place in the room when its wait times out and it
+	// enters again, so its age may exceed RoomTimeout: no upper bound.
+	v.wholeMinutes("Alarms.OldestWaiting", a.OldestWaiting.Std())
 	v.arn("Alarms.TopicArn", a.TopicArn, "sns")
 }
 

@@ -227,7 +227,7 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 		h.startReleaser(ctx, key)
 	}
 	doc = h.next(doc, done, row, cfg, verdict.Delay)
-	if row.State == breaker.Open && !row.ScoutUntil.After(h.Clock.Now()) && doc.Next != message.NextPark {
+	if row.State == breaker.Open && !row.ScoutUntil.After(h.Clock.Now()) {
 		doc = h.ensureScout(ctx, doc, cfg)
 	}
 	return doc, nil
@@ -235,7 +235,8 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 
 // ensureScout gives an OPEN breaker whose probe just failed (or that just
 // tripped) its next scout: the oldest message in the room, released to
-// wait out the cooldown, or, when the room is empty, this message itself.
+// wait out the cooldown, or, when the room is empty, this message itself
+// unless it is parked (then the next arrival scouts).
 func (h *Handler) ensureScout(ctx context.Context, doc message.Document, cfg Config) message.Document {
 	key := doc.BreakerKey
 	h.reportRoom(ctx, key)
@@ -245,7 +246,10 @@ func (h *Handler) ensureScout(ctx context.Context, doc message.Document, cfg Con
 		return doc
 	}
 	if err != nil {
-		h.Logger.WarnContext(ctx, "could not release a scout from the room; this message scouts", "breaker", key, "error", err.Error())
+		h.Logger.WarnContext(ctx, "could not release a scout from the room", "breaker", key, "error", err.Error())
+	}
+	if doc.Next == message.NextPark {
+		return doc
 	}
 	d, err := h.Breaker.Admit(ctx, key)
 	if err != nil || d.Verdict != breaker.Wait {
@@ -553,11 +557,7 @@ func (h *Handler) route(doc message.Document, v rules.Verdict, cfg Config) (_ me
 		doc.HeldBy, doc.Decision = "", breaker.Queue.String()
 		return h.queue(doc, cfg), true
 	case v.Delay > 0:
-		last := doc.ReceivedAt
-		if n := len(doc.History); n > 0 && doc.History[n-1].At.After(last) {
-			last = doc.History[n-1].At
-		}
-		if rest := last.Add(v.Delay).Sub(now); rest > 0 {
+		if rest := doc.LastTurn().Add(v.Delay).Sub(now); rest > 0 {
 			h.Metrics.Count(key, telemetry.Delayed, 1)
 			doc.Decision = message.DecisionDelay
 			return h.wait(doc, rest), true

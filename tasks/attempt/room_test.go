@@ -137,6 +137,37 @@ func TestATransientThatTripsScoutsItselfWhenNobodyWaits(t *testing.T) {
 	assert.True(t, f.row(t, "orders").ScoutUntil.After(f.clock.Now()), "elected scout")
 }
 
+func TestAMessageParkedAtItsLastTryStillReleasesTheNextScout(t *testing.T) {
+	f := newFixture(t, options{policy: tripping, config: testConfig}, transient("down"))
+	for range tripping.ConsecutiveFailures - 1 {
+		f.record(t, "orders", breaker.Transient)
+	}
+	oldest := f.wait(t, "orders", "m-0#1")
+	last := newDocument("orders")
+	last.Tries = testConfig.MaxAttempts - 1
+
+	doc, err := f.run(t, last)
+	require.NoError(t, err)
+	assert.Equal(t, "OPEN", doc.BreakerState)
+	assert.Equal(t, message.NextPark, doc.Next, "its tries are used up")
+	assert.Equal(t, []string{oldest.Token}, f.sfn.Resumed(), "without a scout the breaker would not probe again before the room's timeout")
+}
+
+func TestAMessageParkedAtItsLastTryDoesNotScoutWhenNobodyWaits(t *testing.T) {
+	f := newFixture(t, options{policy: tripping, config: testConfig}, transient("down"))
+	for range tripping.ConsecutiveFailures - 1 {
+		f.record(t, "orders", breaker.Transient)
+	}
+	last := newDocument("orders")
+	last.Tries = testConfig.MaxAttempts - 1
+
+	doc, err := f.run(t, last)
+	require.NoError(t, err)
+	assert.Equal(t, message.NextPark, doc.Next)
+	assert.Empty(t, f.sfn.Resumed())
+	assert.False(t, f.row(t, "orders").ScoutUntil.After(f.clock.Now()), "the next arrival scouts")
+}
+
 func TestACanarySuccessStartsTheReleaser(t *testing.T) {
 	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
 	f.trip(t, "orders")

@@ -170,6 +170,17 @@ func (d Document) Replayed() bool {
 	return d.Replay != "" && d.Attempt == d.ReplayAttempt+1
 }
 
+// LastTurn is when the message last had its turn: its last failed try, or
+// its arrival (ReceivedAt) if no try failed since. The waiting room lines
+// messages up by it, and a routing rule's delay counts from it.
+func (d Document) LastTurn() time.Time {
+	last := d.ReceivedAt
+	if n := len(d.History); n > 0 && d.History[n-1].At.After(last) {
+		last = d.History[n-1].At
+	}
+	return last
+}
+
 // AddFailure appends f to the history, its message truncated to
 // MaxFailureMessage bytes, dropping the oldest beyond MaxHistory.
 func (d *Document) AddFailure(f Failure) {

@@ -27,11 +27,12 @@ const (
 	attrPK      = "pk"
 	attrToken   = "token"
 	attrEntered = "entered_at"
+	attrSince   = "since"
 	attrTTL     = "ttl"
 	attrMessage = "message_id"
 )
 
-// seqTime formats the entry time so that sequence strings sort by time.
+// seqTime formats Since so that sequence strings sort by time.
 const seqTime = "2006-01-02T15:04:05.000000000Z"
 
 // API is the part of the DynamoDB client the room calls; *dynamodb.Client
@@ -52,8 +53,13 @@ type Entry struct {
 	MessageID string
 	// Token is the task token that resumes the execution.
 	Token string
-	// EnteredAt orders the room: oldest first.
+	// EnteredAt is when the entry was made; the item expires the Room's
+	// ttl after it.
 	EnteredAt time.Time
+	// Since is when the message joined the line: it orders the room,
+	// oldest first, so a message that enters again (its wait timed out)
+	// keeps its place. Zero means EnteredAt.
+	Since time.Time
 }
 
 // Room keeps waiting messages' task tokens in the breaker table. It is safe
@@ -81,16 +87,20 @@ func (r *Room) Enter(ctx context.Context, e Entry) error {
 	case e.Token == "":
 		return errors.New("room: enter: empty task token")
 	}
-	at := e.EnteredAt.UTC()
+	at, since := e.EnteredAt.UTC(), e.Since.UTC()
+	if e.Since.IsZero() {
+		since = at
+	}
 	_, err := r.api.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(r.table),
 		Item: map[string]types.AttributeValue{
 			attrPK:      str(pk(e.Key, e.MessageID)),
 			AttrRoom:    str(e.Key),
-			AttrSeq:     str(at.Format(seqTime) + "#" + e.MessageID),
+			AttrSeq:     str(since.Format(seqTime) + "#" + e.MessageID),
 			attrToken:   str(e.Token),
 			attrMessage: str(e.MessageID),
 			attrEntered: str(at.Format(time.RFC3339Nano)),
+			attrSince:   str(since.Format(time.RFC3339Nano)),
 			attrTTL:     &types.AttributeValueMemberN{Value: strconv.FormatInt(at.Add(r.ttl).Unix(), 10)},
 		},
 	})
@@ -191,7 +201,7 @@ func (r *Room) Gauges(ctx context.Context, key string, now time.Time, withDepth 
 	if oldest, err := r.Oldest(ctx, key, 1); err == nil {
 		var age time.Duration
 		if len(oldest) > 0 {
-			age = max(now.Sub(oldest[0].EnteredAt), 0)
+			age = max(now.Sub(oldest[0].Since), 0)
 		}
 		gauges = append(gauges, telemetry.Gauge{Name: telemetry.OldestWaitingSeconds, Value: int64(age / time.Second), Unit: telemetry.UnitSeconds})
 	} else {
@@ -238,6 +248,16 @@ func decode(key string, item map[string]types.AttributeValue) (Entry, error) {
 	}
 	if e.EnteredAt, err = time.Parse(time.RFC3339Nano, entered); err != nil {
 		return Entry{}, fmt.Errorf("room %q: malformed item %s: %s: %w", key, e.MessageID, attrEntered, err)
+	}
+	e.Since = e.EnteredAt
+	if _, ok := item[attrSince]; ok { // items entered before Since existed lack it
+		since, err := get(attrSince)
+		if err == nil {
+			e.Since, err = time.Parse(time.RFC3339Nano, since)
+		}
+		if err != nil {
+			return Entry{}, fmt.Errorf("room %q: malformed item %s: %s: %w", key, e.MessageID, attrSince, err)
+		}
 	}
 	return e, nil
 }

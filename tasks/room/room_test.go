@@ -38,9 +38,10 @@ func newEnv(t *testing.T) env {
 	return env{room: room.New(client, table, ttl), client: client, table: table}
 }
 
-// entry is message id's entry under key, entering at t0 plus after.
+// entry is message id's entry under key, joining the line and entering at
+// t0 plus after.
 func entry(key, id string, after time.Duration) room.Entry {
-	return room.Entry{Key: key, MessageID: id, Token: "token-" + id, EnteredAt: t0.Add(after)}
+	return room.Entry{Key: key, MessageID: id, Token: "token-" + id, EnteredAt: t0.Add(after), Since: t0.Add(after)}
 }
 
 // enter puts every entry in the room.
@@ -109,17 +110,17 @@ func TestOldestOrdersEntriesOfTheSameInstantByMessage(t *testing.T) {
 	assert.Equal(t, []string{"m-1#1", "m-2#1"}, ids(got))
 }
 
-func TestEnterAgainReplacesTheMessagesEntry(t *testing.T) {
+func TestEnterAgainReplacesTheMessagesEntryAndKeepsItsPlace(t *testing.T) {
 	e := newEnv(t)
 	first := entry("orders", "m-1#1", 0)
 	again := first
-	again.Token, again.EnteredAt = "token-second-wait", t0.Add(time.Minute)
+	again.Token, again.EnteredAt = "token-second-wait", t0.Add(time.Hour)
 	e.enter(t, first, entry("orders", "m-2#1", 30*time.Second), again)
 
 	got, err := e.room.Oldest(t.Context(), "orders", 5)
 	require.NoError(t, err)
-	assert.Equal(t, []room.Entry{entry("orders", "m-2#1", 30*time.Second), again}, got,
-		"one entry per message, at its new place")
+	assert.Equal(t, []room.Entry{again, entry("orders", "m-2#1", 30*time.Second)}, got,
+		"one entry per message, still first in line: its wait timed out, it did not arrive later")
 
 	taken, err := e.room.Take(t.Context(), first)
 	require.NoError(t, err)
@@ -127,6 +128,24 @@ func TestEnterAgainReplacesTheMessagesEntry(t *testing.T) {
 	taken, err = e.room.Take(t.Context(), again)
 	require.NoError(t, err)
 	assert.True(t, taken)
+}
+
+func TestEnterWithoutSinceJoinsTheLineWhenItEnters(t *testing.T) {
+	e := newEnv(t)
+	late := room.Entry{Key: "orders", MessageID: "m-1#1", Token: "token-m-1#1", EnteredAt: t0.Add(time.Minute)}
+	e.enter(t, late, entry("orders", "m-2#1", 30*time.Second))
+	// An item an earlier version stored has no since: its entry time stands in.
+	old := entry("orders", "m-3#1", 45*time.Second)
+	e.enter(t, old)
+	item := e.raw(t, "orders", "m-3#1")
+	delete(item, "since")
+	_, err := e.client.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(e.table), Item: item})
+	require.NoError(t, err)
+
+	got, err := e.room.Oldest(t.Context(), "orders", 5)
+	require.NoError(t, err)
+	late.Since = late.EnteredAt
+	assert.Equal(t, []room.Entry{entry("orders", "m-2#1", 30*time.Second), old, late}, got)
 }
 
 func TestEnterStoresTheExpiry(t *testing.T) {
@@ -202,6 +221,10 @@ func TestOldestReportsAMalformedItem(t *testing.T) {
 		"bad entry time": {func(it map[string]types.AttributeValue) {
 			it["entered_at"] = &types.AttributeValueMemberS{Value: "noon"}
 		}, "malformed item m-1#1: entered_at"},
+		"bad line time": {func(it map[string]types.AttributeValue) {
+			it["since"] = &types.AttributeValueMemberS{Value: "noon"}
+		}, "malformed item m-1#1: since"},
+		"numeric line time": {func(it map[string]types.AttributeValue) { it["since"] = &types.AttributeValueMemberN{Value: "7"} }, `attribute "since"`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			bad := map[string]types.AttributeValue{}

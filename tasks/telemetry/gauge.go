@@ -6,8 +6,9 @@ package telemetry
 const (
 	// RoomDepth is how many messages wait in the breaker's room.
 	RoomDepth Name = "RoomDepth"
-	// OldestWaitingSeconds is how long the oldest message in the room has
-	// waited there (0 when the room is empty).
+	// OldestWaitingSeconds is how long the first message in the room's
+	// line has waited, since it joined the line (a wait that timed out
+	// and entered again counts whole; 0 when the room is empty).
 	OldestWaitingSeconds Name = "OldestWaitingSeconds"
 	// ReleaseRatePerMinute is the releaser's pace after the tick, in
 	// messages per minute: the target's capacity as the releaser found it,

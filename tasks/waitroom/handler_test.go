@@ -62,7 +62,38 @@ func TestEnterStoresTheToken(t *testing.T) {
 	require.NoError(t, err)
 	got, err := f.room.Oldest(t.Context(), "orders", 5)
 	require.NoError(t, err)
-	assert.Equal(t, []room.Entry{{Key: "orders", MessageID: "m-1#2", Token: "token-m-1", EnteredAt: t0}}, got)
+	assert.Equal(t, []room.Entry{{Key: "orders", MessageID: "m-1#2", Token: "token-m-1", EnteredAt: t0, Since: t0.Add(-time.Minute)}}, got,
+		"in line since the message was received")
+}
+
+func TestEnterLinesMessagesUpByTheirLastTurn(t *testing.T) {
+	f := newFixture(t)
+	timedOut := input(t, "m-1") // received at t0-1m; its wait timed out, and it enters again
+	tried := input(t, "m-2")    // received at t0-1m too, then a try failed at t0
+	doc, err := message.ParseDocument(tried.Document)
+	require.NoError(t, err)
+	doc.AddFailure(message.Failure{At: t0, Try: 1, Outcome: message.OutcomeTransient, Message: "down"})
+	tried.Document, err = json.Marshal(doc)
+	require.NoError(t, err)
+	later := input(t, "m-3")
+	doc, err = message.ParseDocument(later.Document)
+	require.NoError(t, err)
+	doc.ReceivedAt = t0.Add(-time.Second)
+	later.Document, err = json.Marshal(doc)
+	require.NoError(t, err)
+
+	for _, in := range []waitroom.Input{tried, later, timedOut} {
+		_, err := f.handler.Handle(t.Context(), in)
+		require.NoError(t, err)
+	}
+	got, err := f.room.Oldest(t.Context(), "orders", 5)
+	require.NoError(t, err)
+	var ids []string
+	for _, e := range got {
+		ids = append(ids, e.MessageID)
+	}
+	assert.Equal(t, []string{"m-1#2", "m-3#2", "m-2#2"}, ids,
+		"a wait that timed out keeps the message's place; a failed try sends it to the back")
 }
 
 func TestEnterStartsAReleaserOnlyWhenTheBreakerLetsMessagesThrough(t *testing.T) {
