@@ -7,7 +7,8 @@
 // Expressions (ConditionExpression, UpdateExpression,
 // KeyConditionExpression, FilterExpression, ProjectionExpression) are
 // evaluated by minidyn's interpreter, as on the embedded endpoint
-// (internal/ddblocal), so conditional writes keep their semantics: a
+// (internal/ddblocal), each expression string parsed once (see expr.go),
+// so conditional writes keep their semantics: a
 // failed condition is a *types.ConditionalCheckFailedException and changes
 // nothing. What differs is the storage: items by primary key in a map,
 // each encoded in one immutable string (decoded to the SDK's form when

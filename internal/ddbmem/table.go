@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
-	"github.com/truora/minidyn/interpreter"
 	mtypes "github.com/truora/minidyn/types"
 )
 
@@ -26,7 +25,6 @@ const conditionFailed = "The conditional request failed"
 type DB struct {
 	mu      sync.Mutex
 	tables  map[string]*table
-	lang    interpreter.Language
 	scratch []byte // where encode makes a record
 }
 
@@ -106,7 +104,7 @@ func (db *DB) GetItem(_ context.Context, in *dynamodb.GetItemInput, _ ...func(*d
 	if p == "" {
 		return &dynamodb.GetItemOutput{Item: item.read()}, nil
 	}
-	projected, err := db.lang.Project(interpreter.ProjectInput{Expression: p, Item: item.interpreted(), Aliases: in.ExpressionAttributeNames})
+	projected, err := project(p, in.ExpressionAttributeNames, item.interpreted())
 	if err != nil {
 		return nil, validation("%v", err)
 	}
@@ -153,17 +151,21 @@ func (db *DB) UpdateItem(_ context.Context, in *dynamodb.UpdateItemInput, _ ...f
 	}
 	old := t.items[key]
 	updated := old.interpreted() // the condition reads it, then the update changes it
-	if err := db.checkOn(in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, updated); err != nil {
+	// The values, which the condition and the update only read.
+	values, verr := toItem(in.ExpressionAttributeValues)
+	if verr != nil && aws.ToString(in.ConditionExpression) != "" {
+		return nil, validation("%v", verr) // as check reports it
+	}
+	if err := checkOn(in.ConditionExpression, in.ExpressionAttributeNames, values, updated); err != nil {
 		return nil, err
 	}
 	if updated == nil {
 		updated, _ = toItem(in.Key) // an absent item is made from its key, checked by keyed
 	}
-	values, err := toItem(in.ExpressionAttributeValues)
-	if err != nil {
-		return nil, validation("UpdateItem: %v", err)
+	if verr != nil {
+		return nil, validation("UpdateItem: %v", verr)
 	}
-	if err := db.lang.Update(interpreter.UpdateInput{Expression: aws.ToString(in.UpdateExpression), Item: updated, Attributes: values, Aliases: in.ExpressionAttributeNames}); err != nil {
+	if err := update(aws.ToString(in.UpdateExpression), in.ExpressionAttributeNames, values, updated); err != nil {
 		return nil, validation("%v", err)
 	}
 	item := fromItem(updated)
@@ -301,7 +303,7 @@ func (db *DB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynam
 		ok := true
 		if !partitionOnly {
 			var err error
-			if ok, err = db.match(expr, interpreter.ExpressionTypeKey, in.ExpressionAttributeNames, values, mitem); err != nil || !ok {
+			if ok, err = match(kindKey, expr, in.ExpressionAttributeNames, values, mitem); err != nil || !ok {
 				qerr = err
 				return err == nil
 			}
@@ -310,7 +312,7 @@ func (db *DB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynam
 		last = item
 		if filter != "" {
 			var err error
-			if ok, err = db.match(filter, interpreter.ExpressionTypeFilter, in.ExpressionAttributeNames, values, mitem); err != nil {
+			if ok, err = match(kindFilter, filter, in.ExpressionAttributeNames, values, mitem); err != nil {
 				qerr = err
 				return false
 			}
@@ -318,6 +320,9 @@ func (db *DB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynam
 		if ok {
 			out.Count++
 			if !countOnly {
+				if out.Items == nil && limit > 0 {
+					out.Items = make([]map[string]types.AttributeValue, 0, min(limit, part.n)) // not to grow it
+				}
 				out.Items = append(out.Items, db.project(item, in))
 			}
 		}
@@ -340,7 +345,7 @@ func (db *DB) project(item record, in *dynamodb.QueryInput) map[string]types.Att
 	if p == "" {
 		return item.read()
 	}
-	projected, err := db.lang.Project(interpreter.ProjectInput{Expression: p, Item: item.interpreted(), Aliases: in.ExpressionAttributeNames})
+	projected, err := project(p, in.ExpressionAttributeNames, item.interpreted())
 	if err != nil {
 		return nil
 	}
@@ -385,21 +390,22 @@ func (t *table) partition(index, attr string, v types.AttributeValue) (*ordered,
 // ConditionalCheckFailedException.
 func (db *DB) check(cond *string, names map[string]string, values map[string]types.AttributeValue, item record) error {
 	if aws.ToString(cond) == "" {
-		return nil // without decoding the item
-	}
-	return db.checkOn(cond, names, values, item.interpreted())
-}
-
-// checkOn is check on an item in the interpreter's form.
-func (db *DB) checkOn(cond *string, names map[string]string, values map[string]types.AttributeValue, item map[string]*mtypes.Item) error {
-	if aws.ToString(cond) == "" {
-		return nil
+		return nil // without decoding the item or the values
 	}
 	vs, err := toItem(values)
 	if err != nil {
 		return validation("%v", err)
 	}
-	ok, err := db.match(*cond, interpreter.ExpressionTypeConditional, names, vs, item)
+	return checkOn(cond, names, vs, item.interpreted())
+}
+
+// checkOn is check with the values and the item in the interpreter's
+// form.
+func checkOn(cond *string, names map[string]string, values, item map[string]*mtypes.Item) error {
+	if aws.ToString(cond) == "" {
+		return nil
+	}
+	ok, err := match(kindCondition, *cond, names, values, item)
 	if err != nil {
 		return validation("%v", err)
 	}
@@ -407,11 +413,6 @@ func (db *DB) checkOn(cond *string, names map[string]string, values map[string]t
 		return &types.ConditionalCheckFailedException{Message: aws.String(conditionFailed)}
 	}
 	return nil
-}
-
-// match evaluates a condition, key condition or filter on item.
-func (db *DB) match(expr string, typ interpreter.ExpressionType, names map[string]string, values, item map[string]*mtypes.Item) (bool, error) {
-	return db.lang.Match(interpreter.MatchInput{Expression: expr, ExpressionType: typ, Item: item, Attributes: values, Aliases: names})
 }
 
 // table looks a table up. Call with db.mu held.

@@ -1,0 +1,246 @@
+package ddbmem
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/truora/minidyn/interpreter"
+	mtypes "github.com/truora/minidyn/types"
+)
+
+// n is a number value.
+func n(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+
+// exprItem is an item of every kind of attribute the expressions of
+// TestParsedLikeInterpreter read, in the interpreter's form, made anew on
+// each call as an update changes it.
+func exprItem(t *testing.T) map[string]*mtypes.Item {
+	t.Helper()
+	item, err := toItem(map[string]types.AttributeValue{
+		"pk":    s("k"),
+		"a":     s("apple"),
+		"b":     s("banana"),
+		"ttl":   n("10"),
+		"token": s("tok"),
+		"ss":    &types.AttributeValueMemberSS{Value: []string{"x", "y"}},
+		"l":     &types.AttributeValueMemberL{Value: []types.AttributeValue{s("first"), n("2")}},
+		"m":     &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"k": s("inner")}},
+		"yes":   &types.AttributeValueMemberBOOL{Value: true},
+	})
+	require.NoError(t, err)
+	return item
+}
+
+// exprValues are the values the expressions of TestParsedLikeInterpreter
+// use.
+func exprValues(t *testing.T) map[string]*mtypes.Item {
+	t.Helper()
+	values, err := toItem(map[string]types.AttributeValue{
+		":v": s("apple"), ":w": s("banana"), ":one": n("1"), ":p": s("app"),
+		":lo": s("a"), ":hi": s("b"), ":token": s("tok"), ":x": s("x"),
+		":sub": &types.AttributeValueMemberSS{Value: []string{"x"}},
+		":l":   &types.AttributeValueMemberL{Value: []types.AttributeValue{s("last")}},
+	})
+	require.NoError(t, err)
+	return values
+}
+
+// aliasSets are the ExpressionAttributeNames each expression of
+// TestParsedLikeInterpreter is evaluated with: one expression string
+// names different attributes, or names undeclared, with each.
+var aliasSets = []map[string]string{
+	{"#a": "a", "#b": "b", "#ttl": "ttl", "#token": "token", "#ss": "ss", "#l": "l", "#m": "m", "#k": "k", "#pk": "pk", "#y": "yes"},
+	{"#a": "b", "#b": "a", "#ttl": "token", "#token": "ttl", "#ss": "l", "#l": "ss", "#m": "m", "#k": "k", "#pk": "a", "#y": "yes"},
+	{"#a": "a", "#ttl": "ttl"},
+	nil,
+}
+
+// TestParsedLikeInterpreter evaluates conditions, key conditions,
+// filters, updates and projections (valid, failing to parse, failing to
+// evaluate, naming undeclared attributes) with each set of aliases, twice
+// (parsed, then from the cache), and expects what minidyn's
+// interpreter.Language, which parses on every call, returns.
+func TestParsedLikeInterpreter(t *testing.T) {
+	conditions := []string{
+		"#token = :token", "attribute_exists(#ttl)", "attribute_not_exists(#ttl)", "#a = :v AND #b <> :w",
+		"#a = :v OR #b = :v", "NOT (#a = :v)", "size(#l) > :one", "#m.#k = :v", "#l[0] = :v",
+		"begins_with(#a, :p)", "#a BETWEEN :lo AND :hi", "#a IN (:v, :w)", "contains(#ss, :x)",
+		"attribute_type(#a, :v)", "#ttl > :one", "#a < :one", "#y = :v", "pk = :v", "#a = :missing",
+		"#a = :v AND #undeclared = :w", "#undeclared = :v AND #other = :w",
+		"", "#a", "#a =", "#a = :v AND", "#a == :v", ")(", "size = :v", "nofunc(#a)", "#a = :v :w",
+		"#l[#a] = :v", "(#a = :v", "NOT #a",
+	}
+	updates := []string{
+		"SET #ttl = #ttl + :one", "SET #a = :v, #b = :w REMOVE #ss", "ADD #ttl :one", "DELETE #ss :sub",
+		"SET #l = list_append(#l, :l)", "SET #a = if_not_exists(#zz, :w)", "REMOVE #l[0]", "SET #m.#k = :w",
+		"SET #l[1] = :v", "SET newattr = :v", "SET #a = :v SET #b = :w", "SET", "SET #a", "SET #a = ",
+		"UPDATE #a", "SET #a = #a + :one", "ADD #a :one", "SET #undeclared = :v", "REMOVE #a, #b",
+		"SET #m.#k.#a = :v", "SET size = :v", "", "SET #a = :missing",
+	}
+	projections := []string{
+		"#a, #b", "#m.#k", "#l[0]", "pk, #token", "#a,", ",", "#a #b", "#undeclared", "missing, #m",
+		"#l[1]", "#a.#b", "size", // (#l[5] panics in the interpreter)
+	}
+	var lang interpreter.Language
+	for i, aliases := range aliasSets {
+		for _, kind := range []exprKind{kindCondition, kindKey, kindFilter} {
+			typ := map[exprKind]interpreter.ExpressionType{kindCondition: interpreter.ExpressionTypeConditional,
+				kindKey: interpreter.ExpressionTypeKey, kindFilter: interpreter.ExpressionTypeFilter}[kind]
+			for _, expr := range append(conditions, updates[0]) {
+				want, wantErr := lang.Match(interpreter.MatchInput{Expression: expr, ExpressionType: typ,
+					Item: exprItem(t), Attributes: exprValues(t), Aliases: aliases})
+				for range 2 {
+					got, err := match(kind, expr, aliases, exprValues(t), exprItem(t))
+					name := fmt.Sprintf("%s %q, aliases %d", kind.label(), expr, i)
+					sameError(t, wantErr, err, name)
+					assert.Equal(t, want, got, name)
+				}
+			}
+		}
+		for _, expr := range append(updates, conditions[0]) {
+			want := exprItem(t)
+			wantErr := lang.Update(interpreter.UpdateInput{Expression: expr, Item: want, Attributes: exprValues(t), Aliases: aliases})
+			for range 2 {
+				got := exprItem(t)
+				err := update(expr, aliases, exprValues(t), got)
+				name := fmt.Sprintf("UpdateExpression %q, aliases %d", expr, i)
+				sameError(t, wantErr, err, name)
+				assert.Equal(t, sdkForm(want), sdkForm(got), name)
+			}
+		}
+		for _, expr := range append(projections, conditions[0]) {
+			want, wantErr := lang.Project(interpreter.ProjectInput{Expression: expr, Item: exprItem(t), Aliases: aliases})
+			for range 2 {
+				got, err := project(expr, aliases, exprItem(t))
+				name := fmt.Sprintf("ProjectionExpression %q, aliases %d", expr, i)
+				sameError(t, wantErr, err, name)
+				assert.Equal(t, sdkForm(want), sdkForm(got), name)
+			}
+		}
+	}
+
+	// An item the interpreter cannot read (a binary value without bytes)
+	// fails alike.
+	empty := map[string]*mtypes.Item{"pk": {}}
+	_, wantErr := lang.Match(interpreter.MatchInput{Expression: "pk = :v", ExpressionType: interpreter.ExpressionTypeConditional, Item: empty})
+	_, err := match(kindCondition, "pk = :v", nil, nil, empty)
+	sameError(t, wantErr, err, "unreadable item")
+	require.ErrorIs(t, err, interpreter.ErrUnsupportedFeature)
+	sameError(t, lang.Update(interpreter.UpdateInput{Expression: "SET a = pk", Item: empty}), update("SET a = pk", nil, nil, empty), "update of an unreadable item")
+	_, wantErr = lang.Project(interpreter.ProjectInput{Expression: "pk", Item: empty})
+	_, err = project("pk", nil, empty)
+	sameError(t, wantErr, err, "projection of an unreadable item")
+
+	parses.RLock()
+	defer parses.RUnlock()
+	assert.NotNil(t, parses.m[exprKey{kindKey, conditions[0]}], "a key condition is cached")
+	assert.NotNil(t, parses.m[exprKey{kindUpdate, updates[0]}], "an update is cached")
+	assert.NotNil(t, parses.m[exprKey{kindProjection, "#a,"}], "a projection's parse error is cached")
+}
+
+// sdkForm is an item in the SDK's form, its sets sorted: the interpreter
+// keeps sets in maps, and lists them in no order.
+func sdkForm(item map[string]*mtypes.Item) map[string]types.AttributeValue {
+	out := fromItem(item)
+	for _, v := range out {
+		switch v := v.(type) {
+		case *types.AttributeValueMemberSS:
+			slices.Sort(v.Value)
+		case *types.AttributeValueMemberNS:
+			slices.Sort(v.Value)
+		}
+	}
+	return out
+}
+
+// sameError expects got to be want: both nil, or of one type and message,
+// wrapping the same of the interpreter's errors.
+func sameError(t *testing.T, want, got error, name string) {
+	t.Helper()
+	if want == nil || got == nil {
+		assert.Equal(t, want, got, name)
+		return
+	}
+	assert.Equal(t, want.Error(), got.Error(), name)
+	assert.Equal(t, fmt.Sprintf("%T", want), fmt.Sprintf("%T", got), name)
+	for _, sentinel := range []error{interpreter.ErrSyntaxError, interpreter.ErrUnsupportedFeature} {
+		assert.Equal(t, errors.Is(want, sentinel), errors.Is(got, sentinel), "%s: wraps %v", name, sentinel)
+	}
+}
+
+// TestParsedConcurrently evaluates one condition, update and projection,
+// parsed once, from many goroutines at once, their first parse included,
+// with aliases and items of their own: under the race detector, it
+// checks that evaluating leaves the shared parse alone.
+func TestParsedConcurrently(t *testing.T) {
+	const (
+		goroutines = 16
+		rounds     = 200
+		cond       = "#hammer = :v AND attribute_exists(#other)"
+		upd        = "SET #hammer = :v, #count = #count + :one"
+		proj       = "#hammer, #other"
+	)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			<-start
+			for r := range rounds {
+				v := strconv.Itoa(g*rounds + r)
+				aliases := map[string]string{"#hammer": "h" + v, "#other": "o" + v, "#count": "count"}
+				item, err := toItem(map[string]types.AttributeValue{"h" + v: s(v), "o" + v: s("x"), "count": n("1")})
+				assert.NoError(t, err)
+				values, err := toItem(map[string]types.AttributeValue{":v": s(v), ":one": n("1")})
+				assert.NoError(t, err)
+
+				ok, err := match(kindCondition, cond, aliases, values, item)
+				assert.NoError(t, err)
+				assert.True(t, ok)
+				_, err = match(kindCondition, cond, map[string]string{"#hammer": "h"}, values, item)
+				assert.EqualError(t, err, "Invalid ConditionExpression: An expression attribute name used in the document path is not defined; attribute name: #other")
+
+				got, err := project(proj, aliases, item)
+				assert.NoError(t, err)
+				assert.Equal(t, map[string]types.AttributeValue{"h" + v: s(v), "o" + v: s("x")}, fromItem(got))
+
+				assert.NoError(t, update(upd, aliases, values, item))
+				assert.Equal(t, map[string]types.AttributeValue{"h" + v: s(v), "o" + v: s("x"), "count": n("2")}, fromItem(item))
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+}
+
+// TestParsesBounded expects the cache to stop growing at maxParsed
+// expressions, those past it still evaluated.
+func TestParsesBounded(t *testing.T) {
+	parses.Lock()
+	saved := parses.m
+	parses.m = map[exprKey]*parsed{}
+	parses.Unlock()
+	t.Cleanup(func() {
+		parses.Lock()
+		parses.m = saved
+		parses.Unlock()
+	})
+	item := exprItem(t)
+	for i := range maxParsed + 10 {
+		ok, err := match(kindFilter, "#ttl = :n"+strconv.Itoa(i), map[string]string{"#ttl": "ttl"}, nil, item)
+		require.NoError(t, err)
+		require.False(t, ok)
+	}
+	ok, err := match(kindFilter, "#ttl = :one", map[string]string{"#ttl": "ttl"}, exprValues(t), item)
+	require.NoError(t, err)
+	require.False(t, ok)
+	parses.RLock()
+	defer parses.RUnlock()
+	require.Len(t, parses.m, maxParsed)
+}
