@@ -2,12 +2,9 @@ package dynamostore
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/redrive/redrive/breaker"
@@ -49,11 +46,65 @@ const (
 	totalThrottles = "throttles"
 )
 
-// encode returns row's attributes, without the key. Every attribute is
-// always written, so a Save replaces the whole row; zero times, empty
-// strings and no leases are NULL. (SET of NULL rather than REMOVE: minidyn
-// ignores REMOVE of a top-level attribute and drops empty lists.)
-func encode(row breaker.Row) map[string]types.AttributeValue {
+// saveUpdate is the update expression of a Save: it sets every attribute
+// encode writes, each named by its saveNames placeholder, to the value
+// keyed by the same placeholder with a colon (encode(row, asValue)).
+const saveUpdate = "SET #state = :state, #version = :version, #generation = :generation, " +
+	"#windowFailures = :windowFailures, #windowCount = :windowCount, " +
+	"#consecutiveFailures = :consecutiveFailures, #trips = :trips, #canarySuccesses = :canarySuccesses, " +
+	"#openUntil = :openUntil, #closedAt = :closedAt, #scoutUntil = :scoutUntil, " +
+	"#throttledUntil = :throttledUntil, #changedAt = :changedAt, #forcedUntil = :forcedUntil, " +
+	"#cause = :cause, #actor = :actor, #reason = :reason, " +
+	"#leases = :leases, #recorded = :recorded, #totals = :totals"
+
+// saveNames are the attribute names saveUpdate sets, by placeholder. Every
+// Save shares the map; it is never changed.
+var saveNames = map[string]string{
+	"#state":               attrState,
+	"#version":             attrVersion,
+	"#generation":          attrGeneration,
+	"#windowFailures":      attrWindowFailures,
+	"#windowCount":         attrWindowCount,
+	"#consecutiveFailures": attrConsecutiveFailures,
+	"#trips":               attrTrips,
+	"#canarySuccesses":     attrCanarySuccesses,
+	"#openUntil":           attrOpenUntil,
+	"#closedAt":            attrClosedAt,
+	"#scoutUntil":          attrScoutUntil,
+	"#throttledUntil":      attrThrottledUntil,
+	"#changedAt":           attrChangedAt,
+	"#forcedUntil":         attrForcedUntil,
+	"#cause":               attrCause,
+	"#actor":               attrActor,
+	"#reason":              attrReason,
+	"#leases":              attrLeases,
+	"#recorded":            attrRecorded,
+	"#totals":              attrTotals,
+}
+
+// valuePlaceholders maps each attribute saveUpdate sets to its value's
+// placeholder: "#windowCount" names window_count, so ":windowCount".
+var valuePlaceholders = func() map[string]string {
+	m := make(map[string]string, len(saveNames))
+	for placeholder, name := range saveNames {
+		m[name] = ":" + placeholder[1:]
+	}
+	return m
+}()
+
+// asItem keys an attribute encode writes by its name, as in an item.
+func asItem(name string) string { return name }
+
+// asValue keys an attribute encode writes by its value's placeholder in
+// saveUpdate.
+func asValue(name string) string { return valuePlaceholders[name] }
+
+// encode returns row's attributes, without the key, each keyed by
+// key(its name): asItem or asValue. Every attribute is always written, so
+// a Save replaces the whole row; zero times, empty strings and no leases
+// are NULL. (SET of NULL rather than REMOVE: minidyn ignores REMOVE of a
+// top-level attribute and drops empty lists.)
+func encode(row breaker.Row, key func(name string) string) map[string]types.AttributeValue {
 	var leases types.AttributeValue = null
 	if len(row.Leases) > 0 {
 		list := make([]types.AttributeValue, len(row.Leases))
@@ -74,26 +125,26 @@ func encode(row breaker.Row) map[string]types.AttributeValue {
 		recorded = &types.AttributeValueMemberL{Value: list}
 	}
 	return map[string]types.AttributeValue{
-		attrState:               str(row.State.String()),
-		attrVersion:             num(row.Version),
-		attrGeneration:          num(row.Generation),
-		attrWindowFailures:      str(formatBits(row.Window.Failures)),
-		attrWindowCount:         num(int64(row.Window.Count)),
-		attrConsecutiveFailures: num(int64(row.ConsecutiveFailures)),
-		attrTrips:               num(int64(row.Trips)),
-		attrCanarySuccesses:     num(int64(row.CanarySuccesses)),
-		attrOpenUntil:           timestamp(row.OpenUntil),
-		attrClosedAt:            timestamp(row.ClosedAt),
-		attrScoutUntil:          timestamp(row.ScoutUntil),
-		attrThrottledUntil:      timestamp(row.ThrottledUntil),
-		attrChangedAt:           timestamp(row.ChangedAt),
-		attrForcedUntil:         timestamp(row.ForcedUntil),
-		attrCause:               optional(row.Cause),
-		attrActor:               optional(row.Actor),
-		attrReason:              optional(row.Reason),
-		attrLeases:              leases,
-		attrRecorded:            recorded,
-		attrTotals: &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+		key(attrState):               str(row.State.String()),
+		key(attrVersion):             num(row.Version),
+		key(attrGeneration):          num(row.Generation),
+		key(attrWindowFailures):      str(formatBits(row.Window.Failures)),
+		key(attrWindowCount):         num(int64(row.Window.Count)),
+		key(attrConsecutiveFailures): num(int64(row.ConsecutiveFailures)),
+		key(attrTrips):               num(int64(row.Trips)),
+		key(attrCanarySuccesses):     num(int64(row.CanarySuccesses)),
+		key(attrOpenUntil):           timestamp(row.OpenUntil),
+		key(attrClosedAt):            timestamp(row.ClosedAt),
+		key(attrScoutUntil):          timestamp(row.ScoutUntil),
+		key(attrThrottledUntil):      timestamp(row.ThrottledUntil),
+		key(attrChangedAt):           timestamp(row.ChangedAt),
+		key(attrForcedUntil):         timestamp(row.ForcedUntil),
+		key(attrCause):               optional(row.Cause),
+		key(attrActor):               optional(row.Actor),
+		key(attrReason):              optional(row.Reason),
+		key(attrLeases):              leases,
+		key(attrRecorded):            recorded,
+		key(attrTotals): &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
 			totalSuccesses: num(row.Totals.Successes),
 			totalFailures:  num(row.Totals.Failures),
 			totalPoison:    num(row.Totals.Poison),
@@ -103,25 +154,6 @@ func encode(row breaker.Row) map[string]types.AttributeValue {
 			totalThrottles: num(row.Totals.Throttles),
 		}},
 	}
-}
-
-// update sets every attribute of item, in name order so that the same row
-// always builds the same expression.
-func update(item map[string]types.AttributeValue) expression.UpdateBuilder {
-	var ub expression.UpdateBuilder
-	for _, name := range slices.Sorted(maps.Keys(item)) {
-		ub = ub.Set(expression.Name(name), expression.Value(rawValue{item[name]}))
-	}
-	return ub
-}
-
-// rawValue passes an AttributeValue through the expression builder, which
-// would otherwise marshal the AttributeValue struct itself as a map.
-type rawValue struct{ av types.AttributeValue }
-
-// MarshalDynamoDBAttributeValue implements attributevalue.Marshaler.
-func (r rawValue) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
-	return r.av, nil
 }
 
 // decode turns a stored item back into the row for key.

@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -26,6 +25,16 @@ func (s *Store) Raw(ctx context.Context, key string) (map[string]any, error) {
 	return rawJSON(&types.AttributeValueMemberM{Value: item})["M"].(map[string]any), nil
 }
 
+// The conditions of a Replace: that the item has no version attribute
+// (replaceNew), or the one it read, of whatever type (replaceOver). Both
+// use replaceNames, which every Replace shares and nothing changes.
+const (
+	replaceNew  = "attribute_not_exists(#version)"
+	replaceOver = "#version = :read"
+)
+
+var replaceNames = map[string]string{"#version": attrVersion}
+
 // Replace overwrites key's item, whatever it holds, with row: the repair
 // of an item that does not decode, by an operator's reset. It is
 // conditional still, on the item being the one it read (the same version
@@ -38,10 +47,11 @@ func (s *Store) Replace(ctx context.Context, row breaker.Row) (breaker.Row, erro
 	if err != nil {
 		return breaker.Row{}, err
 	}
-	cond := expression.AttributeNotExists(expression.Name(attrVersion))
+	cond := replaceNew
+	var values map[string]types.AttributeValue
 	row.Version, row.Generation = 1, 1
 	if v, ok := item[attrVersion]; ok {
-		cond = expression.Name(attrVersion).Equal(expression.Value(v))
+		cond, values = replaceOver, map[string]types.AttributeValue{":read": v}
 		row.Version = number(v) + 1
 	}
 	if g, ok := item[attrGeneration]; ok {
@@ -50,18 +60,14 @@ func (s *Store) Replace(ctx context.Context, row breaker.Row) (breaker.Row, erro
 	if err := checkSave(row.Version-1, row); err != nil {
 		return breaker.Row{}, fmt.Errorf("replace breaker %q: %w", row.Key, err)
 	}
-	expr, err := expression.NewBuilder().WithCondition(cond).Build()
-	if err != nil {
-		return breaker.Row{}, fmt.Errorf("replace breaker %q: build expression: %w", row.Key, err)
-	}
-	next := encode(row)
+	next := encode(row, asItem)
 	next[attrPK] = itemKey(row.Key)[attrPK]
 	_, err = s.api.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                 aws.String(s.table),
 		Item:                      next,
-		ConditionExpression:       expr.Condition(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
+		ConditionExpression:       aws.String(cond),
+		ExpressionAttributeNames:  replaceNames,
+		ExpressionAttributeValues: values,
 	})
 	if _, ok := errors.AsType[*types.ConditionalCheckFailedException](err); ok {
 		return breaker.Row{}, fmt.Errorf("replace breaker %q: %w", row.Key, &breaker.ConflictError{Key: row.Key, Attempts: 1})

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -78,6 +78,22 @@ func (s *Store) rawItem(ctx context.Context, op, key string) (map[string]types.A
 	return out.Item, nil
 }
 
+// The conditions of a Save: that no item exists (saveNew, a new row, with
+// saveNewNames), or that the stored version is :prevVersion (saveOver, with
+// saveNames).
+const (
+	saveNew  = "attribute_not_exists(#pk)"
+	saveOver = "#version = :prevVersion"
+)
+
+// saveNewNames are the names of saveNew and saveUpdate. Every Save of a new
+// row shares the map; it is never changed.
+var saveNewNames = func() map[string]string {
+	names := maps.Clone(saveNames)
+	names["#pk"] = attrPK
+	return names
+}()
+
 // Save writes next in one UpdateItem on the condition that the stored
 // version is prevVersion (that no item exists when prevVersion is 0). A
 // failed condition returns an error matching breaker.ErrConflict.
@@ -85,21 +101,19 @@ func (s *Store) Save(ctx context.Context, prevVersion int64, next breaker.Row) e
 	if err := checkSave(prevVersion, next); err != nil {
 		return fmt.Errorf("save breaker %q over version %d: %w", next.Key, prevVersion, err)
 	}
-	cond := expression.AttributeNotExists(expression.Name(attrPK))
-	if prevVersion > 0 {
-		cond = expression.Name(attrVersion).Equal(expression.Value(prevVersion))
+	cond, names, values := saveOver, saveNames, encode(next, asValue)
+	if prevVersion == 0 {
+		cond, names = saveNew, saveNewNames
+	} else {
+		values[":prevVersion"] = num(prevVersion)
 	}
-	expr, err := expression.NewBuilder().WithCondition(cond).WithUpdate(update(encode(next))).Build()
-	if err != nil {
-		return fmt.Errorf("save breaker %q over version %d: build expression: %w", next.Key, prevVersion, err)
-	}
-	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       itemKey(next.Key),
-		ConditionExpression:       expr.Condition(),
-		UpdateExpression:          expr.Update(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
+		ConditionExpression:       aws.String(cond),
+		UpdateExpression:          aws.String(saveUpdate),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
 	})
 	if ccf, ok := errors.AsType[*types.ConditionalCheckFailedException](err); ok {
 		return fmt.Errorf("save breaker %q over version %d: %w (%s)", next.Key, prevVersion, breaker.ErrConflict, ccf.ErrorMessage())

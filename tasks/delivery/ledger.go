@@ -5,10 +5,10 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -95,36 +95,105 @@ func (l *Ledger) Begin(ctx context.Context, id ID, ticket breaker.Ticket, lease 
 	return Record{}, false, fmt.Errorf("begin delivery %s: the record kept changing; gave up after %d tries", id, beginTries)
 }
 
+// The conditions on which take writes a record, with their names: no
+// record exists (absentNames), or one exists IN_PROGRESS with a lease
+// that ended at :now (expiredNames). Every call shares the names maps,
+// which are never changed.
+const (
+	absent  = "attribute_not_exists(#pk)"
+	expired = "#status = :inProgress AND #expiresAt <= :now"
+)
+
+var (
+	absentNames  = map[string]string{"#pk": attrPK}
+	expiredNames = map[string]string{"#status": attrStatus, "#expiresAt": attrExpiresAt}
+)
+
 // take writes rec unless a record exists that is COMPLETED or IN_PROGRESS
 // with a lease unexpired at now; taken is false when one does. tookOver
 // says rec replaced an IN_PROGRESS record whose lease had expired.
 func (l *Ledger) take(ctx context.Context, rec Record, now time.Time) (taken, tookOver bool, err error) {
 	// A new record first (one write on the common path), then the takeover
 	// of an expired one, so the caller knows which it was.
-	absent := expression.AttributeNotExists(expression.Name(attrPK))
-	expired := expression.Name(attrStatus).Equal(expression.Value(string(InProgress))).And(
-		expression.Name(attrExpiresAt).LessThanEqual(expression.Value(now.UnixMilli())))
-	for i, free := range []expression.ConditionBuilder{absent, expired} {
-		expr, err := expression.NewBuilder().WithCondition(free).Build()
-		if err != nil {
-			return false, false, fmt.Errorf("build condition: %w", err)
-		}
-		_, err = l.api.PutItem(ctx, &dynamodb.PutItemInput{
-			TableName:                 aws.String(l.table),
-			Item:                      encodeBegin(rec),
-			ConditionExpression:       expr.Condition(),
-			ExpressionAttributeNames:  expr.Names(),
-			ExpressionAttributeValues: expr.Values(),
-		})
-		if _, held := errors.AsType[*types.ConditionalCheckFailedException](err); held {
-			continue
-		}
-		if err != nil {
-			return false, false, fmt.Errorf("put to table %q: %w", l.table, err)
-		}
-		return true, i == 1, nil
+	item := encodeBegin(rec)
+	if taken, err = l.put(ctx, item, absent, absentNames, nil); taken || err != nil {
+		return taken, false, err
 	}
-	return false, false, nil
+	taken, err = l.put(ctx, item, expired, expiredNames, map[string]types.AttributeValue{
+		":inProgress": str(string(InProgress)),
+		":now":        num(now.UnixMilli()),
+	})
+	return taken, taken, err
+}
+
+// put writes item on condition cond; taken is false when the condition
+// failed.
+func (l *Ledger) put(ctx context.Context, item map[string]types.AttributeValue, cond string, names map[string]string, values map[string]types.AttributeValue) (taken bool, err error) {
+	_, err = l.api.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                 aws.String(l.table),
+		Item:                      item,
+		ConditionExpression:       aws.String(cond),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	})
+	if _, held := errors.AsType[*types.ConditionalCheckFailedException](err); held {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("put to table %q: %w", l.table, err)
+	}
+	return true, nil
+}
+
+// Complete's condition, that the caller still holds the record, and its
+// update: the result, and a new expiry for the table's TTL.
+const (
+	stillHeld   = "#status = :inProgress AND #holder = :holder"
+	completeSet = "SET #status = :completed, #outcome = :outcome, #completedAt = :completedAt, #ttl = :ttl"
+)
+
+// The optional parts of Complete's update, set when not empty.
+const (
+	setErrorType = ", #errorType = :errorType"
+	setMessage   = ", #message = :message"
+)
+
+// The bits of an index in completeUpdates: which optional parts it sets.
+const (
+	withErrorType = 1 << iota
+	withMessage
+)
+
+// completeNames are the names stillHeld and completeSet use.
+var completeNames = map[string]string{
+	"#status":      attrStatus,
+	"#holder":      attrHolder,
+	"#outcome":     attrOutcome,
+	"#completedAt": attrCompletedAt,
+	"#ttl":         attrTTL,
+}
+
+// completeUpdates are Complete's update expressions, with the names they
+// and stillHeld use, indexed by which optional parts they set. Every call
+// shares the names maps, which are never changed.
+var completeUpdates = [...]struct {
+	update string
+	names  map[string]string
+}{
+	{completeSet, completeNames},
+	withErrorType:               {completeSet + setErrorType, extend(completeNames, "#errorType", attrErrorType)},
+	withMessage:                 {completeSet + setMessage, extend(completeNames, "#message", attrMessage)},
+	withErrorType | withMessage: {completeSet + setErrorType + setMessage, extend(completeNames, "#errorType", attrErrorType, "#message", attrMessage)},
+}
+
+// extend is a copy of names with more, pairs of placeholder and attribute
+// name, added.
+func extend(names map[string]string, more ...string) map[string]string {
+	names = maps.Clone(names)
+	for i := 0; i < len(more); i += 2 {
+		names[more[i]] = more[i+1]
+	}
+	return names
 }
 
 // Complete stores the outcome of the delivery made under held, the record
@@ -149,50 +218,38 @@ func (l *Ledger) Complete(ctx context.Context, held Record, outcome breaker.Outc
 	done := held
 	done.Status, done.Outcome, done.ErrorType, done.Message, done.CompletedAt = Completed, outcome, errorType, message.Truncate(msg, message.MaxFailureMessage), now
 
-	update := expression.Set(expression.Name(attrStatus), expression.Value(string(Completed))).
-		Set(expression.Name(attrOutcome), expression.Value(outcome.String())).
-		Set(expression.Name(attrCompletedAt), expression.Value(now.Format(time.RFC3339Nano))).
-		Set(expression.Name(attrTTL), expression.Value(now.Add(RecordTTL).Unix()))
+	values := map[string]types.AttributeValue{
+		":inProgress":  str(string(InProgress)),
+		":holder":      str(held.Holder),
+		":completed":   str(string(Completed)),
+		":outcome":     str(outcome.String()),
+		":completedAt": timestamp(now),
+		":ttl":         num(now.Add(RecordTTL).Unix()),
+	}
+	variant := 0
 	if done.ErrorType != "" {
-		update = update.Set(expression.Name(attrErrorType), expression.Value(done.ErrorType))
+		variant |= withErrorType
+		values[":errorType"] = str(done.ErrorType)
 	}
 	if done.Message != "" {
-		update = update.Set(expression.Name(attrMessage), expression.Value(done.Message))
+		variant |= withMessage
+		values[":message"] = str(done.Message)
 	}
-	stillHeld := expression.Name(attrStatus).Equal(expression.Value(string(InProgress))).
-		And(expression.Name(attrHolder).Equal(expression.Value(held.Holder)))
-	lost, err := l.update(ctx, id, stillHeld, update)
-	if err != nil {
-		return Record{}, fmt.Errorf("complete delivery %s: %w", id, err)
-	}
-	if lost {
-		return l.notHeld(ctx, held)
-	}
-	return done, nil
-}
-
-// update applies upd to id's record on condition cond; lost reports that
-// the condition failed.
-func (l *Ledger) update(ctx context.Context, id ID, cond expression.ConditionBuilder, upd expression.UpdateBuilder) (lost bool, err error) {
-	expr, err := expression.NewBuilder().WithCondition(cond).WithUpdate(upd).Build()
-	if err != nil {
-		return false, fmt.Errorf("build expression: %w", err)
-	}
-	_, err = l.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_, err := l.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(l.table),
 		Key:                       id.key(),
-		ConditionExpression:       expr.Condition(),
-		UpdateExpression:          expr.Update(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
+		ConditionExpression:       aws.String(stillHeld),
+		UpdateExpression:          aws.String(completeUpdates[variant].update),
+		ExpressionAttributeNames:  completeUpdates[variant].names,
+		ExpressionAttributeValues: values,
 	})
-	if _, failed := errors.AsType[*types.ConditionalCheckFailedException](err); failed {
-		return true, nil
+	if _, lost := errors.AsType[*types.ConditionalCheckFailedException](err); lost {
+		return l.notHeld(ctx, held)
 	}
 	if err != nil {
-		return false, fmt.Errorf("update in table %q: %w", l.table, err)
+		return Record{}, fmt.Errorf("complete delivery %s: update in table %q: %w", id, l.table, err)
 	}
-	return false, nil
+	return done, nil
 }
 
 // notHeld explains a failed Complete by reading the record as it is now;

@@ -1,6 +1,7 @@
 package delivery_test
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -119,6 +120,28 @@ func TestCompleteStoresTheOutcome(t *testing.T) {
 	item := getRaw(t, e, id1)
 	assert.Equal(t, s("TRANSIENT"), item["outcome"])
 	assert.Equal(t, n(strconv.FormatInt(t0.Add(5*time.Second+7*24*time.Hour).Unix(), 10)), item["ttl"], "kept a week after the last write")
+}
+
+// TestCompleteStoresWhatItIsGiven completes with and without each optional
+// attribute: each combination is a different update expression.
+func TestCompleteStoresWhatItIsGiven(t *testing.T) {
+	for _, tt := range []struct{ errorType, message string }{
+		{"", ""}, {"Timeout", ""}, {"", "downstream 503"}, {"Timeout", "downstream 503"},
+	} {
+		t.Run(fmt.Sprintf("%q %q", tt.errorType, tt.message), func(t *testing.T) {
+			e := newEnv(t)
+			held, _, err := e.ledger.Begin(t.Context(), id1, ticket, lease)
+			require.NoError(t, err)
+			done, err := e.ledger.Complete(t.Context(), held, breaker.Transient, tt.errorType, tt.message)
+			require.NoError(t, err)
+			stored, _, err := e.ledger.Get(t.Context(), id1)
+			require.NoError(t, err)
+			assert.Equal(t, done, stored)
+			item := getRaw(t, e, id1)
+			assert.Equal(t, tt.errorType != "", item["error_type"] != nil, "error_type stored only when given")
+			assert.Equal(t, tt.message != "", item["message"] != nil, "message stored only when given")
+		})
+	}
 }
 
 func TestBeginAfterCompleteReturnsTheOutcome(t *testing.T) {
