@@ -68,9 +68,8 @@ type host struct {
 // osHost is the process's environment, host name and wall clock.
 func osHost() host { return host{getenv: os.Getenv, hostname: os.Hostname, now: time.Now} }
 
-// validate checks f and builds the call; an until given as a duration is
-// made a time from h's clock. Every error is a usage error: it says what
-// is wrong with the command line.
+// validate checks f and builds the call. Every error is a usage error: it
+// says what is wrong with the command line.
 func (f adminFlags) validate(h host) (adminCall, error) {
 	rule := strings.HasPrefix(f.command, "rule-")
 	if f.command == admin.CommandReplay {
@@ -82,7 +81,7 @@ func (f adminFlags) validate(h host) (adminCall, error) {
 	if !rule && strings.TrimSpace(f.breaker) == "" {
 		return adminCall{}, fmt.Errorf("--breaker is required: the breaker key, e.g. orders")
 	}
-	until, err := f.untilTime(h.now())
+	until, err := f.untilArg()
 	if err != nil {
 		return adminCall{}, err
 	}
@@ -113,20 +112,21 @@ func (f adminFlags) validate(h host) (adminCall, error) {
 	}, nil
 }
 
-// untilTime returns --until as RFC 3339: as given, or now plus a duration
-// such as 30m. It is only for open and close.
-func (f adminFlags) untilTime(now time.Time) (string, error) {
+// untilArg checks --until and returns it as the request's until: an RFC
+// 3339 time, or a duration such as 30m, which the admin task counts from
+// its table's clock when the command runs (redrive local's clock runs
+// ahead of this machine's). It is only for open, close and rule add.
+func (f adminFlags) untilArg() (string, error) {
 	if f.until == "" {
 		return "", nil
 	}
 	if f.command != breaker.ForceOpen.String() && f.command != breaker.ForceClose.String() && f.command != admin.CommandRuleAdd {
 		return "", fmt.Errorf("--until is only for open, close and rule add, not %s", f.command)
 	}
-	t, err := timeArg("until", f.until, now, true)
-	if err != nil {
+	if _, err := timeArg("until", f.until, time.Time{}, true); err != nil {
 		return "", err
 	}
-	return t.Format(time.RFC3339), nil
+	return f.until, nil
 }
 
 // timeArg reads the value of the time flag name: an RFC 3339 time as

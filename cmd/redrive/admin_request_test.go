@@ -42,11 +42,11 @@ func TestParseAdminBuildsTheRequest(t *testing.T) {
 			},
 		},
 		{
-			name: "open until a duration from now, flags over the environment",
+			name: "open for a duration, counted by the admin task, flags over the environment",
 			args: []string{"open", "--breaker", "orders", "--reason", "maintenance", "--until", "30m", "--actor", "bob",
 				"--state-machine-arn", "arn:aws:states:us-east-1:123456789012:stateMachine:other", "--endpoint", "http://x:1", "--timeout", "5s"},
 			want: adminCall{
-				request:         admin.Request{Command: "open", Breaker: "orders", Reason: "maintenance", Until: "2026-01-02T15:30:00Z", Actor: "bob"},
+				request:         admin.Request{Command: "open", Breaker: "orders", Reason: "maintenance", Until: "30m", Actor: "bob"},
 				stateMachineARN: "arn:aws:states:us-east-1:123456789012:stateMachine:other", region: "us-east-1",
 				endpoint: "http://x:1", timeout: 5 * time.Second,
 			},
@@ -83,9 +83,9 @@ func TestParseAdminRuleCommands(t *testing.T) {
 		want adminCall
 	}{
 		{
-			name: "add a quarantine until a duration from now",
+			name: "add a quarantine for a duration",
 			args: []string{"rule", "add", "--on", "attribute:tenant", "--equals", "acme", "--action", "quarantine", "--reason", "broken client", "--until", "2h"},
-			want: call(admin.Request{Command: admin.CommandRuleAdd, Reason: "broken client", Until: "2026-01-02T17:00:00Z", Actor: "alice@box",
+			want: call(admin.Request{Command: admin.CommandRuleAdd, Reason: "broken client", Until: "2h", Actor: "alice@box",
 				Rule: &rules.Spec{On: "attribute:tenant", Equals: "acme", Action: "quarantine"}}),
 		},
 		{

@@ -22,7 +22,9 @@
 //     (a mistyped "until" must not hold a breaker open for good).
 //   - reason is required for every command that changes the breaker: it is
 //     stored on the row beside the actor, for the audit trail.
-//   - until is RFC 3339, only for open and close, and must be in the future.
+//   - until is an RFC 3339 time in the future, or a positive duration
+//     from when the command runs ("30m"), only for open, close and
+//     rule-add.
 //   - actor defaults to "execution:<execution name>".
 //
 // A command that keeps losing the conditional write returns a

@@ -137,6 +137,14 @@ func TestCommandsChangeTheBreaker(t *testing.T) {
 	})
 }
 
+func TestAnUntilGivenAsADurationCountsFromTheTablesClock(t *testing.T) {
+	// Not the caller's: redrive local's clock runs ahead of the wall's.
+	f := newFixture(t, nil)
+	out, err := f.command(t, admin.Request{Command: "open", Breaker: "orders", Reason: "maintenance", Until: "90m"})
+	require.NoError(t, err)
+	assert.Equal(t, f.clock.Now().Add(90*time.Minute), out.After.ForcedUntil)
+}
+
 func TestInvalidRequests(t *testing.T) {
 	f := newFixture(t, nil)
 	valid := "want one of status, reset, open, close, release, rule-add, rule-list, rule-remove, replay"
@@ -164,9 +172,11 @@ func TestInvalidRequests(t *testing.T) {
 		{"release with a blank reason", `{"request": {"command": "release", "breaker": "orders", "reason": "  "}, "executionName": "x"}`,
 			[]admin.Problem{{"reason", "required for release: it is kept on the breaker for the audit trail"}}},
 		{"until not RFC 3339", `{"request": {"command": "open", "breaker": "orders", "reason": "r", "until": "tomorrow"}, "executionName": "x"}`,
-			[]admin.Problem{{"until", `want an RFC 3339 time with a zone, e.g. "2026-01-02T15:04:05Z", not "tomorrow"`}}},
+			[]admin.Problem{{"until", `want an RFC 3339 time with a zone, e.g. "2026-01-02T15:04:05Z", or a duration from now, e.g. "30m", not "tomorrow"`}}},
 		{"until without a zone", `{"request": {"command": "open", "breaker": "orders", "reason": "r", "until": "2026-01-02T18:00:00"}, "executionName": "x"}`,
-			[]admin.Problem{{"until", `want an RFC 3339 time with a zone, e.g. "2026-01-02T15:04:05Z", not "2026-01-02T18:00:00"`}}},
+			[]admin.Problem{{"until", `want an RFC 3339 time with a zone, e.g. "2026-01-02T15:04:05Z", or a duration from now, e.g. "30m", not "2026-01-02T18:00:00"`}}},
+		{"until a negative duration", `{"request": {"command": "open", "breaker": "orders", "reason": "r", "until": "-30m"}, "executionName": "x"}`,
+			[]admin.Problem{{"until", `"-30m" is not a positive duration`}}},
 		{"until in the past", `{"request": {"command": "close", "breaker": "orders", "reason": "r", "until": "2026-01-02T14:59:59Z"}, "executionName": "x"}`,
 			[]admin.Problem{{"until", `"2026-01-02T14:59:59Z" is not in the future (now 2026-01-02T15:00:00Z)`}}},
 		{"until now", `{"request": {"command": "open", "breaker": "orders", "reason": "r", "until": "2026-01-02T16:00:00+01:00"}, "executionName": "x"}`,
@@ -186,7 +196,7 @@ func TestInvalidRequests(t *testing.T) {
 				{"extra", "unknown field; want command, breaker, reason, until, actor, rule, id, replay"},
 				{"breaker", `required: the breaker key, e.g. "orders"`},
 				{"reason", "required for open: it is kept on the breaker for the audit trail"},
-				{"until", `want an RFC 3339 time with a zone, e.g. "2026-01-02T15:04:05Z", not "soon"`},
+				{"until", `want an RFC 3339 time with a zone, e.g. "2026-01-02T15:04:05Z", or a duration from now, e.g. "30m", not "soon"`},
 			}},
 	}
 	for _, tt := range tests {

@@ -31,7 +31,9 @@ type Request struct {
 	Breaker string `json:"breaker"`
 	// Reason says why; required for every command but status.
 	Reason string `json:"reason,omitempty"`
-	// Until ends an open or close, RFC 3339; empty means until released.
+	// Until ends an open, a close or a rule: an RFC 3339 time, or a
+	// positive duration from when the command runs (Go's syntax: "30m",
+	// "12h"), read on the table's clock; empty means until released.
 	Until string `json:"until,omitempty"`
 	// Actor says who; default "execution:<execution name>".
 	Actor string `json:"actor,omitempty"`
@@ -221,9 +223,21 @@ func parseUntil(s string, kind breaker.CommandKind, now time.Time) (until time.T
 	if kind != breaker.ForceOpen && kind != breaker.ForceClose {
 		return time.Time{}, "only for open and close"
 	}
+	return untilAt(s, now)
+}
+
+// untilAt reads an until at now: an RFC 3339 time in the future, or a
+// positive duration from now; problem is "" when it is valid.
+func untilAt(s string, now time.Time) (until time.Time, problem string) {
+	if d, err := time.ParseDuration(s); err == nil {
+		if d <= 0 {
+			return time.Time{}, strconv.Quote(s) + " is not a positive duration"
+		}
+		return now.Add(d).UTC(), ""
+	}
 	until, err := time.Parse(time.RFC3339, s)
 	if err != nil {
-		return time.Time{}, `want an RFC 3339 time with a zone, e.g. "2026-01-02T15:04:05Z", not ` + strconv.Quote(s)
+		return time.Time{}, `want an RFC 3339 time with a zone, e.g. "2026-01-02T15:04:05Z", or a duration from now, e.g. "30m", not ` + strconv.Quote(s)
 	}
 	if !until.After(now) {
 		return time.Time{}, strconv.Quote(s) + " is not in the future (now " + now.UTC().Format(time.RFC3339) + ")"

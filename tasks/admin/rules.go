@@ -68,14 +68,10 @@ func parseRule(in Input, now time.Time) (ruleCommand, error) {
 			fail("id", "not for "+CommandRuleAdd+": the rule's id is assigned")
 		}
 		if r.Until != "" {
-			until, err := time.Parse(time.RFC3339, r.Until)
-			switch {
-			case err != nil:
-				fail("until", `want an RFC 3339 time with a zone, e.g. "2026-01-02T15:04:05Z", not "`+r.Until+`"`)
-			case !until.After(now):
-				fail("until", r.Until+" is not in the future (now "+now.UTC().Format(time.RFC3339)+")")
+			var problem string
+			if c.until, problem = untilAt(r.Until, now); problem != "" {
+				fail("until", problem)
 			}
-			c.until = until.UTC()
 		}
 	case CommandRuleRemove:
 		if c.id == "" {
