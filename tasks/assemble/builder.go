@@ -133,8 +133,6 @@ func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 		Tasks:    c.SFN,
 		Launcher: launcher,
 		Rules:    b.rules(cfg.Table),
-		Gate:     pace.NewStore(c.DynamoDB, cfg.Table),
-		Pace:     cfg.Room.Pace,
 		Config:   retry,
 	}, nil
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/redrive/redrive/internal/clock"
 	"github.com/redrive/redrive/tasks/delivery"
 	"github.com/redrive/redrive/tasks/message"
-	"github.com/redrive/redrive/tasks/pace"
 	"github.com/redrive/redrive/tasks/room"
 	"github.com/redrive/redrive/tasks/rules"
 	"github.com/redrive/redrive/tasks/target"
@@ -41,12 +40,6 @@ type Metrics interface {
 	Gauges(key string, gauges ...telemetry.Gauge)
 }
 
-// Gate counts arrivals against the room's pace; *pace.Store satisfies
-// it.
-type Gate interface {
-	Admit(ctx context.Context, key string, n int, p pace.Policy, now time.Time) (int, error)
-}
-
 // Random is the randomness of the backoff jitter; breaker.NewRandom's
 // result satisfies it (and is safe for concurrent use, as the local
 // executor needs).
@@ -59,7 +52,6 @@ var (
 	_ Breaker = (*breaker.Breaker)(nil)
 	_ Ledger  = (*delivery.Ledger)(nil)
 	_ Metrics = (*telemetry.Metrics)(nil)
-	_ Gate    = (*pace.Store)(nil)
 )
 
 // Handler runs the Attempt task. Every exported field is required.
@@ -90,14 +82,6 @@ type Handler struct {
 	// Rules, if set, are the operators' routing rules, applied before the
 	// breaker is asked (see route); nil applies none.
 	Rules rules.Source
-	// Gate, if set, paces a message back from the room by its timeout as
-	// the starter paces arrivals, with Pace: while a releaser drains the
-	// room it queues again, at its place in line, rather than being
-	// delivered ahead of the line. Nil lets it through when the breaker
-	// does.
-	Gate Gate
-	// Pace is the room's pace, for Gate.
-	Pace pace.Policy
 	// Config tunes retries. Handle uses it as is, so it must be valid and
 	// have its defaults applied: the Builder (tasks/assemble) does both at
 	// construction; by hand, Config.Validate then Config.WithDefaults.
@@ -171,7 +155,6 @@ func (h *Handler) check() error {
 
 // attempt is one cycle on a valid document.
 func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config) (message.Document, error) {
-	timedOut := doc.RoomExit != nil // it left the room without a release
 	doc.Next, doc.WaitSeconds, doc.RoomTimeoutSeconds = "", 0, 0
 	doc.Decision, doc.Outcome, doc.BreakerState, doc.ParkReason, doc.RoomExit = "", "", "", "", nil
 	doc.Cycles++
@@ -213,14 +196,11 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 		// messages it held.
 		h.startReleaser(ctx, key)
 	}
-	switch {
-	case d.Verdict == breaker.Queue:
+	switch d.Verdict {
+	case breaker.Queue:
 		return h.queue(doc, cfg), nil
-	case d.Verdict == breaker.Wait:
+	case breaker.Wait:
 		return h.wait(doc, d.Wait), nil
-	case d.Verdict == breaker.Proceed && timedOut && h.paced(ctx, key):
-		doc.Decision = breaker.Queue.String()
-		return h.queue(doc, cfg), nil
 	}
 	done, err := h.deliver(ctx, doc, id, d, cfg)
 	if unavailable, ok := err.(*TableUnavailable); ok {
@@ -591,24 +571,6 @@ func (h *Handler) wait(doc message.Document, d time.Duration) message.Document {
 	h.Metrics.Count(doc.BreakerKey, telemetry.Waits, 1)
 	doc.Next, doc.WaitSeconds = message.NextWait, waitSeconds(d)
 	return doc
-}
-
-// paced reports whether the Gate holds back one more message on key now:
-// a releaser is draining its room, or this second's allowance is spent.
-// A gate that fails lets the message through, as the starter does.
-func (h *Handler) paced(ctx context.Context, key string) bool {
-	if h.Gate == nil {
-		return false
-	}
-	allowed, err := h.Gate.Admit(ctx, key, 1, h.Pace, h.Clock.Now())
-	if err != nil {
-		h.Logger.WarnContext(ctx, "could not pace a message back from the room; it goes to the breaker", "breaker", key, "error", err.Error())
-		return false
-	}
-	if allowed == 0 {
-		h.Metrics.Count(key, telemetry.Paced, 1)
-	}
-	return allowed == 0
 }
 
 // queue routes the document to the waiting room.

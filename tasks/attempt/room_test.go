@@ -11,7 +11,6 @@ import (
 	"github.com/redrive/redrive/tasks/attempt"
 	"github.com/redrive/redrive/tasks/delivery"
 	"github.com/redrive/redrive/tasks/message"
-	"github.com/redrive/redrive/tasks/pace"
 	"github.com/redrive/redrive/tasks/room"
 	"github.com/redrive/redrive/tasks/target"
 	"github.com/redrive/redrive/tasks/telemetry"
@@ -237,44 +236,5 @@ func TestTheEndOfATimedHoldStartsTheReleaser(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, message.NextDone, scout.Next, "the scout goes first when the hold ends")
 	assert.Equal(t, []string{"orders"}, f.launcher.Keys(), "and starts the release of the messages the hold kept")
-	assert.Equal(t, 1, f.target.calls())
-}
-
-// timedOut is a document back from the room by the WaitingRoom state's
-// timeout (its Catch sets roomExit).
-func timedOut(key string) message.Document {
-	doc := newDocument(key)
-	doc.RoomExit = &message.TaskFailure{Error: "States.Timeout", Cause: "the state timed out"}
-	return doc
-}
-
-func TestAMessageBackFromTheRoomQueuesAgainWhileAReleaserDrains(t *testing.T) {
-	f := newFixture(t, options{}, target.Delivered())
-	gate := pace.NewStore(f.client, f.table)
-	f.handler.Gate = gate
-	_, held, err := gate.Acquire(t.Context(), "orders", pace.Policy{}, f.clock.Now())
-	require.NoError(t, err)
-	require.True(t, held, "a releaser drains the room")
-
-	doc, err := f.run(t, timedOut("orders"))
-	require.NoError(t, err)
-	assert.Equal(t, message.NextRoom, doc.Next, "behind the line, not ahead of it")
-	assert.Equal(t, "QUEUE", doc.Decision)
-	assert.Nil(t, doc.RoomExit)
-	assert.Zero(t, f.target.calls(), "nothing delivered")
-	assert.Equal(t, int64(1), f.counts(t)[telemetry.Paced])
-
-	doc, err = f.run(t, newDocument("orders"))
-	require.NoError(t, err)
-	assert.Equal(t, message.NextDone, doc.Next, "a message that did not wait in the room is the starter's to pace")
-}
-
-func TestAMessageBackFromTheRoomIsDeliveredWhenNoReleaserRuns(t *testing.T) {
-	f := newFixture(t, options{}, target.Delivered())
-	f.handler.Gate = pace.NewStore(f.client, f.table)
-
-	doc, err := f.run(t, timedOut("orders"))
-	require.NoError(t, err)
-	assert.Equal(t, message.NextDone, doc.Next)
 	assert.Equal(t, 1, f.target.calls())
 }
