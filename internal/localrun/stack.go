@@ -270,10 +270,11 @@ func (s *Stack) startSFN(ctx context.Context) error {
 		Region: region, BaseEndpoint: aws.String(url), Credentials: credentialsProvider,
 		HTTPClient: client, Retryer: aws.NopRetryer{},
 	})
-	s.tasksSFN = releaseCounter{StepFunctions: s.SFN, released: &s.released}
+	var tasks assemble.StepFunctions = s.SFN
 	if s.opts.InProcess {
-		s.tasksSFN = releaseCounter{StepFunctions: throttledClient{Client: sfnapi.NewClient(s.Executor), throttle: s.throttle}, released: &s.released}
+		tasks = throttledClient{Client: sfnapi.NewClient(s.Executor), throttle: s.throttle}
 	}
+	s.tasksSFN = releaseCounter{StepFunctions: tasks, released: &s.released}
 	return s.createStateMachines(ctx)
 }
 
