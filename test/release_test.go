@@ -1,7 +1,9 @@
 package test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/redrive/redrive/tasks/admin"
 	"github.com/redrive/redrive/tasks/attempt"
 	"github.com/redrive/redrive/tasks/pace"
+	"github.com/redrive/redrive/tasks/release"
 )
 
 // holdInTheRoom forces the breaker open, sends n messages and runs until
@@ -34,9 +37,10 @@ func holdInTheRoom(t *testing.T, s *localrun.Stack, prefix string, n int, until 
 // A thousand messages wait in the room; two releasers race over it on one
 // breaker key (the one the release command starts, and a second execution
 // of the same epoch, as a duplicated invocation runs; handlers run
-// concurrently): each token leaves the room once, by the conditional
-// delete, so no token is sent twice, every execution resumes once, and
-// every message is delivered exactly once.
+// concurrently): a token both send resumes its execution once (Step
+// Functions answers TaskTimedOut to the second, and that releaser drops
+// the spent entry), so every execution resumes once, and every message is
+// delivered exactly once.
 func TestTwoRacingReleasersReleaseAThousandWaitingMessagesOnce(t *testing.T) {
 	const n = 1000
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -63,24 +67,30 @@ func TestTwoRacingReleasersReleaseAThousandWaitingMessagesOnce(t *testing.T) {
 	depth, _ := s.Room()
 	assert.Zero(t, depth, "the room is empty")
 
-	sent := map[string]int{}
+	resumed := map[string]int{}
 	byReleaser := map[string]int{}
+	spent := 0
 	for _, c := range calls.snapshot() {
-		sent[c.Token]++
+		if c.Err != nil {
+			assert.True(t, timedOut(c.Err), "a second send of a token is answered TaskTimedOut, not %v", c.Err)
+			spent++
+			continue
+		}
+		resumed[c.Token]++
 		byReleaser[c.Releaser]++
-		assert.NoError(t, c.Err, "SendTaskSuccess of a token nobody released before")
 	}
-	assert.Len(t, sent, n, "one token per message released")
-	for token, k := range sent {
+	assert.Len(t, resumed, n, "one token per message resumed")
+	for token, k := range resumed {
 		if k != 1 {
-			t.Errorf("token %.16s... sent %d times", token, k)
+			t.Errorf("token %.16s... resumed %d times", token, k)
 		}
 	}
-	_, _, lost := logs.releaseTicks(t)
-	t.Logf("releases by releaser %v; %d entries lost to the other releaser", byReleaser, lost)
+	released, dropped := logs.releaseTicks(t)
+	t.Logf("resumes by releaser %v; %d tokens sent by both", byReleaser, spent)
+	assert.Equal(t, n, released, "the ticks count each resume once")
+	assert.Equal(t, spent, dropped, "a tick drops each spent token it sent")
 	assert.Positive(t, byReleaser[""], "the first releaser released messages")
 	assert.Positive(t, byReleaser["twin"], "the second releaser released messages")
-	assert.Positive(t, lost, "the releasers raced for the same entries")
 
 	for id, visits := range visitsByOrigin(t, s) {
 		require.Len(t, visits, 1, "message %s waited once", id)
@@ -92,15 +102,15 @@ func TestTwoRacingReleasersReleaseAThousandWaitingMessagesOnce(t *testing.T) {
 	}
 }
 
-// A releaser dies after the room's conditional delete and before
-// SendTaskSuccess: the message is out of the room but its execution still
-// waits; its WaitingRoom timeout brings it back to the Attempt, which
-// delivers it, once. The release execution's retry goes on with the
-// others.
-func TestAReleaserThatDiesAfterTheDeleteIsCoveredByTheRoomTimeout(t *testing.T) {
-	const n, roomTimeout = 25, 2 * time.Minute
+// A releaser dies after SendTaskSuccess and before the room's conditional
+// delete: the message was resumed and is delivered, once, with no wait
+// for a timeout; its spent entry stays in the room until the release
+// execution's retry lists it again, is answered TaskTimedOut, and drops
+// it.
+func TestAReleaserThatDiesBeforeTheDeleteLosesNothing(t *testing.T) {
+	const n = 25
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := start(t, localrun.Options{Start: t0, RoomTimeout: roomTimeout})
+	s := start(t, localrun.Options{Start: t0})
 	calls := &taskLog{}
 	var mu sync.Mutex
 	victim := ""
@@ -109,63 +119,42 @@ func TestAReleaserThatDiesAfterTheDeleteIsCoveredByTheRoomTimeout(t *testing.T) 
 		defer mu.Unlock()
 		if victim == "" {
 			victim = token
-			panic("injected: the releaser dies between the room's delete and SendTaskSuccess")
+			panic("injected: the releaser dies between SendTaskSuccess and the room's delete")
 		}
 	}, "")
 	// A burst beyond the starting pace: the rest wait in the room, and the
 	// releaser the room starts releases them.
 	ids := send(t, s, bodies("dies", n)...)
 
-	runUntil(t, s, t0.Add(roomTimeout/2))
+	drain(t, s)
 	mu.Lock()
 	require.NotEmpty(t, victim, "the fault fired")
 	mu.Unlock()
-	depth, _ := s.Room()
-	assert.Zero(t, depth, "the victim's entry left the room with the delete")
-	delivered := s.Target.Ledger().Deliveries()
-	assert.Len(t, delivered, n-1, "every message but the victim delivered")
-	var stranded string
-	for _, id := range ids {
-		if delivered[id] == 0 {
-			stranded = id
-		}
-	}
-	require.NotEmpty(t, stranded)
-	costs := costsByOrigin(t, s)[stranded]
-	require.Len(t, costs, 1)
-	assert.Equal(t, local.Running, costs[0].Execution.Status)
-	assert.Equal(t, "WaitingRoom", costs[0].States[len(costs[0].States)-1], "the victim still waits on a token nobody holds")
-
-	drain(t, s)
 	out := accountFor(t, s)
-	assert.Len(t, out.delivered, n, "every message delivered, the victim too")
+	assert.Len(t, out.delivered, n, "every message delivered, the victim's too")
 	assert.Empty(t, out.parked)
-	for _, c := range calls.snapshot() {
-		assert.NotEqual(t, victim, c.Token, "nobody resumed the victim's token")
-		assert.NoError(t, c.Err)
+	for id, k := range s.Target.Ledger().Deliveries() {
+		assert.Equal(t, 1, k, "message %s delivered once", id)
 	}
+	depth, _ := s.Room()
+	assert.Zero(t, depth, "the spent entry was dropped")
+
+	sends := map[string][]error{}
+	for _, c := range calls.snapshot() {
+		sends[c.Token] = append(sends[c.Token], c.Err)
+	}
+	require.Len(t, sends[victim], 2, "the retry sent the victim's token again")
+	assert.NoError(t, sends[victim][0], "the first send resumed it")
+	assert.True(t, timedOut(sends[victim][1]), "the second is answered TaskTimedOut: %v", sends[victim][1])
 	straight := int(pace.Policy{}.WithDefaults().Start) // the first second's arrivals go straight to the target
-	assert.Len(t, calls.snapshot(), n-straight-1, "the releaser resumed every other message in the room")
+	assert.Len(t, sends, n-straight, "one token per message in the room")
 
 	visits := visitsByOrigin(t, s)
 	for _, id := range ids {
-		if id == stranded {
-			continue
-		}
 		for _, v := range visits[id] {
-			assert.True(t, v.Released, "message %s released", id)
+			assert.True(t, v.Released, "message %s released, not timed out", id)
 		}
 	}
-	v := visits[stranded]
-	require.Len(t, v, 1, "the victim waited once")
-	assert.True(t, v[0].TimedOut, "its WaitingRoom timed out")
-	assert.Equal(t, roomTimeout, v[0].Left.Sub(v[0].Entered), "after ROOM_TIMEOUT")
-	at := deliveredAt(s)[stranded]
-	assert.False(t, at.Before(v[0].Left), "delivered once the timeout brought it back, at %s", at)
-	costs = costsByOrigin(t, s)[stranded]
-	require.Len(t, costs, 1)
-	assert.Equal(t, []string{"Attempt", "Route", "WaitingRoom", "Attempt", "Route", "Delivered"}, costs[0].States)
-
 	xs := releaseExecutions(t, s)
 	failed := 0
 	for _, x := range xs {
@@ -176,7 +165,8 @@ func TestAReleaserThatDiesAfterTheDeleteIsCoveredByTheRoomTimeout(t *testing.T) 
 }
 
 // A release after the execution timed out: the releaser is slower than the
-// room's timeout (one release a second, a one-minute ROOM_TIMEOUT), so the
+// room's timeout (one release a second, a one-minute ROOM_TIMEOUT and
+// ROOM_MAX_WAIT), so the
 // last messages of a backlog time out in the room and are delivered by
 // their own Attempt, leaving their tokens behind. When the releaser
 // reaches them, SendTaskSuccess answers TaskTimedOut: it drops each token
@@ -184,7 +174,7 @@ func TestAReleaserThatDiesAfterTheDeleteIsCoveredByTheRoomTimeout(t *testing.T) 
 func TestAReleaseAfterTheExecutionTimedOutDropsTheTokenAndGoesOn(t *testing.T) {
 	const backlog, later, roomTimeout = 80, 5, time.Minute
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := start(t, localrun.Options{Start: t0, RoomTimeout: roomTimeout, Pace: pace.Policy{Start: 1, Max: 1}})
+	s := start(t, localrun.Options{Start: t0, RoomTimeout: roomTimeout, RoomMaxWait: roomTimeout, Pace: pace.Policy{Start: 1, Max: 1}})
 	calls := &taskLog{}
 	instrumentReleasers(t, s, calls, nil, "")
 	first := send(t, s, bodies("backlog", backlog)...)
@@ -348,8 +338,9 @@ func TestABreakerThatReTripsDuringAReleaseKeepsTheRestInTheRoom(t *testing.T) {
 }
 
 // FORCED_OPEN holds the room for longer than the room's timeout: nothing
-// reaches the consumer, nothing is parked, and a message whose stay times
-// out goes back to the room; the release command drains it, paced, long
+// reaches the consumer, nothing is parked; the room's watcher comes back
+// every ROOM_TIMEOUT and goes back to the room, while the others wait on
+// (ROOM_MAX_WAIT); the release command drains the room, paced, long
 // before another timeout.
 func TestForcedOpenHoldsTheRoomAndReleaseDrainsIt(t *testing.T) {
 	const n, roomTimeout = 200, time.Hour
@@ -358,12 +349,17 @@ func TestForcedOpenHoldsTheRoomAndReleaseDrainsIt(t *testing.T) {
 	ids := holdInTheRoom(t, s, "held", n, t0.Add(2*roomTimeout+30*time.Minute))
 	assert.Zero(t, s.Stats().Invocations[localrun.FunctionPark], "nothing parked")
 	visits := visitsByOrigin(t, s)
+	watchers := 0
 	for _, id := range ids {
 		v := visits[id]
-		require.Len(t, v, 3, "message %s: two stays timed out, the third goes on", id)
-		assert.True(t, v[0].TimedOut && v[1].TimedOut, "message %s", id)
-		assert.True(t, v[2].Left.IsZero(), "message %s waits", id)
+		if len(v) > 1 {
+			watchers++
+			require.Len(t, v, 3, "the watcher %s: two stays timed out, the third goes on", id)
+			assert.True(t, v[0].TimedOut && v[1].TimedOut, "the watcher %s", id)
+		}
+		assert.True(t, v[len(v)-1].Left.IsZero(), "message %s waits", id)
 	}
+	assert.Equal(t, 1, watchers, "one message watches the room; the others' stays did not time out")
 	row, err := s.BreakerRow(t.Context(), "orders")
 	require.NoError(t, err)
 	assert.Equal(t, breaker.ForcedOpen, row.State)
@@ -390,8 +386,7 @@ func TestForcedOpenHoldsTheRoomAndReleaseDrainsIt(t *testing.T) {
 	assert.Less(t, drained.Sub(releasedAt), time.Minute, "released by the releaser, not by the room's timeout")
 	assert.LessOrEqual(t, float64(s.Target.Ledger().PeakRate()), pace.Policy{}.WithDefaults().Max, "within the release budget")
 	for id, v := range visitsByOrigin(t, s) {
-		require.Len(t, v, 3, "message %s", id)
-		assert.True(t, v[2].Released, "message %s released", id)
+		assert.True(t, v[len(v)-1].Released, "message %s released", id)
 	}
 	assert.Positive(t, s.Stats().Invocations[localrun.FunctionRelease])
 }
@@ -444,4 +439,51 @@ func TestResetReleasesTheRoom(t *testing.T) {
 		}
 	}
 	assert.Equal(t, breaker.CauseReset, s.BreakerChanges()[len(s.BreakerChanges())-1].Cause, "no change after the reset")
+}
+
+// The room's releases stop for good right after an operator's release (the
+// release function fails until its state machine gives up): the room's
+// watcher, back at its breaker after ROOM_TIMEOUT, finds it closed and
+// starts a releaser, which drains the room. Nobody else waits out
+// ROOM_MAX_WAIT.
+func TestAStalledRoomIsReleasedWhenItsWatcherComesBack(t *testing.T) {
+	const n, roomTimeout = 50, 10 * time.Minute
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := start(t, localrun.Options{Start: t0, RoomTimeout: roomTimeout})
+	holdInTheRoom(t, s, "stalled", n, t0.Add(time.Minute))
+	require.NoError(t, s.Registry.Register(localrun.FunctionRelease, func(context.Context, release.Input) (release.Output, error) {
+		return release.Output{}, errors.New("injected: the release function fails")
+	}))
+	releasedAt := s.Executor.Now()
+	runAdmin(t, s, admin.Request{Command: "release", Breaker: "orders", Reason: "maintenance over"})
+	runUntil(t, s, releasedAt.Add(5*time.Minute))
+	xs := releaseExecutions(t, s)
+	require.Len(t, xs, 1)
+	require.Equal(t, local.Failed, xs[0].Status, "the releaser gave up")
+	depth, _ := s.Room()
+	require.Equal(t, n, depth, "the room is stalled")
+	require.NoError(t, s.Registry.Register(localrun.FunctionRelease, s.Handlers.Release.Handle))
+
+	drain(t, s)
+	out := accountFor(t, s)
+	assert.Len(t, out.delivered, n, "every message delivered")
+	assert.Empty(t, out.parked)
+	var drained time.Time
+	for _, at := range deliveredAt(s) {
+		if at.After(drained) {
+			drained = at
+		}
+	}
+	t.Logf("drained %v after the release command", drained.Sub(releasedAt))
+	assert.Less(t, drained.Sub(t0), roomTimeout+time.Minute, "within the watcher's ROOM_TIMEOUT, not ROOM_MAX_WAIT")
+	timedOut := 0
+	for _, v := range visitsByOrigin(t, s) {
+		for _, visit := range v {
+			if visit.TimedOut {
+				timedOut++
+			}
+		}
+	}
+	assert.Equal(t, 1, timedOut, "only the watcher's stay timed out")
+	assert.Len(t, releaseExecutions(t, s), 2, "the watcher started the second releaser")
 }

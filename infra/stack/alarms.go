@@ -29,6 +29,7 @@ type alarmSpec struct {
 // newAlarms creates the alarms, each notifying topic on ALARM and OK.
 func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[string]*function, sms *stateMachines, topic awssns.ITopic) []awscloudwatch.Alarm {
 	dlqAge := st.dlq.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Statistic: jsii.String("Maximum"), Period: minute})
+	timeout, maxWait := roomWaits(s)
 	specs := []alarmSpec{
 		{
 			id: "DeadLetterQueueAgeAlarm",
@@ -108,9 +109,10 @@ func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[stri
 		{
 			id: "OldestWaitingAlarm",
 			description: fmt.Sprintf("The oldest message in a waiting room being released has waited %v or more: the release "+
-				"does not reach it (a stuck or failing releaser, or a pace far below the backlog). Messages wait safely and "+
-				"attempt again after RoomTimeout (%v); see the release function's logs and the dashboard's release rate.",
-				s.Alarms.OldestWaiting, roomTimeout(s)),
+				"does not reach it (a stuck or failing releaser, or a pace far below the backlog). Messages wait safely: "+
+				"the room's watcher comes back every RoomTimeout (%v) and starts a releaser, the others attempt again after "+
+				"RoomMaxWait (%v); see the release function's logs and the dashboard's release rate.",
+				s.Alarms.OldestWaiting, timeout, maxWait),
 			metric:    insightsMax(metricOldestWaitingSeconds, minute),
 			threshold: int(s.Alarms.OldestWaiting.Std().Seconds()),
 			periods:   5,

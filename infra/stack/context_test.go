@@ -17,6 +17,7 @@ func TestSettingsFromContext(t *testing.T) {
 		BackoffBase:        Duration(2 * time.Second),
 		ThrottleErrorTypes: []string{"TooBusy"},
 		RoomTimeout:        Duration(2 * time.Hour),
+		RoomMaxWait:        Duration(8 * time.Hour),
 		Release:            ReleasePace{StartRate: 20, MaxRate: 450, Backoff: 0.75, Tick: Duration(500 * time.Millisecond), Lease: Duration(time.Minute)},
 		Alarms: Alarms{DeadLetterQueueAge: Duration(30 * time.Minute), DeadLetterQueueAgeCritical: Duration(2 * time.Hour), AttemptErrors: 20,
 			RoomDepth: 2000, OldestWaiting: Duration(45 * time.Minute)},
@@ -29,13 +30,14 @@ func TestSettingsFromContext(t *testing.T) {
 		"backoffBase":        "2s",
 		"throttleErrorTypes": []any{"TooBusy"},
 		"roomTimeout":        "2h",
+		"roomMaxWait":        "8h",
 		"release":            map[string]any{"startRate": 20, "maxRate": 450, "backoff": 0.75, "tick": "500ms", "lease": "1m"},
 		"alarms": map[string]any{"deadLetterQueueAge": "30m", "deadLetterQueueAgeCritical": "2h", "attemptErrors": 20,
 			"roomDepth": 2000, "oldestWaiting": "45m"},
 	}
 	text := `{"deadLetterQueueArn": "` + dlqArn + `", "target": {"kind": "lambda", "functionArn": "` + consumerArn + `"},
 		"breakerKey": {"attribute": "tenant"}, "policy": {"BREAKER_COOLDOWN_BASE": "1m"}, "backoffBase": "2s",
-		"throttleErrorTypes": ["TooBusy"], "roomTimeout": "2h",
+		"throttleErrorTypes": ["TooBusy"], "roomTimeout": "2h", "roomMaxWait": "8h",
 		"release": {"startRate": 20, "maxRate": 450, "backoff": 0.75, "tick": "500ms", "lease": "1m"},
 		"alarms": {"deadLetterQueueAge": "30m", "deadLetterQueueAgeCritical": "2h", "attemptErrors": 20, "roomDepth": 2000, "oldestWaiting": "45m"}}`
 

@@ -36,6 +36,7 @@ const (
 	// target.FromEnv).
 	envReleaseStateMachineArn = "RELEASE_STATE_MACHINE_ARN"
 	envRoomTimeout            = "ROOM_TIMEOUT"
+	envRoomMaxWait            = "ROOM_MAX_WAIT"
 	envReleaseStartRate       = "RELEASE_START_RATE"
 	envReleaseMaxRate         = "RELEASE_MAX_RATE"
 	envReleaseBackoff         = "RELEASE_BACKOFF"
@@ -74,6 +75,7 @@ func environment(name string, s Settings, r refs) map[string]string {
 		// the room's TTL and the releasers' leases agree.
 		env[envReleaseStateMachineArn] = r.releaseStateMachineArn
 		setIf(env, envRoomTimeout, duration(s.RoomTimeout))
+		setIf(env, envRoomMaxWait, duration(s.RoomMaxWait))
 		setPace(env, s.Release)
 	case starterFn:
 		// The starter paces fresh arrivals (RELEASE_START_RATE and the

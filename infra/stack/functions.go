@@ -77,13 +77,12 @@ func releaseTimeout(s Settings) time.Duration {
 	return (release.TicksPerInvocation*tick + releaseMargin + time.Second - 1).Truncate(time.Second)
 }
 
-// roomTimeout is how long a message waits in the room at most: ROOM_TIMEOUT,
-// or the tasks' default.
-func roomTimeout(s Settings) time.Duration {
-	if s.RoomTimeout == 0 {
-		return attempt.DefaultRoomTimeout
-	}
-	return s.RoomTimeout.Std()
+// roomWaits are how long the room's watcher and every other message wait
+// in the room at most: ROOM_TIMEOUT and ROOM_MAX_WAIT, or the tasks'
+// defaults.
+func roomWaits(s Settings) (timeout, maxWait time.Duration) {
+	c := attempt.Config{RoomTimeout: s.RoomTimeout.Std(), RoomMaxWait: s.RoomMaxWait.Std()}.WithDefaults()
+	return c.RoomTimeout, c.RoomMaxWait
 }
 
 // function is one deployed function and the role it runs as.

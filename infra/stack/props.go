@@ -89,11 +89,16 @@ type Settings struct {
 	// Default: the attempt task's (6h).
 	TableRetryBudget Duration `json:"tableRetryBudget,omitempty"`
 
-	// RoomTimeout bounds one stay in the waiting room: a message whose
-	// release was lost attempts again after it (ROOM_TIMEOUT). Room items
-	// expire (TTL) twice that after they entered. Default: the tasks' (1h);
-	// 1m to 8760h.
+	// RoomTimeout bounds the stay of each room's watcher, one message at
+	// a time that attempts again after it, so that a room whose releases
+	// stopped is released again within about that (ROOM_TIMEOUT). Default:
+	// the tasks' (1h); 1m to 8760h.
 	RoomTimeout Duration `json:"roomTimeout,omitempty"`
+	// RoomMaxWait bounds the stay of every other message in the room
+	// (ROOM_MAX_WAIT). Room items expire (TTL) twice that after they
+	// entered. Default: the tasks' (the larger of 6h and RoomTimeout);
+	// RoomTimeout to 8760h.
+	RoomMaxWait Duration `json:"roomMaxWait,omitempty"`
 	// Release is the waiting room's release pace (RELEASE_*). Default: the
 	// tasks' (package tasks/pace).
 	Release ReleasePace `json:"release"`

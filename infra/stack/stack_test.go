@@ -190,7 +190,7 @@ func TestFunctionEnvironment(t *testing.T) {
 		case existingName:
 			pace = map[string]string{"RELEASE_START_RATE": "5", "RELEASE_MAX_RATE": "120.5", "RELEASE_BACKOFF": "0.8",
 				"RELEASE_TICK": "2s", "RELEASE_LEASE": "1m30s"}
-			room := map[string]string{"RELEASE_STATE_MACHINE_ARN": release, "ROOM_TIMEOUT": "30m0s"}
+			room := map[string]string{"RELEASE_STATE_MACHINE_ARN": release, "ROOM_TIMEOUT": "30m0s", "ROOM_MAX_WAIT": "12h0m0s"}
 			releaseByName = "arn:{AWS::Partition}:states:eu-west-1:123456789012:stateMachine:Redrive-Release"
 			want = map[string]map[string]string{
 				starterFn: with(pace, parking, map[string]string{"STATE_MACHINE_ARN": redrive, "TARGET_KIND": "lambda",

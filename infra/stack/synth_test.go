@@ -84,6 +84,7 @@ func fixtureSettings(name string) Settings {
 			UnknownOutcome:        "park",
 			TableRetryBudget:      Duration(2 * time.Hour),
 			RoomTimeout:           Duration(30 * time.Minute),
+			RoomMaxWait:           Duration(12 * time.Hour),
 			Release:               ReleasePace{StartRate: 5, MaxRate: 120.5, Backoff: 0.8, Tick: Duration(2 * time.Second), Lease: Duration(90 * time.Second)},
 			StarterMaxConcurrency: 5,
 			Alarms: Alarms{TopicArn: topicArn, DeadLetterQueueAge: Duration(10 * time.Minute), DeadLetterQueueAgeCritical: Duration(45 * time.Minute),

@@ -33,6 +33,7 @@ var settingOf = map[string]string{
 
 	envThrottleErrorTypes: "ThrottleErrorTypes",
 	envRoomTimeout:        "RoomTimeout",
+	envRoomMaxWait:        "RoomMaxWait",
 	envReleaseStartRate:   "Release.StartRate",
 	envReleaseMaxRate:     "Release.MaxRate",
 	envReleaseBackoff:     "Release.Backoff",
@@ -71,10 +72,10 @@ func taskProblems(name string, env map[string]string) error {
 	case attemptFn:
 		c, err := assemble.AttemptConfigFromEnv(getenv)
 		return validated(err, func() error {
-			// The builder hands ROOM_TIMEOUT to the attempt task, whose
-			// Validate holds its range.
+			// The builder hands ROOM_TIMEOUT and ROOM_MAX_WAIT to the
+			// attempt task, whose Validate holds their ranges.
 			retry := c.Retry
-			retry.RoomTimeout = c.Room.Timeout
+			retry.RoomTimeout, retry.RoomMaxWait = c.Room.Timeout, c.Room.MaxWait
 			return errors.Join(c.Validate(), retry.Validate())
 		})
 	case parkFn:

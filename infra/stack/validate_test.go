@@ -28,7 +28,8 @@ func TestValidateAcceptsAnOldestWaitingBeyondTheRoomTimeout(t *testing.T) {
 	// A message keeps its place in line through its room timeouts, so it
 	// may wait longer than one.
 	s := fixtureSettings(existingName)
-	s.Alarms.OldestWaiting = Duration(2 * roomTimeout(s))
+	timeout, _ := roomWaits(s)
+	s.Alarms.OldestWaiting = Duration(2 * timeout)
 	assert.NoError(t, s.Validate())
 }
 
@@ -92,6 +93,11 @@ func TestValidateNamesTheField(t *testing.T) {
 			return s
 		}, "RoomTimeout", "the attempt function rejects ROOM_TIMEOUT=\"30s\": must be between 1m"},
 		{"room timeout negative", func() Settings { s := demo(); s.RoomTimeout = Duration(-time.Hour); return s }, "RoomTimeout", "ROOM_TIMEOUT"},
+		{"room max wait under the room timeout", func() Settings {
+			s := valid()
+			s.RoomTimeout, s.RoomMaxWait = Duration(2*time.Hour), Duration(time.Hour)
+			return s
+		}, "RoomMaxWait", "the attempt function rejects ROOM_MAX_WAIT=\"1h0m0s\": must be between ROOM_TIMEOUT (2h0m0s)"},
 		{"release start rate negative", func() Settings { s := valid(); s.Release.StartRate = -1; return s },
 			"Release.StartRate", "rejects RELEASE_START_RATE=\"-1\": pace: policy Start -1: must be a positive rate"},
 		{"release max rate below start", func() Settings { s := valid(); s.Release = ReleasePace{StartRate: 50, MaxRate: 10}; return s },

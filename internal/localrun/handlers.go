@@ -126,7 +126,8 @@ func (s *Stack) settings() func(string) string {
 // attempt's retries, the room and its pace.
 func (s *Stack) typed(cfg *assemble.Config) {
 	cfg.Attempt.Policy, cfg.Attempt.Retry = s.opts.Policy, s.opts.Attempt
-	cfg.Attempt.Room.Timeout, cfg.Attempt.Room.Pace = s.opts.RoomTimeout, s.opts.Pace
+	cfg.Attempt.Room.Timeout, cfg.Attempt.Room.MaxWait = s.opts.RoomTimeout, s.opts.RoomMaxWait
+	cfg.Attempt.Room.Pace = s.opts.Pace
 	cfg.Starter.Pace = s.opts.Pace
 }
 

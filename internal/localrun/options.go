@@ -89,13 +89,14 @@ type Options struct {
 
 	// Env, if set, supplies the functions' settings as the Lambda
 	// functions read their environment (the BREAKER_* policy,
-	// MAX_ATTEMPTS, BACKOFF_*, DELIVERY_LEASE, ROOM_TIMEOUT, RELEASE_*,
-	// POISON_ERROR_TYPES, START_CONCURRENCY, BREAKER_KEY... ), each checked
-	// by its function's own parser, instead of the typed fields Policy,
-	// Attempt, RoomTimeout, Pace and the BreakerKey ones. The variables
-	// that wire the functions to the stack (TABLE_NAME, STATE_MACHINE_ARN,
-	// TARGET_*...) are the stack's. A message without a key goes to
-	// DefaultBreakerKey unless BREAKER_KEY_DEFAULT says otherwise.
+	// MAX_ATTEMPTS, BACKOFF_*, DELIVERY_LEASE, ROOM_TIMEOUT, ROOM_MAX_WAIT,
+	// RELEASE_*, POISON_ERROR_TYPES, START_CONCURRENCY, BREAKER_KEY...),
+	// each checked by its function's own parser, instead of the typed
+	// fields Policy, Attempt, RoomTimeout, RoomMaxWait, Pace and the
+	// BreakerKey ones. The variables that wire the functions to the stack
+	// (TABLE_NAME, STATE_MACHINE_ARN, TARGET_*...) are the stack's. A
+	// message without a key goes to DefaultBreakerKey unless
+	// BREAKER_KEY_DEFAULT says otherwise.
 	Env func(string) string
 
 	// Policy is the breaker policy; zero fields mean the breaker's
@@ -116,9 +117,10 @@ type Options struct {
 	// AttemptTimeout is the attempt function's Lambda timeout, its
 	// deadline. Default attempt.DefaultFunctionTimeout, as deployed.
 	AttemptTimeout time.Duration
-	// RoomTimeout bounds one stay in the waiting room; zero means the
-	// default (ROOM_TIMEOUT's).
-	RoomTimeout time.Duration
+	// RoomTimeout bounds the stay of a room's watcher, RoomMaxWait that
+	// of every other message in the room; zero means the default
+	// (ROOM_TIMEOUT's, ROOM_MAX_WAIT's).
+	RoomTimeout, RoomMaxWait time.Duration
 	// Pace is the waiting room's release pace; zero fields mean the
 	// defaults (RELEASE_*).
 	Pace pace.Policy

@@ -119,7 +119,7 @@ func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 	}
 	rm, launcher := b.room(cfg.Room)
 	retry := cfg.Retry
-	retry.RoomTimeout = cfg.Room.Timeout
+	retry.RoomTimeout, retry.RoomMaxWait = cfg.Room.Timeout, cfg.Room.MaxWait
 	retry = retry.WithDefaults() // validated above; the handler uses it as is
 	return &attempt.Handler{
 		Breaker:  br,

@@ -210,12 +210,12 @@ func TestHandlersAreBuiltOnTheirSettingsAndDeps(t *testing.T) {
 		b := assemble.NewBuilder(assemble.Deps{Clients: assemble.Clients{SFN: unusedSFN{}, DynamoDB: unusedDynamoDB{},
 			Delivery: target.Clients{Lambda: &consumer{}}}, MetricLines: &bytes.Buffer{}, Logger: telemetry.JSONLogger(&bytes.Buffer{})})
 		rc := roomConfig("t")
-		rc.Timeout, rc.Pace = 30*time.Minute, pace.Policy{Max: 50}
+		rc.Timeout, rc.MaxWait, rc.Pace = 30*time.Minute, 3*time.Hour, pace.Policy{Max: 50}
 		a, err := b.Attempt(assemble.AttemptConfig{
 			Table: "t", Retry: attempt.Config{MaxAttempts: 3}, Target: target.Config{Kind: target.KindLambda, Function: "c"}, Room: rc,
 		})
 		require.NoError(t, err)
-		assert.Equal(t, attempt.Config{MaxAttempts: 3, RoomTimeout: 30 * time.Minute}.WithDefaults(), a.Config)
+		assert.Equal(t, attempt.Config{MaxAttempts: 3, RoomTimeout: 30 * time.Minute, RoomMaxWait: 3 * time.Hour}.WithDefaults(), a.Config)
 		r, err := b.Release(rc, breaker.Policy{})
 		require.NoError(t, err)
 		assert.Equal(t, pace.Policy{Max: 50}.WithDefaults(), r.Launcher.Policy)

@@ -75,7 +75,7 @@ func TestAttemptConfigFromEnv(t *testing.T) {
 		},
 		Target: target.Config{Kind: target.KindLambda, Function: "orders-consumer", PoisonErrorTypes: []string{"PoisonMessage", "SchemaError"}},
 		Room: assemble.RoomConfig{
-			Table: "redrive", ReleaseStateMachineARN: releaseARN, Timeout: 30 * time.Minute, Pace: pace.Policy{Max: 100},
+			Table: "redrive", ReleaseStateMachineARN: releaseARN, Timeout: 30 * time.Minute, MaxWait: attempt.DefaultRoomMaxWait, Pace: pace.Policy{Max: 100},
 		},
 	}, cfg)
 	assert.NoError(t, cfg.Validate())
@@ -95,6 +95,8 @@ func TestAttemptConfigErrorsNameEveryVariable(t *testing.T) {
 		{name: "room timeout unparsable", changes: map[string]string{"ROOM_TIMEOUT": "3600"}, want: []string{"ROOM_TIMEOUT"}},
 		{name: "room timeout below a minute", changes: map[string]string{"ROOM_TIMEOUT": "30s"}, want: []string{"ROOM_TIMEOUT"}},
 		{name: "room timeout above a year", changes: map[string]string{"ROOM_TIMEOUT": "8761h"}, want: []string{"ROOM_TIMEOUT"}},
+		{name: "room max wait unparsable", changes: map[string]string{"ROOM_MAX_WAIT": "6"}, want: []string{"ROOM_MAX_WAIT"}},
+		{name: "room max wait below the timeout", changes: map[string]string{"ROOM_MAX_WAIT": "20m"}, want: []string{"ROOM_MAX_WAIT"}},
 		{name: "release pace out of range", changes: map[string]string{"RELEASE_BACKOFF": "1.5"}, want: []string{"RELEASE_BACKOFF"}},
 		{
 			name: "all at once, retry first",

@@ -24,7 +24,8 @@ import (
 // The environment variables of the waiting room and its release.
 const (
 	EnvReleaseStateMachineARN = "RELEASE_STATE_MACHINE_ARN"
-	EnvRoomTimeout            = "ROOM_TIMEOUT"
+	EnvRoomTimeout            = attempt.EnvRoomTimeout
+	EnvRoomMaxWait            = attempt.EnvRoomMaxWait
 )
 
 // DynamoDB is the part of the DynamoDB client the handlers call;
@@ -54,9 +55,12 @@ type RoomConfig struct {
 	// ReleaseStateMachineARN is RELEASE_STATE_MACHINE_ARN, the releaser's
 	// state machine. Required.
 	ReleaseStateMachineARN string
-	// Timeout is ROOM_TIMEOUT: how long a message waits in the room before
+	// Timeout is ROOM_TIMEOUT: how long the room's watcher waits before
 	// it attempts again on its own. Default attempt.DefaultRoomTimeout.
 	Timeout time.Duration
+	// MaxWait is ROOM_MAX_WAIT: how long any other message waits before
+	// it attempts again on its own. Default: attempt.Config's.
+	MaxWait time.Duration
 	// Pace is the release pace: RELEASE_START_RATE, RELEASE_MAX_RATE (the
 	// SendTaskSuccess budget per breaker key), RELEASE_BACKOFF,
 	// RELEASE_TICK, RELEASE_LEASE; zero fields mean pace's defaults.
@@ -66,13 +70,15 @@ type RoomConfig struct {
 // RoomConfigFromEnv reads a RoomConfig on table (the function's
 // TABLE_NAME, read by the caller) through env.
 func RoomConfigFromEnv(env *config.Env, table string) RoomConfig {
+	timeout := env.PositiveDuration(EnvRoomTimeout, attempt.DefaultRoomTimeout)
 	c := RoomConfig{
 		Table:                  table,
 		ReleaseStateMachineARN: env.Required(EnvReleaseStateMachineARN),
-		Timeout:                env.PositiveDuration(EnvRoomTimeout, attempt.DefaultRoomTimeout),
+		Timeout:                timeout,
+		MaxWait:                env.PositiveDuration(EnvRoomMaxWait, attempt.Config{RoomTimeout: timeout}.WithDefaults().RoomMaxWait),
 		Pace:                   pace.PolicyFromEnv(env),
 	}
-	if c.Timeout > 0 { // a value that did not parse, or is not positive, is reported already
+	if c.Timeout > 0 && c.MaxWait > 0 { // a value that did not parse, or is not positive, is reported already
 		for _, e := range config.Split(c.timeoutProblem()) {
 			if v, ok := errors.AsType[*config.VarError](e); ok {
 				env.Fail(v.Name, v.Problem)
@@ -96,17 +102,22 @@ func (c RoomConfig) Validate() error {
 }
 
 // timeoutProblem is what the attempt's own check finds wrong with Timeout
-// (the range of the callback state's TimeoutSeconds), so that a bad
-// ROOM_TIMEOUT fails at start rather than every Attempt invocation; nil
-// when it is usable (zero means the default).
+// and MaxWait (the range of the callback state's TimeoutSeconds), so that
+// a bad ROOM_TIMEOUT or ROOM_MAX_WAIT fails at start rather than every
+// Attempt invocation; nil when they are usable (zero means the default).
 func (c RoomConfig) timeoutProblem() error {
-	return attempt.Config{RoomTimeout: c.Timeout}.Validate()
+	return c.attempt().Validate()
 }
 
-// ttl is how long room items live: twice the room's timeout, after which
-// their tokens are worthless.
+// attempt is the attempt's Config with the room's timeouts alone.
+func (c RoomConfig) attempt() attempt.Config {
+	return attempt.Config{RoomTimeout: c.Timeout, RoomMaxWait: c.MaxWait}
+}
+
+// ttl is how long room items live: twice the longest wait in the room,
+// after which their tokens are worthless.
 func (c RoomConfig) ttl() time.Duration {
-	return 2 * max(c.Timeout, attempt.DefaultRoomTimeout)
+	return 2 * c.attempt().WithDefaults().RoomMaxWait
 }
 
 // room builds the room, the pace store and the releaser's launcher on cfg

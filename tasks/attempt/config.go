@@ -18,6 +18,16 @@ const (
 	EnvTableRetryBudget = "TABLE_RETRY_BUDGET"
 )
 
+// The environment variables of the room's timeouts, read with the room's
+// settings (tasks/assemble) by every function that routes to the room.
+const (
+	EnvRoomTimeout = "ROOM_TIMEOUT"
+	EnvRoomMaxWait = "ROOM_MAX_WAIT"
+)
+
+// maxTaskTimeout is Step Functions' limit on a task's TimeoutSeconds.
+const maxTaskTimeout = 365 * 24 * time.Hour
+
 // What a delivery whose outcome is unknown does (UNKNOWN_OUTCOME): the
 // Attempt that made it died while the consumer call was in flight, and
 // the next one takes its delivery record over when its lease ends.
@@ -48,10 +58,14 @@ const (
 	// deployed by default: the Attempt's own deadline, within which it
 	// delivers (see recordMargin) and records.
 	DefaultFunctionTimeout = 60 * time.Second
-	// DefaultRoomTimeout bounds one stay in the waiting room: far above
+	// DefaultRoomTimeout bounds the stay of a room's watcher: far above
 	// the probe cadence (CooldownMax), so a release, not the timeout,
 	// normally ends the wait; each timeout costs one more Attempt cycle.
 	DefaultRoomTimeout = time.Hour
+	// DefaultRoomMaxWait bounds the stay of every other message in the
+	// room: above the outages and drains a room is meant for, so that
+	// they cost no cycles.
+	DefaultRoomMaxWait = 6 * time.Hour
 	// DefaultMaxCycles keeps an execution's history far below Step
 	// Functions' 25,000-event limit. One cycle costs at most 13 events: the
 	// Attempt Task state 5 (TaskStateEntered, TaskScheduled, TaskStarted,
@@ -94,11 +108,16 @@ type Config struct {
 	// UnknownOutcome is what a delivery whose outcome is unknown does:
 	// Redeliver or Park. UNKNOWN_OUTCOME, default Redeliver.
 	UnknownOutcome string
-	// RoomTimeout bounds one stay in the waiting room, so a lost release
-	// never strands a message: it attempts again. ROOM_TIMEOUT (read with
-	// the room's settings), default 1h, at most 1 year (Step Functions'
-	// task timeout limit).
+	// RoomTimeout bounds the stay of a room's watcher (room.Watch): one
+	// message at a time per room that attempts again after it, so a room
+	// whose releases stopped is back at its breaker within about that.
+	// ROOM_TIMEOUT (read with the room's settings), default 1h, at most 1
+	// year (Step Functions' task timeout limit).
 	RoomTimeout time.Duration
+	// RoomMaxWait bounds the stay of every other message in the room.
+	// ROOM_MAX_WAIT (read with the room's settings), default the larger of
+	// 6h and RoomTimeout, between RoomTimeout and 1 year.
+	RoomMaxWait time.Duration
 }
 
 // WithDefaults returns c with every zero field set to its default.
@@ -109,6 +128,7 @@ func (c Config) WithDefaults() Config {
 	setDefault(&c.BackoffMax, DefaultBackoffMax)
 	setDefault(&c.DeliveryLease, DefaultDeliveryLease)
 	setDefault(&c.RoomTimeout, DefaultRoomTimeout)
+	setDefault(&c.RoomMaxWait, max(DefaultRoomMaxWait, c.RoomTimeout))
 	setDefault(&c.UnknownOutcome, Redeliver)
 	setDefault(&c.TableRetryBudget, DefaultTableRetryBudget)
 	return c
@@ -147,8 +167,10 @@ func (c Config) problems() []*config.VarError {
 	check(c.TableRetryBudget < time.Minute, EnvTableRetryBudget, "must be at least 1m")
 	check(c.UnknownOutcome != Redeliver && c.UnknownOutcome != Park, EnvUnknownOutcome,
 		fmt.Sprintf("%q, want %q (at least once) or %q (at most once)", c.UnknownOutcome, Redeliver, Park))
-	check(c.RoomTimeout < time.Minute || c.RoomTimeout > 365*24*time.Hour, "ROOM_TIMEOUT",
-		"must be between 1m and 8760h (a year, Step Functions' task timeout limit)")
+	badTimeout := c.RoomTimeout < time.Minute || c.RoomTimeout > maxTaskTimeout
+	check(badTimeout, EnvRoomTimeout, "must be between 1m and 8760h (a year, Step Functions' task timeout limit)")
+	check(!badTimeout && (c.RoomMaxWait < c.RoomTimeout || c.RoomMaxWait > maxTaskTimeout), EnvRoomMaxWait,
+		fmt.Sprintf("must be between %s (%s) and 8760h (a year, Step Functions' task timeout limit)", EnvRoomTimeout, c.RoomTimeout))
 	return out
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/tasks/attempt"
 	"github.com/redrive/redrive/tasks/config"
@@ -65,7 +66,20 @@ func TestConfigFromEnv(t *testing.T) {
 func TestConfigZeroMeansDefault(t *testing.T) {
 	assert.Equal(t, attempt.Config{MaxAttempts: attempt.DefaultMaxAttempts, BackoffBase: attempt.DefaultBackoffBase,
 		BackoffMax: attempt.DefaultBackoffMax, MaxCycles: attempt.DefaultMaxCycles, DeliveryLease: attempt.DefaultDeliveryLease,
-		RoomTimeout: attempt.DefaultRoomTimeout, UnknownOutcome: attempt.Redeliver, TableRetryBudget: attempt.DefaultTableRetryBudget},
+		RoomTimeout: attempt.DefaultRoomTimeout, RoomMaxWait: attempt.DefaultRoomMaxWait, UnknownOutcome: attempt.Redeliver,
+		TableRetryBudget: attempt.DefaultTableRetryBudget},
 		attempt.Config{}.WithDefaults())
 	assert.NoError(t, attempt.Config{}.Validate())
+}
+
+func TestRoomMaxWaitIsAtLeastTheRoomTimeout(t *testing.T) {
+	long := attempt.Config{RoomTimeout: 12 * time.Hour}.WithDefaults()
+	assert.Equal(t, 12*time.Hour, long.RoomMaxWait, "the default follows a longer ROOM_TIMEOUT")
+	assert.NoError(t, long.Validate())
+
+	err := attempt.Config{RoomTimeout: 2 * time.Hour, RoomMaxWait: time.Hour}.Validate()
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "ROOM_MAX_WAIT")
+	assert.ErrorContains(t, err, "must be between ROOM_TIMEOUT (2h0m0s) and 8760h")
+	assert.ErrorContains(t, attempt.Config{RoomMaxWait: 8761 * time.Hour}.Validate(), "ROOM_MAX_WAIT")
 }

@@ -114,6 +114,9 @@ func (h *Handler) Handle(ctx context.Context, event json.RawMessage) (message.Do
 		return message.Document{}, &InvalidDocument{Err: err}
 	}
 	doc, err = h.attempt(ctx, doc, h.Config)
+	if err == nil {
+		doc = h.watch(ctx, doc, h.Config)
+	}
 	if err != nil {
 		h.Logger.WarnContext(ctx, "attempt failed", "breaker", doc.BreakerKey, "originId", doc.OriginID,
 			"attempt", doc.Attempt, "try", doc.Tries+1, "error", err.Error())
@@ -156,6 +159,7 @@ func (h *Handler) check() error {
 // attempt is one cycle on a valid document.
 func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config) (message.Document, error) {
 	doc.Next, doc.WaitSeconds, doc.RoomTimeoutSeconds = "", 0, 0
+	backFromRoom := doc.RoomExit != nil
 	doc.Decision, doc.Outcome, doc.BreakerState, doc.ParkReason, doc.RoomExit = "", "", "", "", nil
 	doc.Cycles++
 	if doc.Cycles > cfg.MaxCycles {
@@ -191,9 +195,11 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 		return h.tableFailed(doc, cfg, table, &TableUnavailable{Breaker: key, Op: "admit", Cause: err.Error()})
 	}
 	doc.Decision, doc.BreakerState = d.Verdict.String(), d.State.String()
-	if d.Lifted {
-		// A timed hold just ended (its scout, most likely): release the
-		// messages it held.
+	if d.Lifted || backFromRoom && d.State != breaker.Open && d.State != breaker.ForcedOpen {
+		// A timed hold just ended (its scout, most likely), or the room
+		// timed a message out (its watcher, most likely) while the
+		// breaker lets messages through: release the room, in case its
+		// releases stopped.
 		h.startReleaser(ctx, key)
 	}
 	switch d.Verdict {
@@ -573,10 +579,31 @@ func (h *Handler) wait(doc message.Document, d time.Duration) message.Document {
 	return doc
 }
 
-// queue routes the document to the waiting room.
+// queue routes the document to the waiting room, for at most RoomMaxWait
+// unless it watches the room (see watch).
 func (h *Handler) queue(doc message.Document, cfg Config) message.Document {
 	h.Metrics.Count(doc.BreakerKey, telemetry.Queued, 1)
-	doc.Next, doc.RoomTimeoutSeconds = message.NextRoom, waitSeconds(cfg.RoomTimeout)
+	doc.Next, doc.RoomTimeoutSeconds = message.NextRoom, waitSeconds(cfg.RoomMaxWait)
+	return doc
+}
+
+// watch makes a document bound for its breaker's room the room's watcher
+// when the room has none (room.Watch): the watcher waits RoomTimeout at
+// most, so a room whose releases stopped has a message back at its
+// breaker within about that, while the others wait up to RoomMaxWait and
+// cost no cycles however long the outage. When the watch cannot be checked,
+// the document watches.
+func (h *Handler) watch(ctx context.Context, doc message.Document, cfg Config) message.Document {
+	if doc.Next != message.NextRoom || doc.HeldBy != "" || cfg.RoomMaxWait == cfg.RoomTimeout {
+		return doc
+	}
+	took, err := h.Room.Watch(ctx, doc.BreakerKey, h.Clock.Now(), cfg.RoomTimeout)
+	if err != nil {
+		h.Logger.WarnContext(ctx, "could not check the room's watch; this message watches it", "breaker", doc.BreakerKey, "error", err.Error())
+	}
+	if took || err != nil {
+		doc.RoomTimeoutSeconds = waitSeconds(cfg.RoomTimeout)
+	}
 	return doc
 }
 

@@ -1,9 +1,15 @@
 package attempt_test
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -237,4 +243,65 @@ func TestTheEndOfATimedHoldStartsTheReleaser(t *testing.T) {
 	assert.Equal(t, message.NextDone, scout.Next, "the scout goes first when the hold ends")
 	assert.Equal(t, []string{"orders"}, f.launcher.Keys(), "and starts the release of the messages the hold kept")
 	assert.Equal(t, 1, f.target.calls())
+}
+
+// queued runs a fresh message m-<n> on key, which the breaker turns away
+// to the room, and returns its room timeout.
+func (f fixture) queued(t *testing.T, key string, n int) time.Duration {
+	t.Helper()
+	doc := newDocument(key)
+	doc.OriginID = fmt.Sprintf("m-%d", n)
+	doc.Message.ID = doc.OriginID
+	out, err := f.run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, message.NextRoom, out.Next)
+	return time.Duration(out.RoomTimeoutSeconds) * time.Second
+}
+
+// One message at a time watches its room: it waits ROOM_TIMEOUT at most,
+// the others ROOM_MAX_WAIT; once the watch ends, the next message to
+// queue watches.
+func TestOneMessageAtATimeWatchesTheRoom(t *testing.T) {
+	cfg := testConfig
+	cfg.RoomTimeout, cfg.RoomMaxWait = 10*time.Minute, 5*time.Hour
+	policy := tripping
+	policy.CooldownBase, policy.CooldownMax = time.Hour, time.Hour // no probe while the test runs
+	f := newFixture(t, options{policy: policy, config: cfg}, target.Delivered())
+	f.trip(t, "orders")
+	scout, err := f.run(t, newDocument("orders"))
+	require.NoError(t, err)
+	require.Equal(t, message.NextWait, scout.Next, "the first message after the trip scouts")
+
+	assert.Equal(t, 10*time.Minute, f.queued(t, "orders", 2), "the first in the room watches it")
+	assert.Equal(t, 5*time.Hour, f.queued(t, "orders", 3))
+	f.clock.Advance(9 * time.Minute)
+	assert.Equal(t, 5*time.Hour, f.queued(t, "orders", 4), "watched until 10 minutes after the watcher queued")
+	f.clock.Advance(time.Minute)
+	assert.Equal(t, 10*time.Minute, f.queued(t, "orders", 5), "the watch ended: this one takes it")
+}
+
+// watchFailing is a room API whose writes of the room's watch fail.
+type watchFailing struct{ room.API }
+
+func (w watchFailing) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	if pk, ok := in.Item["pk"].(*types.AttributeValueMemberS); ok && strings.HasPrefix(pk.Value, room.WatchPrefix) {
+		return nil, errors.New("injected: table unavailable")
+	}
+	return w.API.PutItem(ctx, in, opts...)
+}
+
+// When the watch cannot be checked, the message watches: a room is never
+// left without a message that comes back.
+func TestAMessageWatchesTheRoomWhenTheWatchCannotBeChecked(t *testing.T) {
+	cfg := testConfig
+	cfg.RoomTimeout, cfg.RoomMaxWait = 10*time.Minute, 5*time.Hour
+	f := newFixture(t, options{policy: tripping, config: cfg}, target.Delivered())
+	f.handler.Room = room.New(watchFailing{f.client}, f.table, time.Hour)
+	f.trip(t, "orders")
+	_, err := f.run(t, newDocument("orders"))
+	require.NoError(t, err)
+
+	assert.Equal(t, 10*time.Minute, f.queued(t, "orders", 2))
+	assert.Equal(t, 10*time.Minute, f.queued(t, "orders", 3))
+	assert.Contains(t, f.log.String(), "could not check the room's watch")
 }

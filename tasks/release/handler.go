@@ -154,7 +154,7 @@ func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return out, fmt.Errorf("release: %w", err)
 	}
-	full := c.Resumed+c.Gone+c.Lost >= quota
+	full := c.Resumed+c.Gone >= quota
 	drained := c.Listed < quota
 	if _, _, err := h.Launcher.Pace.Update(ctx, key, in.Epoch, func(s pace.State) pace.State {
 		s.Full = full && row.State != breaker.HalfOpen
@@ -163,7 +163,7 @@ func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 		return out, fmt.Errorf("release: %w", err)
 	}
 	h.Logger.InfoContext(ctx, "release tick", "breaker", key, "epoch", in.Epoch, "tick", out.Ticks,
-		"breakerState", out.State, "rate", out.Rate, "quota", quota, "released", c.Resumed, "dropped", c.Gone, "lost", c.Lost)
+		"breakerState", out.State, "rate", out.Rate, "quota", quota, "released", c.Resumed, "dropped", c.Gone)
 	h.report(ctx, out, pol.Tick)
 	if drained && row.State != breaker.HalfOpen {
 		return h.stop(ctx, out)

@@ -27,11 +27,10 @@ type Outcome int
 const (
 	// Resumed: the entry was taken and its execution resumed.
 	Resumed Outcome = iota + 1
-	// Gone: the entry was taken but its execution no longer waits on the
-	// token (timed out, stopped, or an old token); it is dropped.
+	// Gone: the entry's execution no longer waits on its token (timed
+	// out, stopped, resumed by an earlier release, or an old token); the
+	// entry is dropped.
 	Gone
-	// Lost: another releaser took the entry first.
-	Lost
 )
 
 // Counts adds up what a batch of releases did.
@@ -39,34 +38,34 @@ type Counts struct {
 	// Listed counts the entries the batch found in the room; fewer than
 	// asked for means the room ran short.
 	Listed int
-	// Resumed, Gone and Lost count entries by Outcome.
-	Resumed, Gone, Lost int
+	// Resumed and Gone count entries by Outcome.
+	Resumed, Gone int
 }
 
-// Release takes e out of the room and resumes its execution with
-// SendTaskSuccess. A token the execution no longer waits on is dropped
-// (TaskTimedOut, TaskDoesNotExist, InvalidToken: the state's own timeout
-// brings such a message back). Any other failure of SendTaskSuccess puts
-// the entry back and returns the error, so nothing is lost.
+// Release resumes e's execution with SendTaskSuccess, then takes e out of
+// the room. Resuming first means a releaser that dies between the two
+// loses nothing: the entry stays, and the next release of it finds its
+// token used (Step Functions completes a task token once) and drops it. A
+// token the execution no longer waits on is dropped the same way
+// (TaskTimedOut, TaskDoesNotExist, InvalidToken: the state's own timeout,
+// or an earlier release, brought the message back). Any other failure of
+// SendTaskSuccess leaves the entry in its place and returns the error.
 func (r *Room) Release(ctx context.Context, tasks TaskAPI, e Entry) (Outcome, error) {
-	taken, err := r.Take(ctx, e)
-	if err != nil {
+	_, err := tasks.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(e.Token), Output: aws.String(ReleasedOutput)})
+	outcome := Resumed
+	switch {
+	case gone(err):
+		outcome = Gone
+	case err != nil:
+		return 0, fmt.Errorf("room %q: release %s (left in the room): %w", e.Key, e.MessageID, err)
+	}
+	// An entry of the same message with a new token (it is back in the
+	// room already) stays; a failed delete leaves a spent token, which
+	// the next release drops.
+	if _, err := r.Take(context.WithoutCancel(ctx), e); err != nil && outcome == Gone {
 		return 0, err
 	}
-	if !taken {
-		return Lost, nil
-	}
-	_, err = tasks.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(e.Token), Output: aws.String(ReleasedOutput)})
-	if err == nil {
-		return Resumed, nil
-	}
-	if gone(err) {
-		return Gone, nil
-	}
-	if back := r.Enter(context.WithoutCancel(ctx), e); back != nil {
-		return 0, fmt.Errorf("room %q: release %s: %w (and putting it back failed: %w; its waiting state's timeout brings it back)", e.Key, e.MessageID, err, back)
-	}
-	return 0, fmt.Errorf("room %q: release %s (put back): %w", e.Key, e.MessageID, err)
+	return outcome, nil
 }
 
 // ReleaseOldest releases up to n of key's oldest entries, calling pause
@@ -93,8 +92,6 @@ func (r *Room) ReleaseOldest(ctx context.Context, tasks TaskAPI, key string, n i
 			c.Resumed++
 		case Gone:
 			c.Gone++
-		case Lost:
-			c.Lost++
 		}
 	}
 	return c, nil

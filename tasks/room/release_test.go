@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/assert"
@@ -44,8 +45,51 @@ func TestReleaseResumesTheExecution(t *testing.T) {
 
 	o, err = e.room.Release(t.Context(), tasks, en)
 	require.NoError(t, err)
-	assert.Equal(t, room.Lost, o, "taken already: nobody resumes it twice")
+	assert.Equal(t, room.Gone, o, "its token is spent: Step Functions resumes nobody twice")
 	assert.Len(t, tasks.Resumed(), 1)
+}
+
+// A releaser that dies between SendTaskSuccess and the delete leaves a
+// spent token in the room: the next release drops it, and the message,
+// resumed already, is not lost.
+func TestAReleaseThatDiesBeforeTheDeleteLeavesASpentTokenTheNextDrops(t *testing.T) {
+	e := newEnv(t)
+	en := entry("orders", "m-1#1", 0)
+	e.enter(t, en)
+	tasks := &roomtest.SFN{}
+	_, err := tasks.SendTaskSuccess(t.Context(), &sfn.SendTaskSuccessInput{TaskToken: aws.String(en.Token)})
+	require.NoError(t, err, "the dead releaser's resume")
+	assert.Equal(t, []string{"m-1#1"}, e.left(t, "orders"), "its entry is still there")
+
+	o, err := e.room.Release(t.Context(), tasks, en)
+	require.NoError(t, err)
+	assert.Equal(t, room.Gone, o)
+	assert.Empty(t, e.left(t, "orders"), "dropped")
+	assert.Len(t, tasks.Resumed(), 1, "resumed once")
+}
+
+// A message back in the room under a new token while a release of its old
+// one was under way keeps its new entry.
+func TestReleaseKeepsTheEntryOfANewerToken(t *testing.T) {
+	e := newEnv(t)
+	old := entry("orders", "m-1#1", 0)
+	e.enter(t, old)
+	renewed := old
+	renewed.Token = "token-m-1#1-again"
+	tasks := &roomtest.SFN{Fail: func(token string) error {
+		if token == old.Token {
+			require.NoError(t, e.room.Enter(t.Context(), renewed))
+			return &sfntypes.TaskTimedOut{Message: aws.String("Task Timed Out")}
+		}
+		return nil
+	}}
+	o, err := e.room.Release(t.Context(), tasks, old)
+	require.NoError(t, err)
+	assert.Equal(t, room.Gone, o)
+	got, err := e.room.Oldest(t.Context(), "orders", 5)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, renewed.Token, got[0].Token, "the new entry stays")
 }
 
 func TestReleaseDropsATokenItsExecutionNoLongerWaitsOn(t *testing.T) {
@@ -66,7 +110,7 @@ func TestReleaseDropsATokenItsExecutionNoLongerWaitsOn(t *testing.T) {
 	}
 }
 
-func TestReleasePutsTheEntryBackWhenStepFunctionsFails(t *testing.T) {
+func TestReleaseLeavesTheEntryWhenStepFunctionsFails(t *testing.T) {
 	e := newEnv(t)
 	en := entry("orders", "m-1#1", 0)
 	e.enter(t, en)
@@ -75,11 +119,11 @@ func TestReleasePutsTheEntryBackWhenStepFunctionsFails(t *testing.T) {
 	o, err := e.room.Release(t.Context(), failing(outage), en)
 	require.Error(t, err)
 	assert.ErrorIs(t, err, outage)
-	assert.ErrorContains(t, err, `room "orders": release m-1#1 (put back)`)
+	assert.ErrorContains(t, err, `room "orders": release m-1#1 (left in the room)`)
 	assert.Zero(t, o)
 	got, lerr := e.room.Oldest(t.Context(), "orders", 5)
 	require.NoError(t, lerr)
-	assert.Equal(t, []room.Entry{en}, got, "back in its place with its token")
+	assert.Equal(t, []room.Entry{en}, got, "in its place with its token")
 
 	o, err = e.room.Release(t.Context(), &roomtest.SFN{}, en)
 	require.NoError(t, err)

@@ -30,6 +30,7 @@ const (
 	attrSince   = "since"
 	attrTTL     = "ttl"
 	attrMessage = "message_id"
+	attrWatch   = "watch_until"
 )
 
 // seqTime formats Since so that sequence strings sort by time.
@@ -38,6 +39,7 @@ const seqTime = "2006-01-02T15:04:05.000000000Z"
 // API is the part of the DynamoDB client the room calls; *dynamodb.Client
 // satisfies it.
 type API interface {
+	GetItem(ctx context.Context, params *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	PutItem(ctx context.Context, params *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
 	DeleteItem(ctx context.Context, params *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 	Query(ctx context.Context, params *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
@@ -101,7 +103,7 @@ func (r *Room) Enter(ctx context.Context, e Entry) error {
 			attrMessage: str(e.MessageID),
 			attrEntered: str(at.Format(time.RFC3339Nano)),
 			attrSince:   str(since.Format(time.RFC3339Nano)),
-			attrTTL:     &types.AttributeValueMemberN{Value: strconv.FormatInt(at.Add(r.ttl).Unix(), 10)},
+			attrTTL:     num(at.Add(r.ttl).Unix()),
 		},
 	})
 	if err != nil {
@@ -147,8 +149,8 @@ func (r *Room) Oldest(ctx context.Context, key string, n int) ([]Entry, error) {
 }
 
 // Take removes e from the room if it is still there with the same token,
-// and reports whether it did: of two releasers that listed the same entry,
-// exactly one takes it.
+// and reports whether it did: an entry the message made since, with a new
+// token, stays.
 func (r *Room) Take(ctx context.Context, e Entry) (bool, error) {
 	_, err := r.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:                 aws.String(r.table),
@@ -220,10 +222,58 @@ func (r *Room) Gauges(ctx context.Context, key string, now time.Time, withDepth 
 // KeyPrefix starts the partition key of every room item.
 const KeyPrefix = "room#"
 
+// WatchPrefix starts the partition key of a room's watch item.
+const WatchPrefix = "roomwatch#"
+
+// Watch makes the caller key's watcher until now+d when the room has none
+// (no watch, or one that ended by now), and reports whether it did: of
+// many callers at once, one is. The watcher's message waits in the room at
+// most d, the others longer, so that a room whose releases stopped (a
+// releaser that failed for good, a broken chain of scouts) has a message
+// back at its breaker within about d, without every message coming back.
+// It reads the watch first (an eventually consistent read, a quarter of a
+// write's price and spread over more capacity) and writes only when it
+// saw none.
+func (r *Room) Watch(ctx context.Context, key string, now time.Time, d time.Duration) (bool, error) {
+	pk := map[string]types.AttributeValue{attrPK: str(WatchPrefix + key)}
+	got, err := r.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.table), Key: pk})
+	if err != nil {
+		return false, fmt.Errorf("room %q: read the watch: %w", key, err)
+	}
+	if n, ok := got.Item[attrWatch].(*types.AttributeValueMemberN); ok {
+		if until, err := strconv.ParseInt(n.Value, 10, 64); err == nil && until > now.UnixMilli() {
+			return false, nil
+		}
+	}
+	until := now.Add(d)
+	_, err = r.api.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(r.table),
+		Item: map[string]types.AttributeValue{
+			attrPK:    pk[attrPK],
+			attrWatch: num(until.UnixMilli()),
+			attrTTL:   num(until.Add(r.ttl).Unix()),
+		},
+		ConditionExpression:       aws.String("attribute_not_exists(#watch) OR #watch <= :now"),
+		ExpressionAttributeNames:  map[string]string{"#watch": attrWatch},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":now": num(now.UnixMilli())},
+	})
+	if _, taken := errors.AsType[*types.ConditionalCheckFailedException](err); taken {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("room %q: watch: %w", key, err)
+	}
+	return true, nil
+}
+
 // pk is a room item's partition key.
 func pk(key, messageID string) string { return KeyPrefix + key + "#" + messageID }
 
 func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+
+func num(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
 
 // decode reads a room item of key.
 func decode(key string, item map[string]types.AttributeValue) (Entry, error) {

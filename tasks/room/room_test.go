@@ -241,3 +241,43 @@ func TestOldestReportsAMalformedItem(t *testing.T) {
 		})
 	}
 }
+
+func TestWatchHasOneWatcherAtATimePerRoom(t *testing.T) {
+	e := newEnv(t)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	watch := func(key string, now time.Time) bool {
+		t.Helper()
+		took, err := e.room.Watch(t.Context(), key, now, time.Hour)
+		require.NoError(t, err)
+		return took
+	}
+	assert.True(t, watch("orders", t0), "an unwatched room")
+	assert.False(t, watch("orders", t0.Add(59*time.Minute)), "watched until t0+1h")
+	assert.True(t, watch("billing", t0), "each room has its own watch")
+	assert.True(t, watch("orders", t0.Add(time.Hour)), "the watch ended")
+	assert.False(t, watch("orders", t0.Add(90*time.Minute)), "watched again, until t0+2h")
+}
+
+func TestWatchPicksOneOfManyRacingCallers(t *testing.T) {
+	e := newEnv(t)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	const goroutines = 64
+	var watchers atomic.Int32
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range goroutines {
+		wg.Go(func() {
+			<-start
+			took, err := e.room.Watch(context.Background(), "orders", now, time.Hour)
+			if assert.NoError(t, err) && took {
+				watchers.Add(1)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	assert.Equal(t, int32(1), watchers.Load(), "exactly one caller watches the room")
+	depth, err := e.room.Depth(t.Context(), "orders")
+	require.NoError(t, err)
+	assert.Zero(t, depth, "the watch is not in line")
+}

@@ -36,7 +36,9 @@ func Table(tb testing.TB) (*dynamodb.Client, string) {
 
 // SFN is a hand-written Step Functions client. SendTaskSuccess records
 // the tokens it resumes, answering with Fail(token) when Fail is set and
-// returns an error (the token then counts as not resumed).
+// returns an error (the token then counts as not resumed), and with
+// TaskTimedOut for a token resumed before, as Step Functions answers for a
+// closed task.
 // StartExecution records the names it starts; a name started before is
 // ExecutionAlreadyExists, as Step Functions answers. Set Fail before use.
 type SFN struct {
@@ -59,6 +61,9 @@ func (s *SFN) SendTaskSuccess(_ context.Context, in *sfn.SendTaskSuccessInput, _
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if slices.Contains(s.resumed, token) {
+		return nil, &sfntypes.TaskTimedOut{Message: aws.String("Provided task does not exist anymore")}
+	}
 	s.resumed = append(s.resumed, token)
 	s.outputs = append(s.outputs, aws.ToString(in.Output))
 	return &sfn.SendTaskSuccessOutput{}, nil
