@@ -3,8 +3,8 @@
 // breaker row, and starts the waiting room's releaser after a command that
 // lets messages through; it manages the routing rules; and it runs a
 // replay of the parking lot. Settings: TABLE_NAME; PARKING_LOT_URL and
-// DLQ_URL (the replay); RELEASE_STATE_MACHINE_ARN, ROOM_TIMEOUT, RELEASE_*
-// (assemble.RoomFromEnv).
+// DLQ_URL (the replay); RELEASE_STATE_MACHINE_ARN, ROOM_TIMEOUT,
+// ROOM_MAX_WAIT, RELEASE_* (assemble.RoomFromEnv).
 package main
 
 import (

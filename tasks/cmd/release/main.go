@@ -1,8 +1,8 @@
 // Command release is the Lambda function behind the release state
 // machine's Release state: one tick of a breaker's releaser, resuming the
 // waiting room's oldest messages at the pace the target takes. Settings:
-// TABLE_NAME; RELEASE_STATE_MACHINE_ARN, ROOM_TIMEOUT, RELEASE_*;
-// BREAKER_* (assemble.RoomFromEnv).
+// TABLE_NAME; RELEASE_STATE_MACHINE_ARN, ROOM_TIMEOUT, ROOM_MAX_WAIT,
+// RELEASE_*; BREAKER_* (assemble.RoomFromEnv).
 package main
 
 import (

@@ -2,8 +2,8 @@
 // machine's WaitingRoom state (invoked with .waitForTaskToken): it stores
 // the turned-away message's task token in the waiting room and starts the
 // room's releaser if the breaker lets messages through. Settings:
-// TABLE_NAME; RELEASE_STATE_MACHINE_ARN, ROOM_TIMEOUT, RELEASE_*; BREAKER_*
-// (assemble.RoomFromEnv).
+// TABLE_NAME; RELEASE_STATE_MACHINE_ARN, ROOM_TIMEOUT, ROOM_MAX_WAIT,
+// RELEASE_*; BREAKER_* (assemble.RoomFromEnv).
 package main
 
 import (
