@@ -267,10 +267,10 @@ func (h *Handler) ensureScout(ctx context.Context, doc message.Document, cfg Con
 
 // startReleaser starts key's releaser unless one runs. A failure is
 // logged, not returned: the delivery's outcome stands, and the room's
-// timeout brings the waiting messages back if no releaser comes.
+// watcher, back within ROOM_TIMEOUT, starts one if none came.
 func (h *Handler) startReleaser(ctx context.Context, key string) {
 	if _, err := h.Launcher.Ensure(ctx, key); err != nil {
-		h.Logger.WarnContext(ctx, "could not start the releaser; the room's timeout covers it", "breaker", key, "error", err.Error())
+		h.Logger.WarnContext(ctx, "could not start the releaser; the room's watcher covers it", "breaker", key, "error", err.Error())
 	}
 }
 
