@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -441,28 +443,68 @@ func TestResetReleasesTheRoom(t *testing.T) {
 	assert.Equal(t, breaker.CauseReset, s.BreakerChanges()[len(s.BreakerChanges())-1].Cause, "no change after the reset")
 }
 
-// The room's releases stop for good right after an operator's release (the
-// release function fails until its state machine gives up): the room's
-// watcher, back at its breaker after ROOM_TIMEOUT, finds it closed and
-// starts a releaser, which drains the room. Nobody else waits out
-// ROOM_MAX_WAIT.
+// failRelease makes the stack's release function fail until the returned
+// func puts the real one back.
+func failRelease(t *testing.T, s *localrun.Stack) (restore func()) {
+	t.Helper()
+	require.NoError(t, s.Registry.Register(localrun.FunctionRelease, func(context.Context, release.Input) (release.Output, error) {
+		return release.Output{}, errors.New("injected: the release function fails")
+	}))
+	return func() { require.NoError(t, s.Registry.Register(localrun.FunctionRelease, s.Handlers.Release.Handle)) }
+}
+
+// The release function fails for ten minutes right after an operator's
+// release: the releaser's retries outlast it, and the same releaser drains
+// the room once the function recovers, long before any room timeout.
+func TestAReleaserOutlastsAFailingReleaseFunction(t *testing.T) {
+	const n = 50
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := start(t, localrun.Options{Start: t0})
+	holdInTheRoom(t, s, "outlast", n, t0.Add(time.Minute))
+	restore := failRelease(t, s)
+	releasedAt := s.Executor.Now()
+	runAdmin(t, s, admin.Request{Command: "release", Breaker: "orders", Reason: "maintenance over"})
+	runUntil(t, s, releasedAt.Add(10*time.Minute))
+	depth, _ := s.Room()
+	require.Equal(t, n, depth, "nothing released while the function fails")
+	restore()
+
+	drain(t, s)
+	out := accountFor(t, s)
+	assert.Len(t, out.delivered, n, "every message delivered")
+	xs := releaseExecutions(t, s)
+	require.Len(t, xs, 1, "one releaser")
+	assert.Equal(t, local.Succeeded, xs[0].Status)
+	assert.Positive(t, countEvents(t, s, xs[0].ARN, "TaskFailed"), "it retried")
+	for id, v := range visitsByOrigin(t, s) {
+		for _, visit := range v {
+			assert.False(t, visit.TimedOut, "message %s released, not timed out", id)
+		}
+	}
+}
+
+// The room's releaser is stopped for good right after an operator's
+// release (its function failing, then the execution stopped, as an
+// operator or the history limit would): the room's watcher, back at its
+// breaker after ROOM_TIMEOUT, finds it closed and starts a releaser, which
+// drains the room. Nobody else waits out ROOM_MAX_WAIT.
 func TestAStalledRoomIsReleasedWhenItsWatcherComesBack(t *testing.T) {
 	const n, roomTimeout = 50, 10 * time.Minute
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := start(t, localrun.Options{Start: t0, RoomTimeout: roomTimeout})
 	holdInTheRoom(t, s, "stalled", n, t0.Add(time.Minute))
-	require.NoError(t, s.Registry.Register(localrun.FunctionRelease, func(context.Context, release.Input) (release.Output, error) {
-		return release.Output{}, errors.New("injected: the release function fails")
-	}))
+	restore := failRelease(t, s)
 	releasedAt := s.Executor.Now()
 	runAdmin(t, s, admin.Request{Command: "release", Breaker: "orders", Reason: "maintenance over"})
-	runUntil(t, s, releasedAt.Add(5*time.Minute))
+	runUntil(t, s, releasedAt.Add(2*time.Minute))
 	xs := releaseExecutions(t, s)
 	require.Len(t, xs, 1)
-	require.Equal(t, local.Failed, xs[0].Status, "the releaser gave up")
+	_, err := s.SFN.StopExecution(t.Context(), &sfn.StopExecutionInput{ExecutionArn: aws.String(xs[0].ARN), Cause: aws.String("stopped by the test")})
+	require.NoError(t, err)
+	restore()
+	runUntil(t, s, releasedAt.Add(5*time.Minute))
 	depth, _ := s.Room()
 	require.Equal(t, n, depth, "the room is stalled")
-	require.NoError(t, s.Registry.Register(localrun.FunctionRelease, s.Handlers.Release.Handle))
 
 	drain(t, s)
 	out := accountFor(t, s)
@@ -485,5 +527,7 @@ func TestAStalledRoomIsReleasedWhenItsWatcherComesBack(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, timedOut, "only the watcher's stay timed out")
-	assert.Len(t, releaseExecutions(t, s), 2, "the watcher started the second releaser")
+	xs = releaseExecutions(t, s)
+	require.Len(t, xs, 2, "the watcher started the second releaser")
+	assert.Equal(t, local.Aborted, xs[0].Status)
 }

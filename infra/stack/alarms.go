@@ -87,9 +87,10 @@ func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[stri
 		},
 		{
 			id: "ReleaserFailedAlarm",
-			description: "A releaser (release state machine execution) failed for good: its breaker's waiting room is not being " +
-				"released. Nothing is lost: its lease expires, and the next canary, operator command or message entering the room " +
-				"starts another, or the room's timeout brings the messages back. See the release function's logs.",
+			description: "A releaser (release state machine execution) failed for good, after its function kept failing for up to " +
+				"an hour: its breaker's waiting room is not being released. Nothing is lost: its lease expires, and the next canary, " +
+				"operator command (release), message entering the room or the room's watcher starts another. See the release " +
+				"function's logs.",
 			metric:    sumOf("Failed, timed-out and aborted releasers", sms.release.MetricFailed(nil), sms.release.MetricTimedOut(nil), sms.release.MetricAborted(nil)),
 			threshold: 1,
 			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,

@@ -597,7 +597,7 @@ func (h *Handler) watch(ctx context.Context, doc message.Document, cfg Config) m
 	if doc.Next != message.NextRoom || doc.HeldBy != "" || cfg.RoomMaxWait == cfg.RoomTimeout {
 		return doc
 	}
-	took, err := h.Room.Watch(ctx, doc.BreakerKey, h.Clock.Now(), cfg.RoomTimeout)
+	took, err := h.Room.Watch(ctx, doc.BreakerKey, doc.RoomID(), h.Clock.Now(), cfg.RoomTimeout)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "could not check the room's watch; this message watches it", "breaker", doc.BreakerKey, "error", err.Error())
 	}

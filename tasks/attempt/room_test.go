@@ -259,8 +259,8 @@ func (f fixture) queued(t *testing.T, key string, n int) time.Duration {
 }
 
 // One message at a time watches its room: it waits ROOM_TIMEOUT at most,
-// the others ROOM_MAX_WAIT; once the watch ends, the next message to
-// queue watches.
+// the others ROOM_MAX_WAIT; the watcher back in the room watches on; once
+// the watch ends, the next message to queue watches.
 func TestOneMessageAtATimeWatchesTheRoom(t *testing.T) {
 	cfg := testConfig
 	cfg.RoomTimeout, cfg.RoomMaxWait = 10*time.Minute, 5*time.Hour
@@ -274,8 +274,10 @@ func TestOneMessageAtATimeWatchesTheRoom(t *testing.T) {
 
 	assert.Equal(t, 10*time.Minute, f.queued(t, "orders", 2), "the first in the room watches it")
 	assert.Equal(t, 5*time.Hour, f.queued(t, "orders", 3))
+	f.clock.Advance(time.Minute)
+	assert.Equal(t, 10*time.Minute, f.queued(t, "orders", 2), "the watcher, back in the room, watches on")
 	f.clock.Advance(9 * time.Minute)
-	assert.Equal(t, 5*time.Hour, f.queued(t, "orders", 4), "watched until 10 minutes after the watcher queued")
+	assert.Equal(t, 5*time.Hour, f.queued(t, "orders", 4), "watched until 10 minutes after the watcher queued again")
 	f.clock.Advance(time.Minute)
 	assert.Equal(t, 10*time.Minute, f.queued(t, "orders", 5), "the watch ended: this one takes it")
 }

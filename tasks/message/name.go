@@ -50,6 +50,10 @@ func (d Document) ExecutionName() string {
 	return executionName(d.OriginID, d.Attempt, d.Continuation, tag)
 }
 
+// RoomID names the message in its breaker's waiting room: its origin id
+// and attempt, so that a message back in the room replaces its own entry.
+func (d Document) RoomID() string { return d.OriginID + "#" + strconv.Itoa(d.Attempt) }
+
 // MessageTag tells apart different messages that carry the same lineage,
 // in execution names and delivery records: from the second attempt on,
 // "m" and a hash of the DLQ message's id; empty on the first attempt,

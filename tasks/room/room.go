@@ -31,6 +31,7 @@ const (
 	attrTTL     = "ttl"
 	attrMessage = "message_id"
 	attrWatch   = "watch_until"
+	attrWatcher = "watcher"
 )
 
 // seqTime formats Since so that sequence strings sort by time.
@@ -225,23 +226,26 @@ const KeyPrefix = "room#"
 // WatchPrefix starts the partition key of a room's watch item.
 const WatchPrefix = "roomwatch#"
 
-// Watch makes the caller key's watcher until now+d when the room has none
-// (no watch, or one that ended by now), and reports whether it did: of
-// many callers at once, one is. The watcher's message waits in the room at
-// most d, the others longer, so that a room whose releases stopped (a
-// releaser that failed for good, a broken chain of scouts) has a message
-// back at its breaker within about d, without every message coming back.
-// It reads the watch first (an eventually consistent read, a quarter of a
-// write's price and spread over more capacity) and writes only when it
-// saw none.
-func (r *Room) Watch(ctx context.Context, key string, now time.Time, d time.Duration) (bool, error) {
+// Watch makes message key's watcher until now+d when the room has none (no
+// watch, or one that ended by now) or message is its watcher already (back
+// in the room after a release, as a scout whose probe failed), and reports
+// whether it did: of many callers at once, one is. The watcher's message
+// waits in the room at most d, the others longer, so that a room whose
+// releases stopped (a releaser that failed for good, a broken chain of
+// scouts) has a message back at its breaker within about d, without every
+// message coming back. It reads the watch first (an eventually consistent
+// read, a quarter of a write's price and spread over more capacity) and
+// writes only when it may take it.
+func (r *Room) Watch(ctx context.Context, key, message string, now time.Time, d time.Duration) (bool, error) {
 	pk := map[string]types.AttributeValue{attrPK: str(WatchPrefix + key)}
 	got, err := r.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.table), Key: pk})
 	if err != nil {
 		return false, fmt.Errorf("room %q: read the watch: %w", key, err)
 	}
 	if n, ok := got.Item[attrWatch].(*types.AttributeValueMemberN); ok {
-		if until, err := strconv.ParseInt(n.Value, 10, 64); err == nil && until > now.UnixMilli() {
+		until, err := strconv.ParseInt(n.Value, 10, 64)
+		watcher, _ := got.Item[attrWatcher].(*types.AttributeValueMemberS)
+		if err == nil && until > now.UnixMilli() && (watcher == nil || watcher.Value != message) {
 			return false, nil
 		}
 	}
@@ -249,13 +253,14 @@ func (r *Room) Watch(ctx context.Context, key string, now time.Time, d time.Dura
 	_, err = r.api.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(r.table),
 		Item: map[string]types.AttributeValue{
-			attrPK:    pk[attrPK],
-			attrWatch: num(until.UnixMilli()),
-			attrTTL:   num(until.Add(r.ttl).Unix()),
+			attrPK:      pk[attrPK],
+			attrWatch:   num(until.UnixMilli()),
+			attrWatcher: str(message),
+			attrTTL:     num(until.Add(r.ttl).Unix()),
 		},
-		ConditionExpression:       aws.String("attribute_not_exists(#watch) OR #watch <= :now"),
-		ExpressionAttributeNames:  map[string]string{"#watch": attrWatch},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":now": num(now.UnixMilli())},
+		ConditionExpression:       aws.String("attribute_not_exists(#watch) OR #watch <= :now OR #watcher = :me"),
+		ExpressionAttributeNames:  map[string]string{"#watch": attrWatch, "#watcher": attrWatcher},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":now": num(now.UnixMilli()), ":me": str(message)},
 	})
 	if _, taken := errors.AsType[*types.ConditionalCheckFailedException](err); taken {
 		return false, nil

@@ -2,6 +2,7 @@ package room_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -245,17 +246,19 @@ func TestOldestReportsAMalformedItem(t *testing.T) {
 func TestWatchHasOneWatcherAtATimePerRoom(t *testing.T) {
 	e := newEnv(t)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	watch := func(key string, now time.Time) bool {
+	watch := func(key, message string, now time.Time) bool {
 		t.Helper()
-		took, err := e.room.Watch(t.Context(), key, now, time.Hour)
+		took, err := e.room.Watch(t.Context(), key, message, now, time.Hour)
 		require.NoError(t, err)
 		return took
 	}
-	assert.True(t, watch("orders", t0), "an unwatched room")
-	assert.False(t, watch("orders", t0.Add(59*time.Minute)), "watched until t0+1h")
-	assert.True(t, watch("billing", t0), "each room has its own watch")
-	assert.True(t, watch("orders", t0.Add(time.Hour)), "the watch ended")
-	assert.False(t, watch("orders", t0.Add(90*time.Minute)), "watched again, until t0+2h")
+	assert.True(t, watch("orders", "a#1", t0), "an unwatched room")
+	assert.False(t, watch("orders", "b#1", t0.Add(59*time.Minute)), "watched by a#1 until t0+1h")
+	assert.True(t, watch("billing", "b#1", t0), "each room has its own watch")
+	assert.True(t, watch("orders", "c#1", t0.Add(time.Hour)), "the watch ended")
+	assert.False(t, watch("orders", "a#1", t0.Add(90*time.Minute)), "watched by c#1 until t0+2h")
+	assert.True(t, watch("orders", "c#1", t0.Add(100*time.Minute)), "the watcher, back in the room, watches on")
+	assert.False(t, watch("orders", "a#1", t0.Add(150*time.Minute)), "until t0+2h40m")
 }
 
 func TestWatchPicksOneOfManyRacingCallers(t *testing.T) {
@@ -265,10 +268,10 @@ func TestWatchPicksOneOfManyRacingCallers(t *testing.T) {
 	var watchers atomic.Int32
 	var wg sync.WaitGroup
 	start := make(chan struct{})
-	for range goroutines {
+	for i := range goroutines {
 		wg.Go(func() {
 			<-start
-			took, err := e.room.Watch(context.Background(), "orders", now, time.Hour)
+			took, err := e.room.Watch(context.Background(), "orders", fmt.Sprintf("m-%d#1", i), now, time.Hour)
 			if assert.NoError(t, err) && took {
 				watchers.Add(1)
 			}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"time"
 
 	"github.com/redrive/redrive/breaker"
@@ -68,7 +67,7 @@ func (h *Handler) enter(ctx context.Context, in Input) (struct{}, error) {
 	if in.TaskToken == "" {
 		return struct{}{}, &InvalidEntry{Problem: "taskToken is empty"}
 	}
-	e := room.Entry{Key: doc.BreakerKey, MessageID: doc.OriginID + "#" + strconv.Itoa(doc.Attempt), Token: in.TaskToken, EnteredAt: h.Now(), Since: doc.LastTurn()}
+	e := room.Entry{Key: doc.BreakerKey, MessageID: doc.RoomID(), Token: in.TaskToken, EnteredAt: h.Now(), Since: doc.LastTurn()}
 	if doc.HeldBy != "" {
 		// A routing rule holds it: it waits in the rule's room, which no
 		// releaser releases; removing the rule does.
