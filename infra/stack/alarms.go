@@ -27,6 +27,10 @@ type alarmSpec struct {
 }
 
 // newAlarms creates the alarms, each notifying topic on ALARM and OK.
+// releaseErrorsThreshold is one failed round of a releaser's tries: the
+// release state machine's first try and its six retries.
+const releaseErrorsThreshold = 7
+
 func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[string]*function, sms *stateMachines, topic awssns.ITopic) []awscloudwatch.Alarm {
 	dlqAge := st.dlq.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Statistic: jsii.String("Maximum"), Period: minute})
 	timeout, maxWait := roomWaits(s)
@@ -87,12 +91,21 @@ func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[stri
 		},
 		{
 			id: "ReleaserFailedAlarm",
-			description: "A releaser (release state machine execution) failed for good, after its function kept failing for up to " +
-				"an hour: its breaker's waiting room is not being released. Nothing is lost: its lease expires, and the next canary, " +
-				"operator command (release), message entering the room or the room's watcher starts another. See the release " +
-				"function's logs.",
+			description: "A releaser (release state machine execution) ended without draining its room: stopped, timed out, or " +
+				"failed at its history limit after days of a failing release function. Nothing is lost: its lease expires, and the " +
+				"next canary, operator command (release), message entering the room or the room's watcher starts another.",
 			metric:    sumOf("Failed, timed-out and aborted releasers", sms.release.MetricFailed(nil), sms.release.MetricTimedOut(nil), sms.release.MetricAborted(nil)),
 			threshold: 1,
+			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		},
+		{
+			id: "ReleaseErrorsAlarm",
+			description: fmt.Sprintf("The release function failed %d or more times in 5 minutes: a releaser's tries keep failing "+
+				"(a table or Lambda outage, a bad setting), and it tries again every 5 minutes; its room waits meanwhile. See the "+
+				"release function's logs.", releaseErrorsThreshold),
+			metric:    fns[releaseFn].fn.MetricErrors(&awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: fiveMinutes}),
+			threshold: releaseErrorsThreshold,
+			periods:   1,
 			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 		},
 		{

@@ -111,6 +111,8 @@ func TestAlarms(t *testing.T) {
 				"FILL(m0, 0) + FILL(m1, 0) + FILL(m2, 0)", executionsOf(release, "ExecutionsFailed", "m0"),
 				executionsOf(release, "ExecutionsTimedOut", "m1"), executionsOf(release, "ExecutionsAborted", "m2"),
 			}, Threshold: 1, Periods: 1, Missing: "notBreaching", Notifies: notify},
+			"ReleaseErrorsAlarm": {Watches: []string{"AWS/Lambda/Errors{FunctionName=" + fn(releaseFn) + "} Sum/300"},
+				Threshold: 7, Periods: 1, Missing: "notBreaching", Notifies: notify},
 			// The releasers' gauges, the worst key: RoomDepth is written
 			// about once a minute, so 5-minute periods.
 			"RoomDepthAlarm": {Watches: []string{`SELECT MAX(RoomDepth) FROM SCHEMA("Redrive", Breaker) /300`},

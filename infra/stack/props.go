@@ -91,7 +91,8 @@ type Settings struct {
 
 	// RoomTimeout bounds the stay of each room's watcher, one message at
 	// a time that attempts again after it, so that a room whose releases
-	// stopped is released again within about that (ROOM_TIMEOUT). Default:
+	// stopped while its watcher waits is released again within that
+	// (ROOM_TIMEOUT). Default:
 	// the tasks' (1h); 1m to 8760h.
 	RoomTimeout Duration `json:"roomTimeout,omitempty"`
 	// RoomMaxWait bounds the stay of every other message in the room

@@ -166,8 +166,8 @@ func (h *Handler) handle(ctx context.Context, in Input) (Output, error) {
 }
 
 // startReleaser starts key's releaser, if the handler has a Launcher. A
-// failure is logged: the command stands, and the room's watcher, back
-// within ROOM_TIMEOUT, starts one.
+// failure is logged: the command stands, and the room's watcher, if one
+// waits, starts one within ROOM_TIMEOUT (else run the command again).
 func (h *Handler) startReleaser(ctx context.Context, key string) {
 	if h.Launcher == nil {
 		return

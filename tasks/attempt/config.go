@@ -110,7 +110,8 @@ type Config struct {
 	UnknownOutcome string
 	// RoomTimeout bounds the stay of a room's watcher (room.Watch): one
 	// message at a time per room that attempts again after it, so a room
-	// whose releases stopped is back at its breaker within about that.
+	// whose releases stopped while its watcher waits is back at its
+	// breaker within that.
 	// ROOM_TIMEOUT (read with the room's settings), default 1h, at most 1
 	// year (Step Functions' task timeout limit).
 	RoomTimeout time.Duration

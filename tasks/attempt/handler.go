@@ -246,9 +246,9 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 func (h *Handler) ensureScout(ctx context.Context, doc message.Document, cfg Config) message.Document {
 	key := doc.BreakerKey
 	h.reportRoom(ctx, key)
-	c, err := h.Room.ReleaseOldest(ctx, h.Tasks, key, 1, nil)
-	if err == nil && c.Resumed > 0 {
-		h.Metrics.Count(key, telemetry.Released, int64(c.Resumed))
+	resumed, err := h.releaseScout(ctx, key)
+	if resumed {
+		h.Metrics.Count(key, telemetry.Released, 1)
 		return doc
 	}
 	if err != nil {
@@ -265,9 +265,30 @@ func (h *Handler) ensureScout(ctx context.Context, doc message.Document, cfg Con
 	return h.wait(doc, d.Wait)
 }
 
+// scoutTries is how many of the room's oldest entries releaseScout tries:
+// one may hold a spent token (a releaser died between resuming it and
+// taking it out of the room), which is dropped, and the next one scouts.
+const scoutTries = 5
+
+// releaseScout resumes the first of key's oldest entries whose execution
+// still waits, and reports whether it did.
+func (h *Handler) releaseScout(ctx context.Context, key string) (bool, error) {
+	entries, err := h.Room.Oldest(ctx, key, scoutTries)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range entries {
+		o, err := h.Room.Release(ctx, h.Tasks, e)
+		if err != nil || o == room.Resumed {
+			return err == nil, err
+		}
+	}
+	return false, nil
+}
+
 // startReleaser starts key's releaser unless one runs. A failure is
 // logged, not returned: the delivery's outcome stands, and the room's
-// watcher, back within ROOM_TIMEOUT, starts one if none came.
+// watcher, if it still waits, starts one within ROOM_TIMEOUT.
 func (h *Handler) startReleaser(ctx context.Context, key string) {
 	if _, err := h.Launcher.Ensure(ctx, key); err != nil {
 		h.Logger.WarnContext(ctx, "could not start the releaser; the room's watcher covers it", "breaker", key, "error", err.Error())
@@ -589,8 +610,8 @@ func (h *Handler) queue(doc message.Document, cfg Config) message.Document {
 
 // watch makes a document bound for its breaker's room the room's watcher
 // when the room has none (room.Watch): the watcher waits RoomTimeout at
-// most, so a room whose releases stopped has a message back at its
-// breaker within about that, while the others wait up to RoomMaxWait and
+// most, so a room whose releases stopped while it waits has a message
+// back at its breaker within that, while the others wait up to RoomMaxWait and
 // cost no cycles however long the outage. When the watch cannot be checked,
 // the document watches.
 func (h *Handler) watch(ctx context.Context, doc message.Document, cfg Config) message.Document {

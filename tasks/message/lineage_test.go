@@ -217,3 +217,15 @@ func TestReplayMarkerTravelsWithTheLineage(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, fresh.Replayed(), "a new message")
 }
+
+// Two messages that carry one lineage (a copy of it) wait in the room as
+// two entries; a first attempt needs no tag, its origin id being its own.
+func TestRoomIDTellsApartMessagesOfOneLineage(t *testing.T) {
+	first := message.Document{OriginID: "m-1", Attempt: 1, Message: message.Message{ID: "m-1"}}
+	assert.Equal(t, "m-1#1", first.RoomID())
+	a := message.Document{OriginID: "m-1", Attempt: 2, Message: message.Message{ID: "dlq-a"}}
+	b := a
+	b.Message.ID = "dlq-b"
+	assert.NotEqual(t, a.RoomID(), b.RoomID())
+	assert.Equal(t, "m-1#2#"+a.MessageTag(), a.RoomID())
+}

@@ -50,9 +50,16 @@ func (d Document) ExecutionName() string {
 	return executionName(d.OriginID, d.Attempt, d.Continuation, tag)
 }
 
-// RoomID names the message in its breaker's waiting room: its origin id
-// and attempt, so that a message back in the room replaces its own entry.
-func (d Document) RoomID() string { return d.OriginID + "#" + strconv.Itoa(d.Attempt) }
+// RoomID names the message in its breaker's waiting room: its origin id,
+// attempt and MessageTag, so that a message back in the room replaces its
+// own entry and no other message's (a copy of its lineage).
+func (d Document) RoomID() string {
+	id := d.OriginID + "#" + strconv.Itoa(d.Attempt)
+	if tag := d.MessageTag(); tag != "" {
+		id += "#" + tag
+	}
+	return id
+}
 
 // MessageTag tells apart different messages that carry the same lineage,
 // in execution names and delivery records: from the second attempt on,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/aws/smithy-go"
@@ -194,4 +195,37 @@ func TestSpreadSpacesReleasesEvenly(t *testing.T) {
 	stop := room.Spread(time.Second, 0, sleep, func(context.Context) bool { return false })
 	assert.False(t, stop(t.Context()), "proceed decides")
 	assert.Equal(t, []time.Duration{time.Second}, slept, "n below 1 counts as 1")
+}
+
+// deleteFailing is a room API whose deletes fail.
+type deleteFailing struct{ room.API }
+
+func (deleteFailing) DeleteItem(context.Context, *dynamodb.DeleteItemInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	return nil, errors.New("injected: table unavailable")
+}
+
+// A delete that fails after the execution resumed still reports the
+// release: the spent entry stays, and the next release drops it. A delete
+// that fails while dropping a spent token is an error, so the releaser
+// tries again.
+func TestReleaseWhoseDeleteFails(t *testing.T) {
+	e := newEnv(t)
+	en := entry("orders", "m-1#1", 0)
+	e.enter(t, en)
+	broken := room.New(deleteFailing{e.client}, e.table, ttl)
+	tasks := &roomtest.SFN{}
+
+	o, err := broken.Release(t.Context(), tasks, en)
+	require.NoError(t, err)
+	assert.Equal(t, room.Resumed, o)
+	assert.Equal(t, []string{"m-1#1"}, e.left(t, "orders"), "the spent entry stays")
+
+	_, err = broken.Release(t.Context(), tasks, en)
+	assert.ErrorContains(t, err, "injected: table unavailable")
+	assert.Equal(t, []string{"m-1#1"}, e.left(t, "orders"))
+
+	o, err = e.room.Release(t.Context(), tasks, en)
+	require.NoError(t, err)
+	assert.Equal(t, room.Gone, o, "dropped by the next release")
+	assert.Empty(t, e.left(t, "orders"))
 }

@@ -115,7 +115,8 @@ func (r *Room) Enter(ctx context.Context, e Entry) error {
 
 // Oldest returns up to n of key's entries, oldest first. The index is
 // eventually consistent: an entry made a moment ago may be missing, and
-// one taken a moment ago may still be listed (Take tells).
+// one taken a moment ago may still be listed (a release of it finds its
+// token spent).
 func (r *Room) Oldest(ctx context.Context, key string, n int) ([]Entry, error) {
 	if n <= 0 {
 		return nil, nil
@@ -231,9 +232,9 @@ const WatchPrefix = "roomwatch#"
 // in the room after a release, as a scout whose probe failed), and reports
 // whether it did: of many callers at once, one is. The watcher's message
 // waits in the room at most d, the others longer, so that a room whose
-// releases stopped (a releaser that failed for good, a broken chain of
-// scouts) has a message back at its breaker within about d, without every
-// message coming back. It reads the watch first (an eventually consistent
+// releases stopped (a releaser stopped, or never started; a broken chain
+// of scouts) while its watcher waits has a message back at its breaker
+// within d, without every message coming back. It reads the watch first (an eventually consistent
 // read, a quarter of a write's price and spread over more capacity) and
 // writes only when it may take it.
 func (r *Room) Watch(ctx context.Context, key, message string, now time.Time, d time.Duration) (bool, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,11 +59,15 @@ func input(t *testing.T, id string) waitroom.Input {
 
 func TestEnterStoresTheToken(t *testing.T) {
 	f := newFixture(t)
-	_, err := f.handler.Handle(t.Context(), input(t, "m-1"))
+	in := input(t, "m-1")
+	_, err := f.handler.Handle(t.Context(), in)
 	require.NoError(t, err)
 	got, err := f.room.Oldest(t.Context(), "orders", 5)
 	require.NoError(t, err)
-	assert.Equal(t, []room.Entry{{Key: "orders", MessageID: "m-1#2", Token: "token-m-1", EnteredAt: t0, Since: t0.Add(-time.Minute)}}, got,
+	doc, err := message.ParseDocument(in.Document)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(doc.RoomID(), "m-1#2#m"), "origin, attempt and message tag: %s", doc.RoomID())
+	assert.Equal(t, []room.Entry{{Key: "orders", MessageID: doc.RoomID(), Token: "token-m-1", EnteredAt: t0, Since: t0.Add(-time.Minute)}}, got,
 		"in line since the message was received")
 }
 
@@ -88,11 +93,12 @@ func TestEnterLinesMessagesUpByTheirLastTurn(t *testing.T) {
 	}
 	got, err := f.room.Oldest(t.Context(), "orders", 5)
 	require.NoError(t, err)
-	var ids []string
+	var origins []string
 	for _, e := range got {
-		ids = append(ids, e.MessageID)
+		origin, _, _ := strings.Cut(e.MessageID, "#")
+		origins = append(origins, origin)
 	}
-	assert.Equal(t, []string{"m-1#2", "m-3#2", "m-2#2"}, ids,
+	assert.Equal(t, []string{"m-1", "m-3", "m-2"}, origins,
 		"a wait that timed out keeps the message's place; a failed try sends it to the back")
 }
 
