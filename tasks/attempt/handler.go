@@ -114,14 +114,12 @@ func (h *Handler) Handle(ctx context.Context, event json.RawMessage) (message.Do
 		return message.Document{}, &InvalidDocument{Err: err}
 	}
 	doc, err = h.attempt(ctx, doc, h.Config)
-	if err == nil {
-		doc = h.watch(ctx, doc, h.Config)
-	}
 	if err != nil {
 		h.Logger.WarnContext(ctx, "attempt failed", "breaker", doc.BreakerKey, "originId", doc.OriginID,
 			"attempt", doc.Attempt, "try", doc.Tries+1, "error", err.Error())
 		return message.Document{}, err
 	}
+	doc = h.watch(ctx, doc, h.Config)
 	h.Logger.InfoContext(ctx, "attempt",
 		"breaker", doc.BreakerKey, "originId", doc.OriginID, "attempt", doc.Attempt, "tries", doc.Tries,
 		"cycles", doc.Cycles, "decision", doc.Decision, "outcome", doc.Outcome, "breakerState", doc.BreakerState,
@@ -611,9 +609,9 @@ func (h *Handler) queue(doc message.Document, cfg Config) message.Document {
 // watch makes a document bound for its breaker's room the room's watcher
 // when the room has none (room.Watch): the watcher waits RoomTimeout at
 // most, so a room whose releases stopped while it waits has a message
-// back at its breaker within that, while the others wait up to RoomMaxWait and
-// cost no cycles however long the outage. When the watch cannot be checked,
-// the document watches.
+// back at its breaker within that, while the others wait up to
+// RoomMaxWait and cost no cycles however long the outage. When the watch
+// cannot be checked, the document watches.
 func (h *Handler) watch(ctx context.Context, doc message.Document, cfg Config) message.Document {
 	if doc.Next != message.NextRoom || doc.HeldBy != "" || cfg.RoomMaxWait == cfg.RoomTimeout {
 		return doc

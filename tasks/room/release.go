@@ -25,7 +25,8 @@ type Outcome int
 
 // The outcomes of a release.
 const (
-	// Resumed: the entry was taken and its execution resumed.
+	// Resumed: the entry's execution was resumed, and the entry taken out
+	// of the room.
 	Resumed Outcome = iota + 1
 	// Gone: the entry's execution no longer waits on its token (timed
 	// out, stopped, resumed by an earlier release, or an old token); the
