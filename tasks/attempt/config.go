@@ -111,9 +111,8 @@ type Config struct {
 	// RoomTimeout bounds the stay of a room's watcher (room.Watch): one
 	// message at a time per room that attempts again after it, so a room
 	// whose releases stopped while its watcher waits is back at its
-	// breaker within that.
-	// ROOM_TIMEOUT (read with the room's settings), default 1h, at most 1
-	// year (Step Functions' task timeout limit).
+	// breaker within that. ROOM_TIMEOUT (read with the room's settings),
+	// default 1h, at most 1 year (Step Functions' task timeout limit).
 	RoomTimeout time.Duration
 	// RoomMaxWait bounds the stay of every other message in the room.
 	// ROOM_MAX_WAIT (read with the room's settings), default the larger of
