@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -71,6 +72,16 @@ type Room struct {
 	api   API
 	table string
 	ttl   time.Duration
+	// watches is the last watch seen of each room (key: a watch), so
+	// that Watch skips the table while it knows the watch is live: a watch
+	// only ever ends later than seen, so the skip is always right.
+	watches sync.Map
+}
+
+// watch is a room's watch as last seen: its watcher, until when.
+type watch struct {
+	watcher string
+	until   int64 // Unix milliseconds
 }
 
 // New returns a Room on table through api. Items expire (DynamoDB TTL on
@@ -238,6 +249,9 @@ const WatchPrefix = "roomwatch#"
 // read, a quarter of a write's price and spread over more capacity) and
 // writes only when it may take it.
 func (r *Room) Watch(ctx context.Context, key, message string, now time.Time, d time.Duration) (bool, error) {
+	if seen, ok := r.watches.Load(key); ok && seen.(watch).watcher != message && seen.(watch).until > now.UnixMilli() {
+		return false, nil
+	}
 	pk := map[string]types.AttributeValue{attrPK: str(WatchPrefix + key)}
 	got, err := r.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.table), Key: pk})
 	if err != nil {
@@ -246,6 +260,9 @@ func (r *Room) Watch(ctx context.Context, key, message string, now time.Time, d 
 	if n, ok := got.Item[attrWatch].(*types.AttributeValueMemberN); ok {
 		until, err := strconv.ParseInt(n.Value, 10, 64)
 		watcher, _ := got.Item[attrWatcher].(*types.AttributeValueMemberS)
+		if err == nil && watcher != nil {
+			r.watches.Store(key, watch{watcher: watcher.Value, until: until})
+		}
 		if err == nil && until > now.UnixMilli() && (watcher == nil || watcher.Value != message) {
 			return false, nil
 		}
@@ -269,6 +286,7 @@ func (r *Room) Watch(ctx context.Context, key, message string, now time.Time, d 
 	if err != nil {
 		return false, fmt.Errorf("room %q: watch: %w", key, err)
 	}
+	r.watches.Store(key, watch{watcher: message, until: until.UnixMilli()})
 	return true, nil
 }
 

@@ -284,3 +284,43 @@ func TestWatchPicksOneOfManyRacingCallers(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, depth, "the watch is not in line")
 }
+
+// countingGets is a room API that counts its GetItem calls.
+type countingGets struct {
+	room.API
+	gets atomic.Int32
+}
+
+func (c *countingGets) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	c.gets.Add(1)
+	return c.API.GetItem(ctx, in, opts...)
+}
+
+// While a Room knows its room's watch is live, others' calls skip the
+// table; its watcher's, and any once the watch ended, read it.
+func TestWatchSkipsTheTableWhileItKnowsTheWatchIsLive(t *testing.T) {
+	e := newEnv(t)
+	api := &countingGets{API: e.client}
+	r := room.New(api, e.table, ttl)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	watch := func(message string, now time.Time) bool {
+		t.Helper()
+		took, err := r.Watch(t.Context(), "orders", message, now, time.Hour)
+		require.NoError(t, err)
+		return took
+	}
+	require.True(t, watch("a#1", t0))
+	require.Equal(t, int32(1), api.gets.Load())
+	assert.False(t, watch("b#1", t0.Add(time.Minute)))
+	assert.False(t, watch("c#1", t0.Add(59*time.Minute)))
+	assert.Equal(t, int32(1), api.gets.Load(), "known live: no read")
+	assert.True(t, watch("a#1", t0.Add(30*time.Minute)), "the watcher reads and takes it again")
+	assert.Equal(t, int32(2), api.gets.Load())
+	assert.True(t, watch("d#1", t0.Add(90*time.Minute)), "ended: read, and taken")
+	assert.Equal(t, int32(3), api.gets.Load())
+
+	other := room.New(e.client, e.table, ttl) // another process: it has seen nothing
+	took, err := other.Watch(t.Context(), "orders", "e#1", t0.Add(91*time.Minute), time.Hour)
+	require.NoError(t, err)
+	assert.False(t, took, "d#1 watches, as the table says")
+}
