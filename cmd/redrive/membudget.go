@@ -29,6 +29,14 @@ const gcWindow = 5 * time.Second
 // budget over gcWindow.
 const gcShareLimit = 0.5
 
+// gcPercent is the collector's pace during a run (GOGC): a run's heap is
+// mostly what is in flight, and the soft limit at 90% of the budget caps
+// it, so collecting when it has tripled rather than doubled trades some
+// memory under the limit for CPU. Measured on one run each: xl30k.yaml
+// 33 s instead of 40 (300 MB more), large.yaml 52 s instead of 54
+// (200 MB more). A GOGC set in the environment is kept.
+const gcPercent = 200
+
 // errOverBudget is why a run stopped for its memory budget: the
 // cancellation cause of its context. gcShare is set when the run was
 // stopped near the budget because the collector took most of the time.
@@ -154,12 +162,15 @@ func (m *gcMeter) share(now time.Time) (float64, bool) {
 // half the CPU time for gcWindow (the run would crawl on, collecting, to
 // stay under it); it also sets the collector's soft limit at 90% of the
 // budget, so that the heap is collected harder before the run is
-// stopped. A zero budget watches nothing. Call stop when the run is over.
+// stopped, and sets the collector's pace at gcPercent. A zero budget
+// watches nothing. Call stop when the run is over.
 func withMemoryBudget(ctx context.Context, budget uint64) (_ context.Context, stop func()) {
 	if budget == 0 {
 		return ctx, func() {}
 	}
 	previous := debug.SetMemoryLimit(int64(budget / 10 * 9))
+	pace := debug.SetGCPercent(-1)
+	debug.SetGCPercent(runPace(pace))
 	ctx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})
 	if used := processMemory(); used > budget {
@@ -191,7 +202,17 @@ func withMemoryBudget(ctx context.Context, budget uint64) (_ context.Context, st
 		close(done)
 		cancel(nil)
 		debug.SetMemoryLimit(previous)
+		debug.SetGCPercent(pace)
 	}
+}
+
+// runPace is the collector's pace for a run: gcPercent, unless GOGC is set
+// (current is its value).
+func runPace(current int) int {
+	if os.Getenv("GOGC") != "" {
+		return current
+	}
+	return gcPercent
 }
 
 // overBudget reports the budget that stopped ctx's run, if one did.

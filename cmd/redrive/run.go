@@ -50,11 +50,6 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "redrive run: %v\n", err)
 		return exitUsage
 	}
-	// The garbage collector keeps Go's default pace (GOGC 100): with the
-	// executor keeping summaries, a large run's heap is mostly what is in
-	// flight, and GOGC 200 cost half a gigabyte of peak memory on
-	// scenarios/large.yaml for no measurable CPU. -max-memory sets the
-	// soft limit under which it collects harder.
 	stopProfile, err := startCPUProfile(opts.cpuProfile)
 	if err != nil {
 		fmt.Fprintf(stderr, "redrive run: %v\n", err)
