@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/redrive/redrive/tasks/attempt"
 	"github.com/redrive/redrive/tasks/message"
 	"github.com/redrive/redrive/tasks/replay"
+	"github.com/redrive/redrive/tasks/replay/replaytest"
 	"github.com/redrive/redrive/tasks/telemetry"
 )
 
@@ -70,45 +70,6 @@ func wakeDLQ(ctx context.Context, s *localrun.Stack) {
 	}
 }
 
-// recordingSQS is the replay's SQS client: it notes when each message
-// went to the DLQ, and fails or cancels what a test asks.
-type recordingSQS struct {
-	*sqs.Client
-	now func() time.Time
-
-	mu   sync.Mutex
-	sent []time.Time
-	// failDeleteAt fails the delete of that send (1-based, over every
-	// run); cancelAt cancels cancel right after that send.
-	failDeleteAt, cancelAt int
-	cancel                 context.CancelFunc
-}
-
-func (r *recordingSQS) SendMessage(ctx context.Context, in *sqs.SendMessageInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageOutput, error) {
-	out, err := r.Client.SendMessage(ctx, in, optFns...)
-	if err != nil {
-		return out, err
-	}
-	r.mu.Lock()
-	r.sent = append(r.sent, r.now())
-	n, cancel := len(r.sent), r.cancel
-	r.mu.Unlock()
-	if cancel != nil && n == r.cancelAt {
-		cancel()
-	}
-	return out, err
-}
-
-func (r *recordingSQS) DeleteMessage(ctx context.Context, in *sqs.DeleteMessageInput, optFns ...func(*sqs.Options)) (*sqs.DeleteMessageOutput, error) {
-	r.mu.Lock()
-	fail := r.failDeleteAt > 0 && len(r.sent) == r.failDeleteAt
-	r.mu.Unlock()
-	if fail {
-		return nil, errors.New("injected: the parking lot is unreachable")
-	}
-	return r.Client.DeleteMessage(ctx, in, optFns...)
-}
-
 // maxInAnySecond is the most times that fall in one window [t, t+1s).
 func maxInAnySecond(times []time.Time) int {
 	sorted := slices.SortedFunc(slices.Values(times), time.Time.Compare)
@@ -143,7 +104,7 @@ var replayLot = []lotMessage{
 type replayEnv struct {
 	s        *localrun.Stack
 	clock    *stackClock
-	sqs      *recordingSQS
+	sqs      *replaytest.SQS
 	byOrigin map[string]lotMessage
 	parkedAt map[string]time.Time
 	// before is what the consumer delivered before the fix.
@@ -162,7 +123,7 @@ func newReplayEnv(t *testing.T, capacity int, extra ...lotMessage) *replayEnv {
 		Target:              simtarget.Options{Poison: simtarget.BodyContains("POISON"), Reject: simtarget.BodyContains("FLAKY")},
 	})
 	e := &replayEnv{s: s, clock: &stackClock{s: s}, byOrigin: map[string]lotMessage{}, parkedAt: map[string]time.Time{}}
-	e.sqs = &recordingSQS{Client: s.SQS, now: s.Executor.Now}
+	e.sqs = &replaytest.SQS{Client: s.SQS, Now: s.Executor.Now}
 	msg := func(i int, m lotMessage) message.Message {
 		return message.Message{
 			Body:              fmt.Sprintf(`{"order":"%s-%d","region":"%s"}`, m.marker, i, m.region),
@@ -332,7 +293,7 @@ func TestReplayDryRunEqualsTheRealRun(t *testing.T) {
 	filter := replay.Filter{Reason: "exhausted"}
 	dry, err := e.run(t, t.Context(), r, replay.Plan{ID: "look", Actor: "ops", Filter: filter, DryRun: true})
 	require.NoError(t, err)
-	assert.Empty(t, e.sqs.sent, "a dry run sends nothing")
+	assert.Empty(t, e.sqs.Sent(), "a dry run sends nothing")
 	assert.Empty(t, e.s.Target.Ledger().Calls())
 	assertAllVisible(t, e.s, len(e.byOrigin))
 
@@ -403,31 +364,31 @@ func TestInterruptedReplayResumesWithoutDuplicates(t *testing.T) {
 	want := e.origins(func(m lotMessage) bool { return m.tenant == "acme" })
 	require.Len(t, want, 5)
 
-	e.sqs.failDeleteAt = 2
+	e.sqs.FailDeleteAt = 2
 	first, err := e.run(t, t.Context(), r, replay.Plan{ID: "fix", Actor: "ops", Filter: filter, Rate: 5})
-	require.ErrorContains(t, err, "injected: the parking lot is unreachable")
+	require.ErrorContains(t, err, "injected: DeleteMessage failed")
 	assert.Equal(t, 2, first.Counts.Moved)
 	assert.Equal(t, replay.Interrupted, first.Entry.Status)
 	assertAllVisible(t, e.s, len(e.byOrigin)-1) // the one sent and not deleted is back in view
 
-	e.sqs.failDeleteAt = 0
+	e.sqs.FailDeleteAt = 0
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	e.sqs.cancel, e.sqs.cancelAt = cancel, 4
+	e.sqs.Cancel, e.sqs.CancelAt = cancel, 4
 	second, err := e.run(t, ctx, r, replay.Plan{ID: "fix", Actor: "ops", Resume: true})
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 2, second.Counts.Moved, "the undeleted one again, and one more")
 	assert.Equal(t, 4, second.Entry.Counts.Moved)
 	assertAllVisible(t, e.s, len(e.byOrigin)-3) // 4 sends, of 3 messages
 
-	e.sqs.cancel = nil
+	e.sqs.Cancel = nil
 	third, err := e.run(t, t.Context(), r, replay.Plan{ID: "fix", Actor: "ops", Resume: true})
 	require.NoError(t, err)
 	assert.Equal(t, 2, third.Counts.Moved)
 	assert.Equal(t, 3, third.Entry.Runs)
 	assert.Equal(t, 6, third.Entry.Counts.Moved, "5 messages, one sent twice")
 	assert.Equal(t, replay.Done, third.Entry.Status)
-	assert.Len(t, e.sqs.sent, 6)
+	assert.Len(t, e.sqs.Sent(), 6)
 
 	e.settle(t, want)
 }
@@ -461,8 +422,9 @@ func TestReplayPacingStaysWithinTheTargetsCapacity(t *testing.T) {
 			want := e.origins(func(m lotMessage) bool { return m.marker == "POISON" })
 			require.Equal(t, len(want), res.Counts.Moved)
 
-			assert.LessOrEqual(t, maxInAnySecond(e.sqs.sent), tt.rate, "the replay's own rate")
-			sendTime := e.sqs.sent[len(e.sqs.sent)-1].Sub(e.sqs.sent[0])
+			sent := e.sqs.Sent()
+			assert.LessOrEqual(t, maxInAnySecond(sent), tt.rate, "the replay's own rate")
+			sendTime := sent[len(sent)-1].Sub(sent[0])
 			assert.GreaterOrEqual(t, sendTime, time.Duration(len(want)-1)*time.Second/time.Duration(tt.rate))
 
 			ledger := e.s.Target.Ledger()

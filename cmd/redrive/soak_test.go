@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -12,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/internal/liveheap"
 )
 
 // envSoak sets how long TestLocalSoak runs, in wall time (e.g. 10m).
@@ -42,35 +45,24 @@ func TestLocalSoak(t *testing.T) {
 				MessageBody: aws.String(`{"order": ` + strconv.Itoa(n) + `}`)})
 		}
 	}()
-	var samples []uint64
+	var samples []int64
 	sample := time.NewTicker(time.Minute)
 	defer sample.Stop()
 	for ctx.Err() == nil {
 		select {
 		case <-ctx.Done():
 		case <-sample.C:
-			runtime.GC()
-			var m runtime.MemStats
-			runtime.ReadMemStats(&m)
-			samples = append(samples, m.HeapAlloc)
+			live := liveheap.Bytes()
+			samples = append(samples, live)
 			p := s.Pending(t.Context())
 			t.Logf("minute %d (hour %d of the stack's clock): live heap %.1f MiB, %d goroutines, %d running executions, %d queued messages",
-				len(samples), len(samples), float64(m.HeapAlloc)/(1<<20), runtime.NumGoroutine(), p.Executions, p.Messages)
+				len(samples), len(samples), float64(live)/(1<<20), runtime.NumGoroutine(), p.Executions, p.Messages)
 		}
 	}
 	require.GreaterOrEqual(t, len(samples), 4)
 	half := len(samples) / 2
-	first, second := maxOf(samples[1:half]), maxOf(samples[half:])
+	first, second := slices.Max(samples[1:half]), slices.Max(samples[half:])
 	t.Logf("soak: live heap peak %.1f MiB in the first half (after the first minute), %.1f MiB in the second",
 		float64(first)/(1<<20), float64(second)/(1<<20))
 	assert.LessOrEqual(t, float64(second), 1.5*float64(first), "the live heap keeps growing")
-}
-
-// maxOf is the largest of xs.
-func maxOf(xs []uint64) uint64 {
-	var m uint64
-	for _, x := range xs {
-		m = max(m, x)
-	}
-	return m
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/redrive/redrive/breaker/dynamostore"
 	"github.com/redrive/redrive/internal/ddbmem"
+	"github.com/redrive/redrive/internal/liveheap"
 	"github.com/redrive/redrive/internal/racecheck"
 )
 
@@ -86,12 +87,12 @@ func TestBytesPerStoredItem(t *testing.T) {
 			const n = 20000
 			ctx := context.Background()
 			db := newDB(t)
-			before := heapAlloc()
+			before := liveheap.Bytes()
 			for i := range n {
 				_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: c.item(i)})
 				require.NoError(t, err)
 			}
-			perItem := float64(heapAlloc()-before) / n
+			perItem := float64(liveheap.Bytes()-before) / n
 			runtime.KeepAlive(db)
 			t.Logf("%.0f bytes per stored item", perItem)
 			require.LessOrEqual(t, perItem, c.max, "heap bytes per stored waiting-room item")
@@ -109,12 +110,12 @@ func TestReplacedItemsFreed(t *testing.T) {
 	const n = 20000
 	ctx := context.Background()
 	db := newDB(t)
-	before := heapAlloc()
+	before := liveheap.Bytes()
 	for i := range n {
 		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: roomShaped(i)})
 		require.NoError(t, err)
 	}
-	stored := heapAlloc() - before
+	stored := liveheap.Bytes() - before
 	for i := range n {
 		item := roomShaped(i)
 		item["token"] = s(fmt.Sprintf("v3.%037x", n+i))
@@ -126,19 +127,10 @@ func TestReplacedItemsFreed(t *testing.T) {
 			ExpressionAttributeValues: map[string]types.AttributeValue{":ttl": &types.AttributeValueMemberN{Value: "1767230000"}}})
 		require.NoError(t, err)
 	}
-	replaced := heapAlloc() - before
+	replaced := liveheap.Bytes() - before
 	runtime.KeepAlive(db)
 	t.Logf("%.0f bytes per stored item, %.0f once replaced", float64(stored)/n, float64(replaced)/n)
 	require.Less(t, float64(replaced), 1.1*float64(stored), "heap after replacing every item")
-}
-
-// heapAlloc is the live heap, after a collection.
-func heapAlloc() int64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return int64(m.HeapAlloc)
 }
 
 // BenchmarkPutGetQuery measures the waiting room's operations on a DB

@@ -1,13 +1,13 @@
 package localrun_test
 
 import (
-	"runtime"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/internal/liveheap"
 	"github.com/redrive/redrive/internal/localrun"
 	"github.com/redrive/redrive/internal/racecheck"
 	"github.com/redrive/redrive/internal/simtarget"
@@ -28,14 +28,11 @@ func TestMemoryPerWaitingMessage(t *testing.T) {
 	}
 	s := start(t, localrun.Options{InProcess: true, Compact: true, RunningHistories: 10, FinishedHistories: 10,
 		Target: simtarget.Options{Schedule: simtarget.Outage(t0, 24*time.Hour)}})
-	waiting := func(at time.Time) (int64, uint64) {
+	waiting := func(at time.Time) (int64, int64) {
 		require.NoError(t, s.RunUntil(t.Context(), at))
 		c, err := s.Executor.Counts(t.Context(), s.RedriveARN)
 		require.NoError(t, err)
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		return c.Running, ms.HeapAlloc
+		return c.Running, liveheap.Bytes()
 	}
 	_, err := s.SendToDLQ(t.Context(), messages(500)...)
 	require.NoError(t, err)
@@ -46,7 +43,7 @@ func TestMemoryPerWaitingMessage(t *testing.T) {
 	s.SendToDLQAt(t0.Add(10*time.Minute), messages(n)...)
 	after, heapAfter := waiting(t0.Add(20 * time.Minute))
 	require.EqualValues(t, 500+n, after, "every message waits in the room")
-	perMessage := (int64(heapAfter) - int64(heapBefore)) / n
+	perMessage := (heapAfter - heapBefore) / n
 	t.Logf("%d bytes of heap per waiting message", perMessage)
 	assert.LessOrEqual(t, perMessage, int64(maxBytesPerWaitingMessage))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/internal/liveheap"
 	"github.com/redrive/redrive/internal/racecheck"
 	"github.com/redrive/redrive/internal/sim"
 	"github.com/redrive/redrive/internal/simtarget"
@@ -46,7 +47,7 @@ func TestCallTallyMemoryFollowsSecondsAndMessages(t *testing.T) {
 		m := sim.Measure(s, s.Plan(), sim.Outcome{Calls: *calls}, sim.ListPrices)
 		require.Equal(t, n, m.Calls)
 		require.Positive(t, m.Throttled)
-		live := heap()
+		live := liveheap.Bytes()
 		runtime.KeepAlive(target)
 		runtime.KeepAlive(calls)
 		return live
@@ -54,7 +55,7 @@ func TestCallTallyMemoryFollowsSecondsAndMessages(t *testing.T) {
 	// kept is what n calls leave in the consumer and its tally.
 	kept := func(n int) int64 {
 		live := feed(n)
-		return live - heap()
+		return live - liveheap.Bytes()
 	}
 	small, large := kept(100_000), kept(400_000)
 	t.Logf("kept: %d bytes after 100,000 calls, %d after 400,000", small, large)
@@ -62,9 +63,3 @@ func TestCallTallyMemoryFollowsSecondsAndMessages(t *testing.T) {
 }
 
 // heap is the live heap after a collection.
-func heap() int64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return int64(m.HeapAlloc)
-}

@@ -2,12 +2,12 @@ package local
 
 import (
 	"fmt"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/internal/liveheap"
 	"github.com/redrive/redrive/internal/racecheck"
 )
 
@@ -31,7 +31,7 @@ func TestMemoryPerFinishedExecution(t *testing.T) {
 	arn, err := e.CreateStateMachine(ctx, "pass", `{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`, "")
 	require.NoError(t, err)
 	// run runs the executions numbered from to to-1, a hundred at a time.
-	run := func(from, to int) uint64 {
+	run := func(from, to int) int64 {
 		for i := from; i < to; i++ {
 			_, err := e.StartExecution(ctx, arn, fmt.Sprintf("msg-%07d", i), `{"id":1}`)
 			require.NoError(t, err)
@@ -40,15 +40,12 @@ func TestMemoryPerFinishedExecution(t *testing.T) {
 			}
 		}
 		require.NoError(t, e.Run(ctx))
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
+		return liveheap.Bytes()
 	}
 	const n = 20000
 	before := run(0, 1000)
 	after := run(1000, 1000+n)
-	perExecution := (int64(after) - int64(before)) / n
+	perExecution := (after - before) / n
 	t.Logf("%d bytes of heap per finished execution", perExecution)
 	assert.LessOrEqual(t, perExecution, int64(maxBytesPerFinished))
 	c, err := e.Counts(ctx, arn)

@@ -2,7 +2,6 @@ package replay_test
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/redrive/redrive/tasks/park"
 	"github.com/redrive/redrive/tasks/park/parktest"
 	"github.com/redrive/redrive/tasks/replay"
+	"github.com/redrive/redrive/tasks/replay/replaytest"
 	"github.com/redrive/redrive/tasks/telemetry"
 )
 
@@ -47,65 +47,11 @@ func (c *stepClock) WithDeadline(ctx context.Context, _ time.Time) (context.Cont
 	return context.WithCancel(ctx)
 }
 
-// faultySQS records the sends and fails the calls a test chooses.
-type faultySQS struct {
-	*sqs.Client
-	clock *stepClock
-
-	mu sync.Mutex
-	// sent is when each send to the DLQ went.
-	sent []time.Time
-	// failSendAfter fails every send after that many (0: none fail);
-	// failDeleteAt fails the delete of that move (1-based; 0: none).
-	failSendAfter, failDeleteAt int
-	// visibility lists the timeouts ChangeMessageVisibilityBatch set.
-	visibility []int32
-	// cancel, if set, is called after that many sends.
-	cancelAfter int
-	cancel      context.CancelFunc
-}
-
-func (f *faultySQS) SendMessage(ctx context.Context, in *sqs.SendMessageInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageOutput, error) {
-	f.mu.Lock()
-	if f.failSendAfter > 0 && len(f.sent) >= f.failSendAfter {
-		f.mu.Unlock()
-		return nil, errors.New("injected: SendMessage failed")
-	}
-	f.sent = append(f.sent, f.clock.Now())
-	n := len(f.sent)
-	f.mu.Unlock()
-	out, err := f.Client.SendMessage(ctx, in, optFns...)
-	if f.cancel != nil && n == f.cancelAfter {
-		f.cancel()
-	}
-	return out, err
-}
-
-func (f *faultySQS) ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMessageVisibilityBatchInput,
-	optFns ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error) {
-	f.mu.Lock()
-	for _, e := range in.Entries {
-		f.visibility = append(f.visibility, e.VisibilityTimeout)
-	}
-	f.mu.Unlock()
-	return f.Client.ChangeMessageVisibilityBatch(ctx, in, optFns...)
-}
-
-func (f *faultySQS) DeleteMessage(ctx context.Context, in *sqs.DeleteMessageInput, optFns ...func(*sqs.Options)) (*sqs.DeleteMessageOutput, error) {
-	f.mu.Lock()
-	fail := f.failDeleteAt > 0 && len(f.sent) == f.failDeleteAt
-	f.mu.Unlock()
-	if fail {
-		return nil, errors.New("injected: DeleteMessage failed")
-	}
-	return f.Client.DeleteMessage(ctx, in, optFns...)
-}
-
 // env is a parking lot, a DLQ and a breaker table on test backends, on
 // a manual clock.
 type env struct {
 	clock  *stepClock
-	sqs    *faultySQS
+	sqs    *replaytest.SQS
 	ddb    *dynamodb.Client
 	table  string
 	lot    *park.Lot
@@ -127,7 +73,7 @@ func newEnv(t *testing.T) *env {
 		return dynamostore.CreateTable(ctx, client, name)
 	})
 	e := &env{
-		clock: clk, sqs: &faultySQS{Client: b.Client, clock: clk}, ddb: client, table: table,
+		clock: clk, sqs: &replaytest.SQS{Client: b.Client, Now: clk.Now}, ddb: client, table: table,
 		lotURL: lot.URL, dlqURL: dlq.URL,
 	}
 	e.lot = &park.Lot{SQS: b.Client, Config: park.LotConfig{QueueURL: lot.URL, MaxMessageSize: park.DefaultMaxMessageSize},

@@ -174,11 +174,12 @@ func TestReplayKeepsToItsRate(t *testing.T) {
 	e.park(t, msgs...)
 	_, err := e.replayer(t).Run(t.Context(), replay.Plan{ID: "r-1", Actor: "ops", Rate: 4})
 	require.NoError(t, err)
-	require.Len(t, e.sqs.sent, 25)
-	for i := 4; i < len(e.sqs.sent); i++ {
-		assert.GreaterOrEqual(t, e.sqs.sent[i].Sub(e.sqs.sent[i-4]), time.Second, "at most 4 sends in any second (send %d)", i)
+	sent := e.sqs.Sent()
+	require.Len(t, sent, 25)
+	for i := 4; i < len(sent); i++ {
+		assert.GreaterOrEqual(t, sent[i].Sub(sent[i-4]), time.Second, "at most 4 sends in any second (send %d)", i)
 	}
-	assert.Equal(t, 6*time.Second, e.sqs.sent[24].Sub(e.sqs.sent[0]), "and no slower")
+	assert.Equal(t, 6*time.Second, sent[24].Sub(sent[0]), "and no slower")
 }
 
 // An interrupted replay leaves what it did not move in the lot, visible;
@@ -189,7 +190,7 @@ func TestInterruptedReplayResumes(t *testing.T) {
 	e := newEnv(t)
 	lotOfSix(t, e)
 	r := e.replayer(t)
-	e.sqs.failDeleteAt = 2
+	e.sqs.FailDeleteAt = 2
 	first, err := r.Run(t.Context(), replay.Plan{ID: "r-1", Actor: "ops", Rate: 100})
 	require.ErrorContains(t, err, "replay r-1 interrupted after moving 2")
 	assert.ErrorContains(t, err, "injected: DeleteMessage failed")
@@ -200,10 +201,10 @@ func TestInterruptedReplayResumes(t *testing.T) {
 	assert.Len(t, e.receiveAll(t, e.lotURL), 5, "all but the one deleted, visible at once")
 	e.clock.Advance(time.Minute)
 
-	e.sqs.failDeleteAt = 0
+	e.sqs.FailDeleteAt = 0
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	e.sqs.cancel, e.sqs.cancelAfter = cancel, 4 // the second run is cancelled after its second send
+	e.sqs.Cancel, e.sqs.CancelAt = cancel, 4 // the second run is cancelled after its second send
 	second, err := r.Run(ctx, replay.Plan{ID: "r-1", Actor: "ops2", Resume: true})
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 2, second.Counts.Moved)
@@ -212,7 +213,7 @@ func TestInterruptedReplayResumes(t *testing.T) {
 	assert.Len(t, e.receiveAll(t, e.lotURL), 3)
 	e.clock.Advance(time.Minute)
 
-	e.sqs.cancel = nil
+	e.sqs.Cancel = nil
 	third, err := r.Run(t.Context(), replay.Plan{ID: "r-1", Actor: "ops", Resume: true})
 	require.NoError(t, err)
 	assert.Equal(t, 3, third.Counts.Moved)
@@ -358,12 +359,13 @@ func TestLongScanKeepsWhatItLeftHidden(t *testing.T) {
 	assert.Greater(t, e.clock.Now().Sub(start), 30*time.Second, "precondition: the scan outlasted the timeout")
 	assert.Equal(t, replay.Counts{Matched: 40, Moved: 40, Left: 12}, res.Counts)
 	extended := 0
-	for _, v := range e.sqs.visibility {
+	visibility := e.sqs.Visibility()
+	for _, v := range visibility {
 		if v == 30 {
 			extended++
 		}
 	}
 	assert.Positive(t, extended, "the held messages' timeout was extended")
-	assert.Equal(t, 0, int(e.sqs.visibility[len(e.sqs.visibility)-1]), "and made visible at the end")
+	assert.Equal(t, 0, int(visibility[len(visibility)-1]), "and made visible at the end")
 	assert.Len(t, e.receiveAll(t, e.lotURL), 12)
 }

@@ -1,0 +1,85 @@
+// Package replaytest has the fault-injecting SQS client the replay's tests
+// share.
+package replaytest
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+)
+
+// SQS is a replay's SQS client for tests: it notes when each message went
+// to the DLQ and the visibility timeouts set, and fails a delete or
+// cancels a run where a test asks. Set the fields between runs, not during one.
+type SQS struct {
+	*sqs.Client
+	// Now is the clock the sends are noted on.
+	Now func() time.Time
+	// FailDeleteAt fails the delete that follows that send (1-based,
+	// over every run; 0: none).
+	FailDeleteAt int
+	// CancelAt calls Cancel right after that send (1-based, over every
+	// run), if Cancel is set.
+	CancelAt int
+	Cancel   context.CancelFunc
+
+	mu         sync.Mutex
+	sent       []time.Time
+	visibility []int32
+}
+
+// Sent is when each send so far went, in order.
+func (f *SQS) Sent() []time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.sent)
+}
+
+// Visibility lists the timeouts ChangeMessageVisibilityBatch set, in order.
+func (f *SQS) Visibility() []int32 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.visibility)
+}
+
+// SendMessage sends and notes the send.
+func (f *SQS) SendMessage(ctx context.Context, in *sqs.SendMessageInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageOutput, error) {
+	out, err := f.Client.SendMessage(ctx, in, optFns...)
+	if err != nil {
+		return out, err
+	}
+	f.mu.Lock()
+	f.sent = append(f.sent, f.Now())
+	n := len(f.sent)
+	f.mu.Unlock()
+	if f.Cancel != nil && n == f.CancelAt {
+		f.Cancel()
+	}
+	return out, nil
+}
+
+// ChangeMessageVisibilityBatch notes the timeouts, then sets them.
+func (f *SQS) ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMessageVisibilityBatchInput,
+	optFns ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error) {
+	f.mu.Lock()
+	for _, e := range in.Entries {
+		f.visibility = append(f.visibility, e.VisibilityTimeout)
+	}
+	f.mu.Unlock()
+	return f.Client.ChangeMessageVisibilityBatch(ctx, in, optFns...)
+}
+
+// DeleteMessage deletes, unless FailDeleteAt says this one fails.
+func (f *SQS) DeleteMessage(ctx context.Context, in *sqs.DeleteMessageInput, optFns ...func(*sqs.Options)) (*sqs.DeleteMessageOutput, error) {
+	f.mu.Lock()
+	fail := f.FailDeleteAt > 0 && len(f.sent) == f.FailDeleteAt
+	f.mu.Unlock()
+	if fail {
+		return nil, errors.New("injected: DeleteMessage failed")
+	}
+	return f.Client.DeleteMessage(ctx, in, optFns...)
+}
