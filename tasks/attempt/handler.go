@@ -277,7 +277,7 @@ func (h *Handler) releaseScout(ctx context.Context, key string) (bool, error) {
 	}
 	for _, e := range entries {
 		o, err := h.Room.Release(ctx, h.Tasks, e)
-		if err != nil || o == room.Resumed {
+		if err != nil || o == room.Resumed || o == room.Undeleted {
 			return err == nil, err
 		}
 	}

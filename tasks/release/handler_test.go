@@ -1,18 +1,22 @@
 package release_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/tasks/pace"
 	"github.com/redrive/redrive/tasks/release"
+	"github.com/redrive/redrive/tasks/room"
 )
 
 func TestAnInvocationRunsTicksPerInvocationTicks(t *testing.T) {
@@ -92,6 +96,29 @@ func TestClosedReleasesTheQuotaOldestFirstThenStopsWhenDrained(t *testing.T) {
 	assert.Zero(t, f.depth(t))
 	assert.Zero(t, f.lease(t), "a stopping releaser gives up its lease")
 	assert.Len(t, f.sfn.Started(), 1, "nothing left: no next releaser")
+}
+
+// deleteFailing is a room table whose deletes fail.
+type deleteFailing struct{ room.API }
+
+func (deleteFailing) DeleteItem(context.Context, *dynamodb.DeleteItemInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	return nil, errors.New("injected: table unavailable")
+}
+
+// Entries resumed but not deleted count as released, stay in the room and
+// are logged; the next release drops them.
+func TestATickLogsTheReleasedEntriesItCouldNotDelete(t *testing.T) {
+	f := newFixture(t)
+	f.fill(t, 3)
+	var logs bytes.Buffer
+	f.handler.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	f.handler.Room = room.New(deleteFailing{f.api}, f.table, time.Hour)
+	out := f.tick(t, f.start(t))
+	assert.Equal(t, 3, out.Released)
+	assert.Equal(t, tokens(0, 3), f.sfn.Resumed())
+	assert.Equal(t, 3, f.depth(t), "the spent entries stay")
+	assert.Contains(t, logs.String(), "level=WARN msg=\"released messages left in the room")
+	assert.Contains(t, logs.String(), "undeleted=3")
 }
 
 func TestARateNotUsedInFullDoesNotGrow(t *testing.T) {

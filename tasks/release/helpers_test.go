@@ -49,6 +49,9 @@ type fixture struct {
 	sfn     *roomtest.SFN
 	clock   *breakertest.Clock
 	slept   *time.Duration
+	// api and table are the room's table.
+	api   room.API
+	table string
 }
 
 func newFixture(t *testing.T) fixture {
@@ -58,7 +61,7 @@ func newFixture(t *testing.T) fixture {
 	b, err := breaker.New(dynamostore.New(client, table), policy, breaker.WithClock(clock.Now), breaker.WithSeed(1))
 	require.NoError(t, err)
 	f := fixture{breaker: b, room: room.New(client, table, time.Hour), pace: pace.NewStore(client, table),
-		sfn: &roomtest.SFN{}, clock: clock, slept: new(time.Duration)}
+		sfn: &roomtest.SFN{}, clock: clock, slept: new(time.Duration), api: client, table: table}
 	launcher := &release.Launcher{Pace: f.pace, Policy: pace.Policy{}.WithDefaults(), SFN: f.sfn, StateMachineARN: releaseARN, Now: clock.Now}
 	f.handler = &release.Handler{Breaker: b, Room: f.room, Tasks: f.sfn, Launcher: launcher,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clock.Now,

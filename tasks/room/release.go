@@ -32,6 +32,10 @@ const (
 	// out, stopped, resumed by an earlier release, or an old token); the
 	// entry is dropped.
 	Gone
+	// Undeleted: the entry's execution was resumed, but taking the entry
+	// out of the room failed; its spent token stays until the next
+	// release of it drops it.
+	Undeleted
 )
 
 // Counts adds up what a batch of releases did.
@@ -39,8 +43,10 @@ type Counts struct {
 	// Listed counts the entries the batch found in the room; fewer than
 	// asked for means the room ran short.
 	Listed int
-	// Resumed and Gone count entries by Outcome.
-	Resumed, Gone int
+	// Resumed counts the executions resumed (Undeleted ones too), Gone
+	// the entries dropped, and Undeleted the resumed entries left in the
+	// room.
+	Resumed, Gone, Undeleted int
 }
 
 // Release resumes e's execution with SendTaskSuccess, then takes e out of
@@ -63,8 +69,11 @@ func (r *Room) Release(ctx context.Context, tasks TaskAPI, e Entry) (Outcome, er
 	// An entry of the same message with a new token (it is back in the
 	// room already) stays; a failed delete leaves a spent token, which
 	// the next release drops.
-	if _, err := r.Take(context.WithoutCancel(ctx), e); err != nil && outcome == Gone {
-		return 0, err
+	if _, err := r.Take(context.WithoutCancel(ctx), e); err != nil {
+		if outcome == Gone {
+			return 0, err
+		}
+		return Undeleted, nil
 	}
 	return outcome, nil
 }
@@ -91,6 +100,9 @@ func (r *Room) ReleaseOldest(ctx context.Context, tasks TaskAPI, key string, n i
 		switch o {
 		case Resumed:
 			c.Resumed++
+		case Undeleted:
+			c.Resumed++
+			c.Undeleted++
 		case Gone:
 			c.Gone++
 		}

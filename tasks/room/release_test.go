@@ -205,7 +205,8 @@ func (deleteFailing) DeleteItem(context.Context, *dynamodb.DeleteItemInput, ...f
 }
 
 // A delete that fails after the execution resumed still reports the
-// release: the spent entry stays, and the next release drops it. A delete
+// release, as Undeleted: the spent entry stays, and the next release drops
+// it. A delete
 // that fails while dropping a spent token is an error, so the releaser
 // tries again.
 func TestReleaseWhoseDeleteFails(t *testing.T) {
@@ -217,7 +218,7 @@ func TestReleaseWhoseDeleteFails(t *testing.T) {
 
 	o, err := broken.Release(t.Context(), tasks, en)
 	require.NoError(t, err)
-	assert.Equal(t, room.Resumed, o)
+	assert.Equal(t, room.Undeleted, o)
 	assert.Equal(t, []string{"m-1#1"}, e.left(t, "orders"), "the spent entry stays")
 
 	_, err = broken.Release(t.Context(), tasks, en)
@@ -228,4 +229,9 @@ func TestReleaseWhoseDeleteFails(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, room.Gone, o, "dropped by the next release")
 	assert.Empty(t, e.left(t, "orders"))
+
+	e.enter(t, entry("orders", "m-2#1", 0))
+	c, err := broken.ReleaseOldest(t.Context(), tasks, "orders", 5, nil)
+	require.NoError(t, err)
+	assert.Equal(t, room.Counts{Listed: 1, Resumed: 1, Undeleted: 1}, c)
 }
