@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -204,9 +205,9 @@ func returned(rv types.ReturnValue, old record, item map[string]types.AttributeV
 	return nil
 }
 
-// sameValue compares two values by how they print (as SDK values).
+// sameValue reports whether two SDK values are equal, type and value.
 func sameValue(a, b types.AttributeValue) bool {
-	return fmt.Sprint(a) == fmt.Sprint(b)
+	return reflect.DeepEqual(a, b)
 }
 
 // DeleteItem removes an item, if its condition holds.

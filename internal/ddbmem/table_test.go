@@ -244,3 +244,33 @@ func TestQueryNumberOrder(t *testing.T) {
 	}
 	assert.Equal(t, []string{"g", "b", "d", "e", "h", "f", "a", "c"}, got)
 }
+
+// UpdateItem's UPDATED_NEW and UPDATED_OLD return the attributes whose
+// value changed, nested values compared whole, as minidyn does.
+func TestUpdateReturnsTheUpdatedAttributes(t *testing.T) {
+	ctx := context.Background()
+	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+	m := func(l ...types.AttributeValue) types.AttributeValue {
+		return &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"l": &types.AttributeValueMemberL{Value: l}}}
+	}
+	key := map[string]types.AttributeValue{"pk": s("u")}
+	for name, api := range map[string]interface {
+		PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+		UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	}{"ddbmem": newDB(t), "minidyn": newMinidyn(t)} {
+		_, err := api.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table),
+			Item: map[string]types.AttributeValue{"pk": s("u"), "a": n("1"), "m": m(n("1"), s("x")), "z": s("same")}})
+		require.NoError(t, err, name)
+		update := func(rv types.ReturnValue) map[string]types.AttributeValue {
+			out, err := api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: key,
+				UpdateExpression:          aws.String("SET a = a + :one, m = :m"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":one": n("1"), ":m": m(n("1"), s("y"))},
+				ReturnValues:              rv})
+			require.NoError(t, err, name)
+			return out.Attributes
+		}
+		assert.Equal(t, map[string]types.AttributeValue{"a": n("2"), "m": m(n("1"), s("y"))}, update(types.ReturnValueUpdatedNew), name)
+		assert.Equal(t, map[string]types.AttributeValue{"a": n("2")}, update(types.ReturnValueUpdatedOld), name,
+			"m was set to what it held: not an updated attribute")
+	}
+}
