@@ -8,7 +8,10 @@
 // runs) until the scan ends, so the scan sees every message once and ends
 // when a receive comes back empty; then the messages it did not move are
 // made visible again at once. If the replay dies instead, they reappear
-// when their visibility timeout runs out: nothing is lost.
+// when their visibility timeout runs out: nothing is lost. A scan can hide
+// at most SQS's quota of messages in flight, about 120,000: over a larger
+// lot it stops there (ErrInFlightQuota), having moved the matches it
+// reached, and a run again with the same id carries on.
 //
 // A message matches on the park Record in its "redrive" attribute (see
 // park.Record); a message without one that decodes never matches and is

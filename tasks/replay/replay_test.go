@@ -3,6 +3,7 @@ package replay_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -180,6 +181,43 @@ func TestReplayKeepsToItsRate(t *testing.T) {
 		assert.GreaterOrEqual(t, sent[i].Sub(sent[i-4]), time.Second, "at most 4 sends in any second (send %d)", i)
 	}
 	assert.Equal(t, 6*time.Second, sent[24].Sub(sent[0]), "and no slower")
+}
+
+// A scan over a lot larger than SQS's quota of messages in flight stops at
+// the quota with ErrInFlightQuota, having moved the matches it reached;
+// nothing is lost, and a run again with the same id moves the rest.
+func TestAScanStopsAtTheInFlightQuotaAndCarriesOn(t *testing.T) {
+	e := newEnv(t)
+	var msgs []parked
+	var orders []string
+	for i := range 25 {
+		m := parked{origin: fmt.Sprintf("o-%02d", i), body: "{}", breaker: "orders", reason: "exhausted: x"}
+		if i%2 == 1 {
+			m.breaker = "payments"
+		} else {
+			orders = append(orders, m.origin)
+		}
+		msgs = append(msgs, m)
+	}
+	e.park(t, msgs...)
+	r := e.replayer(t)
+	e.sqs.InFlightQuota = 10
+	first, err := r.Run(t.Context(), replay.Plan{ID: "r-1", Actor: "ops", Filter: replay.Filter{Breaker: "orders"}, Rate: 100})
+	require.ErrorIs(t, err, replay.ErrInFlightQuota)
+	assert.ErrorContains(t, err, "the scan saw 10 messages")
+	assert.ErrorContains(t, err, "run it again with the same id to carry on")
+	assert.Equal(t, replay.Counts{Matched: 5, Left: 5, Moved: 5}, first.Counts)
+	assert.Equal(t, replay.Interrupted, first.Entry.Status)
+	assert.Len(t, e.receiveAll(t, e.lotURL), 20, "the rest, visible at once")
+	e.clock.Advance(time.Minute)
+
+	e.sqs.InFlightQuota = 0
+	second, err := r.Run(t.Context(), replay.Plan{ID: "r-1", Actor: "ops", Resume: true})
+	require.NoError(t, err)
+	assert.Equal(t, 8, second.Counts.Moved)
+	assert.Equal(t, 13, second.Entry.Counts.Moved, "the total of both runs")
+	assert.Len(t, e.receiveAll(t, e.lotURL), 12, "the other breaker's, left")
+	assert.ElementsMatch(t, orders, origins(t, e.receiveAll(t, e.dlqURL)), "every match once")
 }
 
 // An interrupted replay leaves what it did not move in the lot, visible;

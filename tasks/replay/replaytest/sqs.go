@@ -9,12 +9,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 )
 
 // SQS is a replay's SQS client for tests: it notes when each message went
-// to the DLQ and the visibility timeouts set, and fails a delete or
-// cancels a run where a test asks. Set the fields between runs, not during one.
+// to the DLQ and the visibility timeouts set, and fails a delete or a
+// receive, or cancels a run, where a test asks. Set the fields between
+// runs, not during one.
 type SQS struct {
 	*sqs.Client
 	// Now is the clock the sends are noted on.
@@ -26,10 +29,32 @@ type SQS struct {
 	// run), if Cancel is set.
 	CancelAt int
 	Cancel   context.CancelFunc
+	// InFlightQuota fails a receive with SQS's OverLimit once that many
+	// messages were received (over every run; 0: never), as SQS does at
+	// its quota of messages in flight.
+	InFlightQuota int
 
 	mu         sync.Mutex
 	sent       []time.Time
 	visibility []int32
+	received   int
+}
+
+// ReceiveMessage receives, unless InFlightQuota says the quota is reached.
+func (f *SQS) ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, optFns ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error) {
+	f.mu.Lock()
+	full := f.InFlightQuota > 0 && f.received >= f.InFlightQuota
+	f.mu.Unlock()
+	if full {
+		return nil, &sqstypes.OverLimit{Message: aws.String("injected: too many messages in flight")}
+	}
+	out, err := f.Client.ReceiveMessage(ctx, in, optFns...)
+	if err == nil {
+		f.mu.Lock()
+		f.received += len(out.Messages)
+		f.mu.Unlock()
+	}
+	return out, err
 }
 
 // Sent is when each send so far went, in order.
