@@ -11,7 +11,8 @@
 // when their visibility timeout runs out: nothing is lost. A scan can hide
 // at most SQS's quota of messages in flight, about 120,000: over a larger
 // lot it stops there (ErrInFlightQuota), having moved the matches it
-// reached, and a run again with the same id carries on.
+// reached, and each run again with the same id scans again and moves the
+// matches it reaches.
 //
 // A message matches on the park Record in its "redrive" attribute (see
 // park.Record); a message without one that decodes never matches and is
