@@ -178,6 +178,7 @@ func (x *execution) close(status Status, name, cause string) {
 		f(x.describe())
 	}
 	x.e.retire(x)
+	x.e.sched.ended.Add(1)
 	x.closeCallback()
 	if c := x.call; c != nil {
 		c.cancel()

@@ -158,3 +158,32 @@ func TestRetentionEvictsWhileIdleOnAScaledClock(t *testing.T) {
 	cancel()
 	assert.ErrorIs(t, <-done, context.Canceled)
 }
+
+// TestADrainDropsTheTimersOfTheEndedExecutions starts executions with an
+// execution timeout hours ahead that all end a second later, and nothing
+// after: the timeline does not grow again, yet it drops their stale timers
+// (which would hold the ended executions in memory until due).
+func TestADrainDropsTheTimersOfTheEndedExecutions(t *testing.T) {
+	ctx := t.Context()
+	e := New(Options{Compact: true, FinishedHistories: 10})
+	arn, err := e.CreateStateMachine(ctx, "wait",
+		`{"StartAt":"W","TimeoutSeconds":36000,"States":{"W":{"Type":"Wait","Seconds":1,"End":true}}}`, "")
+	require.NoError(t, err)
+	const n = 5000
+	for range n {
+		_, err := e.StartExecution(ctx, arn, "", `{}`)
+		require.NoError(t, err)
+	}
+	timeline := func() int {
+		e.sched.mu.Lock()
+		defer e.sched.mu.Unlock()
+		return len(e.sched.queue)
+	}
+	require.NoError(t, e.RunUntil(ctx, e.Now().Add(500*time.Millisecond)))
+	require.Greater(t, timeline(), n, "precondition: every execution's timeout and wait")
+	require.NoError(t, e.RunUntil(ctx, e.Now().Add(time.Second)))
+	c, err := e.Counts(ctx, arn)
+	require.NoError(t, err)
+	require.EqualValues(t, n, c.Succeeded)
+	assert.Less(t, timeline(), minCompaction, "the ended executions' timeouts are dropped")
+}

@@ -22,8 +22,11 @@ type scheduler struct {
 	// and by Close once that loop has returned.
 	running sync.Mutex
 	batch   []event // reused by the one running loop
-	// compacted is the timeline's length after its last compaction.
+	// compacted is the timeline's length after its last compaction, and
+	// ended counts the executions that ended since (their timers went
+	// stale).
 	compacted int
+	ended     atomic.Int64
 }
 
 // after returns the clock time d from now.

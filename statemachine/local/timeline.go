@@ -85,16 +85,21 @@ func (t timeline) down(i int) {
 const minCompaction = 256
 
 // compact drops the stale events from the timeline once it has doubled
-// since the last compaction, so that the timers of finished executions
-// (their TimeoutSeconds, far ahead) do not keep them in memory until due.
-// Stale events never run, so the timeline runs as before. Amortised over
-// the events scheduled, it costs O(1) each.
+// since the last compaction, or once executions as many as half its
+// events have ended since (a drain: the timeline shrinks, and every
+// finished execution's timers went stale), so that the timers of finished
+// executions (their TimeoutSeconds, a waiting room's hours, far ahead) do
+// not keep them in memory until due. Stale events never run, so the
+// timeline runs as before. Amortised over the events scheduled and the
+// executions ended, it costs O(1) each.
 func (s *scheduler) compact() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.queue) < 2*s.compacted+minCompaction {
+	n := len(s.queue)
+	if n < minCompaction || n < 2*s.compacted+minCompaction && s.ended.Load() < int64(n/2) {
 		return
 	}
+	s.ended.Store(0)
 	live := s.queue[:0]
 	for _, ev := range s.queue {
 		if !ev.stale() {
