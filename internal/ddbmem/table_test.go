@@ -246,7 +246,9 @@ func TestQueryNumberOrder(t *testing.T) {
 }
 
 // UpdateItem's UPDATED_NEW and UPDATED_OLD return the attributes whose
-// value changed, nested values compared whole, as minidyn does.
+// value changed, nested values compared whole, as minidyn does. (DynamoDB
+// is reported to return every attribute the update sets, changed or not;
+// nothing in the project reads UPDATED_NEW or UPDATED_OLD.)
 func TestUpdateReturnsTheUpdatedAttributes(t *testing.T) {
 	ctx := context.Background()
 	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }

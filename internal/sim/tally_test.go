@@ -61,5 +61,3 @@ func TestCallTallyMemoryFollowsSecondsAndMessages(t *testing.T) {
 	t.Logf("kept: %d bytes after 100,000 calls, %d after 400,000", small, large)
 	assert.Less(t, large-small, int64(4<<20), "300,000 more calls keep less than 4 MiB more")
 }
-
-// heap is the live heap after a collection.

@@ -23,8 +23,8 @@ type scheduler struct {
 	running sync.Mutex
 	batch   []event // reused by the one running loop
 	// compacted is the timeline's length after its last compaction, and
-	// ended counts the executions that ended since (their timers went
-	// stale).
+	// ended counts the executions that ended since (most of their timers
+	// went stale with them).
 	compacted int
 	ended     atomic.Int64
 }

@@ -65,6 +65,40 @@ func TestTimelineCompaction(t *testing.T) {
 	}
 }
 
+// TestTimelineCompactionAfterADrain: a timeline that does not grow is
+// compacted once executions as many as half its events have ended, not
+// before, and keeps its live events in their order.
+func TestTimelineCompactionAfterADrain(t *testing.T) {
+	var s scheduler
+	var gen atomic.Uint64
+	n := 3 * minCompaction
+	for i := range n {
+		at := int64((i * 7919) % n)
+		if i%3 == 0 {
+			s.queue.push(event{at: at, seq: uint64(i)})
+		} else {
+			s.queue.push(event{at: at, seq: uint64(i), gen: &gen, want: 0})
+		}
+	}
+	s.compact()
+	require.Len(t, s.queue, n, "nothing is stale yet")
+	gen.Add(1)
+	s.ended.Store(int64(n/2 - 1))
+	s.compact()
+	require.Len(t, s.queue, n, "fewer ended executions than half the events")
+	s.ended.Add(1)
+	s.compact()
+	require.Len(t, s.queue, n/3)
+	assert.Zero(t, s.ended.Load(), "counted afresh")
+	last := int64(-1)
+	for len(s.queue) > 0 {
+		ev := s.queue.pop()
+		assert.False(t, ev.stale())
+		assert.Greater(t, ev.at, last, "in order")
+		last = ev.at
+	}
+}
+
 func TestAtRunsInTimeOrderAndJumpsTheClock(t *testing.T) {
 	e := New(Options{})
 	start := e.Now()

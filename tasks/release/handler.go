@@ -151,6 +151,10 @@ func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 	start := h.Now()
 	c, err := h.Room.ReleaseOldest(ctx, h.Tasks, key, quota, room.Spread(pol.Tick, quota, h.Sleep, h.unthrottled(key)))
 	out.Released, out.Dropped = c.Resumed, c.Gone
+	if c.Undeleted > 0 {
+		h.Logger.WarnContext(ctx, "released messages left in the room: their entries could not be deleted; the next release drops them",
+			"breaker", key, "undeleted", c.Undeleted)
+	}
 	if err != nil {
 		return out, fmt.Errorf("release: %w", err)
 	}
@@ -164,10 +168,6 @@ func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 	}
 	h.Logger.InfoContext(ctx, "release tick", "breaker", key, "epoch", in.Epoch, "tick", out.Ticks,
 		"breakerState", out.State, "rate", out.Rate, "quota", quota, "released", c.Resumed, "dropped", c.Gone)
-	if c.Undeleted > 0 {
-		h.Logger.WarnContext(ctx, "released messages left in the room: their entries could not be deleted; the next release drops them",
-			"breaker", key, "undeleted", c.Undeleted)
-	}
 	h.report(ctx, out, pol.Tick)
 	if drained && row.State != breaker.HalfOpen {
 		return h.stop(ctx, out)

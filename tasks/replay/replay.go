@@ -43,8 +43,9 @@ const (
 
 // ErrInFlightQuota says a scan stopped at SQS's quota of messages in
 // flight (about 120,000 per standard queue): it could hide no more. A run
-// again with the same id scans on; SQS hands the messages out in no fixed
-// order, so it reaches ones this run did not.
+// again with the same id scans again from the start and moves the matches
+// it reaches; as SQS hands messages out in no fixed order, it may reach
+// ones this run did not, with no promise that it does.
 var ErrInFlightQuota = errors.New("SQS's quota of messages in flight is reached")
 
 // receiveBatch is how many messages one ReceiveMessage asks for, SQS's
@@ -345,8 +346,8 @@ func (s *scan) run(ctx context.Context) error {
 		received := s.r.clock.Now()
 		out, err := s.r.sqs.ReceiveMessage(ctx, in)
 		if _, full := errors.AsType[*sqstypes.OverLimit](err); full {
-			return fmt.Errorf("receive from the parking lot %s: %w: the scan saw %d messages and keeps each hidden until it ends; "+
-				"the ones it did not reach were not looked at: %w", cfg.ParkingLotURL, ErrInFlightQuota, len(s.seen), err)
+			return fmt.Errorf("receive from the parking lot %s: %w: the scan holds hidden the %d messages it saw and did not move, until it ends; "+
+				"the ones it did not reach were not looked at: %w", cfg.ParkingLotURL, ErrInFlightQuota, len(s.held), err)
 		}
 		if err != nil {
 			return fmt.Errorf("receive from the parking lot %s: %w", cfg.ParkingLotURL, err)

@@ -29,21 +29,22 @@ type SQS struct {
 	// run), if Cancel is set.
 	CancelAt int
 	Cancel   context.CancelFunc
-	// InFlightQuota fails a receive with SQS's OverLimit once that many
-	// messages were received (over every run; 0: never), as SQS does at
-	// its quota of messages in flight.
+	// InFlightQuota fails a receive with SQS's OverLimit while that many
+	// messages are in flight (received, and neither deleted nor made
+	// visible again; a visibility timeout that runs out is not noticed;
+	// 0: no quota), as SQS does at its quota.
 	InFlightQuota int
 
 	mu         sync.Mutex
 	sent       []time.Time
 	visibility []int32
-	received   int
+	inFlight   int
 }
 
 // ReceiveMessage receives, unless InFlightQuota says the quota is reached.
 func (f *SQS) ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, optFns ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error) {
 	f.mu.Lock()
-	full := f.InFlightQuota > 0 && f.received >= f.InFlightQuota
+	full := f.InFlightQuota > 0 && f.inFlight >= f.InFlightQuota
 	f.mu.Unlock()
 	if full {
 		return nil, &sqstypes.OverLimit{Message: aws.String("injected: too many messages in flight")}
@@ -51,7 +52,7 @@ func (f *SQS) ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, o
 	out, err := f.Client.ReceiveMessage(ctx, in, optFns...)
 	if err == nil {
 		f.mu.Lock()
-		f.received += len(out.Messages)
+		f.inFlight += len(out.Messages)
 		f.mu.Unlock()
 	}
 	return out, err
@@ -87,12 +88,16 @@ func (f *SQS) SendMessage(ctx context.Context, in *sqs.SendMessageInput, optFns 
 	return out, nil
 }
 
-// ChangeMessageVisibilityBatch notes the timeouts, then sets them.
+// ChangeMessageVisibilityBatch notes the timeouts, then sets them; a
+// message made visible is no longer in flight.
 func (f *SQS) ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMessageVisibilityBatchInput,
 	optFns ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error) {
 	f.mu.Lock()
 	for _, e := range in.Entries {
 		f.visibility = append(f.visibility, e.VisibilityTimeout)
+		if e.VisibilityTimeout == 0 {
+			f.inFlight--
+		}
 	}
 	f.mu.Unlock()
 	return f.Client.ChangeMessageVisibilityBatch(ctx, in, optFns...)
@@ -106,5 +111,11 @@ func (f *SQS) DeleteMessage(ctx context.Context, in *sqs.DeleteMessageInput, opt
 	if fail {
 		return nil, errors.New("injected: DeleteMessage failed")
 	}
-	return f.Client.DeleteMessage(ctx, in, optFns...)
+	out, err := f.Client.DeleteMessage(ctx, in, optFns...)
+	if err == nil {
+		f.mu.Lock()
+		f.inFlight--
+		f.mu.Unlock()
+	}
+	return out, err
 }
