@@ -168,6 +168,16 @@ func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[stri
 			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 		},
 		{
+			id: "ReleaserNotStartedAlarm",
+			description: "An Attempt could not start a waiting room's releaser when its breaker let messages through (the pace " +
+				"row's lease or StartExecution failed; see the attempt function's logs): the room waits for its watcher " +
+				"(ROOM_TIMEOUT) or, with none, for its messages' ROOM_MAX_WAIT. Start one at once with " +
+				"`redrive admin release --breaker KEY` (the admin state machine's release command).",
+			metric:    insightsSum(metricReleaserNotStarted, minute),
+			threshold: 1,
+			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		},
+		{
 			id: "StartThrottledAlarm",
 			description: "StartExecution was throttled in each of 5 minutes: the starter retries through the DLQ, but the " +
 				"Step Functions StartExecution quota is too low for the rate; lower StarterMaxConcurrency or raise the quota.",

@@ -128,6 +128,8 @@ func TestAlarms(t *testing.T) {
 				Threshold: 1, Periods: 3, Missing: "notBreaching", Notifies: notify},
 			"UnrecordedOutcomesAlarm": {Watches: []string{`SELECT SUM(UnrecordedOutcomes) FROM SCHEMA("Redrive", Breaker) /60`},
 				Threshold: 1, Periods: 1, Missing: "notBreaching", Notifies: notify},
+			"ReleaserNotStartedAlarm": {Watches: []string{`SELECT SUM(ReleaserNotStarted) FROM SCHEMA("Redrive", Breaker) /60`},
+				Threshold: 1, Periods: 1, Missing: "notBreaching", Notifies: notify},
 		}
 		for _, key := range s.settings.AlarmBreakerKeys {
 			want["BreakerNotClosedAlarm"+alphanumeric(key)] = alarmView{Watches: []string{

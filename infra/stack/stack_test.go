@@ -21,13 +21,13 @@ func TestResourceCounts(t *testing.T) {
 		{existingName, map[string]int{
 			"AWS::Lambda::Function": 7, "AWS::Lambda::EventSourceMapping": 1, "AWS::StepFunctions::StateMachine": 3,
 			"AWS::DynamoDB::Table": 1, "AWS::SQS::Queue": 1, "AWS::Logs::LogGroup": 10, "AWS::IAM::Role": 10,
-			"AWS::IAM::Policy": 12, "AWS::CloudWatch::Alarm": 15, "AWS::CloudWatch::Dashboard": 1,
+			"AWS::IAM::Policy": 12, "AWS::CloudWatch::Alarm": 16, "AWS::CloudWatch::Dashboard": 1,
 			"AWS::SNS::Topic": 0, "AWS::SNS::TopicPolicy": 0, "AWS::KMS::Key": 0,
 		}},
 		{demoName, map[string]int{
 			"AWS::Lambda::Function": 7, "AWS::Lambda::EventSourceMapping": 1, "AWS::StepFunctions::StateMachine": 3,
 			"AWS::DynamoDB::Table": 1, "AWS::SQS::Queue": 3, "AWS::Logs::LogGroup": 10, "AWS::IAM::Role": 10,
-			"AWS::IAM::Policy": 12, "AWS::CloudWatch::Alarm": 16, "AWS::CloudWatch::Dashboard": 1,
+			"AWS::IAM::Policy": 12, "AWS::CloudWatch::Alarm": 17, "AWS::CloudWatch::Dashboard": 1,
 			"AWS::SNS::Topic": 1, "AWS::SNS::TopicPolicy": 1, "AWS::KMS::Key": 1,
 		}},
 	}

@@ -285,11 +285,13 @@ func (h *Handler) releaseScout(ctx context.Context, key string) (bool, error) {
 }
 
 // startReleaser starts key's releaser unless one runs. A failure is
-// logged, not returned: the delivery's outcome stands, and the room's
-// watcher, if it still waits, starts one within ROOM_TIMEOUT.
+// logged and counted (ReleaserNotStarted, which an alarm watches), not
+// returned: the delivery's outcome stands, and the room's watcher, if one
+// still waits, starts one within ROOM_TIMEOUT.
 func (h *Handler) startReleaser(ctx context.Context, key string) {
 	if _, err := h.Launcher.Ensure(ctx, key); err != nil {
-		h.Logger.WarnContext(ctx, "could not start the releaser; the room's watcher covers it", "breaker", key, "error", err.Error())
+		h.Metrics.Count(key, telemetry.ReleaserNotStarted, 1)
+		h.Logger.WarnContext(ctx, "could not start the releaser; the room's watcher covers it, if one waits", "breaker", key, "error", err.Error())
 	}
 }
 

@@ -201,6 +201,7 @@ func TestAReleaserThatFailsToStartDoesNotFailTheCanary(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, message.NextDone, doc.Next)
 	assert.Contains(t, f.log.String(), "could not start the releaser")
+	assert.EqualValues(t, 1, f.counts(t)[telemetry.ReleaserNotStarted], "counted for its alarm")
 }
 
 func TestTheHealthyPathReadsTheBreakerRowOnceAndWritesNothing(t *testing.T) {

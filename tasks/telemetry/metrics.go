@@ -70,6 +70,11 @@ const (
 	Held Name = "Held"
 	// Delayed counts Attempts a routing rule's delay made wait.
 	Delayed Name = "Delayed"
+	// ReleaserNotStarted counts releasers an Attempt could not start when
+	// its breaker let messages through (the pace row's lease or
+	// StartExecution failed): the room waits for its watcher, or for its
+	// messages' ROOM_MAX_WAIT.
+	ReleaserNotStarted Name = "ReleaserNotStarted"
 )
 
 // StateMetric is the gauge of a breaker's state, written on every state
