@@ -31,6 +31,31 @@ func TestTimelineOrder(t *testing.T) {
 	assert.Equal(t, [][2]int64{{0, 6}, {1, 2}, {1, 5}, {3, 4}, {5, 1}, {5, 3}}, got)
 }
 
+// thirdsLive fills s with n events at every instant below n, out of
+// order, of which two in three go stale when gen changes.
+func thirdsLive(s *scheduler, gen *atomic.Uint64, n int) {
+	for i := range n {
+		at := int64((i * 7919) % n)
+		if i%3 == 0 {
+			s.queue.push(event{at: at, seq: uint64(i)})
+		} else {
+			s.queue.push(event{at: at, seq: uint64(i), gen: gen, want: 0})
+		}
+	}
+}
+
+// assertLiveInOrder pops s's timeline: none stale, in time order.
+func assertLiveInOrder(t *testing.T, s *scheduler) {
+	t.Helper()
+	last := int64(-1)
+	for len(s.queue) > 0 {
+		ev := s.queue.pop()
+		assert.False(t, ev.stale())
+		assert.Greater(t, ev.at, last, "in order")
+		last = ev.at
+	}
+}
+
 // TestTimelineCompaction schedules events of which two in three go stale:
 // compaction drops them, once the timeline is long enough, and leaves the
 // live ones in their order.
@@ -38,14 +63,7 @@ func TestTimelineCompaction(t *testing.T) {
 	var s scheduler
 	var gen atomic.Uint64
 	n := 3 * minCompaction
-	for i := range n {
-		at := int64((i * 7919) % n) // every instant once, out of order
-		if i%3 == 0 {
-			s.queue.push(event{at: at, seq: uint64(i)})
-		} else {
-			s.queue.push(event{at: at, seq: uint64(i), gen: &gen, want: 0})
-		}
-	}
+	thirdsLive(&s, &gen, n)
 	s.compact()
 	require.Len(t, s.queue, n, "nothing is stale yet")
 	gen.Add(1)
@@ -56,13 +74,7 @@ func TestTimelineCompaction(t *testing.T) {
 	}
 	s.compact()
 	require.Len(t, s.queue, n/3)
-	last := int64(-1)
-	for len(s.queue) > 0 {
-		ev := s.queue.pop()
-		assert.False(t, ev.stale())
-		assert.Greater(t, ev.at, last, "in order")
-		last = ev.at
-	}
+	assertLiveInOrder(t, &s)
 }
 
 // TestTimelineCompactionAfterADrain: a timeline that does not grow is
@@ -72,14 +84,7 @@ func TestTimelineCompactionAfterADrain(t *testing.T) {
 	var s scheduler
 	var gen atomic.Uint64
 	n := 3 * minCompaction
-	for i := range n {
-		at := int64((i * 7919) % n)
-		if i%3 == 0 {
-			s.queue.push(event{at: at, seq: uint64(i)})
-		} else {
-			s.queue.push(event{at: at, seq: uint64(i), gen: &gen, want: 0})
-		}
-	}
+	thirdsLive(&s, &gen, n)
 	s.compact()
 	require.Len(t, s.queue, n, "nothing is stale yet")
 	gen.Add(1)
@@ -90,13 +95,7 @@ func TestTimelineCompactionAfterADrain(t *testing.T) {
 	s.compact()
 	require.Len(t, s.queue, n/3)
 	assert.Zero(t, s.ended.Load(), "counted afresh")
-	last := int64(-1)
-	for len(s.queue) > 0 {
-		ev := s.queue.pop()
-		assert.False(t, ev.stale())
-		assert.Greater(t, ev.at, last, "in order")
-		last = ev.at
-	}
+	assertLiveInOrder(t, &s)
 }
 
 func TestAtRunsInTimeOrderAndJumpsTheClock(t *testing.T) {
