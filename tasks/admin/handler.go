@@ -159,22 +159,28 @@ func (h *Handler) handle(ctx context.Context, in Input) (Output, error) {
 	}
 	changed := after.Version != before.Version
 	h.log(ctx, p, changed, before, after)
+	out := Output{Breaker: p.key, Command: p.command, Changed: changed, Before: ptr(Summarize(before)), After: ptr(Summarize(after))}
 	if after.State == breaker.Closed || after.State == breaker.ForcedClosed {
-		h.startReleaser(ctx, p.key)
+		out.Notes = h.startReleaser(ctx, p.key)
 	}
-	return Output{Breaker: p.key, Command: p.command, Changed: changed, Before: ptr(Summarize(before)), After: ptr(Summarize(after))}, nil
+	return out, nil
 }
 
 // startReleaser starts key's releaser, if the handler has a Launcher. A
-// failure is logged: the command stands, and the room's watcher, if one
-// waits, starts one within ROOM_TIMEOUT (else run the command again).
-func (h *Handler) startReleaser(ctx context.Context, key string) {
+// failure is logged and returned as a note for the operator: the command
+// stands, and the room's watcher, if one waits, starts one within
+// ROOM_TIMEOUT; running the command again tries again.
+func (h *Handler) startReleaser(ctx context.Context, key string) []string {
 	if h.Launcher == nil {
-		return
+		return nil
 	}
-	if _, err := h.Launcher.Ensure(ctx, key); err != nil {
-		h.Logger.WarnContext(ctx, "could not start the waiting room's releaser", "breaker", key, "error", err.Error())
+	_, err := h.Launcher.Ensure(ctx, key)
+	if err == nil {
+		return nil
 	}
+	h.Logger.WarnContext(ctx, "could not start the waiting room's releaser", "breaker", key, "error", err.Error())
+	return []string{fmt.Sprintf("the command stands, but the waiting room's releaser could not be started (%v): "+
+		"its messages wait for the room's watcher, if one waits; run the command again to try again", err)}
 }
 
 // unreadable reports an error of a row that does not decode, when the
@@ -220,8 +226,8 @@ func (h *Handler) replaceUnreadable(ctx context.Context, p parsed, why error) (O
 	}
 	h.log(ctx, p, true, breaker.Row{}, after)
 	h.Logger.WarnContext(ctx, "replaced a breaker row that did not decode", "breaker", p.key, "unreadable", why.Error(), "raw", raw)
-	h.startReleaser(ctx, p.key)
-	return Output{Breaker: p.key, Command: p.command, Changed: true, After: ptr(Summarize(after)), Unreadable: why.Error(), Raw: raw}, nil
+	return Output{Breaker: p.key, Command: p.command, Changed: true, After: ptr(Summarize(after)), Unreadable: why.Error(), Raw: raw,
+		Notes: h.startReleaser(ctx, p.key)}, nil
 }
 
 // log writes the command's audit line.

@@ -306,3 +306,18 @@ func TestARowThatDoesNotDecodeIsShownAndReset(t *testing.T) {
 	require.NoError(t, err, "readable again")
 	assert.Equal(t, breaker.Closed, row.State)
 }
+
+// A releaser that cannot start does not fail the command: the output
+// says so, so that the operator runs it again.
+func TestAReleaserThatCannotStartIsANote(t *testing.T) {
+	f := newFixture(t, nil)
+	f.trip(t, "orders")
+	f.launcher.Err = assert.AnError
+	out, err := f.command(t, admin.Request{Command: "reset", Breaker: "orders", Reason: "target fixed", Actor: "alice"})
+	require.NoError(t, err)
+	assert.Equal(t, "CLOSED", out.After.State)
+	require.Len(t, out.Notes, 1)
+	assert.Contains(t, out.Notes[0], "the waiting room's releaser could not be started")
+	assert.Contains(t, out.Notes[0], "run the command again")
+	assert.Contains(t, f.log.String(), "could not start the waiting room's releaser")
+}
