@@ -31,9 +31,12 @@ func TestTimelineOrder(t *testing.T) {
 	assert.Equal(t, [][2]int64{{0, 6}, {1, 2}, {1, 5}, {3, 4}, {5, 1}, {5, 3}}, got)
 }
 
-// thirdsLive fills s with n events at every instant below n, out of
-// order, of which two in three go stale when gen changes.
-func thirdsLive(s *scheduler, gen *atomic.Uint64, n int) {
+// staleThirds returns a scheduler compacted with n events at every
+// instant below n, out of order, of which two in three have gone stale
+// since (through gen, which stales the events pushed with it).
+func staleThirds(t *testing.T) (s *scheduler, gen *atomic.Uint64, n int) {
+	t.Helper()
+	s, gen, n = &scheduler{}, &atomic.Uint64{}, 3*minCompaction
 	for i := range n {
 		at := int64((i * 7919) % n)
 		if i%3 == 0 {
@@ -42,6 +45,10 @@ func thirdsLive(s *scheduler, gen *atomic.Uint64, n int) {
 			s.queue.push(event{at: at, seq: uint64(i), gen: gen, want: 0})
 		}
 	}
+	s.compact()
+	require.Len(t, s.queue, n, "nothing is stale yet")
+	gen.Add(1)
+	return s, gen, n
 }
 
 // assertLiveInOrder pops s's timeline: none stale, in time order.
@@ -60,34 +67,22 @@ func assertLiveInOrder(t *testing.T, s *scheduler) {
 // compaction drops them, once the timeline is long enough, and leaves the
 // live ones in their order.
 func TestTimelineCompaction(t *testing.T) {
-	var s scheduler
-	var gen atomic.Uint64
-	n := 3 * minCompaction
-	thirdsLive(&s, &gen, n)
-	s.compact()
-	require.Len(t, s.queue, n, "nothing is stale yet")
-	gen.Add(1)
+	s, gen, n := staleThirds(t)
 	s.compact()
 	require.Len(t, s.queue, n, "not twice as long as after the last compaction")
 	for i := range minCompaction + n {
-		s.queue.push(event{at: int64(n + i), seq: uint64(n + i), gen: &gen, want: 0})
+		s.queue.push(event{at: int64(n + i), seq: uint64(n + i), gen: gen, want: 0})
 	}
 	s.compact()
 	require.Len(t, s.queue, n/3)
-	assertLiveInOrder(t, &s)
+	assertLiveInOrder(t, s)
 }
 
 // TestTimelineCompactionAfterADrain: a timeline that does not grow is
 // compacted once executions as many as half its events have ended, not
 // before, and keeps its live events in their order.
 func TestTimelineCompactionAfterADrain(t *testing.T) {
-	var s scheduler
-	var gen atomic.Uint64
-	n := 3 * minCompaction
-	thirdsLive(&s, &gen, n)
-	s.compact()
-	require.Len(t, s.queue, n, "nothing is stale yet")
-	gen.Add(1)
+	s, _, n := staleThirds(t)
 	s.ended.Store(int64(n/2 - 1))
 	s.compact()
 	require.Len(t, s.queue, n, "fewer ended executions than half the events")
@@ -95,7 +90,7 @@ func TestTimelineCompactionAfterADrain(t *testing.T) {
 	s.compact()
 	require.Len(t, s.queue, n/3)
 	assert.Zero(t, s.ended.Load(), "counted afresh")
-	assertLiveInOrder(t, &s)
+	assertLiveInOrder(t, s)
 }
 
 func TestAtRunsInTimeOrderAndJumpsTheClock(t *testing.T) {
