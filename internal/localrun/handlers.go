@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/redrive/redrive/breaker/dynamostore"
+	"github.com/redrive/redrive/internal/typedhandler"
 	"github.com/redrive/redrive/statemachine/local"
 	"github.com/redrive/redrive/tasks/admin"
 	"github.com/redrive/redrive/tasks/assemble"
@@ -56,7 +57,7 @@ func (s *Stack) register() error {
 	}
 	s.breakers = b.Breakers()
 	hosted := s.Handlers.ByName()
-	hosted[FunctionConsumer] = s.Target.Handle
+	hosted[FunctionConsumer] = typedhandler.New(s.Target.Handle)
 	for name, h := range hosted {
 		var opts []local.FunctionOption
 		if name == FunctionAttempt {

@@ -380,9 +380,9 @@ func TestAllByName(t *testing.T) {
 	assert.NotNil(t, h.Release.Metrics, "the releaser writes the room's gauges the stack's alarms watch")
 	assert.Same(t, h.Attempt.Metrics, h.Release.Metrics, "one metric writer")
 
-	status, ok := byName[assemble.FunctionAdmin].(func(context.Context, admin.Input) (admin.Output, error))
-	require.True(t, ok, "admin registered as its Handle method")
-	out, err := status(context.Background(), admin.Input{Request: admin.Request{Command: "status", Breaker: "orders"}})
+	raw, err := byName[assemble.FunctionAdmin].Invoke(context.Background(), []byte(`{"request":{"command":"status","breaker":"orders"}}`))
 	require.NoError(t, err)
-	assert.Equal(t, "orders", out.Breaker)
+	var out admin.Output
+	require.NoError(t, json.Unmarshal(raw, &out))
+	assert.Equal(t, "orders", out.Breaker, "admin registered as its Handle method")
 }

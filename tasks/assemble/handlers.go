@@ -3,6 +3,10 @@ package assemble
 import (
 	"errors"
 
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/redrive/redrive/internal/typedhandler"
+
 	"github.com/redrive/redrive/tasks/admin"
 	"github.com/redrive/redrive/tasks/attempt"
 	"github.com/redrive/redrive/tasks/continuer"
@@ -55,15 +59,16 @@ func (b *Builder) All(cfg Config) (Handlers, error) {
 }
 
 // ByName returns each handler's Handle method under its function's name,
-// for a local host's registry.
-func (h Handlers) ByName() map[string]any {
-	return map[string]any{
-		FunctionStarter:   h.Starter.Handle,
-		FunctionAttempt:   h.Attempt.Handle,
-		FunctionPark:      h.Park.Handle,
-		FunctionContinuer: h.Continuer.Handle,
-		FunctionAdmin:     h.Admin.Handle,
-		FunctionWaitRoom:  h.WaitRoom.Handle,
-		FunctionRelease:   h.Release.Handle,
+// as the lambda.Handler a local host's registry invokes (see
+// internal/typedhandler).
+func (h Handlers) ByName() map[string]lambda.Handler {
+	return map[string]lambda.Handler{
+		FunctionStarter:   typedhandler.New(h.Starter.Handle),
+		FunctionAttempt:   typedhandler.New(h.Attempt.Handle),
+		FunctionPark:      typedhandler.New(h.Park.Handle),
+		FunctionContinuer: typedhandler.New(h.Continuer.Handle),
+		FunctionAdmin:     typedhandler.New(h.Admin.Handle),
+		FunctionWaitRoom:  typedhandler.New(h.WaitRoom.Handle),
+		FunctionRelease:   typedhandler.New(h.Release.Handle),
 	}
 }
