@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/ohler55/ojg/oj"
 )
 
@@ -14,10 +16,11 @@ var errNotJSON = errors.New("asl: not valid JSON")
 
 // DecodeJSON parses one JSON value into the generic data this package
 // evaluates (map[string]any, []any, int64, float64, json.Number, string,
-// bool, nil). The text is checked with encoding/json first: ojg's parser
-// can panic on some malformed input, and no input may crash the executor.
+// bool, nil). The text is checked first, by encoding/json's rules
+// (encoding/json/v2's scanner, which is faster): ojg's parser can panic on
+// some malformed input, and no input may crash the executor.
 func DecodeJSON(text []byte) (v any, err error) {
-	if !json.Valid(text) {
+	if !jsonv1.Valid(text) {
 		var probe any
 		if derr := json.Unmarshal(text, &probe); derr != nil {
 			return nil, fmt.Errorf("%w: %v", errNotJSON, derr)

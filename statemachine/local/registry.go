@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/aws/aws-lambda-go/lambdacontext"
@@ -137,7 +139,7 @@ func (r *Registry) Invoke(ctx context.Context, function string, payload []byte) 
 			Message: aws.String(fmt.Sprintf("Request must be smaller than %d bytes for the InvokeFunction operation", maxLambdaPayload)),
 		})
 	}
-	if !marshalled(ctx, payload) && !json.Valid(payload) {
+	if !marshalled(ctx, payload) && !jsonv1.Valid(payload) {
 		return refused(http.StatusBadRequest, &lambdatypes.InvalidRequestContentException{
 			Type:    aws.String("User"),
 			Message: aws.String("Could not parse request body into json: Could not parse payload into json"),

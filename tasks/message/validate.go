@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/redrive/redrive/breaker"
 )
 
@@ -79,10 +81,12 @@ func (d Document) Validate() error {
 
 // ParseDocument decodes and validates an execution document; a field of the
 // wrong JSON type or a failed Validate is an error matching
-// ErrInvalidDocument that names the field.
+// ErrInvalidDocument that names the field. It decodes as encoding/json
+// does, in one pass (encoding/json/v2 with v1's semantics): every Attempt
+// parses one.
 func ParseDocument(data []byte) (Document, error) {
 	var d Document
-	if err := json.Unmarshal(data, &d); err != nil {
+	if err := jsonv1.Unmarshal(data, &d); err != nil {
 		return Document{}, decodeError(data, err)
 	}
 	if err := d.Validate(); err != nil {
@@ -93,7 +97,7 @@ func ParseDocument(data []byte) (Document, error) {
 
 // decodeError names the field a JSON decoding error of data is about.
 func decodeError(data []byte, err error) error {
-	if typeErr, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && typeErr.Field != "" {
+	if typeErr, ok := errors.AsType[*jsonv1.UnmarshalTypeError](err); ok && typeErr.Field != "" {
 		return &FieldError{Field: typeErr.Field, Problem: fmt.Sprintf("JSON %s, want %s", typeErr.Value, typeErr.Type)}
 	}
 	if _, ok := errors.AsType[*time.ParseError](err); ok {

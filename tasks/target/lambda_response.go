@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // functionError reads the error document of an invocation that failed with
@@ -43,7 +45,7 @@ func batchItemFailure(payload []byte, messageID string) string {
 	if len(payload) == 0 {
 		return ""
 	}
-	if !json.Valid(payload) {
+	if !jsonv1.Valid(payload) {
 		return fmt.Sprintf("the consumer's response is not JSON (%d bytes); Lambda fails the whole batch", len(payload))
 	}
 	if payload[0] != '{' {
