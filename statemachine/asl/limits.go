@@ -25,9 +25,12 @@ const (
 // once past the limit. Strings are first bounded by their length alone
 // (a byte takes at most six in JSON), so only a value that may be near
 // the limit has its strings scanned.
-func overLimit(v any) bool {
-	return jsonSize(v, MaxPayloadBytes, stringBound) > MaxPayloadBytes &&
-		jsonSize(v, MaxPayloadBytes, stringSize) > MaxPayloadBytes
+func overLimit(v any) bool { return longerThan(v, MaxPayloadBytes) }
+
+// longerThan reports whether v's compact JSON text is longer than limit
+// bytes, as overLimit measures it.
+func longerThan(v any, limit int) bool {
+	return jsonSize(v, limit, stringBound) > limit && jsonSize(v, limit, stringSize) > limit
 }
 
 // jsonSize returns the length in bytes of v's compact JSON text, its

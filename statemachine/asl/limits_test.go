@@ -39,3 +39,42 @@ func TestOverLimit(t *testing.T) {
 		assert.Equal(t, tc.want, overLimit(tc.v), "size %d", jsonSize(tc.v, MaxPayloadBytes, stringSize))
 	}
 }
+
+func TestResultFieldOutput(t *testing.T) {
+	payload := map[string]any{"k": "v"}
+	for name, tc := range map[string]struct {
+		fields string
+		ok     bool
+	}{
+		"the Payload alone":             {`,"OutputPath":"$.Payload"`, true},
+		"ResultPath $ said":             {`,"ResultPath":"$","OutputPath":"$.Payload"`, true},
+		"another field":                 {`,"OutputPath":"$.StatusCode"`, false},
+		"the whole result":              {``, false},
+		"a field of the Payload":        {`,"OutputPath":"$.Payload.k"`, false},
+		"a ResultSelector":              {`,"ResultSelector":{"p.$":"$.Payload"},"OutputPath":"$.p"`, false},
+		"the result under the input":    {`,"ResultPath":"$.r","OutputPath":"$.Payload"`, false},
+		"the result discarded":          {`,"ResultPath":null,"OutputPath":"$.Payload"`, false},
+		"no output":                     {`,"OutputPath":null`, false},
+		"from the context object":       {`,"OutputPath":"$$.Execution.Id"`, false},
+		"an indefinite path":            {`,"OutputPath":"$..Payload"`, false},
+		"an index":                      {`,"OutputPath":"$[0]"`, false},
+		"the Payload, a ResultSelector": {`,"ResultSelector":{"Payload.$":"$.Payload"},"OutputPath":"$.Payload"`, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			st := taskState(t, `,"End":true`+tc.fields)
+			out, ok := st.ResultFieldOutput("Payload", payload, 4096)
+			require.Equal(t, tc.ok, ok)
+			if ok {
+				want, err := st.TaskOutput(nil, map[string]any{"Payload": payload, "StatusCode": int64(200)}, nil, nil)
+				require.NoError(t, err)
+				assert.Equal(t, want, out, "what TaskOutput makes of the whole result")
+			}
+		})
+	}
+	st := taskState(t, `,"End":true,"OutputPath":"$.Payload"`)
+	near := strings.Repeat("x", MaxPayloadBytes-4000)
+	_, ok := st.ResultFieldOutput("Payload", near, 4096)
+	assert.False(t, ok, "a Payload that may come near the quota with the rest: TaskOutput decides")
+	_, ok = st.ResultFieldOutput("Payload", near, 1024)
+	assert.True(t, ok)
+}

@@ -64,6 +64,26 @@ func (st *State) TaskOutput(input, result, ctxObj any, env *Env) (any, error) {
 	return st.output(input, result, ctxObj)
 }
 
+// ResultFieldOutput is TaskOutput for a state whose output is one field
+// of its result and nothing else (no ResultSelector, ResultPath "$",
+// OutputPath "$.<field>", as an arn:aws:states:::lambda:invoke task's
+// "$.Payload"), given only that field's value and a bound on how much
+// the rest of the result adds to its JSON: a caller need not build the
+// rest. ok is false for any other state, and for a value that may come
+// near the payload quota, which TaskOutput must then check with the whole
+// result.
+func (st *State) ResultFieldOutput(field string, value any, rest int) (out any, ok bool) {
+	p := st.outputPath
+	if st.resultSelector != nil || st.resultNull || (st.resultPath != nil && len(st.resultPath.steps) > 0) ||
+		st.outputNull || p == nil || p.ctx || p.query != nil || len(p.steps) != 1 || p.steps[0].isIndex || p.steps[0].key != field {
+		return nil, false
+	}
+	if longerThan(value, MaxPayloadBytes-rest) {
+		return nil, false
+	}
+	return value, true
+}
+
 // output applies ResultPath (over the state's raw input) and OutputPath to
 // a result; the output must fit the payload quota.
 func (st *State) output(input, result, ctxObj any) (any, error) {

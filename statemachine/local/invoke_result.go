@@ -13,6 +13,19 @@ var fixedHeaders = map[string]any{
 	"Content-Type":                   []any{"application/json"},
 }
 
+// maxInvokeMetadata bounds how much invokeResult's fields other than
+// Payload add to its JSON (about 1 KiB; a test checks the bound).
+const maxInvokeMetadata = 4096
+
+// skipInvokeResult draws from the execution's source what invokeResult
+// would (its request id and trace id), for a result not built: the
+// source's later values are those of a run that built it. Call with x.mu
+// held.
+func (x *execution) skipInvokeResult() {
+	x.uuid()
+	x.hex(24)
+}
+
 // invokeResult builds arn:aws:states:::lambda:invoke's result: the Lambda
 // Invoke API response as Step Functions' SDK integration returns it, with
 // the function's response under Payload. Call with x.mu held.
