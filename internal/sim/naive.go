@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/redrive/redrive/internal/simtarget"
@@ -202,7 +204,7 @@ func (NaiveBackoff) account(out *Outcome, x local.Execution) (string, error) {
 			Parked    bool `json:"parked"`
 		} `json:"outcome"`
 	}
-	if err := json.Unmarshal(x.Output, &doc); err != nil {
+	if err := jsonv1.Unmarshal(x.Output, &doc); err != nil {
 		return "", fmt.Errorf("sim: naive: output of %s: %w", x.Name, err)
 	}
 	switch {
