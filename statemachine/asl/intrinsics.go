@@ -18,7 +18,7 @@ type callNode struct {
 	args []tmplNode
 }
 
-func (n *callNode) eval(input, ctxObj any, env *Env) (any, error) {
+func (n *callNode) eval(input, ctxObj any, env Env) (any, error) {
 	var buf [4]any
 	args := buf[:0]
 	for _, a := range n.args {
@@ -42,7 +42,7 @@ type strLiteral struct {
 	segs  []string
 }
 
-func (n *strLiteral) eval(any, any, *Env) (any, error) { return n.value, nil }
+func (n *strLiteral) eval(any, any, Env) (any, error) { return n.value, nil }
 
 // compileIntrinsic compiles an intrinsic function invocation, the value of
 // the ".$" key field. Argument counts and literal argument types are checked

@@ -27,7 +27,7 @@ const (
 // intrinsicSpec describes one intrinsic function.
 type intrinsicSpec struct {
 	minArgs, maxArgs int // maxArgs < 0: no limit
-	fn               func(n *callNode, args []any, env *Env) (any, error)
+	fn               func(n *callNode, args []any, env Env) (any, error)
 	// check validates literal arguments at load, or is nil.
 	check func(args []tmplNode) error
 }
@@ -83,7 +83,7 @@ func checkFormat(args []tmplNode) error {
 
 // fnFormat implements States.Format: the template with each unescaped "{}"
 // replaced by the next argument.
-func fnFormat(n *callNode, args []any, _ *Env) (any, error) {
+func fnFormat(n *callNode, args []any, _ Env) (any, error) {
 	var segs []string
 	if lit, ok := n.args[0].(*strLiteral); ok {
 		segs = lit.segs
@@ -141,7 +141,7 @@ func appendFormatValue(buf []byte, v any) []byte {
 }
 
 // fnStringToJSON implements States.StringToJson.
-func fnStringToJSON(_ *callNode, args []any, _ *Env) (any, error) {
+func fnStringToJSON(_ *callNode, args []any, _ Env) (any, error) {
 	s, err := stringArg(args, 0)
 	if err != nil {
 		return nil, err
@@ -166,19 +166,19 @@ func checkJSONToString(args []tmplNode) error {
 }
 
 // fnJSONToString implements States.JsonToString: compact JSON text.
-func fnJSONToString(_ *callNode, args []any, _ *Env) (any, error) {
+func fnJSONToString(_ *callNode, args []any, _ Env) (any, error) {
 	return jsonText(args[0]), nil
 }
 
 // fnArray implements States.Array.
-func fnArray(_ *callNode, args []any, _ *Env) (any, error) {
+func fnArray(_ *callNode, args []any, _ Env) (any, error) {
 	out := make([]any, len(args))
 	copy(out, args)
 	return out, nil
 }
 
 // fnArrayPartition implements States.ArrayPartition(array, chunkSize).
-func fnArrayPartition(_ *callNode, args []any, _ *Env) (any, error) {
+func fnArrayPartition(_ *callNode, args []any, _ Env) (any, error) {
 	arr, err := arrayArg(args, 0)
 	if err != nil {
 		return nil, err
@@ -201,7 +201,7 @@ func fnArrayPartition(_ *callNode, args []any, _ *Env) (any, error) {
 }
 
 // fnArrayContains implements States.ArrayContains(array, value).
-func fnArrayContains(_ *callNode, args []any, _ *Env) (any, error) {
+func fnArrayContains(_ *callNode, args []any, _ Env) (any, error) {
 	arr, err := arrayArg(args, 0)
 	if err != nil {
 		return nil, err
@@ -216,7 +216,7 @@ func fnArrayContains(_ *callNode, args []any, _ *Env) (any, error) {
 
 // fnArrayRange implements States.ArrayRange(first, last, step): first, then
 // every step up to and including last, at most 1000 items.
-func fnArrayRange(_ *callNode, args []any, _ *Env) (any, error) {
+func fnArrayRange(_ *callNode, args []any, _ Env) (any, error) {
 	var v [3]int64
 	for i := range v {
 		n, err := intArg(args, i)
@@ -244,7 +244,7 @@ func fnArrayRange(_ *callNode, args []any, _ *Env) (any, error) {
 }
 
 // fnArrayGetItem implements States.ArrayGetItem(array, index).
-func fnArrayGetItem(_ *callNode, args []any, _ *Env) (any, error) {
+func fnArrayGetItem(_ *callNode, args []any, _ Env) (any, error) {
 	arr, err := arrayArg(args, 0)
 	if err != nil {
 		return nil, err
@@ -260,7 +260,7 @@ func fnArrayGetItem(_ *callNode, args []any, _ *Env) (any, error) {
 }
 
 // fnArrayLength implements States.ArrayLength.
-func fnArrayLength(_ *callNode, args []any, _ *Env) (any, error) {
+func fnArrayLength(_ *callNode, args []any, _ Env) (any, error) {
 	arr, err := arrayArg(args, 0)
 	if err != nil {
 		return nil, err
@@ -270,7 +270,7 @@ func fnArrayLength(_ *callNode, args []any, _ *Env) (any, error) {
 
 // fnArrayUnique implements States.ArrayUnique: the first occurrence of each
 // distinct value, in order.
-func fnArrayUnique(_ *callNode, args []any, _ *Env) (any, error) {
+func fnArrayUnique(_ *callNode, args []any, _ Env) (any, error) {
 	arr, err := arrayArg(args, 0)
 	if err != nil {
 		return nil, err
@@ -289,7 +289,7 @@ func fnArrayUnique(_ *callNode, args []any, _ *Env) (any, error) {
 }
 
 // fnBase64Encode implements States.Base64Encode.
-func fnBase64Encode(_ *callNode, args []any, _ *Env) (any, error) {
+func fnBase64Encode(_ *callNode, args []any, _ Env) (any, error) {
 	s, err := limitedStringArg(args, 0)
 	if err != nil {
 		return nil, err
@@ -298,7 +298,7 @@ func fnBase64Encode(_ *callNode, args []any, _ *Env) (any, error) {
 }
 
 // fnBase64Decode implements States.Base64Decode.
-func fnBase64Decode(_ *callNode, args []any, _ *Env) (any, error) {
+func fnBase64Decode(_ *callNode, args []any, _ Env) (any, error) {
 	s, err := limitedStringArg(args, 0)
 	if err != nil {
 		return nil, err
@@ -320,7 +320,7 @@ var hashes = map[string]func() hash.Hash{
 }
 
 // fnHash implements States.Hash(data, algorithm): the lower-case hex digest.
-func fnHash(_ *callNode, args []any, _ *Env) (any, error) {
+func fnHash(_ *callNode, args []any, _ Env) (any, error) {
 	s, err := limitedStringArg(args, 0)
 	if err != nil {
 		return nil, err
@@ -340,7 +340,7 @@ func fnHash(_ *callNode, args []any, _ *Env) (any, error) {
 
 // fnJSONMerge implements States.JsonMerge(a, b, false): a shallow merge where
 // b's members win. Deep merging is not supported by Step Functions either.
-func fnJSONMerge(_ *callNode, args []any, _ *Env) (any, error) {
+func fnJSONMerge(_ *callNode, args []any, _ Env) (any, error) {
 	a, err := objectArg(args, 0)
 	if err != nil {
 		return nil, err
@@ -364,7 +364,7 @@ func fnJSONMerge(_ *callNode, args []any, _ *Env) (any, error) {
 
 // fnMathRandom implements States.MathRandom(start, end[, seed]): an integer
 // in [start, end).
-func fnMathRandom(_ *callNode, args []any, env *Env) (any, error) {
+func fnMathRandom(_ *callNode, args []any, env Env) (any, error) {
 	start, err := intArg(args, 0)
 	if err != nil {
 		return nil, err
@@ -384,7 +384,7 @@ func fnMathRandom(_ *callNode, args []any, env *Env) (any, error) {
 			return nil, err
 		}
 		return start + mrand.New(mrand.NewPCG(uint64(seed), 0)).Int64N(n), nil
-	case env != nil && env.Int64N != nil:
+	case env != nil:
 		return start + env.Int64N(n), nil
 	default:
 		return start + mrand.Int64N(n), nil
@@ -392,7 +392,7 @@ func fnMathRandom(_ *callNode, args []any, env *Env) (any, error) {
 }
 
 // fnMathAdd implements States.MathAdd(a, b) over integers.
-func fnMathAdd(_ *callNode, args []any, _ *Env) (any, error) {
+func fnMathAdd(_ *callNode, args []any, _ Env) (any, error) {
 	a, err := intArg(args, 0)
 	if err != nil {
 		return nil, err
@@ -410,7 +410,7 @@ func fnMathAdd(_ *callNode, args []any, _ *Env) (any, error) {
 
 // fnStringSplit implements States.StringSplit(string, delimiters): every
 // character of delimiters separates values; empty values are dropped.
-func fnStringSplit(_ *callNode, args []any, _ *Env) (any, error) {
+func fnStringSplit(_ *callNode, args []any, _ Env) (any, error) {
 	s, err := stringArg(args, 0)
 	if err != nil {
 		return nil, err
@@ -429,8 +429,8 @@ func fnStringSplit(_ *callNode, args []any, _ *Env) (any, error) {
 
 // fnUUID implements States.UUID: a version 4 UUID from the environment's
 // seeded source, or from crypto/rand without one.
-func fnUUID(_ *callNode, _ []any, env *Env) (any, error) {
-	if env != nil && env.UUID != nil {
+func fnUUID(_ *callNode, _ []any, env Env) (any, error) {
+	if env != nil {
 		return env.UUID(), nil
 	}
 	var b [16]byte

@@ -43,7 +43,7 @@ const intrinsicsInput = `{
 }`
 
 // evalIntrinsic evaluates one intrinsic invocation as a Parameters value.
-func evalIntrinsic(tb testing.TB, expr string, env *Env) (any, error) {
+func evalIntrinsic(tb testing.TB, expr string, env Env) (any, error) {
 	tb.Helper()
 	tmpl, err := compileTemplate(map[string]any{"r.$": expr}, "Parameters")
 	require.NoError(tb, err, "compile %s", expr)
@@ -143,16 +143,27 @@ func TestIntrinsics(t *testing.T) {
 	}
 }
 
+// fixedEnv is an Env whose UUID is uuid and whose Int64N(n) is n-1,
+// recording n.
+type fixedEnv struct {
+	uuid  string
+	asked int64
+}
+
+func (e *fixedEnv) UUID() string { return e.uuid }
+
+func (e *fixedEnv) Int64N(n int64) int64 { e.asked = n; return n - 1 }
+
 func TestIntrinsicRandomness(t *testing.T) {
 	t.Run("UUID from the environment", func(t *testing.T) {
-		env := &Env{UUID: func() string { return "00000000-0000-4000-8000-000000000001" }}
+		env := &fixedEnv{uuid: "00000000-0000-4000-8000-000000000001"}
 		got, err := evalIntrinsic(t, "States.UUID()", env)
 		require.NoError(t, err)
 		assert.Equal(t, "00000000-0000-4000-8000-000000000001", got)
 	})
 	t.Run("UUID without an environment is a random v4", func(t *testing.T) {
 		v4 := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
-		a, err := evalIntrinsic(t, "States.UUID()", &Env{})
+		a, err := evalIntrinsic(t, "States.UUID()", nil)
 		require.NoError(t, err)
 		b, err := evalIntrinsic(t, "States.UUID()", nil)
 		require.NoError(t, err)
@@ -161,11 +172,10 @@ func TestIntrinsicRandomness(t *testing.T) {
 		assert.NotEqual(t, a, b)
 	})
 	t.Run("MathRandom uses the environment", func(t *testing.T) {
-		var asked int64
-		env := &Env{Int64N: func(n int64) int64 { asked = n; return n - 1 }}
+		env := &fixedEnv{}
 		got, err := evalIntrinsic(t, "States.MathRandom($.start, $.end)", env)
 		require.NoError(t, err)
-		assert.Equal(t, int64(998), asked)
+		assert.Equal(t, int64(998), env.asked)
 		assert.Equal(t, int64(998), got)
 	})
 	t.Run("MathRandom with a seed is deterministic and in range", func(t *testing.T) {

@@ -17,7 +17,7 @@ func (st *State) OutputPath(output, ctxObj any) (any, error) {
 // Parameters applies the state's Parameters, with the context object
 // ctxObj, to the input InputPath selected; the result must fit the
 // payload quota.
-func (st *State) Parameters(input, ctxObj any, env *Env) (any, error) {
+func (st *State) Parameters(input, ctxObj any, env Env) (any, error) {
 	if st.parameters == nil {
 		return input, nil
 	}
@@ -33,7 +33,7 @@ func (st *State) Parameters(input, ctxObj any, env *Env) (any, error) {
 
 // PassOutput is a Pass state's output for its raw input: InputPath,
 // Parameters, Result, ResultPath and OutputPath.
-func (st *State) PassOutput(input, ctxObj any, env *Env) (any, error) {
+func (st *State) PassOutput(input, ctxObj any, env Env) (any, error) {
 	eff, err := st.InputPath(input, ctxObj)
 	if err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func (st *State) PassOutput(input, ctxObj any, env *Env) (any, error) {
 // TaskOutput is a Task state's output for its raw input and its task's
 // result: the result must fit the payload quota, and then ResultSelector,
 // ResultPath and OutputPath apply.
-func (st *State) TaskOutput(input, result, ctxObj any, env *Env) (any, error) {
+func (st *State) TaskOutput(input, result, ctxObj any, env Env) (any, error) {
 	if overLimit(result) {
 		return nil, dataLimitError("task", st.name, "returned a result")
 	}

@@ -15,18 +15,17 @@ type template struct {
 }
 
 // Env supplies what evaluation needs beyond the data: the execution's
-// seeded randomness. Nil fields, or a nil *Env, fall back to unseeded
-// randomness.
-type Env struct {
+// seeded randomness. A nil Env falls back to unseeded randomness.
+type Env interface {
 	// UUID returns a version 4 UUID (States.UUID).
-	UUID func() string
+	UUID() string
 	// Int64N returns a number in [0, n) (States.MathRandom without a seed).
-	Int64N func(n int64) int64
+	Int64N(n int64) int64
 }
 
 // tmplNode is one compiled part of a template or intrinsic invocation.
 type tmplNode interface {
-	eval(input, ctxObj any, env *Env) (any, error)
+	eval(input, ctxObj any, env Env) (any, error)
 }
 
 // compileTemplate compiles raw (a JSON value as oj parses it) for the field
@@ -41,7 +40,7 @@ func compileTemplate(raw any, field string) (*template, error) {
 }
 
 // eval builds the template's value for input and the context object.
-func (t *template) eval(input, ctxObj any, env *Env) (any, error) {
+func (t *template) eval(input, ctxObj any, env Env) (any, error) {
 	return t.root.eval(input, ctxObj, env)
 }
 
@@ -49,7 +48,7 @@ func (t *template) eval(input, ctxObj any, env *Env) (any, error) {
 // raw JSON itself, shared by every evaluation.
 type constNode struct{ v any }
 
-func (n constNode) eval(any, any, *Env) (any, error) { return n.v, nil }
+func (n constNode) eval(any, any, Env) (any, error) { return n.v, nil }
 
 // objectNode is an object with at least one dynamic member.
 type objectNode struct {
@@ -57,7 +56,7 @@ type objectNode struct {
 	vals []tmplNode
 }
 
-func (n *objectNode) eval(input, ctxObj any, env *Env) (any, error) {
+func (n *objectNode) eval(input, ctxObj any, env Env) (any, error) {
 	out := make(map[string]any, len(n.keys))
 	for i, k := range n.keys {
 		v, err := n.vals[i].eval(input, ctxObj, env)
@@ -72,7 +71,7 @@ func (n *objectNode) eval(input, ctxObj any, env *Env) (any, error) {
 // arrayNode is an array with at least one dynamic element.
 type arrayNode struct{ items []tmplNode }
 
-func (n *arrayNode) eval(input, ctxObj any, env *Env) (any, error) {
+func (n *arrayNode) eval(input, ctxObj any, env Env) (any, error) {
 	out := make([]any, len(n.items))
 	for i, it := range n.items {
 		v, err := it.eval(input, ctxObj, env)
@@ -90,7 +89,7 @@ type pathNode struct {
 	field string // the key as written, e.g. "foo.$"
 }
 
-func (n *pathNode) eval(input, ctxObj any, _ *Env) (any, error) {
+func (n *pathNode) eval(input, ctxObj any, _ Env) (any, error) {
 	v, err := n.p.get(input, ctxObj)
 	if err != nil {
 		doc := input

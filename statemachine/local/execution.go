@@ -30,7 +30,6 @@ type execution struct {
 	// when the definition never does (readsExecutionInput).
 	ctxInput any
 	start    int64 // clock time (Unix nanoseconds), as stop and enteredAt
-	env      asl.Env
 
 	mu          sync.Mutex
 	rng         rand.PCG
@@ -213,9 +212,9 @@ func (x *execution) random() float64 {
 	return float64(x.rng.Uint64()>>11) / (1 << 53)
 }
 
-// int64N returns a number in [0, n) from the execution's seeded source
-// (States.MathRandom). Call with x.mu held.
-func (x *execution) int64N(n int64) int64 {
+// Int64N returns a number in [0, n) from the execution's seeded source
+// (States.MathRandom; it implements asl.Env). Call with x.mu held.
+func (x *execution) Int64N(n int64) int64 {
 	if n <= 0 {
 		return 0
 	}

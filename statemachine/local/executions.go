@@ -62,7 +62,6 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 		x.inputText, x.inputHash = "", maphash.String(e.inputSeed, input)
 	}
 	x.rng = *rand.NewPCG(e.rng.Uint64(), e.rng.Uint64())
-	x.env = asl.Env{UUID: x.uuid, Int64N: x.int64N}
 	// Locked before it is published: nothing (a snapshot) sees it before
 	// its first continuation is scheduled.
 	x.mu.Lock()

@@ -22,7 +22,7 @@ const maxInvokeMetadata = 4096
 // source's later values are those of a run that built it. Call with x.mu
 // held.
 func (x *execution) skipInvokeResult() {
-	x.uuid()
+	x.UUID()
 	x.hex(24)
 }
 
@@ -34,7 +34,7 @@ func (x *execution) invokeResult(c *call, payload any) map[string]any {
 	if version == "" {
 		version = "$LATEST"
 	}
-	requestID := x.uuid()
+	requestID := x.UUID()
 	now := x.e.Now()
 	date := now.UTC().Format(http.TimeFormat)
 	trace := "root=1-" + strconv.FormatInt(now.Unix(), 16) + "-" + x.hex(24) + ";sampled=0"
@@ -72,9 +72,9 @@ func (x *execution) invokeResult(c *call, payload any) map[string]any {
 	}
 }
 
-// uuid returns a version 4 UUID from the execution's seeded source (for
-// States.UUID and request ids). Call with x.mu held.
-func (x *execution) uuid() string {
+// UUID returns a version 4 UUID from the execution's seeded source (for
+// States.UUID, as asl.Env, and request ids). Call with x.mu held.
+func (x *execution) UUID() string {
 	return formatUUID(x.rng.Uint64(), x.rng.Uint64())
 }
 

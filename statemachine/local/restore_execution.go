@@ -93,7 +93,6 @@ func (x *execution) load(run *snapshotRun) error {
 	if x.sm.readsInput {
 		x.ctxInput = input
 	}
-	x.env = asl.Env{UUID: x.uuid, Int64N: x.int64N}
 	if err := x.rng.UnmarshalBinary(run.RNG); err != nil {
 		return fmt.Errorf("rng: %w", err)
 	}

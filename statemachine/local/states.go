@@ -10,7 +10,7 @@ import (
 
 // pass runs a Pass state.
 func (x *execution) pass(st *asl.State) {
-	out, err := st.PassOutput(x.rawInput, x.contextObject(), &x.env)
+	out, err := st.PassOutput(x.rawInput, x.contextObject(), x)
 	if err != nil {
 		x.failState(err)
 		return

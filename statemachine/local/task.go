@@ -34,7 +34,7 @@ func (x *execution) startTask(ctx context.Context) {
 		token = x.issueToken()
 		ctxObj = withTaskToken(ctxObj, token)
 	}
-	eff, err := st.Parameters(selected, ctxObj, &x.env)
+	eff, err := st.Parameters(selected, ctxObj, x)
 	if err != nil {
 		x.taskError(ctx, err)
 		return
@@ -131,7 +131,7 @@ func (x *execution) taskSucceeded(ctx context.Context, result any) {
 	} else {
 		x.record("LambdaFunctionSucceeded", outputDetails{Output: jsonDoc{result}})
 	}
-	out, err := st.TaskOutput(x.rawInput, result, x.contextObject(), &x.env)
+	out, err := st.TaskOutput(x.rawInput, result, x.contextObject(), x)
 	if err != nil {
 		x.taskError(ctx, err)
 		return
