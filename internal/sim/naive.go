@@ -8,9 +8,8 @@ import (
 	"sync"
 	"time"
 
-	jsonv1 "github.com/go-json-experiment/json/v1"
-
 	"github.com/aws/aws-lambda-go/events"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	"github.com/redrive/redrive/internal/simtarget"
 	"github.com/redrive/redrive/statemachine/local"

@@ -7,7 +7,6 @@ import (
 	"math"
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
-
 	"github.com/ohler55/ojg/oj"
 )
 

@@ -14,14 +14,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	jsonv1 "github.com/go-json-experiment/json/v1"
-
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/aws/smithy-go"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // Lambda's synchronous invocation limits: a request or response payload

@@ -6,7 +6,6 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/redrive/redrive/internal/typedhandler"
-
 	"github.com/redrive/redrive/tasks/admin"
 	"github.com/redrive/redrive/tasks/attempt"
 	"github.com/redrive/redrive/tasks/continuer"
