@@ -3,7 +3,9 @@
 // and returns the same JSON as aws-lambda-go's lambda.NewHandler, at less
 // cost per invocation: no reflection, a json.RawMessage event passed as it
 // is, and an event decoded in one pass by encoding/json/v2 with v1's
-// semantics. A simulation's local executor makes millions of invocations.
+// semantics (github.com/go-json-experiment/json), and decoded again by
+// encoding/json when that fails, for aws-lambda-go's error. A
+// simulation's local executor makes millions of invocations.
 package typedhandler
 
 import (
@@ -19,7 +21,8 @@ import (
 
 // New returns fn as a lambda.Handler. Invoke decodes its payload, which
 // must be one JSON value (a Registry checks it), into In as
-// encoding/json would, calls fn, and encodes its result as aws-lambda-go
+// encoding/json would (v2 also accepts a time string with escaped
+// characters, which v1 rejects), calls fn, and encodes its result as aws-lambda-go
 // does: encoding/json, HTML characters unescaped, no trailing newline. An
 // error from fn or from decoding is Invoke's error.
 func New[In, Out any](fn func(context.Context, In) (Out, error)) lambda.Handler {
@@ -38,8 +41,14 @@ func (fn handler[In, Out]) Invoke(ctx context.Context, payload []byte) ([]byte, 
 		// What encoding/json's Decoder gives a RawMessage: the value,
 		// without the whitespace around it, in memory of its own.
 		*raw = append(json.RawMessage(nil), bytes.TrimSpace(payload)...)
-	} else if err := jsonv2.Unmarshal(payload, &in, jsonv1.DefaultOptionsV1()); err != nil {
-		return nil, err
+	} else if jsonv2.Unmarshal(payload, &in, jsonv1.DefaultOptionsV1()) != nil {
+		// v2 words some errors otherwise (nested fields, times, base64):
+		// the error is encoding/json's, as aws-lambda-go reports it.
+		var fresh In
+		if err := json.NewDecoder(bytes.NewReader(payload)).Decode(&fresh); err != nil {
+			return nil, err
+		}
+		in = fresh
 	}
 	out, err := fn(ctx, in)
 	if err != nil {

@@ -123,6 +123,8 @@ func TestParseDocumentErrors(t *testing.T) {
 		{name: "missing origin", change: func(m map[string]any) { delete(m, "originId") }, field: "originId", problem: "missing"},
 		{name: "receive time not a time", change: func(m map[string]any) { m["receivedAt"] = "yesterday" }, field: "receivedAt", problem: `parsing time "yesterday"`},
 		{name: "failure time not a time", change: func(m map[string]any) { m["history"].([]any)[0].(map[string]any)["at"] = "noon" }, field: "history[0].at", problem: `parsing time "noon"`},
+		{name: "a failure's try as a string", change: func(m map[string]any) { m["history"].([]any)[0].(map[string]any)["try"] = "1" }, field: "history.try", problem: "JSON string, want int"},
+		{name: "receive time as a number", change: func(m map[string]any) { m["receivedAt"] = 5 }, problem: "not a JSON document: Time.UnmarshalJSON"},
 		{name: "not JSON", raw: "{", problem: "not a JSON document"},
 		{name: "JSON null", raw: "null", field: "message.messageId", problem: "missing"},
 	}

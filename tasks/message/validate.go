@@ -82,12 +82,17 @@ func (d Document) Validate() error {
 // ParseDocument decodes and validates an execution document; a field of the
 // wrong JSON type or a failed Validate is an error matching
 // ErrInvalidDocument that names the field. It decodes as encoding/json
-// does, in one pass (encoding/json/v2 with v1's semantics): every Attempt
-// parses one.
+// does, in one pass (encoding/json/v2 with v1's semantics; every Attempt
+// parses one), and again with encoding/json for its errors.
 func ParseDocument(data []byte) (Document, error) {
 	var d Document
-	if err := jsonv1.Unmarshal(data, &d); err != nil {
-		return Document{}, decodeError(data, err)
+	if jsonv1.Unmarshal(data, &d) != nil {
+		// v2 words some errors otherwise: name the field from
+		// encoding/json's, as a Lambda's own decoding does.
+		d = Document{}
+		if err := json.Unmarshal(data, &d); err != nil {
+			return Document{}, decodeError(data, err)
+		}
 	}
 	if err := d.Validate(); err != nil {
 		return Document{}, err
@@ -97,7 +102,7 @@ func ParseDocument(data []byte) (Document, error) {
 
 // decodeError names the field a JSON decoding error of data is about.
 func decodeError(data []byte, err error) error {
-	if typeErr, ok := errors.AsType[*jsonv1.UnmarshalTypeError](err); ok && typeErr.Field != "" {
+	if typeErr, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && typeErr.Field != "" {
 		return &FieldError{Field: typeErr.Field, Problem: fmt.Sprintf("JSON %s, want %s", typeErr.Value, typeErr.Type)}
 	}
 	if _, ok := errors.AsType[*time.ParseError](err); ok {
