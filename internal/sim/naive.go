@@ -12,6 +12,7 @@ import (
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	"github.com/redrive/redrive/internal/simtarget"
+	"github.com/redrive/redrive/internal/typedhandler"
 	"github.com/redrive/redrive/statemachine/local"
 )
 
@@ -108,7 +109,7 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 	if err != nil {
 		return Outcome{}, fmt.Errorf("sim: naive: consumer: %w", err)
 	}
-	if err := reg.Register(naiveConsumer, target.Handle); err != nil {
+	if err := reg.Register(naiveConsumer, typedhandler.New(target.Handle)); err != nil {
 		return Outcome{}, fmt.Errorf("sim: naive: register consumer: %w", err)
 	}
 	def, err := naiveDefinition(s)

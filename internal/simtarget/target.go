@@ -240,7 +240,7 @@ func (t *Target) process(r events.SQSMessage, phase Phase) (Outcome, error) {
 // originOf is the record's origin id: from its redrive lineage, else (no
 // or malformed lineage) its own message id.
 func originOf(r events.SQSMessage) string {
-	lin, _, err := message.LineageOf(message.FromEvent(r))
+	lin, _, err := message.LineageOfEvent(r)
 	if err != nil || lin.OriginID == "" {
 		return r.MessageId
 	}

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"time"
 	"unicode/utf8"
+
+	"github.com/aws/aws-lambda-go/events"
 )
 
 const (
@@ -137,11 +139,27 @@ func LineageOf(msg Message) (lin Lineage, found bool, err error) {
 	return lineageAttribute(inner)
 }
 
+// LineageOfEvent is LineageOf(FromEvent(e)) without copying e: a consumer
+// reads every record's lineage.
+func LineageOfEvent(e events.SQSMessage) (lin Lineage, found bool, err error) {
+	if mightBeEnvelope(e.Body) {
+		return LineageOf(FromEvent(e))
+	}
+	a, ok := e.MessageAttributes[AttributeName]
+	return lineageFrom(e.MessageId, eventAttribute(a), ok)
+}
+
 // lineageAttribute reads the "redrive" attribute of an unwrapped message.
 func lineageAttribute(msg Message) (Lineage, bool, error) {
 	a, ok := msg.MessageAttributes[AttributeName]
+	return lineageFrom(msg.ID, a, ok)
+}
+
+// lineageFrom reads a, the "redrive" attribute (ok says it is there) of
+// the unwrapped message id.
+func lineageFrom(id string, a Attribute, ok bool) (Lineage, bool, error) {
 	if !ok {
-		return Lineage{OriginID: msg.ID, Attempt: 1}, false, nil
+		return Lineage{OriginID: id, Attempt: 1}, false, nil
 	}
 	if !a.IsString() {
 		return Lineage{}, false, fmt.Errorf("%w: attribute %q: data type %q, want String", ErrMalformedLineage, AttributeName, a.DataType)

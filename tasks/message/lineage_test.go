@@ -59,6 +59,49 @@ func TestLineageOfMalformed(t *testing.T) {
 	}
 }
 
+// TestLineageOfEvent: reading a record's lineage without converting it
+// answers as converting it first does, for every kind of record.
+func TestLineageOfEvent(t *testing.T) {
+	lin := message.Lineage{OriginID: "origin-1", Attempt: 3, History: []message.Failure{{At: receivedAt, Try: 1, Outcome: message.OutcomeTransient}}}
+	withLineage := func(msg message.Message) message.Message {
+		out, _, err := message.WithLineage(msg, lin)
+		require.NoError(t, err)
+		return out
+	}
+	tests := []struct {
+		name        string
+		msg         message.Message
+		found, fail bool
+	}{
+		{name: "no lineage", msg: message.Message{ID: "m-1", Body: `{"order":1}`}},
+		{name: "lineage attribute", msg: withLineage(withAttributes(2)), found: true},
+		{name: "enveloped", msg: withLineage(withAttributes(10)), found: true},
+		{name: "malformed lineage", msg: message.Message{ID: "m-2", Body: "x", MessageAttributes: map[string]message.Attribute{message.AttributeName: message.StringAttribute(`{"attempt":2}`)}}, fail: true},
+		{name: "binary lineage", msg: message.Message{ID: "m-3", MessageAttributes: map[string]message.Attribute{message.AttributeName: {DataType: "Binary", BinaryValue: []byte("{}")}}}, fail: true},
+		{name: "malformed envelope", msg: message.Message{ID: "m-4", Body: `{"redriveEnvelope":1,"body":"b"}`}, fail: true},
+		{name: "the key inside", msg: message.Message{ID: "m-5", Body: `{"data":{"redriveEnvelope":1}}`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, wantFound, wantErr := message.LineageOf(message.FromEvent(tt.msg.Event()))
+			got, found, err := message.LineageOfEvent(tt.msg.Event())
+			assert.Equal(t, want, got)
+			assert.Equal(t, wantFound, found)
+			assert.Equal(t, tt.found, found)
+			if tt.found {
+				assert.Equal(t, lin, got)
+			}
+			assert.Equal(t, tt.fail, err != nil, "error: %v", err)
+			if wantErr != nil {
+				require.Error(t, err)
+				assert.Equal(t, wantErr.Error(), err.Error())
+				return
+			}
+			require.NoError(t, err)
+		})
+	}
+}
+
 func TestLineageOfKeepsNewestHistory(t *testing.T) {
 	var history []string
 	for i := range message.MaxHistory + 3 {

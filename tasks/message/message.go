@@ -58,9 +58,14 @@ func FromEvent(e events.SQSMessage) Message {
 		m.Attributes = maps.Clone(e.Attributes)
 	}
 	for name, a := range e.MessageAttributes {
-		m.setAttribute(name, Attribute{DataType: a.DataType, StringValue: aws.ToString(a.StringValue), BinaryValue: a.BinaryValue})
+		m.setAttribute(name, eventAttribute(a))
 	}
 	return m
+}
+
+// eventAttribute converts an SQS event record's message attribute.
+func eventAttribute(a events.SQSMessageAttribute) Attribute {
+	return Attribute{DataType: a.DataType, StringValue: aws.ToString(a.StringValue), BinaryValue: a.BinaryValue}
 }
 
 // Event converts m back into an SQS event record, as a consumer Lambda
