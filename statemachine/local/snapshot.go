@@ -120,8 +120,7 @@ func (x *execution) snapshot() (snapshotExecution, error) {
 	if x.status != Running {
 		return sx, nil
 	}
-	x.thaw()
-	run := &snapshotRun{Input: jsonValue{x.rawInput}}
+	run := &snapshotRun{Input: jsonValue{x.stateInput()}}
 	var err error
 	if run.RNG, err = x.rng.MarshalBinary(); err != nil {
 		return sx, err
