@@ -52,8 +52,8 @@ func (st *State) PassOutput(input, ctxObj any, env Env) (any, error) {
 // result: the result must fit the payload quota, and then ResultSelector,
 // ResultPath and OutputPath apply.
 func (st *State) TaskOutput(input, result, ctxObj any, env Env) (any, error) {
-	if err := st.CheckResult(result); err != nil {
-		return nil, err
+	if overLimit(result) {
+		return nil, dataLimitError("task", st.name, "returned a result")
 	}
 	if st.resultSelector != nil {
 		var err error
@@ -62,66 +62,6 @@ func (st *State) TaskOutput(input, result, ctxObj any, env Env) (any, error) {
 		}
 	}
 	return st.output(input, result, ctxObj)
-}
-
-// CheckResult is the first check of TaskOutput: a task's result must fit
-// the payload quota, even one that ResultPath null discards.
-func (st *State) CheckResult(result any) error {
-	if overLimit(result) {
-		return dataLimitError("task", st.name, "returned a result")
-	}
-	return nil
-}
-
-// OutputIsInput reports whether the state's output, when it has one, is
-// its raw input unchanged: a Choice, Wait or Succeed state without
-// InputPath or OutputPath (or with "$"), or a Task state that discards
-// its result (ResultPath null, no ResultSelector) without OutputPath. A
-// Task's result must still pass CheckResult. An engine holding the
-// input's JSON text can pass the text on as the output's.
-func (st *State) OutputIsInput() bool {
-	if st.outputNull || !wholePath(st.outputPath) {
-		return false
-	}
-	switch st.typ {
-	case ChoiceState, WaitState, SucceedState:
-		return !st.inputNull && wholePath(st.inputPath)
-	case TaskState:
-		return st.resultNull && st.resultSelector == nil
-	}
-	return false
-}
-
-// InputPayload reports whether the state is an
-// arn:aws:states:::lambda:invoke Task (not .waitForTaskToken) whose
-// Lambda payload is its raw input, whole: no InputPath, Parameters of a
-// constant FunctionName and "Payload.$": "$" alone, static timeouts. It
-// returns the function, as Invocation would. An engine holding the
-// input's JSON text can send the text as the payload; the Parameters
-// (the input with a name) stay within the quota for a text of at most
-// half of it.
-func (st *State) InputPayload() (function string, ok bool) {
-	t := st.task
-	if t == nil || t.Kind != LambdaInvoke || t.Callback || t.timeoutPath != nil || t.heartbeatPath != nil ||
-		st.inputNull || !wholePath(st.inputPath) || st.parameters == nil {
-		return "", false
-	}
-	obj, isObject := st.parameters.root.(*objectNode)
-	if !isObject || len(obj.keys) != 2 || obj.keys[0] != "FunctionName" || obj.keys[1] != "Payload" {
-		return "", false
-	}
-	name, _ := obj.vals[0].(constNode)
-	function, _ = name.v.(string)
-	payload, _ := obj.vals[1].(*pathNode)
-	if function == "" || payload == nil || !wholePath(payload.p) {
-		return "", false
-	}
-	return function, true
-}
-
-// wholePath reports whether p selects the whole input: no path, or "$".
-func wholePath(p *path) bool {
-	return p == nil || (!p.ctx && p.query == nil && len(p.steps) == 0)
 }
 
 // ResultFieldOutput is TaskOutput for a state whose output is one field

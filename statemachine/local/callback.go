@@ -289,21 +289,30 @@ func (x *execution) await(ctx context.Context) {
 	x.freeze()
 }
 
-// freeze keeps the state's input as JSON text alone while the execution
-// waits for a task token, which may take hours, and drops the context
-// object (rebuilt alike on use): a parsed document takes several times
-// the memory of its text, and a simulation can have a million executions
-// waiting at once. The text is the one the execution holds, if it holds
-// one; the input is parsed again only if a state reads it (stateInput),
-// so the text's key order does not matter. Call with x.mu held.
+// freeze keeps the state's input as JSON text while the execution waits
+// for a task token, which may take hours, and drops the context object
+// (rebuilt alike on use): a parsed document takes several times the
+// memory of its text, and a simulation can have a million executions
+// waiting at once. thaw parses it back, so the text's key order does
+// not matter. Call with x.mu held.
 func (x *execution) freeze() {
-	if len(x.rawText) == 0 && x.rawInput != nil {
-		x.rawText = []byte(oj.JSON(x.rawInput))
+	if x.rawInput == nil {
+		return
 	}
-	if len(x.rawText) > 0 {
-		x.rawInput = nil
+	x.frozenInput = []byte(oj.JSON(x.rawInput))
+	x.rawInput, x.ctxObj = nil, nil
+}
+
+// thaw restores the input freeze kept as text. Call with x.mu held.
+func (x *execution) thaw() {
+	if x.frozenInput == nil {
+		return
 	}
-	x.ctxObj = nil
+	in, err := asl.DecodeJSON(x.frozenInput)
+	if err != nil {
+		panic(fmt.Sprintf("local: thaw the input of %s: %v", x.arn(), err)) // it was written by oj.JSON
+	}
+	x.rawInput, x.frozenInput = in, nil
 }
 
 // armHeartbeat schedules cb's heartbeat timeout, HeartbeatSeconds from now.
@@ -323,6 +332,7 @@ func (x *execution) expirer(cb *callback, name string) func(ctx context.Context)
 		if x.cb != cb || x.status != Running {
 			return
 		}
+		x.thaw()
 		x.taskTimedOut(ctx, name)
 		x.run(ctx)
 	}

@@ -48,32 +48,26 @@ type execution struct {
 
 	// next and nextInput are the state to enter next and its input: the
 	// run loop enters states until none is left (suspended or finished).
-	// nextText is nextInput's JSON text, when the execution holds it
-	// verbatim; nextInput may then be nil until a state reads it (see
-	// held).
 	next      *asl.State
 	nextInput any
-	nextText  []byte
 	// pending is the continuation the execution waits for on the
 	// timeline, if any; timeout is its TimeoutSeconds event, if any.
 	pending *resumption
 	timeout timer
 
 	// The current state entry.
-	cur *asl.State
-	// rawInput is the state's input, before InputPath (read it with
-	// stateInput); rawText is its JSON text, when the execution holds it
-	// verbatim (a task's response passed on, an input kept while waiting
-	// for a task token), in which case rawInput may be nil until read.
-	rawInput   any
-	rawText    []byte
-	enteredAt  int64
-	enteredID  int64
-	ctxObj     any       // the context object, built on first use per attempt
-	retries    []int     // retries used per retrier
-	retryCount int       // $$.State.RetryCount
-	call       *call     // the Lambda invocation in flight, if any
-	cb         *callback // the callback task waiting for its token, if any
+	cur      *asl.State
+	rawInput any // the state's input, before InputPath
+	// frozenInput is rawInput as JSON text while the execution waits for
+	// a task token (see freeze), nil otherwise.
+	frozenInput []byte
+	enteredAt   int64
+	enteredID   int64
+	ctxObj      any       // the context object, built on first use per attempt
+	retries     []int     // retries used per retrier
+	retryCount  int       // $$.State.RetryCount
+	call        *call     // the Lambda invocation in flight, if any
+	cb          *callback // the callback task waiting for its token, if any
 
 	// issued is the number of task tokens the execution has issued; its
 	// tokens carry it, with its index (record.index).
@@ -90,9 +84,9 @@ func (x *execution) arn() string { return x.sm.executionARN(x.rec.name) }
 // interval, a handler's Delay) or ends. Call with x.mu held.
 func (x *execution) run(ctx context.Context) {
 	for x.status == Running && x.next != nil {
-		st, in, text := x.next, x.nextInput, x.nextText
-		x.next, x.nextInput, x.nextText = nil, nil, nil
-		x.enter(ctx, st, in, text)
+		st, in := x.next, x.nextInput
+		x.next, x.nextInput = nil, nil
+		x.enter(ctx, st, in)
 	}
 }
 
@@ -106,10 +100,10 @@ func (x *execution) later(at int64, fn func(ctx context.Context)) timer {
 // state transition each time a step of your workflow is executed ...
 // including retries"): one per state entered here, and one per retry in
 // handleError. Starting and ending the execution are not transitions.
-func (x *execution) enter(ctx context.Context, st *asl.State, in any, text []byte) {
+func (x *execution) enter(ctx context.Context, st *asl.State, in any) {
 	x.transitions++
 	x.sm.counts.transition(st.Type())
-	x.cur, x.rawInput, x.rawText = st, in, text
+	x.cur, x.rawInput = st, in
 	x.enteredAt = x.e.clock.now()
 	x.ctxObj = nil
 	x.retryCount = 0
@@ -139,48 +133,14 @@ func (x *execution) enter(ctx context.Context, st *asl.State, in any, text []byt
 }
 
 // exit records the state's exit with output and goes to next, or ends the
-// execution successfully when next is nil. text is the output's JSON
-// text when the execution holds it verbatim, nil otherwise; out may then
-// be nil until read, in an execution that records no history.
-func (x *execution) exit(st *asl.State, out any, text []byte, next *asl.State) {
+// execution successfully when next is nil.
+func (x *execution) exit(st *asl.State, out any, next *asl.State) {
 	x.record(st.ExitedEvent(), stateExitedDetails{Name: st.Name(), Output: jsonDoc{out}})
 	if next == nil {
-		x.succeed(held(out, text))
+		x.succeed(out)
 		return
 	}
-	x.next, x.nextInput, x.nextText = next, out, text
-}
-
-// stateInput is the current state's raw input, parsed from its text if
-// the execution held only the text.
-func (x *execution) stateInput() any {
-	if x.rawInput == nil && len(x.rawText) > 0 {
-		x.rawInput = held(nil, x.rawText)
-	}
-	return x.rawInput
-}
-
-// passedText is the current state's input text for its output, when the
-// state's output is its input (asl.State.OutputIsInput), nil otherwise.
-func (x *execution) passedText() []byte {
-	if len(x.rawText) == 0 || !x.cur.OutputIsInput() {
-		return nil
-	}
-	return x.rawText
-}
-
-// held is a value the execution holds as v, or as text alone (v nil; an
-// empty text is none). The texts it holds were parsed before or written
-// by oj, so parsing one cannot fail.
-func held(v any, text []byte) any {
-	if v != nil || len(text) == 0 {
-		return v
-	}
-	v, err := asl.DecodeJSON(text)
-	if err != nil {
-		panic(fmt.Sprintf("local: parse a value the executor holds: %v", err))
-	}
-	return v
+	x.next, x.nextInput = next, out
 }
 
 // succeed ends the execution with output. Call with x.mu held.
@@ -208,7 +168,7 @@ func (x *execution) close(status Status, name, cause string) {
 	x.status, x.errName, x.cause = status, name, cause
 	x.stop = x.e.clock.now()
 	x.epoch.Add(1)
-	x.next, x.nextInput, x.nextText, x.pending = nil, nil, nil, nil
+	x.next, x.nextInput, x.pending = nil, nil, nil
 	x.sm.counts.ended(status)
 	if x.e.opts.RunningHistories > 0 && !x.unrecorded {
 		x.e.recording.Add(-1)

@@ -54,8 +54,7 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 		}
 		return Execution{}, fmt.Errorf("%w: %s", ErrExecutionAlreadyExists, sm.executionARN(name))
 	}
-	// The start state gets the input and its text (nextText).
-	x := &execution{e: e, sm: sm, inputText: input, input: parsed, nextText: []byte(input), start: e.clock.now(), status: Running}
+	x := &execution{e: e, sm: sm, inputText: input, input: parsed, start: e.clock.now(), status: Running}
 	if sm.readsInput {
 		x.ctxInput = parsed
 	}

@@ -124,7 +124,7 @@ func (x *execution) loadState(run *snapshotRun) error {
 	if len(run.Retries) != st.NumRetriers() {
 		return fmt.Errorf("state %q has %d retriers, the snapshot %d retry counters", st.Name(), st.NumRetriers(), len(run.Retries))
 	}
-	x.cur, x.rawInput, x.rawText = st, run.Input.v, nil
+	x.cur, x.rawInput = st, run.Input.v
 	x.enteredAt, x.enteredID = unixNano(run.EnteredAt), run.EnteredEventID
 	x.retryCount, x.retries = run.RetryCount, slices.Clone(run.Retries)
 	return nil
@@ -201,7 +201,7 @@ func (x *execution) loadResume(sr *snapshotResume) error {
 	case kind == resumeOutcome && r.outcome == nil:
 		return errors.New("an outcome continuation without its outcome")
 	case kind == resumeWait:
-		if r.input, err = x.cur.InputPath(x.stateInput(), x.contextObject()); err != nil {
+		if r.input, err = x.cur.InputPath(x.rawInput, x.contextObject()); err != nil {
 			return fmt.Errorf("the Wait state's InputPath: %w", err)
 		}
 	}

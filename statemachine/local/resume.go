@@ -48,12 +48,11 @@ func (x *execution) resumer(r *resumption) func(ctx context.Context) {
 
 // resume continues the execution with r. Call with x.mu held.
 func (x *execution) resume(ctx context.Context, r *resumption) {
+	x.thaw()
 	switch r.kind {
 	case resumeStart:
-		// The start state gets the input, with the text StartExecution
-		// left in nextText; inputText keeps the text.
 		x.next, x.nextInput = x.sm.def.StartAt(), x.input
-		x.input = nil
+		x.input = nil // the start state has it; inputText keeps the text
 	case resumeWait:
 		x.leaveWait(r.input)
 	case resumeRetry:

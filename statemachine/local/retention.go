@@ -109,7 +109,7 @@ func (e *Executor) evictHistory(x *execution) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.history, x.evicted = nil, true
-	x.rawInput, x.rawText, x.ctxObj, x.ctxInput, x.retries = nil, nil, nil, nil, nil
+	x.rawInput, x.frozenInput, x.ctxObj, x.ctxInput, x.retries = nil, nil, nil, nil, nil
 	if !e.opts.Compact {
 		return
 	}

@@ -120,7 +120,8 @@ func (x *execution) snapshot() (snapshotExecution, error) {
 	if x.status != Running {
 		return sx, nil
 	}
-	run := &snapshotRun{Input: jsonValue{x.stateInput()}}
+	x.thaw()
+	run := &snapshotRun{Input: jsonValue{x.rawInput}}
 	var err error
 	if run.RNG, err = x.rng.MarshalBinary(); err != nil {
 		return sx, err

@@ -10,18 +10,18 @@ import (
 
 // pass runs a Pass state.
 func (x *execution) pass(st *asl.State) {
-	out, err := st.PassOutput(x.stateInput(), x.contextObject(), x)
+	out, err := st.PassOutput(x.rawInput, x.contextObject(), x)
 	if err != nil {
 		x.failState(err)
 		return
 	}
-	x.exit(st, out, nil, st.Next())
+	x.exit(st, out, st.Next())
 }
 
 // wait runs a Wait state: the execution resumes when the wait is over.
 func (x *execution) wait(st *asl.State) {
 	ctxObj := x.contextObject()
-	eff, err := st.InputPath(x.stateInput(), ctxObj)
+	eff, err := st.InputPath(x.rawInput, ctxObj)
 	if err != nil {
 		x.failState(err)
 		return
@@ -46,14 +46,14 @@ func (x *execution) leaveWait(eff any) {
 		x.failState(err)
 		return
 	}
-	x.exit(st, out, x.passedText(), st.Next())
+	x.exit(st, out, st.Next())
 }
 
 // choose runs a Choice state: the first matching rule's Next, else
 // Default.
 func (x *execution) choose(st *asl.State) {
 	ctxObj := x.contextObject()
-	eff, err := st.InputPath(x.stateInput(), ctxObj)
+	eff, err := st.InputPath(x.rawInput, ctxObj)
 	if err != nil {
 		x.failState(err)
 		return
@@ -68,13 +68,13 @@ func (x *execution) choose(st *asl.State) {
 		x.failState(err)
 		return
 	}
-	x.exit(st, out, x.passedText(), target)
+	x.exit(st, out, target)
 }
 
 // succeedState runs a Succeed state.
 func (x *execution) succeedState(st *asl.State) {
 	ctxObj := x.contextObject()
-	eff, err := st.InputPath(x.stateInput(), ctxObj)
+	eff, err := st.InputPath(x.rawInput, ctxObj)
 	if err == nil {
 		eff, err = st.OutputPath(eff, ctxObj)
 	}
@@ -82,12 +82,12 @@ func (x *execution) succeedState(st *asl.State) {
 		x.failState(err)
 		return
 	}
-	x.exit(st, eff, nil, nil)
+	x.exit(st, eff, nil)
 }
 
 // failWith runs a Fail state.
 func (x *execution) failWith(st *asl.State) {
-	name, cause, err := st.FailError(x.stateInput(), x.contextObject())
+	name, cause, err := st.FailError(x.rawInput, x.contextObject())
 	if err != nil {
 		x.failState(err)
 		return

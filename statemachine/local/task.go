@@ -18,37 +18,36 @@ import (
 // $$.Task.Token. Call with x.mu held.
 func (x *execution) startTask(ctx context.Context) {
 	st, task := x.cur, x.cur.Task()
-	function, body, ok := x.inputPayload()
-	var eff, payload any // the Parameters and the payload, for the history
-	var timeout, heartbeat time.Duration
-	if ok {
-		timeout, heartbeat, _ = task.Timeouts(nil, nil) // static (InputPayload)
-	} else {
-		ctxObj := x.contextObject()
-		selected, err := st.InputPath(x.stateInput(), ctxObj)
-		if err != nil {
-			x.taskError(ctx, err)
-			return
-		}
-		if timeout, heartbeat, err = task.Timeouts(selected, ctxObj); err != nil {
-			x.taskError(ctx, err)
-			return
-		}
-		if task.Callback {
-			ctxObj = withTaskToken(ctxObj, x.issueToken())
-		}
-		if eff, err = st.Parameters(selected, ctxObj, x); err != nil {
-			x.taskError(ctx, err)
-			return
-		}
-		if function, payload, err = task.Invocation(eff); err != nil {
-			x.taskError(ctx, err)
-			return
-		}
-		if body, err = oj.Marshal(payload); err != nil {
-			x.taskError(ctx, asl.RuntimeErrorf("cannot serialise the Lambda payload: %v", err))
-			return
-		}
+	ctxObj := x.contextObject()
+	selected, err := st.InputPath(x.rawInput, ctxObj)
+	if err != nil {
+		x.taskError(ctx, err)
+		return
+	}
+	timeout, heartbeat, err := task.Timeouts(selected, ctxObj)
+	if err != nil {
+		x.taskError(ctx, err)
+		return
+	}
+	token := ""
+	if task.Callback {
+		token = x.issueToken()
+		ctxObj = withTaskToken(ctxObj, token)
+	}
+	eff, err := st.Parameters(selected, ctxObj, x)
+	if err != nil {
+		x.taskError(ctx, err)
+		return
+	}
+	function, payload, err := task.Invocation(eff)
+	if err != nil {
+		x.taskError(ctx, err)
+		return
+	}
+	body, err := oj.Marshal(payload)
+	if err != nil {
+		x.taskError(ctx, asl.RuntimeErrorf("cannot serialise the Lambda payload: %v", err))
+		return
 	}
 	var timeoutSecs int64
 	if task.Timed {
@@ -74,20 +73,6 @@ func (x *execution) startTask(ctx context.Context) {
 	// The handler of a .waitForTaskToken task runs under its function's
 	// own timeout, not the task's.
 	x.invoke(ctx, callSpec{function: function, payload: body, deadline: deadline, timed: task.Timed, bounded: !task.Callback})
-}
-
-// inputPayload is the function and payload of a task whose payload is
-// its raw input (asl.State.InputPayload), when the execution holds the
-// input's text and records no history (which would show the Parameters):
-// the text itself, neither parsed nor encoded again. ok is false
-// otherwise, and for a text over half the payload quota, which the
-// Parameters must then check.
-func (x *execution) inputPayload() (function string, payload []byte, ok bool) {
-	if !x.unrecorded || len(x.rawText) == 0 || len(x.rawText) > asl.MaxPayloadBytes/2 {
-		return "", nil, false
-	}
-	function, ok = x.cur.InputPayload()
-	return function, x.rawText, ok
 }
 
 // taskDone handles a finished invocation: its result, or for a callback
@@ -124,9 +109,7 @@ func (x *execution) taskDone(ctx context.Context, c *call) {
 		if out, ok := x.cur.ResultFieldOutput("Payload", payload, maxInvokeMetadata); ok {
 			x.skipInvokeResult()
 			x.record("TaskSucceeded", nil)
-			// The output is the response's Payload, whose text is
-			// passed on with it.
-			x.exit(x.cur, out, c.inv.Payload, x.cur.Next())
+			x.exit(x.cur, out, x.cur.Next())
 			return
 		}
 	}
@@ -148,22 +131,12 @@ func (x *execution) taskSucceeded(ctx context.Context, result any) {
 	} else {
 		x.record("LambdaFunctionSucceeded", outputDetails{Output: jsonDoc{result}})
 	}
-	if text := x.passedText(); text != nil && x.unrecorded {
-		// The output is the input, which the execution holds as text:
-		// it is passed on as text, parsed only if a state reads it.
-		if err := st.CheckResult(result); err != nil {
-			x.taskError(ctx, err)
-			return
-		}
-		x.exit(st, x.rawInput, text, st.Next())
-		return
-	}
-	out, err := st.TaskOutput(x.stateInput(), result, x.contextObject(), x)
+	out, err := st.TaskOutput(x.rawInput, result, x.contextObject(), x)
 	if err != nil {
 		x.taskError(ctx, err)
 		return
 	}
-	x.exit(st, out, nil, st.Next())
+	x.exit(st, out, st.Next())
 }
 
 // taskFailed records a failed task and handles its error.
@@ -215,12 +188,12 @@ func (x *execution) handleError(ctx context.Context, name, cause string) {
 		x.suspend(x.e.after(wait), resumption{kind: resumeRetry})
 		return
 	}
-	out, next, err := st.Catch(name, cause, x.stateInput())
+	out, next, err := st.Catch(name, cause, x.rawInput)
 	switch {
 	case err != nil:
 		x.failState(err)
 	case next != nil:
-		x.exit(st, out, nil, next)
+		x.exit(st, out, next)
 	default:
 		x.fail(asl.Reported(name), cause)
 	}
