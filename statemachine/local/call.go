@@ -17,11 +17,9 @@ type call struct {
 
 	ctx    context.Context
 	cancel context.CancelFunc
-	// yield carries the handler's Delay durations (nanoseconds) to the
-	// loop, and -1 when Invoke has returned; resume lets it continue
-	// (virtual clock).
-	yield    chan int64
-	resume   chan struct{}
+	// routine runs the handler on the virtual clock, from its start until
+	// it returns (see handover.go).
+	routine  *routine
 	finished atomic.Bool
 	// suspended is true while the handler waits in Delay (x.mu).
 	suspended bool

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
@@ -154,4 +155,40 @@ func TestRegistryTimeoutOnTheExecutorsClock(t *testing.T) {
 	assert.Contains(t, x.Cause, "Task timed out after 60.00 seconds")
 	assert.Equal(t, start.Add(time.Minute), deadline, "the function's timeout, on the virtual clock")
 	assert.Equal(t, time.Minute, x.StopDate.Sub(x.StartDate), "it ran until its timeout")
+}
+
+// TestVirtualDeadlineEndsContextsMadeFromIt derives contexts from one set
+// with WithDeadline, as a handler does (context.WithCancel,
+// context.AfterFunc), and ends it: each ends, or runs, with it; the ones
+// stopped or cancelled first do not. Deriving starts no goroutine to wait
+// for the deadline (AfterFunc): a simulation derives millions.
+func TestVirtualDeadlineEndsContextsMadeFromIt(t *testing.T) {
+	e := New(Options{})
+	dl, end := e.WithDeadline(context.Background(), e.Now().Add(time.Hour))
+	before := runtime.NumGoroutine()
+	var children []context.Context
+	for range 100 {
+		child, cancel := context.WithCancel(dl)
+		t.Cleanup(cancel)
+		children = append(children, child)
+	}
+	assert.Equal(t, before, runtime.NumGoroutine(), "no goroutine waits for the deadline")
+	early, cancelEarly := context.WithCancel(dl)
+	cancelEarly()
+	ran := make(chan struct{})
+	context.AfterFunc(dl, func() { close(ran) })
+	stopped := context.AfterFunc(dl, func() { t.Error("a stopped AfterFunc ran") })
+	assert.True(t, stopped(), "stopped before the deadline ends")
+	assert.False(t, stopped(), "stopped once")
+
+	end()
+	for _, child := range children {
+		<-child.Done()
+		assert.ErrorIs(t, child.Err(), context.Canceled)
+	}
+	assert.ErrorIs(t, early.Err(), context.Canceled)
+	<-ran
+	late := make(chan struct{})
+	context.AfterFunc(dl, func() { close(late) })
+	<-late // runs at once: the deadline has ended
 }

@@ -27,6 +27,7 @@ func (e *Executor) Close() {
 		})
 		e.handlers.Wait()
 		e.pool.Wait()
+		e.routines.close()
 	})
 }
 

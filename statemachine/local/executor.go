@@ -131,14 +131,16 @@ type Executor struct {
 	// Options.RunningHistories bounds them.
 	recording atomic.Int64
 
-	// handlers counts the Lambda handlers running; pool counts the
-	// goroutines that run them, and idlers those of them waiting for the
-	// next one on waiting (goHandler). closed is set, and done closed, by
+	// handlers counts the Lambda handlers running on a scaled clock; pool
+	// counts the goroutines that run them, and idlers those of them
+	// waiting for the next one on waiting (goHandler). routines runs the
+	// handlers on a virtual clock. closed is set, and done closed, by
 	// Close.
 	handlers  sync.WaitGroup
 	pool      sync.WaitGroup
 	waiting   chan func()
 	idlers    atomic.Int64
+	routines  routines
 	closed    atomic.Bool
 	done      chan struct{}
 	closeOnce sync.Once

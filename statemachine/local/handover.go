@@ -2,6 +2,8 @@ package local
 
 import (
 	"context"
+	"iter"
+	"sync"
 
 	"github.com/redrive/redrive/statemachine/asl"
 )
@@ -9,15 +11,91 @@ import (
 // On the virtual clock (see virtualTime.invoke) the loop and a handler
 // hand control to each other: the handler runs while the loop waits, and
 // yields when it returns or suspends in Delay; its wake-up is an event.
+// A handler runs on a routine, a goroutine the loop switches to and back
+// from directly (a coroutine, as iter.Pull makes), without waking the
+// scheduler or another thread: a simulation makes millions of these
+// switches.
 
-// handOver lets c's suspended handler continue and waits until it yields
-// again. Call with x.mu held; it is released meanwhile.
+// handOver lets c's handler start or continue, and waits until it yields
+// again: the duration it suspends for in Delay, or -1 when it has
+// returned, when its routine goes back to the executor's idle ones. Call
+// with x.mu held; it is released meanwhile.
 func (x *execution) handOver(c *call) int64 {
 	x.mu.Unlock()
-	c.resume <- struct{}{}
-	d := <-c.yield
+	d, _ := c.routine.next()
 	x.mu.Lock()
+	if d < 0 {
+		x.e.routines.put(c.routine)
+		c.routine = nil
+	}
 	return d
+}
+
+// routine is a coroutine that runs handlers, one after the other: next
+// runs fn until it yields, and fn suspends itself with yield (Delay).
+type routine struct {
+	next  func() (int64, bool)
+	stop  func()
+	yield func(int64) bool
+	fn    func() // the handler to run when next starts it
+}
+
+// newRoutine starts a routine, waiting for its first handler.
+func newRoutine() *routine {
+	r := &routine{}
+	r.next, r.stop = iter.Pull(func(yield func(int64) bool) {
+		r.yield = yield
+		for {
+			r.fn()
+			r.fn = nil
+			if !yield(-1) {
+				return
+			}
+		}
+	})
+	return r
+}
+
+// routines keeps the idle routines (up to maxIdleHandlers), so that the
+// stack a handler grew is used again instead of being grown anew for each
+// invocation.
+type routines struct {
+	mu   sync.Mutex
+	idle []*routine
+}
+
+// get is an idle routine, or a new one.
+func (rs *routines) get() *routine {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if n := len(rs.idle); n > 0 {
+		r := rs.idle[n-1]
+		rs.idle = rs.idle[:n-1]
+		return r
+	}
+	return newRoutine()
+}
+
+// put keeps r, whose handler has returned, for the next invocation, or
+// ends it when enough routines are idle.
+func (rs *routines) put(r *routine) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if len(rs.idle) < maxIdleHandlers {
+		rs.idle = append(rs.idle, r)
+		return
+	}
+	r.stop()
+}
+
+// close ends the idle routines (Executor.Close, once no handler runs).
+func (rs *routines) close() {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for _, r := range rs.idle {
+		r.stop()
+	}
+	rs.idle = nil
 }
 
 // afterYield continues once the handler of c yielded d (virtual mode):

@@ -1,11 +1,11 @@
 package local
 
 // maxIdleHandlers bounds the goroutines kept waiting for the next Lambda
-// invocation (see goHandler).
+// invocation (see goHandler and routines).
 const maxIdleHandlers = 64
 
-// goHandler runs fn, a Lambda invocation, on a goroutine of the
-// executor's pool: a waiting one if there is one, else a new one. A
+// goHandler runs fn, a Lambda invocation on a scaled clock, on a
+// goroutine of the executor's pool: a waiting one if there is one, else a new one. A
 // goroutine that is done waits for the next invocation (up to
 // maxIdleHandlers of them), so the stack a handler grew is used again
 // instead of being grown anew for each of a simulation's millions of

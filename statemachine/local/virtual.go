@@ -55,16 +55,9 @@ func (v *virtualTime) reach(t int64) {
 // invoke starts the handler and waits until it returns or suspends in
 // Delay; x.mu is released meanwhile.
 func (v *virtualTime) invoke(ctx context.Context, x *execution, c *call) {
-	c.yield = make(chan int64)
-	c.resume = make(chan struct{})
-	x.e.goHandler(func() {
-		c.runHandler()
-		c.yield <- -1
-	})
-	x.mu.Unlock()
-	d := <-c.yield
-	x.mu.Lock()
-	x.afterYield(ctx, c, d)
+	c.routine = x.e.routines.get()
+	c.routine.fn = c.runHandler
+	x.afterYield(ctx, c, x.handOver(c))
 }
 
 // sleep suspends the handler until the clock reaches now+d, or the
@@ -79,8 +72,7 @@ func (v *virtualTime) sleep(ctx context.Context, c *call, d time.Duration) {
 		d = time.Duration(dl.at - now)
 	}
 	if d > 0 {
-		c.yield <- int64(d)
-		<-c.resume
+		c.routine.yield(int64(d))
 	}
 	if bounded {
 		dl.end(context.DeadlineExceeded)

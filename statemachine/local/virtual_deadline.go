@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"slices"
 	"sync"
 )
 
@@ -19,11 +20,12 @@ type virtualDeadline struct {
 	context.Context // the parent
 	at              int64
 
-	once sync.Once
-	done chan struct{}
-	mu   sync.Mutex
-	err  error
-	stop func() bool // unregisters from the parent
+	once  sync.Once
+	done  chan struct{}
+	mu    sync.Mutex
+	err   error
+	after []*func()   // run when d ends (AfterFunc)
+	stop  func() bool // unregisters from the parent
 }
 
 // newVirtualDeadline returns a context ending at at or when parent ends.
@@ -41,10 +43,41 @@ func (d *virtualDeadline) end(err error) {
 	d.once.Do(func() {
 		d.mu.Lock()
 		d.err = err
+		after := d.after
+		d.after = nil
 		d.mu.Unlock()
 		close(d.done)
 		d.stop()
+		for _, f := range after {
+			go (*f)()
+		}
 	})
+}
+
+// AfterFunc arranges to call f on its own goroutine once d ends, as
+// context.AfterFunc does; stop cancels that, and reports whether it did.
+// The context package propagates d's end to the contexts made from it
+// with this method: without it, each of them would start a goroutine to
+// wait on Done.
+func (d *virtualDeadline) AfterFunc(f func()) (stop func() bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.err != nil {
+		go f()
+		return func() bool { return false }
+	}
+	p := &f
+	d.after = append(d.after, p)
+	return func() bool {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		i := slices.Index(d.after, p)
+		if i < 0 {
+			return false
+		}
+		d.after = slices.Delete(d.after, i, i+1)
+		return true
+	}
 }
 
 // Done is closed when d ends.

@@ -85,20 +85,9 @@ func (h *Handler) Handle(ctx context.Context, event events.SQSEvent) (events.SQS
 	}
 	paced := h.pace(ctx, batch)
 	failed := make([]bool, len(event.Records))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(max(h.Config.Concurrency, 1), len(event.Records)) {
-		wg.Go(func() {
-			for i := range next {
-				failed[i] = h.process(ctx, batch[i], paced[i]) != nil
-			}
-		})
-	}
-	for i := range event.Records {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	forEach(len(batch), h.Config.Concurrency, func(i int) {
+		failed[i] = h.process(ctx, batch[i], paced[i]) != nil
+	})
 
 	resp := events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{}}
 	for i, f := range failed {
@@ -107,6 +96,33 @@ func (h *Handler) Handle(ctx context.Context, event events.SQSEvent) (events.SQS
 		}
 	}
 	return resp, nil
+}
+
+// forEach calls fn for each of 0 to n-1, up to workers at a time, and
+// returns when all are done. One worker calls them in order, on the
+// caller's goroutine.
+func forEach(n, workers int, fn func(i int)) {
+	workers = min(max(workers, 1), n)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				fn(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 // now reads the handler's clock.
