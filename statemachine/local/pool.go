@@ -5,11 +5,10 @@ package local
 const maxIdleHandlers = 64
 
 // goHandler runs fn, a Lambda invocation on a scaled clock, on a
-// goroutine of the executor's pool: a waiting one if there is one, else a new one. A
-// goroutine that is done waits for the next invocation (up to
-// maxIdleHandlers of them), so the stack a handler grew is used again
-// instead of being grown anew for each of a simulation's millions of
-// invocations. Executor.handlers counts the invocations running; Close
+// goroutine of the executor's pool: a waiting one if there is one, else
+// a new one. A goroutine that is done waits for the next invocation (up
+// to maxIdleHandlers of them), so the stack a handler grew is used again
+// instead of being grown anew for each invocation. Executor.handlers counts the invocations running; Close
 // waits for them, then for the pool's goroutines to end.
 func (e *Executor) goHandler(fn func()) {
 	e.handlers.Add(1)
