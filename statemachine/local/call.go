@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -67,16 +68,23 @@ func newCall(parent context.Context, x *execution, spec callSpec) *call {
 	return c
 }
 
-// runHandler invokes the function. A panicking Invoker becomes the task
-// error Lambda.ServiceException rather than a crash.
+// runHandler invokes the function. An Invoker that panics, or calls
+// runtime.Goexit (as t.FailNow in a test's handler does), fails the task
+// with Lambda.ServiceException rather than crashing or stalling the run;
+// the timebase lets the goroutine of one that exits end (see routine and
+// scaledTime.invoke).
 func (c *call) runHandler() {
+	returned := false
 	defer func() {
 		if r := recover(); r != nil {
 			c.err = fmt.Errorf("local: Invoker panicked: %v", r)
+		} else if !returned {
+			c.err = errors.New("local: Invoker called runtime.Goexit instead of returning")
 		}
 		c.finished.Store(true)
 	}()
 	c.inv, c.err = c.x.e.opts.Invoker.Invoke(c.ctx, c.function, c.payload)
+	returned = true
 }
 
 // invoke calls spec for the current Task state, which fails without an

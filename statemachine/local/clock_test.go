@@ -97,6 +97,13 @@ func TestVirtualDeadlineCancelAndPast(t *testing.T) {
 	stop()
 	<-child.Done()
 	assert.ErrorIs(t, child.Err(), context.Canceled, "it ends with its parent")
+
+	for range 100 { // the parent's end races with the making of the child
+		child, cancel := e.WithDeadline(parent, e.Now().Add(time.Hour))
+		<-child.Done()
+		assert.ErrorIs(t, child.Err(), context.Canceled, "it ends with a parent that had ended")
+		cancel()
+	}
 	_, ok := e.Deadline(context.Background())
 	assert.False(t, ok)
 }

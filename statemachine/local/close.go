@@ -19,12 +19,16 @@ func (e *Executor) Close() {
 		e.eachCall(func(_ *execution, c *call) { c.cancel() })
 		e.sched.running.Lock() // Run and RunUntil have returned
 		defer e.sched.running.Unlock()
-		e.eachCall(func(x *execution, c *call) {
+		for _, c := range e.suspended.all() {
+			x := c.x
+			x.mu.Lock()
 			if c.suspended {
 				c.suspended = false
+				e.suspended.remove(c)
 				x.abandon(c)
 			}
-		})
+			x.mu.Unlock()
+		}
 		e.handlers.Wait()
 		e.pool.Wait()
 		e.routines.close()
@@ -32,7 +36,7 @@ func (e *Executor) Close() {
 }
 
 // eachCall calls fn with x.mu held on each execution x that has a Lambda
-// invocation c in flight.
+// invocation c in flight, but for those compacted since they ended.
 func (e *Executor) eachCall(fn func(x *execution, c *call)) {
 	var xs []*execution // those held whole: a compacted one has ended
 	e.mu.Lock()

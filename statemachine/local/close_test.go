@@ -79,6 +79,37 @@ func TestCloseResumesHandlersSuspendedInDelay(t *testing.T) {
 	e.Close() // again: nothing left to do
 }
 
+// TestCloseEndsHandlersOfCompactedExecutions stops two executions whose
+// handlers are suspended in Delay, and compacts the first before the
+// handlers are resumed: Close ends both handlers all the same.
+func TestCloseEndsHandlersOfCompactedExecutions(t *testing.T) {
+	before := runtime.NumGoroutine()
+	ended := make(chan error, 2)
+	e := New(Options{FinishedHistories: 1, Compact: true, Invoker: funcInvoker{"slow": func(ctx context.Context, p []byte) (Invocation, error) {
+		Delay(ctx, time.Hour)
+		ended <- ctx.Err()
+		return Invocation{Payload: p}, nil
+	}}})
+	ctx := t.Context()
+	arns := startN(t, e, "slow", 2)
+	require.NoError(t, e.RunUntil(ctx, e.Now().Add(time.Minute)))
+	for _, arn := range arns {
+		_, err := e.StopExecution(ctx, arn, "", "")
+		require.NoError(t, err)
+	}
+	// An instant already passed: nothing runs, not even the handlers'
+	// wake-ups, but the first execution is compacted.
+	require.NoError(t, e.RunUntil(ctx, e.Now().Add(-time.Second)))
+	_, err := e.History(ctx, arns[0])
+	require.ErrorIs(t, err, ErrHistoryEvicted, "the first execution is compacted")
+
+	e.Close()
+	goroutinesBackTo(t, before)
+	for range 2 {
+		assert.ErrorIs(t, <-ended, context.Canceled)
+	}
+}
+
 // TestCloseUnblocksRun closes an executor whose Run, in another goroutine,
 // waits for handlers that block until their context ends: on a scaled
 // clock, and on the virtual one (where a handler should not block, but
@@ -129,4 +160,66 @@ func TestCloseIdle(t *testing.T) {
 	_, err = e.StartExecution(t.Context(), arn, "", `{}`)
 	assert.ErrorIs(t, err, ErrClosed)
 	goroutinesBackTo(t, before)
+}
+
+// TestHandlerThatExitsFailsItsTask runs handlers that call runtime.Goexit,
+// as t.FailNow or require do, before and after a Delay: each fails its
+// task with Lambda.ServiceException, the run goes on, and no goroutine is
+// left behind once the executor closes.
+func TestHandlerThatExitsFailsItsTask(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		scaled  bool
+		workers int
+	}{{"scaled", true, 1}, {"virtual", false, 1}, {"virtual, two workers", false, 2}} {
+		t.Run(tt.name, func(t *testing.T) {
+			before := runtime.NumGoroutine()
+			opts := Options{Workers: tt.workers, Invoker: funcInvoker{"exit": func(ctx context.Context, p []byte) (Invocation, error) {
+				if string(p) == `{"delay":true}` {
+					Delay(ctx, time.Second)
+				}
+				runtime.Goexit()
+				return Invocation{}, nil
+			}}}
+			if tt.scaled {
+				opts.Scaled = scaledClock(t, 1000)
+			}
+			e := New(opts)
+			ctx, cancel := context.WithCancel(t.Context())
+			arn, err := e.CreateStateMachine(ctx, "m", asltest.Wrap(invokeTask("exit", `,"End":true`)), "")
+			require.NoError(t, err)
+			var arns []string
+			for _, in := range []string{`{}`, `{"delay":true}`, `{}`, `{"delay":true}`} {
+				x, err := e.StartExecution(ctx, arn, "", in)
+				require.NoError(t, err)
+				arns = append(arns, x.ARN)
+			}
+			done := make(chan error, 1)
+			go func() { done <- e.Run(ctx) }()
+			require.Eventually(t, func() bool {
+				for _, arn := range arns {
+					if x, err := e.DescribeExecution(ctx, arn); err != nil || x.Status == Running {
+						return false
+					}
+				}
+				return true
+			}, 5*time.Second, time.Millisecond)
+			for _, arn := range arns {
+				x, err := e.DescribeExecution(ctx, arn)
+				require.NoError(t, err)
+				assert.Equal(t, Failed, x.Status)
+				assert.Equal(t, "Lambda.ServiceException", x.Error)
+				assert.Contains(t, x.Cause, "runtime.Goexit")
+			}
+			if tt.scaled {
+				cancel() // Run waits for work on a scaled clock
+				assert.ErrorIs(t, <-done, context.Canceled)
+			} else {
+				assert.NoError(t, <-done)
+			}
+			e.Close()
+			cancel()
+			goroutinesBackTo(t, before)
+		})
+	}
 }

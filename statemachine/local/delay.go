@@ -14,7 +14,9 @@ import (
 // Delay returns at it with ctx ended by context.DeadlineExceeded. On a
 // scaled clock it sleeps d divided by the scale. Outside an executor-run
 // handler it sleeps d of wall time. It returns early when ctx ends. Call
-// it only from the handler's own goroutine.
+// it only from the handler's own goroutine, the one Invoke runs on: in
+// virtual mode that goroutine is a coroutine the run loop switches to, and
+// Delay from another one panics or runs the loop on the wrong goroutine.
 func Delay(ctx context.Context, d time.Duration) {
 	if d <= 0 || ctx.Err() != nil {
 		return

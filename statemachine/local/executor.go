@@ -99,8 +99,13 @@ type Options struct {
 // it consumes time only through Delay, so a handler must not block on wall
 // time (an Invoker calling a Lambda endpoint over HTTP should have a client
 // timeout). With Workers 1, a given Seed replays identically: scheduling,
-// generated names, retry jitter, States.UUID and request ids. Close ends
-// the goroutines it started.
+// generated names, retry jitter, States.UUID and request ids. In virtual
+// mode each handler runs on a coroutine (iter.Pull) that the run loop
+// switches to: a handler must not stay locked to its thread
+// (runtime.LockOSThread) when it returns or calls Delay, nor may Run be
+// called from a goroutine locked to its thread with Workers above 1; the
+// Go runtime stops the process if they are. Close ends the goroutines it
+// started.
 type Executor struct {
 	opts  Options
 	clock timebase // Options.Scaled, or a virtual clock
@@ -134,13 +139,14 @@ type Executor struct {
 	// handlers counts the Lambda handlers running on a scaled clock; pool
 	// counts the goroutines that run them, and idlers those of them
 	// waiting for the next one on waiting (goHandler). routines runs the
-	// handlers on a virtual clock. closed is set, and done closed, by
-	// Close.
+	// handlers on a virtual clock, and suspended lists those of them
+	// waiting in Delay. closed is set, and done closed, by Close.
 	handlers  sync.WaitGroup
 	pool      sync.WaitGroup
 	waiting   chan func()
 	idlers    atomic.Int64
 	routines  routines
+	suspended suspendedCalls
 	closed    atomic.Bool
 	done      chan struct{}
 	closeOnce sync.Once

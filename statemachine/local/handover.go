@@ -3,6 +3,8 @@ package local
 import (
 	"context"
 	"iter"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/redrive/redrive/statemachine/asl"
@@ -12,9 +14,9 @@ import (
 // hand control to each other: the handler runs while the loop waits, and
 // yields when it returns or suspends in Delay; its wake-up is an event.
 // A handler runs on a routine, a goroutine the loop switches to and back
-// from directly (a coroutine, as iter.Pull makes), without waking the
-// scheduler or another thread: a simulation makes millions of these
-// switches.
+// from directly (a coroutine, as iter.Pull makes), on the same thread:
+// unless the handler blocks, neither the scheduler nor another thread is
+// woken, and a simulation makes millions of these switches.
 
 // handOver lets c's handler start or continue, and waits until it yields
 // again: the duration it suspends for in Delay, or -1 when it has
@@ -38,6 +40,9 @@ type routine struct {
 	stop  func()
 	yield func(int64) bool
 	fn    func() // the handler to run when next starts it
+	// exited is set when fn called runtime.Goexit: the routine yielded
+	// as though it had returned, and ends when stopped.
+	exited bool
 }
 
 // newRoutine starts a routine, waiting for its first handler.
@@ -45,6 +50,16 @@ func newRoutine() *routine {
 	r := &routine{}
 	r.next, r.stop = iter.Pull(func(yield func(int64) bool) {
 		r.yield = yield
+		defer func() {
+			// Only runtime.Goexit leaves fn unfinished (runHandler
+			// recovers panics). iter.Pull would pass the exit on to the
+			// loop's goroutine, inside handOver: yield instead, and let
+			// the exit go on once the routine is stopped.
+			if r.fn != nil {
+				r.exited = true
+				yield(-1)
+			}
+		}()
 		for {
 			r.fn()
 			r.fn = nil
@@ -77,8 +92,13 @@ func (rs *routines) get() *routine {
 }
 
 // put keeps r, whose handler has returned, for the next invocation, or
-// ends it when enough routines are idle.
+// ends it when enough routines are idle. A routine whose handler exited
+// ends on a goroutine of its own, which the exit then ends too.
 func (rs *routines) put(r *routine) {
+	if r.exited {
+		go r.stop()
+		return
+	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if len(rs.idle) < maxIdleHandlers {
@@ -114,6 +134,7 @@ func (x *execution) afterYield(ctx context.Context, c *call, d int64) {
 		return
 	}
 	c.suspended = true
+	x.e.suspended.add(c)
 	wake, timeout := x.e.clock.now()+d, false
 	if wake >= c.deadline {
 		wake, timeout = c.deadline, true
@@ -131,6 +152,7 @@ func (x *execution) resumeCall(ctx context.Context, c *call, timeout bool) {
 		return
 	}
 	c.suspended = false
+	x.e.suspended.remove(c)
 	if !timeout && x.call == c && x.status == Running {
 		x.afterYield(ctx, c, x.handOver(c))
 		x.run(ctx)
@@ -154,4 +176,34 @@ func (x *execution) abandon(c *call) {
 	for x.handOver(c) >= 0 {
 		// Delay does not suspend a cancelled call; be safe anyway.
 	}
+}
+
+// suspendedCalls are the calls whose handlers are suspended in Delay
+// (virtual clock), for Close to end them all, even those of executions
+// compacted since they ended (see Executor.eachCall).
+type suspendedCalls struct {
+	mu sync.Mutex
+	m  map[*call]struct{}
+}
+
+func (s *suspendedCalls) add(c *call) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = make(map[*call]struct{})
+	}
+	s.m[c] = struct{}{}
+}
+
+func (s *suspendedCalls) remove(c *call) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, c)
+}
+
+// all lists the calls suspended.
+func (s *suspendedCalls) all() []*call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Collect(maps.Keys(s.m))
 }

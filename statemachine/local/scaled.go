@@ -51,20 +51,21 @@ func (s scaledTime) reach(int64) {}
 // invoke runs the handler on its own goroutine and posts its completion,
 // or its timeout, to the timeline.
 func (s scaledTime) invoke(_ context.Context, x *execution, c *call) {
+	done := func(ctx context.Context) {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		c.done.Add(1)
+		c.cancel()
+		if x.call != c || x.status != Running {
+			return
+		}
+		x.call = nil
+		x.taskDone(ctx, c)
+		x.run(ctx)
+	}
 	x.e.goHandler(func() {
+		defer func() { x.later(s.now(), done) }() // even if the handler exits
 		c.runHandler()
-		x.later(s.now(), func(ctx context.Context) {
-			x.mu.Lock()
-			defer x.mu.Unlock()
-			c.done.Add(1)
-			c.cancel()
-			if x.call != c || x.status != Running {
-				return
-			}
-			x.call = nil
-			x.taskDone(ctx, c)
-			x.run(ctx)
-		})
 	})
 	if !c.timed {
 		return // no TimeoutSeconds: nothing to schedule

@@ -31,6 +31,10 @@ type virtualDeadline struct {
 // newVirtualDeadline returns a context ending at at or when parent ends.
 func newVirtualDeadline(parent context.Context, at int64) *virtualDeadline {
 	d := &virtualDeadline{Context: parent, at: at, done: make(chan struct{})}
+	// Under d.mu: if parent has ended, end runs at once on another
+	// goroutine, and reads stop.
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	d.stop = context.AfterFunc(parent, func() { d.end(parent.Err()) })
 	return d
 }
@@ -43,11 +47,11 @@ func (d *virtualDeadline) end(err error) {
 	d.once.Do(func() {
 		d.mu.Lock()
 		d.err = err
-		after := d.after
+		after, stop := d.after, d.stop
 		d.after = nil
 		d.mu.Unlock()
 		close(d.done)
-		d.stop()
+		stop()
 		for _, f := range after {
 			go (*f)()
 		}
