@@ -102,10 +102,9 @@ type Options struct {
 // generated names, retry jitter, States.UUID and request ids. In virtual
 // mode each handler runs on a coroutine (iter.Pull) that the run loop
 // switches to: a handler must not stay locked to its thread
-// (runtime.LockOSThread) when it returns or calls Delay, nor may Run be
-// called from a goroutine locked to its thread with Workers above 1; the
-// Go runtime stops the process if they are. Close ends the goroutines it
-// started.
+// (runtime.LockOSThread) when it returns or calls Delay, and Run must not
+// be called from a goroutine locked to its thread; the Go runtime may stop
+// the process otherwise. Close ends the goroutines it started.
 type Executor struct {
 	opts  Options
 	clock timebase // Options.Scaled, or a virtual clock
