@@ -223,3 +223,19 @@ func TestHandlerThatExitsFailsItsTask(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseWaitsForHandlersThatExit closes an executor whose handler,
+// suspended in Delay, calls runtime.Goexit once Close resumes it: its
+// goroutines have ended when Close returns.
+func TestCloseWaitsForHandlersThatExit(t *testing.T) {
+	before := runtime.NumGoroutine()
+	e := New(Options{Invoker: funcInvoker{"exit": func(ctx context.Context, p []byte) (Invocation, error) {
+		Delay(ctx, time.Hour)
+		runtime.Goexit()
+		return Invocation{}, nil
+	}}})
+	startN(t, e, "exit", 2)
+	require.NoError(t, e.RunUntil(t.Context(), e.Now().Add(time.Minute)))
+	e.Close()
+	assert.LessOrEqual(t, runtime.NumGoroutine(), before, "goroutines left when Close returned")
+}

@@ -1,6 +1,7 @@
 package local
 
 import (
+	"cmp"
 	"context"
 	"iter"
 	"maps"
@@ -77,6 +78,8 @@ func newRoutine() *routine {
 type routines struct {
 	mu   sync.Mutex
 	idle []*routine
+	// exiting counts the routines whose handler exited, ending.
+	exiting sync.WaitGroup
 }
 
 // get is an idle routine, or a new one.
@@ -96,7 +99,7 @@ func (rs *routines) get() *routine {
 // ends on a goroutine of its own, which the exit then ends too.
 func (rs *routines) put(r *routine) {
 	if r.exited {
-		go r.stop()
+		rs.exiting.Go(r.stop)
 		return
 	}
 	rs.mu.Lock()
@@ -108,14 +111,16 @@ func (rs *routines) put(r *routine) {
 	r.stop()
 }
 
-// close ends the idle routines (Executor.Close, once no handler runs).
+// close ends the idle routines and waits for those ending (Executor.Close,
+// once no handler runs).
 func (rs *routines) close() {
 	rs.mu.Lock()
-	defer rs.mu.Unlock()
 	for _, r := range rs.idle {
 		r.stop()
 	}
 	rs.idle = nil
+	rs.mu.Unlock()
+	rs.exiting.Wait()
 }
 
 // afterYield continues once the handler of c yielded d (virtual mode):
@@ -182,17 +187,19 @@ func (x *execution) abandon(c *call) {
 // (virtual clock), for Close to end them all, even those of executions
 // compacted since they ended (see Executor.eachCall).
 type suspendedCalls struct {
-	mu sync.Mutex
-	m  map[*call]struct{}
+	mu   sync.Mutex
+	m    map[*call]uint64 // the order of suspension
+	next uint64
 }
 
 func (s *suspendedCalls) add(c *call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil {
-		s.m = make(map[*call]struct{})
+		s.m = make(map[*call]uint64)
 	}
-	s.m[c] = struct{}{}
+	s.next++
+	s.m[c] = s.next
 }
 
 func (s *suspendedCalls) remove(c *call) {
@@ -201,9 +208,12 @@ func (s *suspendedCalls) remove(c *call) {
 	delete(s.m, c)
 }
 
-// all lists the calls suspended.
+// all lists the calls suspended, in the order they were suspended (so
+// that Close ends them in the same order on every run).
 func (s *suspendedCalls) all() []*call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Collect(maps.Keys(s.m))
+	calls := slices.Collect(maps.Keys(s.m))
+	slices.SortFunc(calls, func(a, b *call) int { return cmp.Compare(s.m[a], s.m[b]) })
+	return calls
 }
