@@ -27,6 +27,25 @@ func goroutinesBackTo(t *testing.T, n int) {
 	}
 }
 
+// clockCase is a clock the Close tests run on: a scaled one, or the
+// virtual one with one or two workers.
+type clockCase struct {
+	name    string
+	scaled  bool
+	workers int
+}
+
+var clockCases = []clockCase{{"scaled", true, 1}, {"virtual", false, 1}, {"virtual, two workers", false, 2}}
+
+// options are the executor's options on tb.
+func (tb clockCase) options(t *testing.T) Options {
+	opts := Options{Workers: tb.workers}
+	if tb.scaled {
+		opts.Scaled = scaledClock(t, 1000)
+	}
+	return opts
+}
+
 // startN creates a state machine of one Task invoking fn and starts n
 // executions of it.
 func startN(t *testing.T, e *Executor, fn string, n int) []string {
@@ -115,17 +134,10 @@ func TestCloseEndsHandlersOfCompactedExecutions(t *testing.T) {
 // clock, and on the virtual one (where a handler should not block, but
 // Close still ends it).
 func TestCloseUnblocksRun(t *testing.T) {
-	for _, tt := range []struct {
-		name    string
-		scaled  bool
-		workers int
-	}{{"scaled", true, 1}, {"virtual", false, 1}, {"virtual, two workers", false, 2}} {
-		t.Run(tt.name, func(t *testing.T) {
+	for _, tb := range clockCases {
+		t.Run(tb.name, func(t *testing.T) {
 			before := runtime.NumGoroutine()
-			opts := Options{Workers: tt.workers}
-			if tt.scaled {
-				opts.Scaled = scaledClock(t, 1000)
-			}
+			opts := tb.options(t)
 			started := make(chan struct{}, 2)
 			opts.Invoker = funcInvoker{"block": func(ctx context.Context, p []byte) (Invocation, error) {
 				started <- struct{}{}
@@ -137,7 +149,7 @@ func TestCloseUnblocksRun(t *testing.T) {
 			done := make(chan error, 1)
 			go func() { done <- e.Run(t.Context()) }()
 			<-started
-			if tt.scaled || tt.workers > 1 {
+			if tb.scaled || tb.workers > 1 {
 				<-started // both run at once
 			}
 
@@ -167,23 +179,17 @@ func TestCloseIdle(t *testing.T) {
 // task with Lambda.ServiceException, the run goes on, and no goroutine is
 // left behind once the executor closes.
 func TestHandlerThatExitsFailsItsTask(t *testing.T) {
-	for _, tt := range []struct {
-		name    string
-		scaled  bool
-		workers int
-	}{{"scaled", true, 1}, {"virtual", false, 1}, {"virtual, two workers", false, 2}} {
-		t.Run(tt.name, func(t *testing.T) {
+	for _, tb := range clockCases {
+		t.Run(tb.name, func(t *testing.T) {
 			before := runtime.NumGoroutine()
-			opts := Options{Workers: tt.workers, Invoker: funcInvoker{"exit": func(ctx context.Context, p []byte) (Invocation, error) {
+			opts := tb.options(t)
+			opts.Invoker = funcInvoker{"exit": func(ctx context.Context, p []byte) (Invocation, error) {
 				if string(p) == `{"delay":true}` {
 					Delay(ctx, time.Second)
 				}
 				runtime.Goexit()
 				return Invocation{}, nil
-			}}}
-			if tt.scaled {
-				opts.Scaled = scaledClock(t, 1000)
-			}
+			}}
 			e := New(opts)
 			ctx, cancel := context.WithCancel(t.Context())
 			arn, err := e.CreateStateMachine(ctx, "m", asltest.Wrap(invokeTask("exit", `,"End":true`)), "")
@@ -211,7 +217,7 @@ func TestHandlerThatExitsFailsItsTask(t *testing.T) {
 				assert.Equal(t, "Lambda.ServiceException", x.Error)
 				assert.Contains(t, x.Cause, "runtime.Goexit")
 			}
-			if tt.scaled {
+			if tb.scaled {
 				cancel() // Run waits for work on a scaled clock
 				assert.ErrorIs(t, <-done, context.Canceled)
 			} else {
