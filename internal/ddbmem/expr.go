@@ -19,7 +19,8 @@ import (
 // (language.Eval and EvalUpdate keep their state in the Environment). The
 // interpreter's defensive copies of the item and of the aliases are left
 // out, as evaluation only reads them (Update writes to the item it is
-// given, as Language.Update does).
+// given, as Language.Update does), and so are the item's attributes the
+// expression does not name (see referenced).
 
 // exprKind is which parser an expression takes, and how its errors read.
 type exprKind uint8
@@ -46,6 +47,9 @@ type parsed struct {
 	paths  []language.Expression
 	err    error
 	names  []string // each once, in order of first use
+	// refs are the top-level attribute names and #placeholders the
+	// expression names, each once: all it can read or write of an item.
+	refs []string
 }
 
 // maxParsed bounds the cache: past it, expressions are parsed on each
@@ -89,7 +93,7 @@ func parse(kind exprKind, expr string) *parsed {
 // parseExpr parses expr, with the errors Language.Match, Update and
 // Project return for a failed parse.
 func parseExpr(kind exprKind, expr string) *parsed {
-	p := &parsed{names: placeholders(expr)}
+	p := &parsed{names: placeholders(expr), refs: references(expr)}
 	l := language.NewLexer(expr)
 	switch kind {
 	case kindUpdate:
@@ -150,6 +154,57 @@ func placeholders(expr string) []string {
 	return names
 }
 
+// references lists the top-level attribute names and #placeholders expr
+// names, each once: its identifiers, cut before a nested name or an index.
+// It may list more (a function's name, a keyword): a name lets the
+// attribute of that name in, and none is left out.
+func references(expr string) []string {
+	var refs []string
+	l := language.NewLexer(expr)
+	for tok := l.NextToken(); tok.Type != language.EOF; tok = l.NextToken() {
+		if tok.Type != language.IDENT {
+			continue
+		}
+		name := tok.Literal
+		if i := strings.IndexAny(name, ".["); i > 0 {
+			name = name[:i]
+		}
+		if !slices.Contains(refs, name) {
+			refs = append(refs, name)
+		}
+	}
+	return refs
+}
+
+// referenced returns the attributes of item the expression names, through
+// aliases: converting the others to the interpreter's objects, as
+// Language does, would be wasted, as evaluating the expression cannot read
+// or write them. An alias to a nested path lets in the attribute of its
+// whole value and of its first name.
+func (p *parsed) referenced(item map[string]*mtypes.Item, aliases map[string]string) map[string]*mtypes.Item {
+	if len(item) <= len(p.refs) {
+		return item
+	}
+	out := make(map[string]*mtypes.Item, len(p.refs))
+	add := func(name string) {
+		if v, ok := item[name]; ok {
+			out[name] = v
+		}
+	}
+	for _, r := range p.refs {
+		name, ok := aliases[r]
+		if !ok {
+			add(r)
+			continue
+		}
+		add(name)
+		if i := strings.IndexAny(name, ".["); i > 0 {
+			add(name[:i])
+		}
+	}
+	return out
+}
+
 // declared checks every #placeholder of the expression is in aliases,
 // failing as interpreter.ValidateExpressionAttributeNamesDeclared does
 // (which makes the error, of a type of its own).
@@ -180,7 +235,7 @@ func match(kind exprKind, expr string, aliases map[string]string, values, item m
 	}
 	env := language.NewEnvironment()
 	env.Aliases = aliases
-	if err := env.AddAttributes(item); err != nil {
+	if err := env.AddAttributes(p.referenced(item, aliases)); err != nil {
 		return false, unsupported(err)
 	}
 	if err := env.AddAttributes(values); err != nil {
@@ -208,7 +263,9 @@ func update(expr string, aliases map[string]string, values, item map[string]*mty
 	}
 	env := language.NewEnvironment()
 	env.Aliases = aliases
-	if err := env.AddAttributes(item); err != nil {
+	// Apply writes back what the environment holds: the attributes left
+	// out stay in item as they are.
+	if err := env.AddAttributes(p.referenced(item, aliases)); err != nil {
 		return unsupported(err)
 	}
 	attributes := make(map[string]bool, len(values))
@@ -241,7 +298,7 @@ func project(expr string, aliases map[string]string, item map[string]*mtypes.Ite
 	}
 	env := language.NewEnvironment()
 	env.Aliases = aliases
-	if err := env.AddAttributes(item); err != nil {
+	if err := env.AddAttributes(p.referenced(item, aliases)); err != nil {
 		return nil, unsupported(err)
 	}
 	out := map[string]*mtypes.Item{}

@@ -320,12 +320,16 @@ func decodeValue(tagged string, reading bool) types.AttributeValue {
 	case tagBS:
 		return &types.AttributeValueMemberBS{Value: decodeBinarySet(body)}
 	case tagL:
-		n, _, _ := count(body, false)
+		n, strs, _ := count(body, false)
 		l := make([]types.AttributeValue, 0, n)
+		ss := make([]types.AttributeValueMemberS, 0, strs) // in one allocation, as decodeAttrs's
 		for body != "" {
 			var v string
 			v, body = nextValue(body)
-			if av := decodeValue(v, reading); av != nil {
+			if v[0] == tagS {
+				ss = append(ss, types.AttributeValueMemberS{Value: v[1:]})
+				l = append(l, &ss[len(ss)-1])
+			} else if av := decodeValue(v, reading); av != nil {
 				l = append(l, av)
 			}
 		}
