@@ -13,7 +13,9 @@
 // nothing. What differs is the storage: items by primary key in a map,
 // each encoded in one immutable string (decoded to the SDK's form when
 // read, and to the interpreter's only for an expression to read or
-// update), and each global secondary index as ordered partitions whose
+// update, and then only the attributes the expression names: the others
+// keep their exact values, where the interpreter turns every number of an
+// item it updates into a float64 and back), and each global secondary index as ordered partitions whose
 // entries point into those strings, so a write costs O(log n) and a Query
 // reads only its partition, where minidyn sorts the whole table on every
 // new key and scans every item on every Query. A run of `redrive run`

@@ -54,6 +54,34 @@ func newMinidyn(t *testing.T) *dynamodb.Client {
 
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 
+// TestUpdateKeepsWhatItDoesNotName: an update leaves the attributes its
+// expressions do not name as they were put, where minidyn's interpreter
+// passed every attribute of the item through its own objects, turning a
+// number of more digits than a float64 holds into another.
+func TestUpdateKeepsWhatItDoesNotName(t *testing.T) {
+	ctx := context.Background()
+	db := newDB(t)
+	key := map[string]types.AttributeValue{"pk": s("k")}
+	big := &types.AttributeValueMemberN{Value: "12345678901234567890123"}
+	_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+		"pk": s("k"), "big": big, "version": &types.AttributeValueMemberN{Value: "1"}}})
+	require.NoError(t, err)
+	out, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(table), Key: key,
+		UpdateExpression:          aws.String("SET #v = :two"),
+		ConditionExpression:       aws.String("#v = :one"),
+		ExpressionAttributeNames:  map[string]string{"#v": "version"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}, ":two": &types.AttributeValueMemberN{Value: "2"}},
+		ReturnValues:              types.ReturnValueAllNew,
+	})
+	require.NoError(t, err)
+	assert.Equal(t, big, out.Attributes["big"])
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "2"}, out.Attributes["version"])
+	got, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key})
+	require.NoError(t, err)
+	assert.Equal(t, big, got.Item["big"])
+}
+
 func TestConditionalWrites(t *testing.T) {
 	ctx := context.Background()
 	db := newDB(t)
