@@ -8,7 +8,9 @@
 // KeyConditionExpression, FilterExpression, ProjectionExpression) are
 // evaluated by minidyn's interpreter, as on the embedded endpoint
 // (internal/ddblocal), each expression string parsed once (see expr.go),
-// so conditional writes keep their semantics: a
+// but for the simple updates and conditions the tasks write most, which
+// are applied and decided directly (see simple.go), so conditional writes
+// keep their semantics: a
 // failed condition is a *types.ConditionalCheckFailedException and changes
 // nothing. What differs is the storage: items by primary key in a map,
 // each encoded in one immutable string (decoded to the SDK's form when

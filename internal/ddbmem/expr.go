@@ -50,6 +50,10 @@ type parsed struct {
 	// refs are the top-level attribute names and #placeholders the
 	// expression names, each once: all it can read or write of an item.
 	refs []string
+	// sets and tests are a simple update's and a simple condition's, nil
+	// for others (see simple.go).
+	sets  []assignment
+	tests []test
 }
 
 // maxParsed bounds the cache: past it, expressions are parsed on each
@@ -105,6 +109,8 @@ func parseExpr(kind exprKind, expr string) *parsed {
 				errType = interpreter.ErrUnsupportedFeature
 			}
 			p.err = fmt.Errorf("%w: %s", errType, strings.Join(errs, "\n"))
+		} else {
+			p.sets = assignments(p.update)
 		}
 	case kindProjection:
 		ps := language.NewParser(l)
@@ -130,6 +136,8 @@ func parseExpr(kind exprKind, expr string) *parsed {
 			} else {
 				p.err = fmt.Errorf("%w: empty expression", interpreter.ErrSyntaxError)
 			}
+		case kind == kindCondition:
+			p.tests = tests(p.cond.Expression)
 		}
 	}
 	return p
@@ -233,6 +241,9 @@ func match(kind exprKind, expr string, aliases map[string]string, values, item m
 	if err := p.declared(kind, expr, aliases); err != nil {
 		return false, err
 	}
+	if holds, decided := p.decide(aliases, values, item); decided {
+		return holds, nil
+	}
 	env := language.NewEnvironment()
 	env.Aliases = aliases
 	if err := env.AddAttributes(p.referenced(item, aliases)); err != nil {
@@ -260,6 +271,9 @@ func update(expr string, aliases map[string]string, values, item map[string]*mty
 	}
 	if err := p.declared(kindUpdate, expr, aliases); err != nil {
 		return err
+	}
+	if p.assign(aliases, values, item) {
+		return nil
 	}
 	env := language.NewEnvironment()
 	env.Aliases = aliases

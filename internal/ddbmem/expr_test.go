@@ -76,6 +76,8 @@ func TestParsedLikeInterpreter(t *testing.T) {
 		"#a = :v AND #undeclared = :w", "#undeclared = :v AND #other = :w",
 		"", "#a", "#a =", "#a = :v AND", "#a == :v", ")(", "size = :v", "nofunc(#a)", "#a = :v :w",
 		"#l[#a] = :v", "(#a = :v", "NOT #a",
+		"#a = :v AND attribute_exists(#b)", "attribute_not_exists(#zz) AND #token = :token", "#ttl = :one", "#ttl = :v",
+		"#zz = :v", "#a = :v AND #b = :v", "attribute_exists(#a) AND attribute_not_exists(#a)", "attribute_exists(#a.#b)",
 	}
 	updates := []string{
 		"SET #ttl = #ttl + :one", "SET #a = :v, #b = :w REMOVE #ss", "ADD #ttl :one", "DELETE #ss :sub",
@@ -83,6 +85,7 @@ func TestParsedLikeInterpreter(t *testing.T) {
 		"SET #l[1] = :v", "SET newattr = :v", "SET #a = :v SET #b = :w", "SET", "SET #a", "SET #a = ",
 		"UPDATE #a", "SET #a = #a + :one", "ADD #a :one", "SET #undeclared = :v", "REMOVE #a, #b",
 		"SET #m.#k.#a = :v", "SET size = :v", "", "SET #a = :missing",
+		"SET #a = :v, #b = :w", "SET #ttl = :one", "SET #m = :l", "SET #a = :sub", "SET #a = :v, #a = :w", "SET #zz = :one",
 	}
 	projections := []string{
 		"#a, #b", "#m.#k", "#l[0]", "pk, #token", "#a,", ",", "#a #b", "#undeclared", "missing, #m",
@@ -243,4 +246,30 @@ func TestParsesBounded(t *testing.T) {
 	parses.RLock()
 	defer parses.RUnlock()
 	require.Len(t, parses.m, maxParsed)
+}
+
+// TestSimpleExpressions: the simple forms are decided and applied without
+// the interpreter (TestParsedLikeInterpreter checks they agree with it),
+// the others are left to it.
+func TestSimpleExpressions(t *testing.T) {
+	aliases := map[string]string{"#a": "a", "#b": "b", "#ttl": "ttl", "#zz": "zz"}
+	for expr, want := range map[string]struct{ holds, decided bool }{
+		"#a = :v":                               {true, true},
+		"#a = :w AND attribute_exists(#b)":      {false, true},
+		"attribute_not_exists(#zz) AND #a = :v": {true, true},
+		"#ttl = :one":                           {false, false}, // 10 and 1, as numbers: the interpreter's
+		"#zz = :v":                              {false, false}, // a missing attribute
+		"#a = :v OR #b = :w":                    {false, false},
+		"#a <> :v":                              {false, false},
+	} {
+		holds, decided := parse(kindCondition, expr).decide(aliases, exprValues(t), exprItem(t))
+		assert.Equal(t, want, struct{ holds, decided bool }{holds, decided}, expr)
+	}
+	for expr, want := range map[string]bool{
+		"SET #a = :v, #b = :one": true, "SET #a = :l": true,
+		"SET #a = :sub": false, "SET #a = :missing": false, "SET #a = :v REMOVE #b": false, "SET a = :v": false, "ADD #ttl :one": false,
+	} {
+		item := exprItem(t)
+		assert.Equal(t, want, parse(kindUpdate, expr).assign(aliases, exprValues(t), item), expr)
+	}
 }

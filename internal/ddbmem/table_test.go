@@ -57,7 +57,8 @@ func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Valu
 // TestUpdateKeepsWhatItDoesNotName: an update leaves the attributes its
 // expressions do not name as they were put, where minidyn's interpreter
 // passed every attribute of the item through its own objects, turning a
-// number of more digits than a float64 holds into another.
+// number of more digits than a float64 holds into another; and a simple
+// SET keeps the digits of the number it sets.
 func TestUpdateKeepsWhatItDoesNotName(t *testing.T) {
 	ctx := context.Background()
 	db := newDB(t)
@@ -80,6 +81,17 @@ func TestUpdateKeepsWhatItDoesNotName(t *testing.T) {
 	got, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key})
 	require.NoError(t, err)
 	assert.Equal(t, big, got.Item["big"])
+
+	// A number set by a simple update keeps its digits too.
+	out, err = db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(table), Key: key,
+		UpdateExpression:          aws.String("SET #c = :big"),
+		ExpressionAttributeNames:  map[string]string{"#c": "copy"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":big": big},
+		ReturnValues:              types.ReturnValueAllNew,
+	})
+	require.NoError(t, err)
+	assert.Equal(t, big, out.Attributes["copy"])
 }
 
 func TestConditionalWrites(t *testing.T) {
