@@ -257,39 +257,57 @@ func (r record) keyOf(name string) (string, bool) {
 // read does.
 func (r record) readAttrs(names ...string) map[string]types.AttributeValue {
 	out := make(map[string]types.AttributeValue, len(names))
-	ss := make([]types.AttributeValueMemberS, 0, len(names))
+	a := newScalars(len(names), len(names))
 	for _, n := range names {
 		if v := r.attr(n); v != "" && n != "" {
-			decodeInto(out, &ss, n, v, true)
+			if av := a.value(v, true); av != nil {
+				out[n] = av
+			}
 		}
 	}
 	return out
 }
 
 // decodeAttrs decodes a sequence of attributes to a map in the SDK's form,
-// its S values made in one allocation. Reading leaves out binary values
-// without bytes (see read).
+// its S and N values made in one allocation each. Reading leaves out
+// binary values without bytes (see read).
 func decodeAttrs(s string, reading bool) map[string]types.AttributeValue {
-	n, strs, _ := count(s, true)
+	n, strs, nums := count(s, true)
 	out := make(map[string]types.AttributeValue, n)
-	ss := make([]types.AttributeValueMemberS, 0, strs)
+	a := newScalars(strs, nums)
 	for s != "" {
 		var name, v string
 		name, v, s = nextAttr(s)
-		decodeInto(out, &ss, name, v, reading)
+		if av := a.value(v, reading); av != nil {
+			out[name] = av
+		}
 	}
 	return out
 }
 
-// decodeInto decodes a tagged value as decodeValue does into out[name],
-// unless it is nil; an S value goes in ss, which has room for it.
-func decodeInto(out map[string]types.AttributeValue, ss *[]types.AttributeValueMemberS, name, tagged string, reading bool) {
-	if tagged[0] == tagS {
-		*ss = append(*ss, types.AttributeValueMemberS{Value: tagged[1:]})
-		out[name] = &(*ss)[len(*ss)-1]
-	} else if av := decodeValue(tagged, reading); av != nil {
-		out[name] = av
+// scalars holds the S and N values of a sequence being decoded, each kind
+// in one allocation made with room for them all.
+type scalars struct {
+	ss []types.AttributeValueMemberS
+	ns []types.AttributeValueMemberN
+}
+
+// newScalars has room for strs S values and nums N values.
+func newScalars(strs, nums int) scalars {
+	return scalars{make([]types.AttributeValueMemberS, 0, strs), make([]types.AttributeValueMemberN, 0, nums)}
+}
+
+// value decodes a tagged value as decodeValue does, an S or N value in a.
+func (a *scalars) value(tagged string, reading bool) types.AttributeValue {
+	switch tagged[0] {
+	case tagS:
+		a.ss = append(a.ss, types.AttributeValueMemberS{Value: tagged[1:]})
+		return &a.ss[len(a.ss)-1]
+	case tagN:
+		a.ns = append(a.ns, types.AttributeValueMemberN{Value: tagged[1:]})
+		return &a.ns[len(a.ns)-1]
 	}
+	return decodeValue(tagged, reading)
 }
 
 // decodeValue decodes a tagged value to the SDK's form; nil for a binary
@@ -320,16 +338,13 @@ func decodeValue(tagged string, reading bool) types.AttributeValue {
 	case tagBS:
 		return &types.AttributeValueMemberBS{Value: decodeBinarySet(body)}
 	case tagL:
-		n, strs, _ := count(body, false)
+		n, strs, nums := count(body, false)
 		l := make([]types.AttributeValue, 0, n)
-		ss := make([]types.AttributeValueMemberS, 0, strs) // in one allocation, as decodeAttrs's
+		a := newScalars(strs, nums)
 		for body != "" {
 			var v string
 			v, body = nextValue(body)
-			if v[0] == tagS {
-				ss = append(ss, types.AttributeValueMemberS{Value: v[1:]})
-				l = append(l, &ss[len(ss)-1])
-			} else if av := decodeValue(v, reading); av != nil {
+			if av := a.value(v, reading); av != nil {
 				l = append(l, av)
 			}
 		}
