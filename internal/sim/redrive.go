@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	jsonv1 "github.com/go-json-experiment/json/v1"
+	"github.com/go-json-experiment/json"
 
 	"github.com/redrive/redrive/internal/localrun"
 	"github.com/redrive/redrive/internal/simtarget"
@@ -293,7 +293,7 @@ func (b *redriveBook) ended(x local.Execution) string {
 	}
 	b.settled++
 	var result redriveDoc
-	err := jsonv1.Unmarshal(x.Output, &result) // in one pass: every execution ends here
+	err := json.Unmarshal(x.Output, &result) // v2: every execution ends here, and the executor wrote the output
 	if err == nil && result.Next != message.NextDone {
 		return journeyParked
 	}
