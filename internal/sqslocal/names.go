@@ -38,10 +38,14 @@ func (s *Server) queueARN(name string) string {
 // nameFromURL returns the queue name in a queue URL
 // (scheme://host/<account>/<name>; the host is not checked, so a URL from
 // any client of the server works). A URL of another account names no
-// queue here.
+// queue here. Every action on a queue starts here, so the names of URLs
+// parsed are kept. Call with s.mu held.
 func (s *Server) nameFromURL(raw string) (string, *apiError) {
 	if raw == "" {
 		return "", missing("QueueUrl")
+	}
+	if name, ok := s.urlNames[raw]; ok {
+		return name, nil
 	}
 	u, err := url.Parse(raw)
 	parts := []string{}
@@ -54,8 +58,18 @@ func (s *Server) nameFromURL(raw string) (string, *apiError) {
 	if parts[0] != s.opts.Account {
 		return "", noSuchQueue()
 	}
+	if s.urlNames == nil {
+		s.urlNames = map[string]string{}
+	}
+	if len(s.urlNames) < maxURLNames {
+		s.urlNames[raw] = parts[1]
+	}
 	return parts[1], nil
 }
+
+// maxURLNames bounds Server.urlNames: a stack uses a few queues, each by
+// one URL or two.
+const maxURLNames = 1024
 
 // nameFromARN returns the queue name in an SQS ARN of this server's region
 // and account, or false.

@@ -21,6 +21,8 @@ type Server struct {
 	mu      sync.Mutex
 	queues  map[string]*queue
 	deleted map[string]time.Time // queue name -> when it was deleted
+	// urlNames are the queue names of URLs parsed (nameFromURL), by URL.
+	urlNames map[string]string
 
 	randMu   sync.Mutex // serialises reads of opts.Rand
 	requests atomic.Uint64
