@@ -241,9 +241,6 @@ func match(kind exprKind, expr string, aliases map[string]string, values, item m
 	if err := p.declared(kind, expr, aliases); err != nil {
 		return false, err
 	}
-	if holds, decided := p.decide(aliases, values, item); decided {
-		return holds, nil
-	}
 	env := language.NewEnvironment()
 	env.Aliases = aliases
 	if err := env.AddAttributes(p.referenced(item, aliases)); err != nil {
@@ -271,9 +268,6 @@ func update(expr string, aliases map[string]string, values, item map[string]*mty
 	}
 	if err := p.declared(kindUpdate, expr, aliases); err != nil {
 		return err
-	}
-	if p.assign(aliases, values, item) {
-		return nil
 	}
 	env := language.NewEnvironment()
 	env.Aliases = aliases

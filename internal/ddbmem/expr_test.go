@@ -1,6 +1,7 @@
 package ddbmem
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -8,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -62,41 +65,45 @@ var aliasSets = []map[string]string{
 	nil,
 }
 
+// The expressions TestParsedLikeInterpreter and TestSimpleWritesLikeInterpreter
+// evaluate: valid, failing to parse, failing to evaluate, naming undeclared
+// attributes.
+var exprConditions = []string{
+	"#token = :token", "attribute_exists(#ttl)", "attribute_not_exists(#ttl)", "#a = :v AND #b <> :w",
+	"#a = :v OR #b = :v", "NOT (#a = :v)", "size(#l) > :one", "#m.#k = :v", "#l[0] = :v",
+	"begins_with(#a, :p)", "#a BETWEEN :lo AND :hi", "#a IN (:v, :w)", "contains(#ss, :x)",
+	"attribute_type(#a, :v)", "#ttl > :one", "#a < :one", "#y = :v", "pk = :v", "#a = :missing",
+	"#a = :v AND #undeclared = :w", "#undeclared = :v AND #other = :w",
+	"", "#a", "#a =", "#a = :v AND", "#a == :v", ")(", "size = :v", "nofunc(#a)", "#a = :v :w",
+	"#l[#a] = :v", "(#a = :v", "NOT #a",
+	"#a = :v AND attribute_exists(#b)", "attribute_not_exists(#zz) AND #token = :token", "#ttl = :one", "#ttl = :v",
+	"#zz = :v", "#a = :v AND #b = :v", "attribute_exists(#a) AND attribute_not_exists(#a)", "attribute_exists(#a.#b)",
+}
+var exprUpdates = []string{
+	"SET #ttl = #ttl + :one", "SET #a = :v, #b = :w REMOVE #ss", "ADD #ttl :one", "DELETE #ss :sub",
+	"SET #l = list_append(#l, :l)", "SET #a = if_not_exists(#zz, :w)", "REMOVE #l[0]", "SET #m.#k = :w",
+	"SET #l[1] = :v", "SET newattr = :v", "SET #a = :v SET #b = :w", "SET", "SET #a", "SET #a = ",
+	"UPDATE #a", "SET #a = #a + :one", "ADD #a :one", "SET #undeclared = :v", "REMOVE #a, #b",
+	"SET #m.#k.#a = :v", "SET size = :v", "", "SET #a = :missing",
+	"SET #a = :v, #b = :w", "SET #ttl = :one", "SET #m = :l", "SET #a = :sub", "SET #a = :v, #a = :w", "SET #zz = :one",
+}
+var exprProjections = []string{
+	"#a, #b", "#m.#k", "#l[0]", "pk, #token", "#a,", ",", "#a #b", "#undeclared", "missing, #m",
+	"#l[1]", "#a.#b", "size", // (#l[5] panics in the interpreter)
+}
+
 // TestParsedLikeInterpreter evaluates conditions, key conditions,
 // filters, updates and projections (valid, failing to parse, failing to
 // evaluate, naming undeclared attributes) with each set of aliases, twice
 // (parsed, then from the cache), and expects what minidyn's
 // interpreter.Language, which parses on every call, returns.
 func TestParsedLikeInterpreter(t *testing.T) {
-	conditions := []string{
-		"#token = :token", "attribute_exists(#ttl)", "attribute_not_exists(#ttl)", "#a = :v AND #b <> :w",
-		"#a = :v OR #b = :v", "NOT (#a = :v)", "size(#l) > :one", "#m.#k = :v", "#l[0] = :v",
-		"begins_with(#a, :p)", "#a BETWEEN :lo AND :hi", "#a IN (:v, :w)", "contains(#ss, :x)",
-		"attribute_type(#a, :v)", "#ttl > :one", "#a < :one", "#y = :v", "pk = :v", "#a = :missing",
-		"#a = :v AND #undeclared = :w", "#undeclared = :v AND #other = :w",
-		"", "#a", "#a =", "#a = :v AND", "#a == :v", ")(", "size = :v", "nofunc(#a)", "#a = :v :w",
-		"#l[#a] = :v", "(#a = :v", "NOT #a",
-		"#a = :v AND attribute_exists(#b)", "attribute_not_exists(#zz) AND #token = :token", "#ttl = :one", "#ttl = :v",
-		"#zz = :v", "#a = :v AND #b = :v", "attribute_exists(#a) AND attribute_not_exists(#a)", "attribute_exists(#a.#b)",
-	}
-	updates := []string{
-		"SET #ttl = #ttl + :one", "SET #a = :v, #b = :w REMOVE #ss", "ADD #ttl :one", "DELETE #ss :sub",
-		"SET #l = list_append(#l, :l)", "SET #a = if_not_exists(#zz, :w)", "REMOVE #l[0]", "SET #m.#k = :w",
-		"SET #l[1] = :v", "SET newattr = :v", "SET #a = :v SET #b = :w", "SET", "SET #a", "SET #a = ",
-		"UPDATE #a", "SET #a = #a + :one", "ADD #a :one", "SET #undeclared = :v", "REMOVE #a, #b",
-		"SET #m.#k.#a = :v", "SET size = :v", "", "SET #a = :missing",
-		"SET #a = :v, #b = :w", "SET #ttl = :one", "SET #m = :l", "SET #a = :sub", "SET #a = :v, #a = :w", "SET #zz = :one",
-	}
-	projections := []string{
-		"#a, #b", "#m.#k", "#l[0]", "pk, #token", "#a,", ",", "#a #b", "#undeclared", "missing, #m",
-		"#l[1]", "#a.#b", "size", // (#l[5] panics in the interpreter)
-	}
 	var lang interpreter.Language
 	for i, aliases := range aliasSets {
 		for _, kind := range []exprKind{kindCondition, kindKey, kindFilter} {
 			typ := map[exprKind]interpreter.ExpressionType{kindCondition: interpreter.ExpressionTypeConditional,
 				kindKey: interpreter.ExpressionTypeKey, kindFilter: interpreter.ExpressionTypeFilter}[kind]
-			for _, expr := range append(conditions, updates[0]) {
+			for _, expr := range append(exprConditions, exprUpdates[0]) {
 				want, wantErr := lang.Match(interpreter.MatchInput{Expression: expr, ExpressionType: typ,
 					Item: exprItem(t), Attributes: exprValues(t), Aliases: aliases})
 				for range 2 {
@@ -107,7 +114,7 @@ func TestParsedLikeInterpreter(t *testing.T) {
 				}
 			}
 		}
-		for _, expr := range append(updates, conditions[0]) {
+		for _, expr := range append(exprUpdates, exprConditions[0]) {
 			want := exprItem(t)
 			wantErr := lang.Update(interpreter.UpdateInput{Expression: expr, Item: want, Attributes: exprValues(t), Aliases: aliases})
 			for range 2 {
@@ -118,7 +125,7 @@ func TestParsedLikeInterpreter(t *testing.T) {
 				assert.Equal(t, sdkForm(want), sdkForm(got), name)
 			}
 		}
-		for _, expr := range append(projections, conditions[0]) {
+		for _, expr := range append(exprProjections, exprConditions[0]) {
 			want, wantErr := lang.Project(interpreter.ProjectInput{Expression: expr, Item: exprItem(t), Aliases: aliases})
 			for range 2 {
 				got, err := project(expr, aliases, exprItem(t))
@@ -143,8 +150,8 @@ func TestParsedLikeInterpreter(t *testing.T) {
 
 	parses.RLock()
 	defer parses.RUnlock()
-	assert.NotNil(t, parses.m[exprKey{kindKey, conditions[0]}], "a key condition is cached")
-	assert.NotNil(t, parses.m[exprKey{kindUpdate, updates[0]}], "an update is cached")
+	assert.NotNil(t, parses.m[exprKey{kindKey, exprConditions[0]}], "a key condition is cached")
+	assert.NotNil(t, parses.m[exprKey{kindUpdate, exprUpdates[0]}], "an update is cached")
 	assert.NotNil(t, parses.m[exprKey{kindProjection, "#a,"}], "a projection's parse error is cached")
 }
 
@@ -248,10 +255,15 @@ func TestParsesBounded(t *testing.T) {
 	require.Len(t, parses.m, maxParsed)
 }
 
-// TestSimpleExpressions: the simple forms are decided and applied without
-// the interpreter (TestParsedLikeInterpreter checks they agree with it),
-// the others are left to it.
+// TestSimpleExpressions: the simple forms are decided and written on the
+// records themselves (TestSimpleWritesLikeInterpreter checks they agree
+// with the interpreter), the others are left to it.
 func TestSimpleExpressions(t *testing.T) {
+	db := New()
+	item, err := db.encode(sdkForm(exprItem(t)))
+	require.NoError(t, err)
+	values, ok := taggedValues(sdkForm(exprValues(t)))
+	require.True(t, ok)
 	aliases := map[string]string{"#a": "a", "#b": "b", "#ttl": "ttl", "#zz": "zz"}
 	for expr, want := range map[string]struct{ holds, decided bool }{
 		"#a = :v":                               {true, true},
@@ -261,15 +273,102 @@ func TestSimpleExpressions(t *testing.T) {
 		"#zz = :v":                              {false, false}, // a missing attribute
 		"#a = :v OR #b = :w":                    {false, false},
 		"#a <> :v":                              {false, false},
+		"#undeclared = :v":                      {false, false},
 	} {
-		holds, decided := parse(kindCondition, expr).decide(aliases, exprValues(t), exprItem(t))
+		holds, decided := parse(kindCondition, expr).decide(expr, aliases, values, item)
 		assert.Equal(t, want, struct{ holds, decided bool }{holds, decided}, expr)
 	}
 	for expr, want := range map[string]bool{
 		"SET #a = :v, #b = :one": true, "SET #a = :l": true,
-		"SET #a = :sub": false, "SET #a = :missing": false, "SET #a = :v REMOVE #b": false, "SET a = :v": false, "ADD #ttl :one": false,
+		"SET #a = :sub": false, "SET #a = :missing": false, "SET #a = :v REMOVE #b": false, "SET a = :v": false,
+		"ADD #ttl :one": false, "SET #undeclared = :v": false,
 	} {
-		item := exprItem(t)
-		assert.Equal(t, want, parse(kindUpdate, expr).assign(aliases, exprValues(t), item), expr)
+		_, ok := db.set(parse(kindUpdate, expr), expr, aliases, values, item)
+		assert.Equal(t, want, ok, expr)
 	}
+	// The last set of an attribute wins, and the record holds it once.
+	rec, ok := db.set(parse(kindUpdate, "SET #a = :v, #a = :w"), "SET #a = :v, #a = :w", aliases, values, item)
+	require.True(t, ok)
+	assert.Equal(t, values[":w"], rec.attr("a"))
+	n, _, _ := count(string(rec), true)
+	assert.Equal(t, len(sdkForm(exprItem(t))), n)
+}
+
+// TestSimpleWritesLikeInterpreter runs every update of
+// TestParsedLikeInterpreter, under each of its conditions and none, with
+// each set of aliases, through UpdateItem (where the simple ones are
+// written on the records, see simple.go), and expects what minidyn's
+// interpreter makes of the same item: the condition failing, the request
+// refused, or the item it leaves.
+func TestSimpleWritesLikeInterpreter(t *testing.T) {
+	ctx := context.Background()
+	db := New()
+	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("t"),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+	})
+	require.NoError(t, err)
+	key := map[string]types.AttributeValue{"pk": s("k")}
+	outcome := func(err error) string {
+		if _, failed := errors.AsType[*types.ConditionalCheckFailedException](err); failed {
+			return "condition failed"
+		}
+		if err != nil {
+			return "refused"
+		}
+		return "written"
+	}
+	var lang interpreter.Language
+	for i, aliases := range aliasSets {
+		for _, cond := range append(exprConditions[:len(exprConditions):len(exprConditions)], "") {
+			for _, expr := range exprUpdates {
+				name := fmt.Sprintf("UPDATE %q IF %q, aliases %d", expr, cond, i)
+				want := exprItem(t)
+				var wantErr error
+				if cond != "" {
+					holds, err := lang.Match(interpreter.MatchInput{Expression: cond, ExpressionType: interpreter.ExpressionTypeConditional,
+						Item: want, Attributes: exprValues(t), Aliases: aliases})
+					switch {
+					case err != nil:
+						wantErr = err
+					case !holds:
+						wantErr = &types.ConditionalCheckFailedException{}
+					}
+				}
+				if wantErr == nil {
+					wantErr = lang.Update(interpreter.UpdateInput{Expression: expr, Item: want, Attributes: exprValues(t), Aliases: aliases})
+				}
+				if wantErr == nil && *want["pk"].S != "k" {
+					wantErr = errors.New("the key changed")
+				}
+
+				_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("t"), Item: sdkForm(exprItem(t))})
+				require.NoError(t, err)
+				in := &dynamodb.UpdateItemInput{TableName: aws.String("t"), Key: key, UpdateExpression: aws.String(expr),
+					ExpressionAttributeNames: aliases, ExpressionAttributeValues: sdkForm(exprValues(t))}
+				if cond != "" {
+					in.ConditionExpression = aws.String(cond)
+				}
+				_, err = db.UpdateItem(ctx, in)
+				require.Equal(t, outcome(wantErr), outcome(err), "%s: interpreter %v, table %v", name, wantErr, err)
+				got, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("t"), Key: key})
+				require.NoError(t, err)
+				if wantErr != nil {
+					want = exprItem(t) // unchanged
+				}
+				assert.Equal(t, sdkForm(want), sortedSets(got.Item), name)
+			}
+		}
+	}
+}
+
+// sortedSets is an item read from the table with its sets sorted, as
+// sdkForm's.
+func sortedSets(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	mitem, err := toItem(item)
+	if err != nil {
+		panic(err)
+	}
+	return sdkForm(mitem)
 }

@@ -1,21 +1,24 @@
 package ddbmem
 
 import (
+	"encoding/binary"
+	"slices"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/truora/minidyn/interpreter/language"
-	mtypes "github.com/truora/minidyn/types"
 )
 
 // The expressions the stack's tasks write most are simple: an update that
 // sets attributes to values (SET #a = :a, #b = :b), a condition that
 // compares attributes with values or asks whether they exist (#v = :v AND
-// attribute_exists(#k)). For those, match and update decide and apply
-// themselves, without converting the item to the interpreter's objects
-// and back, and fall back to the interpreter for anything else, so the
-// outcome and every error are the interpreter's. One difference: a number
-// set this way keeps its digits, where the interpreter's float64 would
-// round one with more than 15.
+// attribute_exists(#k)). For those, UpdateItem, PutItem and DeleteItem
+// decide and write on the stored records themselves, without decoding the
+// item to the interpreter's form and encoding it back, and take the
+// interpreter's way for anything else, so the outcome and every error are
+// the interpreter's. One difference: a number set this way keeps its
+// digits, where the interpreter's float64 would round one with more than
+// 15.
 
 // assignment is a SET of an attribute, named by a #placeholder, to a
 // :value.
@@ -106,31 +109,48 @@ func identifier(e language.Expression, prefix string) (string, bool) {
 	return id.Value, true
 }
 
-// decide evaluates a simple condition (see tests) on item, with values
-// and aliases that name every placeholder; decided is false when it is
-// not simple, or takes the interpreter: a comparison of a missing
-// attribute or value, or of values that are not two strings or two
-// numbers written alike.
-func (p *parsed) decide(aliases map[string]string, values, item map[string]*mtypes.Item) (holds, decided bool) {
-	if p.tests == nil {
+// taggedValues encodes the values of a request to their tagged forms (see
+// record), reporting false for one that does not encode: the
+// interpreter's way then fails on it, as it words the error.
+func taggedValues(values map[string]types.AttributeValue) (map[string]string, bool) {
+	out := make(map[string]string, len(values))
+	var b []byte
+	for k, v := range values {
+		var err error
+		if b, err = appendValue(b[:0], v); err != nil {
+			return nil, false
+		}
+		_, body := uvarint(string(b))
+		out[k] = body
+	}
+	return out, true
+}
+
+// decide evaluates a simple condition (see tests) on the record r, with
+// tagged values and aliases; decided is false when the condition is not
+// simple, names an undeclared placeholder, or compares what the
+// interpreter must: a missing attribute or value, or values that are not
+// two strings or two numbers written alike.
+func (p *parsed) decide(expr string, aliases, values map[string]string, r record) (holds, decided bool) {
+	if p.err != nil || p.tests == nil || p.declared(kindCondition, expr, aliases) != nil {
 		return false, false
 	}
 	holds = true
 	for _, t := range p.tests {
-		v := item[aliases[t.target]]
+		v := r.attr(aliases[t.target])
 		switch t.kind {
 		case exists:
-			holds = holds && v != nil
+			holds = holds && v != ""
 		case notExists:
-			holds = holds && v == nil
+			holds = holds && v == ""
 		default:
 			w := values[t.value]
 			switch {
-			case v == nil || w == nil:
+			case v == "" || w == "":
 				return false, false
-			case v.S != nil && w.S != nil:
-				holds = holds && *v.S == *w.S
-			case v.N != nil && w.N != nil && *v.N == *w.N:
+			case v[0] == tagS && w[0] == tagS:
+				holds = holds && v == w
+			case v[0] == tagN && w[0] == tagN && v == w:
 			default:
 				return false, false
 			}
@@ -139,38 +159,79 @@ func (p *parsed) decide(aliases map[string]string, values, item map[string]*mtyp
 	return holds, true
 }
 
-// assign applies a simple update (see assignments) to item, with values
-// and aliases that name every placeholder, and reports whether it did: it
-// does not when the update is not simple, or a value is missing or holds
-// a set (whose order the interpreter changes).
-func (p *parsed) assign(aliases map[string]string, values, item map[string]*mtypes.Item) bool {
-	if p.sets == nil {
-		return false
+// set makes the record of a simple update (see assignments) of the
+// record base, with tagged values and aliases, in db.scratch; ok is false
+// when the update is not simple, names an undeclared placeholder, or sets
+// a value that is missing or holds a set (whose members the interpreter
+// reorders).
+func (db *DB) set(p *parsed, expr string, aliases, values map[string]string, base record) (rec record, ok bool) {
+	if p.err != nil || p.sets == nil || p.declared(kindUpdate, expr, aliases) != nil {
+		return "", false
 	}
+	var small [16]attr
+	sets := small[:0]
 	for _, a := range p.sets {
-		if v := values[a.value]; v == nil || !setless(v) {
-			return false
+		v := values[a.value]
+		if v == "" || !setless(v) {
+			return "", false
 		}
+		sets = append(sets, attr{aliases[a.target], v})
 	}
-	for _, a := range p.sets {
-		item[aliases[a.target]] = values[a.value]
+	// The last of several sets of one attribute wins, as in the
+	// interpreter.
+	slices.SortStableFunc(sets, func(a, b attr) int { return strings.Compare(a.name, b.name) })
+	b := db.scratch[:0]
+	rest := string(base)
+	for i, a := range sets {
+		if i+1 < len(sets) && sets[i+1].name == a.name {
+			continue
+		}
+		for rest != "" {
+			name, v, after := nextAttr(rest)
+			if name >= a.name {
+				if name == a.name {
+					rest = after
+				}
+				break
+			}
+			b, rest = appendAttr(b, name, v), after
+		}
+		b = appendAttr(b, a.name, a.tagged)
 	}
-	return true
+	b = append(b, rest...)
+	db.scratch = b
+	return record(b), true
 }
 
-// setless reports whether v holds no set, at any depth.
-func setless(v *mtypes.Item) bool {
-	if v.SS != nil || v.NS != nil || v.BS != nil {
+// attr is an attribute's name and its value's tagged form.
+type attr struct{ name, tagged string }
+
+// appendAttr appends an attribute of a record.
+func appendAttr(b []byte, name, tagged string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(name)))
+	b = append(b, name...)
+	b = binary.AppendUvarint(b, uint64(len(tagged)-1))
+	return append(b, tagged...)
+}
+
+// setless reports whether a tagged value holds no set, at any depth.
+func setless(tagged string) bool {
+	switch body := tagged[1:]; tagged[0] {
+	case tagSS, tagNS, tagBS:
 		return false
-	}
-	for _, e := range v.L {
-		if e == nil || !setless(e) {
-			return false
+	case tagL:
+		for body != "" {
+			var v string
+			if v, body = nextValue(body); !setless(v) {
+				return false
+			}
 		}
-	}
-	for _, e := range v.M {
-		if e == nil || !setless(e) {
-			return false
+	case tagM:
+		for body != "" {
+			var v string
+			if _, v, body = nextAttr(body); !setless(v) {
+				return false
+			}
 		}
 	}
 	return true

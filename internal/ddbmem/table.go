@@ -151,6 +151,12 @@ func (db *DB) UpdateItem(_ context.Context, in *dynamodb.UpdateItemInput, _ ...f
 		return nil, err
 	}
 	old := t.items[key]
+	if done, err := db.simpleUpdate(t, key, old, in); done {
+		if err != nil {
+			return nil, err
+		}
+		return &dynamodb.UpdateItemOutput{}, nil
+	}
 	updated := old.interpreted() // the condition reads it, then the update changes it
 	// The values, which the condition and the update only read.
 	values, verr := toItem(in.ExpressionAttributeValues)
@@ -393,6 +399,11 @@ func (db *DB) check(cond *string, names map[string]string, values map[string]typ
 	if aws.ToString(cond) == "" {
 		return nil // without decoding the item or the values
 	}
+	if tv, ok := taggedValues(values); ok {
+		if holds, decided := parse(kindCondition, *cond).decide(*cond, names, tv, item); decided {
+			return failedUnless(holds)
+		}
+	}
 	vs, err := toItem(values)
 	if err != nil {
 		return validation("%v", err)
@@ -410,10 +421,58 @@ func checkOn(cond *string, names map[string]string, values, item map[string]*mty
 	if err != nil {
 		return validation("%v", err)
 	}
-	if !ok {
+	return failedUnless(ok)
+}
+
+// failedUnless is a failed condition's error, unless it holds.
+func failedUnless(holds bool) error {
+	if !holds {
 		return &types.ConditionalCheckFailedException{Message: aws.String(conditionFailed)}
 	}
 	return nil
+}
+
+// simpleUpdate is UpdateItem, on the table t's item of key whose record is
+// old, for a simple update and condition (see simple.go) that asks for no
+// values back: it stores the record it makes, or fails with the
+// condition. done is false when UpdateItem must take the interpreter's
+// way, which then does the same and words any error. Call with db.mu
+// held.
+func (db *DB) simpleUpdate(t *table, key string, old record, in *dynamodb.UpdateItemInput) (done bool, err error) {
+	if rv := in.ReturnValues; rv != "" && rv != types.ReturnValueNone {
+		return false, nil
+	}
+	values, ok := taggedValues(in.ExpressionAttributeValues)
+	if !ok {
+		return false, nil
+	}
+	names := in.ExpressionAttributeNames
+	if cond := aws.ToString(in.ConditionExpression); cond != "" {
+		holds, decided := parse(kindCondition, cond).decide(cond, names, values, old)
+		if !decided {
+			return false, nil
+		}
+		if !holds {
+			return true, failedUnless(false)
+		}
+	}
+	base := old
+	if base == "" { // an absent item is made from its key, checked by keyed
+		if base, err = db.encode(in.Key); err != nil {
+			return false, nil
+		}
+	}
+	expr := aws.ToString(in.UpdateExpression)
+	rec, ok := db.set(parse(kindUpdate, expr), expr, names, values, base)
+	if !ok {
+		return false, nil
+	}
+	newKey, err := t.key(rec.keyOf)
+	if err != nil || newKey != key {
+		return false, nil // the interpreter's way refuses it
+	}
+	t.store(newKey, old, rec) // newKey shares rec's memory, key may not
+	return true, nil
 }
 
 // table looks a table up. Call with db.mu held.
