@@ -162,23 +162,17 @@ func placeholders(expr string) []string {
 	return names
 }
 
-// references lists the top-level attribute names and #placeholders expr
-// names, each once: its identifiers, cut before a nested name or an index.
-// It may list more (a function's name, a keyword): a name lets the
-// attribute of that name in, and none is left out.
+// references lists the attribute names and #placeholders expr names, each
+// once: its identifiers (the lexer makes the dots and brackets of a path
+// tokens of their own). It may list more (a nested name, a function's
+// name, a keyword): a name lets the attribute of that name in, and none
+// is left out.
 func references(expr string) []string {
 	var refs []string
 	l := language.NewLexer(expr)
 	for tok := l.NextToken(); tok.Type != language.EOF; tok = l.NextToken() {
-		if tok.Type != language.IDENT {
-			continue
-		}
-		name := tok.Literal
-		if i := strings.IndexAny(name, ".["); i > 0 {
-			name = name[:i]
-		}
-		if !slices.Contains(refs, name) {
-			refs = append(refs, name)
+		if tok.Type == language.IDENT && !slices.Contains(refs, tok.Literal) {
+			refs = append(refs, tok.Literal)
 		}
 	}
 	return refs
@@ -188,7 +182,10 @@ func references(expr string) []string {
 // aliases: converting the others to the interpreter's objects, as
 // Language does, would be wasted, as evaluating the expression cannot read
 // or write them. An alias to a nested path lets in the attribute of its
-// whole value and of its first name.
+// whole value and of its first name. (So an attribute the interpreter
+// cannot read fails only an expression that names it, and the members of
+// a set that is not named are kept as put, where the interpreter merges
+// duplicates: see the package doc.)
 func (p *parsed) referenced(item map[string]*mtypes.Item, aliases map[string]string) map[string]*mtypes.Item {
 	if len(item) <= len(p.refs) {
 		return item
@@ -200,14 +197,12 @@ func (p *parsed) referenced(item map[string]*mtypes.Item, aliases map[string]str
 		}
 	}
 	for _, r := range p.refs {
-		name, ok := aliases[r]
-		if !ok {
-			add(r)
-			continue
-		}
-		add(name)
-		if i := strings.IndexAny(name, ".["); i > 0 {
-			add(name[:i])
+		add(r) // an attribute named like a placeholder is read as the one it stands for
+		if name, ok := aliases[r]; ok {
+			add(name)
+			if i := strings.IndexAny(name, ".["); i > 0 {
+				add(name[:i])
+			}
 		}
 	}
 	return out

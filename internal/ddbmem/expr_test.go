@@ -63,6 +63,9 @@ var aliasSets = []map[string]string{
 	{"#a": "b", "#b": "a", "#ttl": "token", "#token": "ttl", "#ss": "l", "#l": "ss", "#m": "m", "#k": "k", "#pk": "a", "#y": "yes"},
 	{"#a": "a", "#ttl": "ttl"},
 	nil,
+	// Names the interpreter reads otherwise than DynamoDB: a nested path
+	// in an alias, an alias to a placeholder.
+	{"#a": "m.k", "#b": "a", "#ttl": ":one", "#token": "#a", "#ss": "ss", "#l": "l", "#m": "m", "#k": "k", "#pk": "pk", "#y": "yes"},
 }
 
 // The expressions TestParsedLikeInterpreter and TestSimpleWritesLikeInterpreter
@@ -257,12 +260,15 @@ func TestParsesBounded(t *testing.T) {
 
 // TestSimpleExpressions: the simple forms are decided and written on the
 // records themselves (TestSimpleWritesLikeInterpreter checks they agree
-// with the interpreter), the others are left to it.
+// with the interpreter); the others, and whatever the interpreter would
+// read otherwise than DynamoDB, are left to it.
 func TestSimpleExpressions(t *testing.T) {
 	db := New()
 	item, err := db.encode(sdkForm(exprItem(t)))
 	require.NoError(t, err)
-	values, ok := taggedValues(sdkForm(exprValues(t)))
+	sdkValues := sdkForm(exprValues(t))
+	delete(sdkValues, ":sub") // a set: see below
+	values, ok := taggedValues(sdkValues)
 	require.True(t, ok)
 	aliases := map[string]string{"#a": "a", "#b": "b", "#ttl": "ttl", "#zz": "zz"}
 	for expr, want := range map[string]struct{ holds, decided bool }{
@@ -280,18 +286,52 @@ func TestSimpleExpressions(t *testing.T) {
 	}
 	for expr, want := range map[string]bool{
 		"SET #a = :v, #b = :one": true, "SET #a = :l": true,
-		"SET #a = :sub": false, "SET #a = :missing": false, "SET #a = :v REMOVE #b": false, "SET a = :v": false,
+		"SET #a = :missing": false, "SET #a = :v REMOVE #b": false, "SET a = :v": false,
 		"ADD #ttl :one": false, "SET #undeclared = :v": false,
 	} {
 		_, ok := db.set(parse(kindUpdate, expr), expr, aliases, values, item)
 		assert.Equal(t, want, ok, expr)
 	}
+
 	// The last set of an attribute wins, and the record holds it once.
 	rec, ok := db.set(parse(kindUpdate, "SET #a = :v, #a = :w"), "SET #a = :v, #a = :w", aliases, values, item)
 	require.True(t, ok)
 	assert.Equal(t, values[":w"], rec.attr("a"))
-	n, _, _ := count(string(rec), true)
-	assert.Equal(t, len(sdkForm(exprItem(t))), n)
+	attrs, _, _ := count(string(rec), true)
+	assert.Equal(t, len(sdkForm(exprItem(t))), attrs)
+
+	// Values the interpreter reads otherwise, or not at all, take its
+	// way, whether used or not.
+	for name, v := range map[string]types.AttributeValue{
+		"a set": &types.AttributeValueMemberSS{Value: []string{"x", "x"}}, "NaN": n("NaN"), "a number out of range": n("1e400"),
+		"not a number": n("abc"), "empty bytes": &types.AttributeValueMemberB{}, "a false NULL": &types.AttributeValueMemberNULL{},
+		"an empty list": &types.AttributeValueMemberL{}, "a list holding a set": &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberNS{Value: []string{"1"}}}},
+	} {
+		_, ok := taggedValues(map[string]types.AttributeValue{":v": s("apple"), ":other": v})
+		assert.False(t, ok, name)
+	}
+	// So do names the interpreter reads otherwise: an alias to a nested
+	// path or to a placeholder, an attribute named like a placeholder.
+	for name, c := range map[string]struct {
+		aliases map[string]string
+		item    map[string]types.AttributeValue
+	}{
+		"an alias to a nested path":                {map[string]string{"#a": "m.k"}, nil},
+		"an alias to a value's placeholder":        {map[string]string{"#a": ":v"}, nil},
+		"an attribute named like a placeholder":    {aliases, map[string]types.AttributeValue{"#a": s("apple")}},
+		"an attribute the interpreter cannot read": {aliases, map[string]types.AttributeValue{"a": &types.AttributeValueMemberNULL{}}},
+	} {
+		r := item
+		if c.item != nil {
+			c.item["pk"] = s("k")
+			r, err = db.encode(c.item)
+			require.NoError(t, err)
+		}
+		_, decided := parse(kindCondition, "#a = :v").decide("#a = :v", c.aliases, values, r)
+		assert.False(t, decided, name)
+		_, ok := db.set(parse(kindUpdate, "SET #a = :v"), "SET #a = :v", c.aliases, values, r)
+		assert.False(t, ok, name)
+	}
 }
 
 // TestSimpleWritesLikeInterpreter runs every update of

@@ -2,7 +2,9 @@ package ddbmem
 
 import (
 	"encoding/binary"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -100,18 +102,19 @@ func tests(e language.Expression) []test {
 }
 
 // identifier returns the name of e, an identifier starting with prefix
-// and naming no nested attribute or element.
+// (the lexer makes the dots and brackets of a path tokens of their own).
 func identifier(e language.Expression, prefix string) (string, bool) {
 	id, ok := e.(*language.Identifier)
-	if !ok || !strings.HasPrefix(id.Value, prefix) || strings.ContainsAny(id.Value, ".[") {
+	if !ok || !strings.HasPrefix(id.Value, prefix) {
 		return "", false
 	}
 	return id.Value, true
 }
 
 // taggedValues encodes the values of a request to their tagged forms (see
-// record), reporting false for one that does not encode: the
-// interpreter's way then fails on it, as it words the error.
+// record), reporting false for one that does not encode or that the
+// interpreter would not read (see readable): its way then fails on it,
+// or reads it as it does.
 func taggedValues(values map[string]types.AttributeValue) (map[string]string, bool) {
 	out := make(map[string]string, len(values))
 	var b []byte
@@ -120,24 +123,31 @@ func taggedValues(values map[string]types.AttributeValue) (map[string]string, bo
 		if b, err = appendValue(b[:0], v); err != nil {
 			return nil, false
 		}
-		_, body := uvarint(string(b))
-		out[k] = body
+		_, tv := uvarint(string(b))
+		if !readable(tv) {
+			return nil, false
+		}
+		out[k] = tv
 	}
 	return out, true
 }
 
 // decide evaluates a simple condition (see tests) on the record r, with
 // tagged values and aliases; decided is false when the condition is not
-// simple, names an undeclared placeholder, or compares what the
-// interpreter must: a missing attribute or value, or values that are not
+// simple, names an undeclared placeholder or names that are not plain
+// (see plainNames), or reads what the interpreter must: an attribute it
+// would not read, a missing attribute or value, or values that are not
 // two strings or two numbers written alike.
 func (p *parsed) decide(expr string, aliases, values map[string]string, r record) (holds, decided bool) {
-	if p.err != nil || p.tests == nil || p.declared(kindCondition, expr, aliases) != nil {
+	if p.err != nil || p.tests == nil || p.declared(kindCondition, expr, aliases) != nil || !plainNames(aliases, r) {
 		return false, false
 	}
 	holds = true
 	for _, t := range p.tests {
 		v := r.attr(aliases[t.target])
+		if v != "" && !readable(v) {
+			return false, false
+		}
 		switch t.kind {
 		case exists:
 			holds = holds && v != ""
@@ -160,22 +170,23 @@ func (p *parsed) decide(expr string, aliases, values map[string]string, r record
 }
 
 // set makes the record of a simple update (see assignments) of the
-// record base, with tagged values and aliases, in db.scratch; ok is false
-// when the update is not simple, names an undeclared placeholder, or sets
-// a value that is missing or holds a set (whose members the interpreter
-// reorders).
+// record base, with tagged values (see taggedValues) and aliases, in
+// db.scratch; ok is false when the update is not simple, names an
+// undeclared placeholder or names that are not plain (see plainNames),
+// sets a value that is missing, or sets an attribute whose value the
+// interpreter would not read.
 func (db *DB) set(p *parsed, expr string, aliases, values map[string]string, base record) (rec record, ok bool) {
-	if p.err != nil || p.sets == nil || p.declared(kindUpdate, expr, aliases) != nil {
+	if p.err != nil || p.sets == nil || p.declared(kindUpdate, expr, aliases) != nil || !plainNames(aliases, base) {
 		return "", false
 	}
 	var small [16]attr
 	sets := small[:0]
 	for _, a := range p.sets {
-		v := values[a.value]
-		if v == "" || !setless(v) {
+		name, v := aliases[a.target], values[a.value]
+		if old := base.attr(name); v == "" || old != "" && !readable(old) {
 			return "", false
 		}
-		sets = append(sets, attr{aliases[a.target], v})
+		sets = append(sets, attr{name, v})
 	}
 	// The last of several sets of one attribute wins, as in the
 	// interpreter.
@@ -214,24 +225,63 @@ func appendAttr(b []byte, name, tagged string) []byte {
 	return append(b, tagged...)
 }
 
-// setless reports whether a tagged value holds no set, at any depth.
-func setless(tagged string) bool {
+// readable reports whether minidyn's interpreter reads a tagged value
+// into an object that equals another exactly when their tagged forms are
+// equal: a string, a number that parses (not NaN), a boolean, a true
+// NULL, bytes, or a list or map of those that is not empty. Anything else
+// (a set, whose members it reorders and merges; empty bytes or a false
+// NULL, which it cannot read) takes the interpreter's way.
+func readable(tagged string) bool {
 	switch body := tagged[1:]; tagged[0] {
-	case tagSS, tagNS, tagBS:
-		return false
+	case tagS, tagBOOL:
+		return true
+	case tagN:
+		f, err := strconv.ParseFloat(body, 64)
+		return err == nil && !math.IsNaN(f)
+	case tagNULL:
+		return body == "\x01"
+	case tagB:
+		return body != ""
 	case tagL:
-		for body != "" {
+		for empty := true; ; empty = false {
+			if body == "" {
+				return !empty
+			}
 			var v string
-			if v, body = nextValue(body); !setless(v) {
+			if v, body = nextValue(body); !readable(v) {
 				return false
 			}
 		}
 	case tagM:
-		for body != "" {
+		for empty := true; ; empty = false {
+			if body == "" {
+				return !empty
+			}
 			var v string
-			if _, v, body = nextAttr(body); !setless(v) {
+			if _, v, body = nextAttr(body); !readable(v) {
 				return false
 			}
+		}
+	}
+	return false
+}
+
+// plainNames reports whether the names of a simple expression mean to the
+// interpreter what they mean to DynamoDB: no alias stands for a nested
+// path or for another placeholder (the interpreter splits an alias at its
+// dots, and reads on through one that names a placeholder), and no
+// attribute of the item is named like a placeholder (the interpreter
+// would read it as the attribute the placeholder stands for).
+func plainNames(aliases map[string]string, r record) bool {
+	for _, name := range aliases {
+		if strings.ContainsAny(name, ".[") || strings.HasPrefix(name, "#") || strings.HasPrefix(name, ":") {
+			return false
+		}
+	}
+	for s := string(r); s != ""; {
+		var name string
+		if name, _, s = nextAttr(s); strings.HasPrefix(name, "#") {
+			return false
 		}
 	}
 	return true

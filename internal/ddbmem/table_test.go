@@ -57,15 +57,17 @@ func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Valu
 // TestUpdateKeepsWhatItDoesNotName: an update leaves the attributes its
 // expressions do not name as they were put, where minidyn's interpreter
 // passed every attribute of the item through its own objects, turning a
-// number of more digits than a float64 holds into another; and a simple
-// SET keeps the digits of the number it sets.
+// number of more digits than a float64 holds into another, and failing on
+// one it cannot read; and a simple SET keeps the digits of the number it
+// sets.
 func TestUpdateKeepsWhatItDoesNotName(t *testing.T) {
 	ctx := context.Background()
 	db := newDB(t)
 	key := map[string]types.AttributeValue{"pk": s("k")}
 	big := &types.AttributeValueMemberN{Value: "12345678901234567890123"}
+	odd := &types.AttributeValueMemberNULL{Value: false} // which the interpreter cannot read
 	_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
-		"pk": s("k"), "big": big, "version": &types.AttributeValueMemberN{Value: "1"}}})
+		"pk": s("k"), "big": big, "odd": odd, "version": &types.AttributeValueMemberN{Value: "1"}}})
 	require.NoError(t, err)
 	out, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(table), Key: key,
@@ -75,8 +77,9 @@ func TestUpdateKeepsWhatItDoesNotName(t *testing.T) {
 		ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}, ":two": &types.AttributeValueMemberN{Value: "2"}},
 		ReturnValues:              types.ReturnValueAllNew,
 	})
-	require.NoError(t, err)
+	require.NoError(t, err, "the update does not name the attribute the interpreter cannot read")
 	assert.Equal(t, big, out.Attributes["big"])
+	assert.Equal(t, odd, out.Attributes["odd"])
 	assert.Equal(t, &types.AttributeValueMemberN{Value: "2"}, out.Attributes["version"])
 	got, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key})
 	require.NoError(t, err)
