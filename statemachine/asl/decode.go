@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"strconv"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -19,26 +20,25 @@ var errNotJSON = errors.New("asl: not valid JSON")
 // DecodeJSON parses one JSON value into the generic data this package
 // evaluates (map[string]any, []any, int64, float64, json.Number, string,
 // bool, nil). It accepts what encoding/json accepts (nesting at most
-// 10,000 deep) and decodes strings as encoding/json does (surrogate pairs
-// joined, invalid UTF-8 and lone surrogates as U+FFFD). Integers of up to
-// 18 digits are int64s; other numbers are what ojg's parser makes of them
-// (float64, or json.Number beyond float64's digits), and one that is
-// infinite as a float64 (1e400) is an error, as it has no JSON form.
+// 10,000 deep), but for a number infinite as a float64 (1e400), which has
+// no JSON form, and says what is wrong as encoding/json does. Strings
+// decode as encoding/json decodes them (surrogate pairs joined, invalid
+// UTF-8 and lone surrogates as U+FFFD). Integers of up to 18 digits are
+// int64s; other numbers are what ojg's parser makes of them (float64, or
+// json.Number beyond float64's digits).
 func DecodeJSON(text []byte) (any, error) {
 	d := decoders.Get().(*decoder)
 	v, err := d.decode(text)
-	d.data = nil
+	d.release()
 	decoders.Put(d)
 	switch {
 	case err == nil:
 		return v, nil
-	case errors.Is(err, errInfinite):
-		return nil, fmt.Errorf("%w: a number is out of the range of a 64-bit float", errNotJSON)
-	}
-	// Say what is wrong as encoding/json does.
-	var probe any
-	if derr := json.Unmarshal(text, &probe); derr != nil {
-		return nil, fmt.Errorf("%w: %v", errNotJSON, derr)
+	case !json.Valid(text):
+		// Say what is wrong as encoding/json does (the decoder stops at
+		// an infinite number, before any later syntax error).
+		var probe any
+		return nil, fmt.Errorf("%w: %v", errNotJSON, json.Unmarshal(text, &probe))
 	}
 	return nil, fmt.Errorf("%w: %v", errNotJSON, err)
 }
@@ -49,12 +49,14 @@ var (
 	errSyntax = errors.New("syntax error")
 	// errInfinite is the decoder's error for a number out of float64's
 	// range.
-	errInfinite = errors.New("a number out of the range of a 64-bit float")
+	errInfinite = errors.New("a number is out of the range of a 64-bit float")
 )
 
 const (
 	// maxDepth is how deep encoding/json lets arrays and objects nest.
 	maxDepth = 10000
+	// maxScratch bounds the scratch space an idle decoder keeps.
+	maxScratch = 64 << 10
 	// maxInterned is the length of the longest string a decoder reuses
 	// instead of allocating: object keys and short values repeat from one
 	// document to the next.
@@ -103,6 +105,18 @@ func (d *decoder) decode(text []byte) (any, error) {
 		return nil, errSyntax
 	}
 	return v, nil
+}
+
+// release drops the decoder's hold on the text it decoded, and on scratch
+// space a large document made it take.
+func (d *decoder) release() {
+	d.data = nil
+	if cap(d.buf) > maxScratch {
+		d.buf = nil
+	}
+	if cap(d.members) > maxScratch/32 || cap(d.items) > maxScratch/16 {
+		d.members, d.items = nil, nil
+	}
 }
 
 // skipSpace moves past JSON whitespace.
@@ -424,18 +438,31 @@ func skipDigits(b []byte, i int) int {
 
 // ojgNumber converts a number that is not an integer of up to 18 digits
 // as ojg's parser does: float64, or json.Number for one with more digits
-// than a float64 holds. Such numbers are rare in documents.
+// than a float64 holds. Such numbers are rare in documents. One ojg
+// refuses (a zero with an exponent, 0e1) is a float64.
 func ojgNumber(text []byte) (v any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			v, err = nil, errSyntax
+			v, err = parseFloat(text)
 		}
 	}()
 	if v, err = oj.Parse(text); err != nil {
-		return nil, errSyntax
+		return parseFloat(text)
 	}
 	if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
 		return nil, errInfinite
 	}
 	return v, nil
+}
+
+// parseFloat converts a JSON number to a float64.
+func parseFloat(text []byte) (any, error) {
+	f, err := strconv.ParseFloat(string(text), 64)
+	switch {
+	case math.IsInf(f, 0):
+		return nil, errInfinite
+	case err != nil:
+		return nil, errSyntax
+	}
+	return f, nil
 }
