@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"math"
 	"strconv"
 	"sync"
@@ -66,9 +65,6 @@ const (
 // decoders are idle decoders, each with its scratch space and its
 // strings warm.
 var decoders = sync.Pool{New: func() any { return new(decoder) }}
-
-// internSeed hashes strings into a decoder's table of recent strings.
-var internSeed = maphash.MakeSeed()
 
 // decoder parses JSON text in one pass, checking it as it goes (parsing
 // it with ojg used to take a check with encoding/json's scanner first, as
@@ -367,10 +363,14 @@ func hex4(b []byte) (rune, bool) {
 // intern returns b as a string, the one made last time when it is short
 // and was seen recently.
 func (d *decoder) intern(b []byte) string {
-	if len(b) > maxInterned {
+	if len(b) == 0 || len(b) > maxInterned {
 		return string(b)
 	}
-	slot := &d.strs[maphash.Bytes(internSeed, b)%uint64(len(d.strs))]
+	// A hash of the length and four bytes: cheap, and enough to tell
+	// apart the few names of a document.
+	n := len(b)
+	h := (((uint(n)*31+uint(b[0]))*31+uint(b[n/3]))*31+uint(b[2*n/3]))*31 + uint(b[n-1])
+	slot := &d.strs[(h^h>>8)%uint(len(d.strs))]
 	if *slot != string(b) {
 		*slot = string(b)
 	}
