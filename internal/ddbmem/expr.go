@@ -47,8 +47,8 @@ type parsed struct {
 	paths  []language.Expression
 	err    error
 	names  []string // each once, in order of first use
-	// refs are the top-level attribute names and #placeholders the
-	// expression names, each once: all it can read or write of an item.
+	// refs are the attribute names and #placeholders the expression
+	// names (see references): all it can read or write of an item.
 	refs []string
 	// sets and tests are a simple update's and a simple condition's, nil
 	// for others (see simple.go).
