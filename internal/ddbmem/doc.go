@@ -26,7 +26,7 @@
 // turns every number of an item it updates into a float64 and back, and
 // merges the duplicate members of sets), and an attribute it cannot read
 // (an empty binary, a false NULL) fails only an expression that names it.
-// A number a simple update sets keeps its digits too.
+// A number a simple update sets keeps its text too.
 //
 // Departures from DynamoDB, besides those of the interpreter: tables are
 // made with CreateTable from an SDK input and are active at once; Limit

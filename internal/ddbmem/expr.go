@@ -187,10 +187,7 @@ func references(expr string) []string {
 // a set that is not named are kept as put, where the interpreter merges
 // duplicates: see the package doc.)
 func (p *parsed) referenced(item map[string]*mtypes.Item, aliases map[string]string) map[string]*mtypes.Item {
-	if len(item) <= len(p.refs) {
-		return item
-	}
-	out := make(map[string]*mtypes.Item, len(p.refs))
+	out := make(map[string]*mtypes.Item, min(len(item), len(p.refs)))
 	add := func(name string) {
 		if v, ok := item[name]; ok {
 			out[name] = v

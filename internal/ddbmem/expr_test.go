@@ -310,16 +310,21 @@ func TestSimpleExpressions(t *testing.T) {
 		_, ok := taggedValues(map[string]types.AttributeValue{":v": s("apple"), ":other": v})
 		assert.False(t, ok, name)
 	}
+	_, ok = taggedValues(map[string]types.AttributeValue{":v": s("apple"), "x": s("a value the interpreter reads as an attribute")})
+	assert.False(t, ok, "a value that is not a :placeholder")
 	// So do names the interpreter reads otherwise: an alias to a nested
 	// path or to a placeholder, an attribute named like a placeholder.
 	for name, c := range map[string]struct {
 		aliases map[string]string
 		item    map[string]types.AttributeValue
 	}{
-		"an alias to a nested path":                {map[string]string{"#a": "m.k"}, nil},
-		"an alias to a value's placeholder":        {map[string]string{"#a": ":v"}, nil},
-		"an attribute named like a placeholder":    {aliases, map[string]types.AttributeValue{"#a": s("apple")}},
-		"an attribute the interpreter cannot read": {aliases, map[string]types.AttributeValue{"a": &types.AttributeValueMemberNULL{}}},
+		"an alias to a nested path":                     {map[string]string{"#a": "m.k"}, nil},
+		"an alias to a value's placeholder":             {map[string]string{"#a": ":v"}, nil},
+		"an attribute named like a placeholder":         {aliases, map[string]types.AttributeValue{"#a": s("apple")}},
+		"an attribute the interpreter cannot read":      {aliases, map[string]types.AttributeValue{"a": &types.AttributeValueMemberNULL{}}},
+		"an attribute named like a value's placeholder": {aliases, map[string]types.AttributeValue{"a": s("apple"), ":v": s("x")}},
+		"an attribute named like a function":            {aliases, map[string]types.AttributeValue{"a": s("apple"), "attribute_exists": s("x")}},
+		"a name that is not a #placeholder":             {map[string]string{"#a": "a", "x": "q"}, nil},
 	} {
 		r := item
 		if c.item != nil {
@@ -336,10 +341,10 @@ func TestSimpleExpressions(t *testing.T) {
 
 // TestSimpleWritesLikeInterpreter runs every update of
 // TestParsedLikeInterpreter, under each of its conditions and none, with
-// each set of aliases, through UpdateItem (where the simple ones are
-// written on the records, see simple.go), and expects what minidyn's
-// interpreter makes of the same item: the condition failing, the request
-// refused, or the item it leaves.
+// each set of aliases, through the simple path (see simple.go) where it
+// takes the request and UpdateItem's other way where it does not, and
+// expects what minidyn's interpreter makes of the same item: the
+// condition failing, the request refused, or the item it leaves.
 func TestSimpleWritesLikeInterpreter(t *testing.T) {
 	ctx := context.Background()
 	db := New()
@@ -359,16 +364,20 @@ func TestSimpleWritesLikeInterpreter(t *testing.T) {
 		}
 		return "written"
 	}
+	// Without the set, which the simple path leaves to the interpreter.
+	values := exprValues(t)
+	delete(values, ":sub")
 	var lang interpreter.Language
+	simple := 0
 	for i, aliases := range aliasSets {
 		for _, cond := range append(exprConditions[:len(exprConditions):len(exprConditions)], "") {
-			for _, expr := range exprUpdates {
+			for _, expr := range append(exprUpdates[:len(exprUpdates):len(exprUpdates)], "SET #pk = :v") {
 				name := fmt.Sprintf("UPDATE %q IF %q, aliases %d", expr, cond, i)
 				want := exprItem(t)
 				var wantErr error
 				if cond != "" {
 					holds, err := lang.Match(interpreter.MatchInput{Expression: cond, ExpressionType: interpreter.ExpressionTypeConditional,
-						Item: want, Attributes: exprValues(t), Aliases: aliases})
+						Item: want, Attributes: values, Aliases: aliases})
 					switch {
 					case err != nil:
 						wantErr = err
@@ -377,7 +386,7 @@ func TestSimpleWritesLikeInterpreter(t *testing.T) {
 					}
 				}
 				if wantErr == nil {
-					wantErr = lang.Update(interpreter.UpdateInput{Expression: expr, Item: want, Attributes: exprValues(t), Aliases: aliases})
+					wantErr = lang.Update(interpreter.UpdateInput{Expression: expr, Item: want, Attributes: values, Aliases: aliases})
 				}
 				if wantErr == nil && *want["pk"].S != "k" {
 					wantErr = errors.New("the key changed")
@@ -386,11 +395,18 @@ func TestSimpleWritesLikeInterpreter(t *testing.T) {
 				_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("t"), Item: sdkForm(exprItem(t))})
 				require.NoError(t, err)
 				in := &dynamodb.UpdateItemInput{TableName: aws.String("t"), Key: key, UpdateExpression: aws.String(expr),
-					ExpressionAttributeNames: aliases, ExpressionAttributeValues: sdkForm(exprValues(t))}
+					ExpressionAttributeNames: aliases, ExpressionAttributeValues: sdkForm(values)}
 				if cond != "" {
 					in.ConditionExpression = aws.String(cond)
 				}
-				_, err = db.UpdateItem(ctx, in)
+				table, k, err := db.keyed(in.TableName, in.Key)
+				require.NoError(t, err)
+				done, err := db.simpleUpdate(table, k, table.items[k], in)
+				if done {
+					simple++
+				} else {
+					_, err = db.UpdateItem(ctx, in)
+				}
 				require.Equal(t, outcome(wantErr), outcome(err), "%s: interpreter %v, table %v", name, wantErr, err)
 				got, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("t"), Key: key})
 				require.NoError(t, err)
@@ -401,6 +417,7 @@ func TestSimpleWritesLikeInterpreter(t *testing.T) {
 			}
 		}
 	}
+	assert.Greater(t, simple, 200, "requests the simple path took")
 }
 
 // sortedSets is an item read from the table with its sets sorted, as

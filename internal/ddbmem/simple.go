@@ -18,9 +18,9 @@ import (
 // decide and write on the stored records themselves, without decoding the
 // item to the interpreter's form and encoding it back, and take the
 // interpreter's way for anything else, so the outcome and every error are
-// the interpreter's. One difference: a number set this way keeps its
-// digits, where the interpreter's float64 would round one with more than
-// 15.
+// the interpreter's. One difference: a number set this way keeps its text,
+// which the interpreter writes anew from a float64 (1.50 as 1.5, and one
+// of more than 15 digits rounded).
 
 // assignment is a SET of an attribute, named by a #placeholder, to a
 // :value.
@@ -119,6 +119,9 @@ func taggedValues(values map[string]types.AttributeValue) (map[string]string, bo
 	out := make(map[string]string, len(values))
 	var b []byte
 	for k, v := range values {
+		if !strings.HasPrefix(k, ":") {
+			return nil, false // the interpreter reads it as an attribute
+		}
 		var err error
 		if b, err = appendValue(b[:0], v); err != nil {
 			return nil, false
@@ -267,20 +270,23 @@ func readable(tagged string) bool {
 }
 
 // plainNames reports whether the names of a simple expression mean to the
-// interpreter what they mean to DynamoDB: no alias stands for a nested
-// path or for another placeholder (the interpreter splits an alias at its
-// dots, and reads on through one that names a placeholder), and no
-// attribute of the item is named like a placeholder (the interpreter
-// would read it as the attribute the placeholder stands for).
+// interpreter what they mean to DynamoDB, and the interpreter's way would
+// read no attribute but those the expression targets: every alias is a
+// #placeholder standing for a plain name (the interpreter splits an alias
+// at its dots, and reads on through one that names a placeholder), and no
+// attribute of the item is named like a placeholder or like one of the
+// functions a simple condition calls (the interpreter's way reads those
+// too, see referenced).
 func plainNames(aliases map[string]string, r record) bool {
-	for _, name := range aliases {
-		if strings.ContainsAny(name, ".[") || strings.HasPrefix(name, "#") || strings.HasPrefix(name, ":") {
+	for k, name := range aliases {
+		if !strings.HasPrefix(k, "#") || strings.ContainsAny(name, ".[") || strings.HasPrefix(name, "#") || strings.HasPrefix(name, ":") {
 			return false
 		}
 	}
 	for s := string(r); s != ""; {
 		var name string
-		if name, _, s = nextAttr(s); strings.HasPrefix(name, "#") {
+		name, _, s = nextAttr(s)
+		if strings.HasPrefix(name, "#") || strings.HasPrefix(name, ":") || name == "attribute_exists" || name == "attribute_not_exists" {
 			return false
 		}
 	}

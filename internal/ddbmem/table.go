@@ -399,9 +399,11 @@ func (db *DB) check(cond *string, names map[string]string, values map[string]typ
 	if aws.ToString(cond) == "" {
 		return nil // without decoding the item or the values
 	}
-	if tv, ok := taggedValues(values); ok {
-		if holds, decided := parse(kindCondition, *cond).decide(*cond, names, tv, item); decided {
-			return failedUnless(holds)
+	if p := parse(kindCondition, *cond); p.tests != nil {
+		if tv, ok := taggedValues(values); ok {
+			if holds, decided := p.decide(*cond, names, tv, item); decided {
+				return failedUnless(holds)
+			}
 		}
 	}
 	vs, err := toItem(values)
