@@ -271,6 +271,22 @@ func TestSimpleExpressions(t *testing.T) {
 	values, ok := taggedValues(sdkValues)
 	require.True(t, ok)
 	aliases := map[string]string{"#a": "a", "#b": "b", "#ttl": "ttl", "#zz": "zz"}
+	// decide and set as UpdateItem takes them: for a simple expression on
+	// a record whose names are plain.
+	decide := func(expr string, aliases map[string]string, r record) (holds, decided bool) {
+		p := parse(kindCondition, expr)
+		if !p.simple(kindCondition, expr, aliases) || !plainNames(aliases, r) {
+			return false, false
+		}
+		return p.decide(aliases, values, r)
+	}
+	set := func(expr string, aliases map[string]string, r record) (record, bool) {
+		p := parse(kindUpdate, expr)
+		if !p.simple(kindUpdate, expr, aliases) || !plainNames(aliases, r) {
+			return "", false
+		}
+		return db.set(p, aliases, values, r)
+	}
 	for expr, want := range map[string]struct{ holds, decided bool }{
 		"#a = :v":                               {true, true},
 		"#a = :w AND attribute_exists(#b)":      {false, true},
@@ -281,7 +297,7 @@ func TestSimpleExpressions(t *testing.T) {
 		"#a <> :v":                              {false, false},
 		"#undeclared = :v":                      {false, false},
 	} {
-		holds, decided := parse(kindCondition, expr).decide(expr, aliases, values, item)
+		holds, decided := decide(expr, aliases, item)
 		assert.Equal(t, want, struct{ holds, decided bool }{holds, decided}, expr)
 	}
 	for expr, want := range map[string]bool{
@@ -289,12 +305,12 @@ func TestSimpleExpressions(t *testing.T) {
 		"SET #a = :missing": false, "SET #a = :v REMOVE #b": false, "SET a = :v": false,
 		"ADD #ttl :one": false, "SET #undeclared = :v": false,
 	} {
-		_, ok := db.set(parse(kindUpdate, expr), expr, aliases, values, item)
+		_, ok := set(expr, aliases, item)
 		assert.Equal(t, want, ok, expr)
 	}
 
 	// The last set of an attribute wins, and the record holds it once.
-	rec, ok := db.set(parse(kindUpdate, "SET #a = :v, #a = :w"), "SET #a = :v, #a = :w", aliases, values, item)
+	rec, ok := set("SET #a = :v, #a = :w", aliases, item)
 	require.True(t, ok)
 	assert.Equal(t, values[":w"], rec.attr("a"))
 	attrs, _, _ := count(string(rec), true)
@@ -332,9 +348,9 @@ func TestSimpleExpressions(t *testing.T) {
 			r, err = db.encode(c.item)
 			require.NoError(t, err)
 		}
-		_, decided := parse(kindCondition, "#a = :v").decide("#a = :v", c.aliases, values, r)
+		_, decided := decide("#a = :v", c.aliases, r)
 		assert.False(t, decided, name)
-		_, ok := db.set(parse(kindUpdate, "SET #a = :v"), "SET #a = :v", c.aliases, values, r)
+		_, ok := set("SET #a = :v", c.aliases, r)
 		assert.False(t, ok, name)
 	}
 }
@@ -371,7 +387,9 @@ func TestSimpleWritesLikeInterpreter(t *testing.T) {
 	simple := 0
 	for i, aliases := range aliasSets {
 		for _, cond := range append(exprConditions[:len(exprConditions):len(exprConditions)], "") {
-			for _, expr := range append(exprUpdates[:len(exprUpdates):len(exprUpdates)], "SET #pk = :v") {
+			for _, expr := range append(exprUpdates[:len(exprUpdates):len(exprUpdates)], "SET #pk = :v", "SET #b = :w", "SET #y = :v, #ttl = :one",
+				"SET #l = :l", "SET #m = :v, #token = :token", "SET #zz = :x, #a = :p",
+				"SET #a = :w", "SET #ttl = :one", "SET #token = :x", "SET #b = :v, #a = :w") {
 				name := fmt.Sprintf("UPDATE %q IF %q, aliases %d", expr, cond, i)
 				want := exprItem(t)
 				var wantErr error

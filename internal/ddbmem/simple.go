@@ -135,16 +135,20 @@ func taggedValues(values map[string]types.AttributeValue) (map[string]string, bo
 	return out, true
 }
 
-// decide evaluates a simple condition (see tests) on the record r, with
-// tagged values and aliases; decided is false when the condition is not
-// simple, names an undeclared placeholder or names that are not plain
-// (see plainNames), or reads what the interpreter must: an attribute it
-// would not read, a missing attribute or value, or values that are not
-// two strings or two numbers written alike.
-func (p *parsed) decide(expr string, aliases, values map[string]string, r record) (holds, decided bool) {
-	if p.err != nil || p.tests == nil || p.declared(kindCondition, expr, aliases) != nil || !plainNames(aliases, r) {
-		return false, false
-	}
+// simple reports whether p, the parse of expr as a kind of expression, is
+// a simple update or condition (see assignments and tests) whose
+// placeholders aliases all declare: decide or set may then take it, on a
+// record whose names are plain (see plainNames).
+func (p *parsed) simple(kind exprKind, expr string, aliases map[string]string) bool {
+	return p.err == nil && (p.sets != nil || p.tests != nil) && p.declared(kind, expr, aliases) == nil
+}
+
+// decide evaluates a simple condition (see simple) on the record r, with
+// tagged values and aliases, its names plain; decided is false when it
+// reads what the interpreter must: an attribute it would not read, a
+// missing attribute or value, or values that are not two strings or two
+// numbers written alike.
+func (p *parsed) decide(aliases, values map[string]string, r record) (holds, decided bool) {
 	holds = true
 	for _, t := range p.tests {
 		v := r.attr(aliases[t.target])
@@ -172,16 +176,11 @@ func (p *parsed) decide(expr string, aliases, values map[string]string, r record
 	return holds, true
 }
 
-// set makes the record of a simple update (see assignments) of the
-// record base, with tagged values (see taggedValues) and aliases, in
-// db.scratch; ok is false when the update is not simple, names an
-// undeclared placeholder or names that are not plain (see plainNames),
-// sets a value that is missing, or sets an attribute whose value the
-// interpreter would not read.
-func (db *DB) set(p *parsed, expr string, aliases, values map[string]string, base record) (rec record, ok bool) {
-	if p.err != nil || p.sets == nil || p.declared(kindUpdate, expr, aliases) != nil || !plainNames(aliases, base) {
-		return "", false
-	}
+// set makes the record of a simple update (see simple) of the record
+// base, with tagged values (see taggedValues) and aliases, its names
+// plain, in db.scratch; ok is false when it sets a value that is missing,
+// or an attribute whose value the interpreter would not read.
+func (db *DB) set(p *parsed, aliases, values map[string]string, base record) (rec record, ok bool) {
 	var small [16]attr
 	sets := small[:0]
 	for _, a := range p.sets {

@@ -399,9 +399,9 @@ func (db *DB) check(cond *string, names map[string]string, values map[string]typ
 	if aws.ToString(cond) == "" {
 		return nil // without decoding the item or the values
 	}
-	if p := parse(kindCondition, *cond); p.tests != nil {
+	if p := parse(kindCondition, *cond); p.simple(kindCondition, *cond, names) && plainNames(names, item) {
 		if tv, ok := taggedValues(values); ok {
-			if holds, decided := p.decide(*cond, names, tv, item); decided {
+			if holds, decided := p.decide(names, tv, item); decided {
 				return failedUnless(holds)
 			}
 		}
@@ -441,22 +441,11 @@ func failedUnless(holds bool) error {
 // way, which then does the same and words any error. Call with db.mu
 // held.
 func (db *DB) simpleUpdate(t *table, key string, old record, in *dynamodb.UpdateItemInput) (done bool, err error) {
-	if rv := in.ReturnValues; rv != "" && rv != types.ReturnValueNone {
-		return false, nil
-	}
-	values, ok := taggedValues(in.ExpressionAttributeValues)
-	if !ok {
-		return false, nil
-	}
 	names := in.ExpressionAttributeNames
-	if cond := aws.ToString(in.ConditionExpression); cond != "" {
-		holds, decided := parse(kindCondition, cond).decide(cond, names, values, old)
-		if !decided {
-			return false, nil
-		}
-		if !holds {
-			return true, failedUnless(false)
-		}
+	expr := aws.ToString(in.UpdateExpression)
+	update := parse(kindUpdate, expr)
+	if rv := in.ReturnValues; rv != "" && rv != types.ReturnValueNone || !update.simple(kindUpdate, expr, names) {
+		return false, nil
 	}
 	base := old
 	if base == "" { // an absent item is made from its key, checked by keyed
@@ -464,8 +453,27 @@ func (db *DB) simpleUpdate(t *table, key string, old record, in *dynamodb.Update
 			return false, nil
 		}
 	}
-	expr := aws.ToString(in.UpdateExpression)
-	rec, ok := db.set(parse(kindUpdate, expr), expr, names, values, base)
+	if !plainNames(names, base) {
+		return false, nil
+	}
+	values, ok := taggedValues(in.ExpressionAttributeValues)
+	if !ok {
+		return false, nil
+	}
+	if cond := aws.ToString(in.ConditionExpression); cond != "" {
+		p := parse(kindCondition, cond)
+		if !p.simple(kindCondition, cond, names) {
+			return false, nil
+		}
+		holds, decided := p.decide(names, values, old)
+		if !decided {
+			return false, nil
+		}
+		if !holds {
+			return true, failedUnless(false)
+		}
+	}
+	rec, ok := db.set(update, names, values, base)
 	if !ok {
 		return false, nil
 	}
