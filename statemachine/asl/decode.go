@@ -173,19 +173,25 @@ func (d *decoder) nest() error {
 // next moves past the comma before another member or element, reporting
 // false at the closing byte end.
 func (d *decoder) next(end byte) (bool, error) {
-	if d.skipSpace(); d.pos == len(d.data) {
-		return false, errSyntax
-	}
-	switch d.data[d.pos] {
-	case ',':
+	switch d.skipSpace(); {
+	case d.closes(end):
+		return false, nil
+	case d.pos < len(d.data) && d.data[d.pos] == ',':
 		d.pos++
 		return true, nil
-	case end:
-		d.pos++
-		d.depth--
-		return false, nil
 	}
 	return false, errSyntax
+}
+
+// closes moves past the closing byte end of an object or array, if it is
+// next, and leaves it.
+func (d *decoder) closes(end byte) bool {
+	if d.pos == len(d.data) || d.data[d.pos] != end {
+		return false
+	}
+	d.pos++
+	d.depth--
+	return true
 }
 
 // object parses an object, its opening brace next.
@@ -198,9 +204,7 @@ func (d *decoder) object() (any, error) {
 		clear(d.members[base:])
 		d.members = d.members[:base]
 	}()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
-		d.pos++
-		d.depth--
+	if d.closes('}') {
 		return map[string]any{}, nil
 	}
 	for more := true; more; {
@@ -241,9 +245,7 @@ func (d *decoder) array() (any, error) {
 		clear(d.items[base:])
 		d.items = d.items[:base]
 	}()
-	if d.pos < len(d.data) && d.data[d.pos] == ']' {
-		d.pos++
-		d.depth--
+	if d.closes(']') {
 		return []any{}, nil
 	}
 	for more := true; more; {
