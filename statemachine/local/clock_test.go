@@ -2,7 +2,6 @@ package local
 
 import (
 	"context"
-	"runtime"
 	"testing"
 	"time"
 
@@ -170,16 +169,17 @@ func TestRegistryTimeoutOnTheExecutorsClock(t *testing.T) {
 // stopped or cancelled first do not. Deriving starts no goroutine to wait
 // for the deadline (AfterFunc): a simulation derives millions.
 func TestVirtualDeadlineEndsContextsMadeFromIt(t *testing.T) {
+	goroutines := ownGoroutines(t)
 	e := New(Options{})
 	dl, end := e.WithDeadline(context.Background(), e.Now().Add(time.Hour))
-	before := runtime.NumGoroutine()
+	before := goroutines()
 	var children []context.Context
 	for range 100 {
 		child, cancel := context.WithCancel(dl)
 		t.Cleanup(cancel)
 		children = append(children, child)
 	}
-	assert.Equal(t, before, runtime.NumGoroutine(), "no goroutine waits for the deadline")
+	assert.Equal(t, before, goroutines(), "no goroutine waits for the deadline")
 	early, cancelEarly := context.WithCancel(dl)
 	cancelEarly()
 	ran := make(chan struct{})

@@ -13,20 +13,6 @@ import (
 	"github.com/redrive/redrive/statemachine/asl/asltest"
 )
 
-// goroutinesBackTo waits, for a short while, until no more than n
-// goroutines are running. It polls on the test's own goroutine: testify's
-// Eventually runs its condition on goroutines of its own.
-func goroutinesBackTo(t *testing.T, n int) {
-	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for runtime.NumGoroutine() > n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines are running, %d before", runtime.NumGoroutine(), n)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // clockCase is a clock the Close tests run on: a scaled one, or the
 // virtual one with one or two workers.
 type clockCase struct {
@@ -66,7 +52,8 @@ func startN(t *testing.T, e *Executor, fn string, n int) []string {
 // in an hour's Delay on the virtual clock, where RunUntil stops: Close
 // resumes them with their context cancelled and their goroutines end.
 func TestCloseResumesHandlersSuspendedInDelay(t *testing.T) {
-	before := runtime.NumGoroutine()
+	goroutines := ownGoroutines(t)
+	before := goroutines()
 	ended := make(chan error, 3)
 	var suspended atomic.Int32
 	e := New(Options{Invoker: funcInvoker{"slow": func(ctx context.Context, p []byte) (Invocation, error) {
@@ -84,7 +71,7 @@ func TestCloseResumesHandlersSuspendedInDelay(t *testing.T) {
 	assert.Equal(t, int32(3), suspended.Load(), "three handlers are suspended")
 
 	e.Close()
-	goroutinesBackTo(t, before)
+	goroutinesBackTo(t, goroutines, before)
 	for range 3 {
 		assert.ErrorIs(t, <-ended, context.Canceled)
 	}
@@ -102,7 +89,8 @@ func TestCloseResumesHandlersSuspendedInDelay(t *testing.T) {
 // handlers are suspended in Delay, and compacts the first before the
 // handlers are resumed: Close ends both handlers all the same.
 func TestCloseEndsHandlersOfCompactedExecutions(t *testing.T) {
-	before := runtime.NumGoroutine()
+	goroutines := ownGoroutines(t)
+	before := goroutines()
 	ended := make(chan error, 2)
 	e := New(Options{FinishedHistories: 1, Compact: true, Invoker: funcInvoker{"slow": func(ctx context.Context, p []byte) (Invocation, error) {
 		Delay(ctx, time.Hour)
@@ -123,7 +111,7 @@ func TestCloseEndsHandlersOfCompactedExecutions(t *testing.T) {
 	require.ErrorIs(t, err, ErrHistoryEvicted, "the first execution is compacted")
 
 	e.Close()
-	goroutinesBackTo(t, before)
+	goroutinesBackTo(t, goroutines, before)
 	for range 2 {
 		assert.ErrorIs(t, <-ended, context.Canceled)
 	}
@@ -136,7 +124,8 @@ func TestCloseEndsHandlersOfCompactedExecutions(t *testing.T) {
 func TestCloseUnblocksRun(t *testing.T) {
 	for _, tb := range clockCases {
 		t.Run(tb.name, func(t *testing.T) {
-			before := runtime.NumGoroutine()
+			goroutines := ownGoroutines(t)
+			before := goroutines()
 			opts := tb.options(t)
 			started := make(chan struct{}, 2)
 			opts.Invoker = funcInvoker{"block": func(ctx context.Context, p []byte) (Invocation, error) {
@@ -155,13 +144,14 @@ func TestCloseUnblocksRun(t *testing.T) {
 
 			e.Close()
 			assert.ErrorIs(t, <-done, ErrClosed)
-			goroutinesBackTo(t, before)
+			goroutinesBackTo(t, goroutines, before)
 		})
 	}
 }
 
 func TestCloseIdle(t *testing.T) {
-	before := runtime.NumGoroutine()
+	goroutines := ownGoroutines(t)
+	before := goroutines()
 	e := New(Options{Scaled: scaledClock(t, 1000)})
 	arn, err := e.CreateStateMachine(t.Context(), "m", asltest.Wrap(`{"Type":"Pass","End":true}`), "")
 	require.NoError(t, err)
@@ -171,7 +161,7 @@ func TestCloseIdle(t *testing.T) {
 	assert.ErrorIs(t, <-done, ErrClosed)
 	_, err = e.StartExecution(t.Context(), arn, "", `{}`)
 	assert.ErrorIs(t, err, ErrClosed)
-	goroutinesBackTo(t, before)
+	goroutinesBackTo(t, goroutines, before)
 }
 
 // TestHandlerThatExitsFailsItsTask runs handlers that call runtime.Goexit,
@@ -181,7 +171,8 @@ func TestCloseIdle(t *testing.T) {
 func TestHandlerThatExitsFailsItsTask(t *testing.T) {
 	for _, tb := range clockCases {
 		t.Run(tb.name, func(t *testing.T) {
-			before := runtime.NumGoroutine()
+			goroutines := ownGoroutines(t)
+			before := goroutines()
 			opts := tb.options(t)
 			opts.Invoker = funcInvoker{"exit": func(ctx context.Context, p []byte) (Invocation, error) {
 				if string(p) == `{"delay":true}` {
@@ -225,7 +216,7 @@ func TestHandlerThatExitsFailsItsTask(t *testing.T) {
 			}
 			e.Close()
 			cancel()
-			goroutinesBackTo(t, before)
+			goroutinesBackTo(t, goroutines, before)
 		})
 	}
 }
@@ -234,7 +225,8 @@ func TestHandlerThatExitsFailsItsTask(t *testing.T) {
 // suspended in Delay, calls runtime.Goexit once Close resumes it: its
 // goroutines have ended when Close returns.
 func TestCloseWaitsForHandlersThatExit(t *testing.T) {
-	before := runtime.NumGoroutine()
+	goroutines := ownGoroutines(t)
+	before := goroutines()
 	e := New(Options{Invoker: funcInvoker{"exit": func(ctx context.Context, p []byte) (Invocation, error) {
 		Delay(ctx, time.Hour)
 		runtime.Goexit()
@@ -243,5 +235,5 @@ func TestCloseWaitsForHandlersThatExit(t *testing.T) {
 	startN(t, e, "exit", 2)
 	require.NoError(t, e.RunUntil(t.Context(), e.Now().Add(time.Minute)))
 	e.Close()
-	assert.LessOrEqual(t, runtime.NumGoroutine(), before, "goroutines left when Close returned")
+	assert.LessOrEqual(t, goroutines(), before, "goroutines left when Close returned")
 }
