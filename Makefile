@@ -40,9 +40,9 @@ fmt-check:
 unit: browser
 	$(GO) test $(GOFLAGS_T) ./...
 
-DYNAMO_PKGS := ./breaker/dynamostore/... ./internal/ddbtest/... ./tasks/delivery/... \
-	./tasks/attempt/... ./tasks/admin/... ./tasks/assemble/... ./tasks/park/... ./tasks/rules/... ./internal/localrun/... ./test
-SQS_PKGS    := ./internal/sqslocal/... ./tasks/target/... ./tasks/park/... ./tasks/starter/...
+DYNAMO_PKGS := ./dynamo/... ./emulate/ddbtest/... ./delivery ./attempt ./admin/... ./lambda/wire/... \
+	./park ./park/lotindex ./rules/... ./emulate/local/... ./test
+SQS_PKGS    := ./emulate/sqslocal/... ./delivery/target/... ./park ./park/lotindex ./starter
 
 ## test-dynalite: DYNAMO_PKGS against dynalite (npm), on a free loopback port.
 test-dynalite:
@@ -85,11 +85,11 @@ REDRIVE_BIN     := $(CACHE)/bin/redrive
 bench: bench-go bench-scenarios
 
 bench-go:
-	$(GO) test -run '^$$' -bench . -benchmem ./breaker/... ./statemachine/local/ ./tasks/attempt/ ./test ./internal/sim/...
+	$(GO) test -run '^$$' -bench . -benchmem ./breaker/... ./emulate/executor/ ./attempt/ ./test ./emulate/sim/...
 
 ## bench-dynalite: the DynamoDB store and attempt benchmarks on dynalite.
 bench-dynalite:
-	scripts/with-dynalite.sh $(GO) test -run '^$$' -bench . -benchmem ./breaker/dynamostore/ ./tasks/attempt/
+	scripts/with-dynalite.sh $(GO) test -run '^$$' -bench . -benchmem ./dynamo/ ./attempt/
 
 bench-scenarios:
 	$(GO) build -o $(REDRIVE_BIN) ./cmd/redrive
@@ -99,14 +99,14 @@ bench-scenarios:
 		echo; \
 	done
 
-## build: one Lambda bootstrap per main under tasks/cmd (provided.al2023,
+## build: one Lambda bootstrap per main under cmd/lambda (provided.al2023,
 ## arm64), as build/<name>/bootstrap.
 build:
-	@set -e; for dir in tasks/cmd/*/; do \
+	@set -e; for dir in cmd/lambda/*/; do \
 		name=$$(basename "$$dir"); \
 		echo "build/$$name/bootstrap"; \
 		GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath \
-			-ldflags='-s -w' -o "build/$$name/bootstrap" "./tasks/cmd/$$name"; \
+			-ldflags='-s -w' -o "build/$$name/bootstrap" "./cmd/lambda/$$name"; \
 	done
 
 ## CDK app (infra/, its own module). The CLI and Node 22 are installed,

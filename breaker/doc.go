@@ -6,7 +6,7 @@
 // and return the next Row and whether it changed. Breaker combines them with
 // a Store into load, decide, conditional write and retry on conflict; each
 // call reads the row once and writes it only when it changed. The DynamoDB
-// Store lives in the dynamostore subpackage, an in-memory one is MemStore,
+// Store lives in the dynamo subpackage, an in-memory one is MemStore,
 // and breakertest holds the concurrency checks every Store must pass.
 //
 // States: CLOSED admits every call (but queues callers for ThrottlePause

@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/emulate/executor"
 	"github.com/redrive/redrive/statemachine"
-	"github.com/redrive/redrive/statemachine/local"
 )
 
 // TestDefinitionsLoad renders every definition and loads them into the local
@@ -21,7 +21,7 @@ func TestDefinitionsLoad(t *testing.T) {
 			}
 			asl, err := def.Render(values)
 			require.NoError(t, err)
-			e := local.New(local.Options{})
+			e := executor.New(executor.Options{})
 			_, err = e.CreateStateMachine(context.Background(), "sm", asl, "arn:aws:iam::123456789012:role/redrive")
 			require.NoError(t, err)
 		})

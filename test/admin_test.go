@@ -8,16 +8,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/admin"
+	"github.com/redrive/redrive/attempt"
 	"github.com/redrive/redrive/breaker"
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/internal/simtarget"
-	"github.com/redrive/redrive/statemachine/local"
-	"github.com/redrive/redrive/tasks/admin"
-	"github.com/redrive/redrive/tasks/attempt"
+	"github.com/redrive/redrive/emulate/executor"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/simtarget"
 )
 
 // admin runs one admin execution and requires it to succeed.
-func runAdmin(t *testing.T, s *localrun.Stack, req admin.Request) admin.Output {
+func runAdmin(t *testing.T, s *local.Stack, req admin.Request) admin.Output {
 	t.Helper()
 	out, err := s.Admin(t.Context(), req)
 	require.NoError(t, err, "admin %s", req.Command)
@@ -25,19 +25,19 @@ func runAdmin(t *testing.T, s *localrun.Stack, req admin.Request) admin.Output {
 }
 
 // callsBefore counts consumer calls before at.
-func callsBefore(s *localrun.Stack, at time.Time) int {
+func callsBefore(s *local.Stack, at time.Time) int {
 	return s.Target.Ledger().CallsBetween(time.Time{}, at)
 }
 
 // assertWaiting checks that each message of ids has one execution, and
 // that it waits in a WaitingRoom state.
-func assertWaiting(t *testing.T, s *localrun.Stack, ids []string) {
+func assertWaiting(t *testing.T, s *local.Stack, ids []string) {
 	t.Helper()
 	byOrigin := costsByOrigin(t, s)
 	for _, id := range ids {
 		require.Len(t, byOrigin[id], 1)
 		c := byOrigin[id][0]
-		assert.Equal(t, local.Running, c.Execution.Status, "message %s waits", id)
+		assert.Equal(t, executor.Running, c.Execution.Status, "message %s waits", id)
 		assert.Equal(t, "WaitingRoom", c.States[len(c.States)-1], "message %s waits in the room", id)
 	}
 }
@@ -51,7 +51,7 @@ func assertWaiting(t *testing.T, s *localrun.Stack, ids []string) {
 func TestAdminCommands(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	outageAt := t0.Add(3 * time.Hour)
-	s := start(t, localrun.Options{
+	s := start(t, local.Options{
 		Start:   t0,
 		Attempt: attempt.Config{MaxAttempts: 10}, // the reset lets the tripped messages fail again
 		Target:  simtarget.Options{Schedule: simtarget.Outage(outageAt, 30*time.Minute)},
@@ -131,7 +131,7 @@ func TestAdminCommands(t *testing.T) {
 // Every invalid request fails the admin execution with InvalidCommand and
 // a cause naming what is wrong; nothing changes.
 func TestAdminRejectsInvalidCommands(t *testing.T) {
-	s := start(t, localrun.Options{})
+	s := start(t, local.Options{})
 	tests := []struct {
 		name    string
 		request any
@@ -150,16 +150,16 @@ func TestAdminRejectsInvalidCommands(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := s.Admin(t.Context(), tt.request)
-			var failed *localrun.ExecutionFailed
+			var failed *local.ExecutionFailed
 			require.True(t, errors.As(err, &failed), "want an *ExecutionFailed, got %v", err)
-			assert.Equal(t, local.Failed, failed.Status)
+			assert.Equal(t, executor.Failed, failed.Status)
 			assert.Equal(t, "InvalidCommand", failed.ErrorName)
 			for _, w := range tt.want {
 				assert.Contains(t, failed.Cause, w)
 			}
 		})
 	}
-	assert.EqualValues(t, len(tests), s.Stats().Invocations[localrun.FunctionAdmin], "InvalidCommand is not retried")
+	assert.EqualValues(t, len(tests), s.Stats().Invocations[local.FunctionAdmin], "InvalidCommand is not retried")
 	row, err := s.BreakerRow(t.Context(), "orders")
 	require.NoError(t, err)
 	assert.Zero(t, row.Version, "nothing was written")

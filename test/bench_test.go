@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redrive/redrive/internal/ddbtest"
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/internal/simtarget"
+	"github.com/redrive/redrive/emulate/ddbtest"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/simtarget"
 )
 
 // BenchmarkRedrive redrives messages through the whole local stack, one
@@ -36,10 +36,10 @@ func BenchmarkRedrive(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			var transitions, invocations int64
-			var breakerIO, ledgerIO, roomIO, parkedIO localrun.RowIO
+			var breakerIO, ledgerIO, roomIO, parkedIO local.RowIO
 			var virtual time.Duration
 			for b.Loop() {
-				s, err := localrun.Start(context.Background(), localrun.Options{Start: t0, Target: c.target, DynamoDBEndpoint: ddbtest.Endpoint()})
+				s, err := local.Start(context.Background(), local.Options{Start: t0, Target: c.target, DynamoDBEndpoint: ddbtest.Endpoint()})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -56,7 +56,7 @@ func BenchmarkRedrive(b *testing.B) {
 				transitions += int64(sumTransitions(costs))
 				st := s.Stats()
 				for name, n := range st.Invocations {
-					if name != localrun.FunctionConsumer {
+					if name != local.FunctionConsumer {
 						invocations += n
 					}
 				}
@@ -89,7 +89,7 @@ func BenchmarkRedrive(b *testing.B) {
 }
 
 // add adds n's counts to sum.
-func add(sum *localrun.RowIO, n localrun.RowIO) {
+func add(sum *local.RowIO, n local.RowIO) {
 	sum.Reads += n.Reads
 	sum.Writes += n.Writes
 	sum.Conflicts += n.Conflicts

@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/attempt"
 	"github.com/redrive/redrive/breaker"
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/internal/simtarget"
-	"github.com/redrive/redrive/tasks/attempt"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/simtarget"
 )
 
 // invariantStore checks every write the attempt tasks make to the breaker
@@ -115,7 +115,7 @@ func TestThousandConcurrentExecutionsOnOneBreaker(t *testing.T) {
 	// second per call, so canaries are out together and race for leases.
 	policy := breaker.Policy{HalfOpenPermits: permits, SuccessesToClose: permits + 1}
 	inv := &invariantStore{permits: permits, versions: map[int64]int{}}
-	s := start(t, localrun.Options{
+	s := start(t, local.Options{
 		Start:   t0,
 		Workers: 8,
 		Policy:  policy,

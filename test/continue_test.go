@@ -7,12 +7,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/attempt"
 	"github.com/redrive/redrive/breaker"
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/internal/simtarget"
-	"github.com/redrive/redrive/statemachine/local"
-	"github.com/redrive/redrive/tasks/attempt"
-	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/emulate/executor"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/simtarget"
+	"github.com/redrive/redrive/message"
 )
 
 // A long outage: each execution continues as a new one after MaxCycles
@@ -21,7 +21,7 @@ import (
 func TestLongOutageContinuesAsNewExecutions(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	const n, maxCycles, outage = 3, 5, 2 * time.Hour
-	s := start(t, localrun.Options{
+	s := start(t, local.Options{
 		Start:   t0,
 		Policy:  breaker.Policy{ConsecutiveFailures: n},
 		Attempt: attempt.Config{MaxCycles: maxCycles, MaxAttempts: 50},
@@ -46,7 +46,7 @@ func TestLongOutageContinuesAsNewExecutions(t *testing.T) {
 		for i, c := range costs {
 			want := message.ExecutionName(id, 1, i)
 			assert.Equal(t, want, c.Execution.Name, "execution %d of %s", i, id)
-			assert.Equal(t, local.Succeeded, c.Execution.Status)
+			assert.Equal(t, executor.Succeeded, c.Execution.Status)
 			assert.LessOrEqual(t, c.Events, maxEvents, "history of %s stays bounded", c.Execution.Name)
 			last := c.States[len(c.States)-1]
 			if i < len(costs)-1 {
@@ -61,7 +61,7 @@ func TestLongOutageContinuesAsNewExecutions(t *testing.T) {
 }
 
 // eventsOf lists the history length of each execution.
-func eventsOf(costs []localrun.Cost) []int {
+func eventsOf(costs []local.Cost) []int {
 	out := make([]int, len(costs))
 	for i, c := range costs {
 		out[i] = c.Events

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/internal/simtarget"
-	"github.com/redrive/redrive/statemachine/local"
+	"github.com/redrive/redrive/emulate/executor"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/simtarget"
 )
 
 // crashAfterDelivery is the attempt task's breaker store with a fault: the
@@ -44,9 +44,9 @@ func (c *crashAfterDelivery) Save(ctx context.Context, prevVersion int64, next b
 // state machine's Retry runs it again, the delivery ledger shows the
 // delivery done, and the outcome is recorded without delivering twice.
 func TestCrashAfterDeliveryDoesNotDeliverTwice(t *testing.T) {
-	var s *localrun.Stack
+	var s *local.Stack
 	fault := &crashAfterDelivery{delivered: func() bool { return len(s.Target.Ledger().Deliveries()) > 0 }}
-	s = start(t, localrun.Options{WrapStore: func(st breaker.Store) breaker.Store {
+	s = start(t, local.Options{WrapStore: func(st breaker.Store) breaker.Store {
 		fault.Store = st
 		return fault
 	}})
@@ -61,13 +61,13 @@ func TestCrashAfterDeliveryDoesNotDeliverTwice(t *testing.T) {
 	costs := costsByOrigin(t, s)[ids[0]]
 	require.Len(t, costs, 1)
 	c := costs[0]
-	assert.Equal(t, local.Succeeded, c.Execution.Status)
+	assert.Equal(t, executor.Succeeded, c.Execution.Status)
 	assert.Equal(t, []string{"Attempt", "Route", "Delivered"}, c.States)
 	assert.Equal(t, 4, c.Transitions, "the CLOSED path plus one retry of Attempt")
 	assert.Equal(t, c.Execution.Transitions, c.Transitions)
 	st := s.Stats()
-	assert.EqualValues(t, 2, st.Invocations[localrun.FunctionAttempt], "the Attempt ran twice")
-	assert.EqualValues(t, 1, st.Invocations[localrun.FunctionConsumer], "the consumer once")
+	assert.EqualValues(t, 2, st.Invocations[local.FunctionAttempt], "the Attempt ran twice")
+	assert.EqualValues(t, 1, st.Invocations[local.FunctionConsumer], "the consumer once")
 
 	history, err := s.Executor.History(t.Context(), c.Execution.ARN)
 	require.NoError(t, err)
@@ -106,9 +106,9 @@ func (c *crashAfterRecord) Save(ctx context.Context, prevVersion int64, next bre
 // so it neither delivers again nor counts the failure twice.
 func TestCrashAfterRecordCountsTheOutcomeOnce(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var s *localrun.Stack
+	var s *local.Stack
 	fault := &crashAfterRecord{delivered: func() bool { return len(s.Target.Ledger().Calls()) > 0 }}
-	s = start(t, localrun.Options{
+	s = start(t, local.Options{
 		Start:  t0,
 		Target: simtarget.Options{Schedule: simtarget.Outage(t0, time.Hour)},
 		WrapStore: func(st breaker.Store) breaker.Store {
@@ -124,5 +124,5 @@ func TestCrashAfterRecordCountsTheOutcomeOnce(t *testing.T) {
 	row, err := s.BreakerRow(t.Context(), "orders")
 	require.NoError(t, err)
 	assert.Equal(t, 1, row.ConsecutiveFailures, "the failure counted once")
-	assert.EqualValues(t, 2, s.Stats().Invocations[localrun.FunctionAttempt], "the Attempt ran twice")
+	assert.EqualValues(t, 2, s.Stats().Invocations[local.FunctionAttempt], "the Attempt ran twice")
 }

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/tasks/message"
-	"github.com/redrive/redrive/tasks/target"
+	"github.com/redrive/redrive/delivery/target"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/message"
 )
 
 // hangingConsumer is the attempt's target in front of a consumer that does
@@ -23,7 +23,7 @@ import (
 // the real target reports as its error.
 type hangingConsumer struct {
 	target.Target
-	s       **localrun.Stack
+	s       **local.Stack
 	hanging func(now time.Time) bool
 	hung    atomic.Int64
 }
@@ -38,9 +38,9 @@ func (h *hangingConsumer) Deliver(ctx context.Context, doc message.Document) tar
 }
 
 // hangFor starts a stack whose consumer hangs while hanging says so.
-func hangFor(t *testing.T, opts localrun.Options, hanging func(s *localrun.Stack, now time.Time) bool) (*localrun.Stack, *hangingConsumer) {
+func hangFor(t *testing.T, opts local.Options, hanging func(s *local.Stack, now time.Time) bool) (*local.Stack, *hangingConsumer) {
 	t.Helper()
-	var s *localrun.Stack
+	var s *local.Stack
 	h := &hangingConsumer{s: &s, hanging: func(now time.Time) bool { return hanging(s, now) }}
 	opts.WrapTarget = func(tg target.Target) target.Target {
 		h.Target = tg
@@ -53,7 +53,7 @@ func hangFor(t *testing.T, opts localrun.Options, hanging func(s *localrun.Stack
 // failedTasks counts, by error name, the Task failures in every redrive
 // execution's history: an Attempt that ran out of time fails as
 // Sandbox.Timedout.
-func failedTasks(t *testing.T, s *localrun.Stack) map[string]int {
+func failedTasks(t *testing.T, s *local.Stack) map[string]int {
 	t.Helper()
 	costs, err := s.Costs(t.Context())
 	require.NoError(t, err)
@@ -82,7 +82,7 @@ func failedTasks(t *testing.T, s *localrun.Stack) map[string]int {
 // delivered once and none is parked.
 func TestAConsumerHangingPastTheAttemptsDeadlineIsATimeoutTheBreakerCounts(t *testing.T) {
 	var until time.Time
-	s, consumer := hangFor(t, localrun.Options{AttemptTimeout: time.Minute}, func(_ *localrun.Stack, now time.Time) bool { return now.Before(until) })
+	s, consumer := hangFor(t, local.Options{AttemptTimeout: time.Minute}, func(_ *local.Stack, now time.Time) bool { return now.Before(until) })
 	until = s.Executor.Now().Add(20 * time.Minute)
 	trickle(s, "hanging", 30)
 	drain(t, s)
@@ -108,8 +108,8 @@ func TestAConsumerHangingPastTheAttemptsDeadlineIsATimeoutTheBreakerCounts(t *te
 func TestACanarySlowerThanItsLeaseIsCountedAndReTrips(t *testing.T) {
 	policy := breaker.Policy{CanaryLease: 30 * time.Second}
 	var until time.Time
-	s, consumer := hangFor(t, localrun.Options{Policy: policy, AttemptTimeout: 2 * time.Minute},
-		func(_ *localrun.Stack, now time.Time) bool { return now.Before(until) })
+	s, consumer := hangFor(t, local.Options{Policy: policy, AttemptTimeout: 2 * time.Minute},
+		func(_ *local.Stack, now time.Time) bool { return now.Before(until) })
 	until = s.Executor.Now().Add(45 * time.Minute)
 	trickle(s, "slow", 30)
 	runUntil(t, s, until)

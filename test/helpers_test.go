@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/internal/ddbtest"
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/emulate/ddbtest"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/message"
 )
 
 // runTimeout bounds one scenario's run in wall time, so a scenario that
@@ -20,12 +20,12 @@ import (
 const runTimeout = 60 * time.Second
 
 // start assembles a stack for t, closed when t ends.
-func start(t *testing.T, opts localrun.Options) *localrun.Stack {
+func start(t *testing.T, opts local.Options) *local.Stack {
 	t.Helper()
 	if opts.DynamoDBEndpoint == "" {
 		opts.DynamoDBEndpoint = ddbtest.Endpoint()
 	}
-	s, err := localrun.Start(context.Background(), opts)
+	s, err := local.Start(context.Background(), opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, s.Close()) })
 	t.Logf("DynamoDB backend: %s", s.DynamoDBBackend)
@@ -42,7 +42,7 @@ func bodies(prefix string, n int) []message.Message {
 }
 
 // send sends msgs to the DLQ now and returns their ids.
-func send(t *testing.T, s *localrun.Stack, msgs ...message.Message) []string {
+func send(t *testing.T, s *local.Stack, msgs ...message.Message) []string {
 	t.Helper()
 	ids, err := s.SendToDLQ(context.Background(), msgs...)
 	require.NoError(t, err)
@@ -50,7 +50,7 @@ func send(t *testing.T, s *localrun.Stack, msgs ...message.Message) []string {
 }
 
 // drain runs the stack until it has nothing left to do.
-func drain(t *testing.T, s *localrun.Stack) {
+func drain(t *testing.T, s *local.Stack) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
@@ -58,7 +58,7 @@ func drain(t *testing.T, s *localrun.Stack) {
 }
 
 // runUntil runs the stack up to at (executor time) within a wall-clock bound.
-func runUntil(t *testing.T, s *localrun.Stack, at time.Time) {
+func runUntil(t *testing.T, s *local.Stack, at time.Time) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
@@ -68,17 +68,17 @@ func runUntil(t *testing.T, s *localrun.Stack, at time.Time) {
 // outcome is where every sent message ended up.
 type outcome struct {
 	delivered map[string]bool
-	parked    map[string]localrun.Parked
+	parked    map[string]local.Parked
 }
 
 // accountFor drains the parking lot and checks that every message sent to
 // the DLQ was delivered exactly once or parked, never both, and that
 // nothing else reached the target or the parking lot.
-func accountFor(t *testing.T, s *localrun.Stack) outcome {
+func accountFor(t *testing.T, s *local.Stack) outcome {
 	t.Helper()
 	parked, err := s.ReceiveParked(context.Background())
 	require.NoError(t, err)
-	out := outcome{delivered: map[string]bool{}, parked: map[string]localrun.Parked{}}
+	out := outcome{delivered: map[string]bool{}, parked: map[string]local.Parked{}}
 	for _, p := range parked {
 		id := p.Record.OriginID
 		_, twice := out.parked[id]
@@ -102,11 +102,11 @@ func accountFor(t *testing.T, s *localrun.Stack) outcome {
 
 // costsByOrigin returns the redrive executions per origin id (the sent
 // message's id), oldest first.
-func costsByOrigin(t *testing.T, s *localrun.Stack) map[string][]localrun.Cost {
+func costsByOrigin(t *testing.T, s *local.Stack) map[string][]local.Cost {
 	t.Helper()
 	costs, err := s.Costs(context.Background())
 	require.NoError(t, err)
-	out := map[string][]localrun.Cost{}
+	out := map[string][]local.Cost{}
 	for _, m := range s.Sent() {
 		out[m.ID] = nil
 	}
@@ -122,7 +122,7 @@ func costsByOrigin(t *testing.T, s *localrun.Stack) map[string][]localrun.Cost {
 
 // logCosts logs the run's cost per message: transitions, Lambda
 // invocations and breaker-row and ledger I/O.
-func logCosts(t *testing.T, s *localrun.Stack, label string) {
+func logCosts(t *testing.T, s *local.Stack, label string) {
 	t.Helper()
 	costs, err := s.Costs(context.Background())
 	require.NoError(t, err)
@@ -142,7 +142,7 @@ func logCosts(t *testing.T, s *localrun.Stack, label string) {
 
 // totalTransitions adds up the billed transitions of every redrive
 // execution so far.
-func totalTransitions(t *testing.T, s *localrun.Stack) int {
+func totalTransitions(t *testing.T, s *local.Stack) int {
 	t.Helper()
 	costs, err := s.Costs(t.Context())
 	require.NoError(t, err)
@@ -150,7 +150,7 @@ func totalTransitions(t *testing.T, s *localrun.Stack) int {
 }
 
 // sumTransitions adds up the billed transitions of costs.
-func sumTransitions(costs []localrun.Cost) int {
+func sumTransitions(costs []local.Cost) int {
 	n := 0
 	for _, c := range costs {
 		n += c.Transitions

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/message"
 )
 
 // withLineage is a message with body carrying lin in its "redrive"
@@ -28,7 +28,7 @@ func withLineage(t *testing.T, body string, lin message.Lineage) message.Message
 // attribute) are both redriven: neither passes for a duplicate of the
 // other and is deleted unredriven.
 func TestTwoMessagesWithTheSameLineageAreBothDelivered(t *testing.T) {
-	s := start(t, localrun.Options{})
+	s := start(t, local.Options{})
 	lin := message.Lineage{OriginID: "origin-1", Attempt: 1}
 	ids := send(t, s, withLineage(t, `{"order":"a"}`, lin), withLineage(t, `{"order":"b"}`, lin))
 	drain(t, s)
@@ -50,7 +50,7 @@ func TestTwoMessagesWithTheSameLineageAreBothDelivered(t *testing.T) {
 // bytes) is measured as Step Functions measures it, one byte each: 40 KiB
 // of '<' is delivered, not parked as oversize.
 func TestABodyOfEscapableCharactersIsNotOversize(t *testing.T) {
-	s := start(t, localrun.Options{})
+	s := start(t, local.Options{})
 	send(t, s, message.Message{Body: strings.Repeat("<", 40<<10)})
 	drain(t, s)
 	out := accountFor(t, s)
@@ -61,7 +61,7 @@ func TestABodyOfEscapableCharactersIsNotOversize(t *testing.T) {
 // A lineage outside its bounds (an origin id past 1,024 bytes, an attempt
 // that would overflow) is parked at once by the starter, saying which.
 func TestALineageOutOfBoundsIsParkedAtOnce(t *testing.T) {
-	s := start(t, localrun.Options{})
+	s := start(t, local.Options{})
 	send(t, s,
 		withLineage(t, `{"order":"long"}`, message.Lineage{OriginID: strings.Repeat("o", message.MaxOriginID+1), Attempt: 1}),
 		withLineage(t, `{"order":"huge"}`, message.Lineage{OriginID: "origin-2", Attempt: math.MaxInt64}),
@@ -84,7 +84,7 @@ func TestALineageOutOfBoundsIsParkedAtOnce(t *testing.T) {
 // refused, as the admin would refuse it: the message goes under the
 // default key, which an operator can address, and is delivered.
 func TestAKeyTheAdminCannotAddressIsNeverCreated(t *testing.T) {
-	s := start(t, localrun.Options{BreakerKeyAttribute: "tenant"})
+	s := start(t, local.Options{BreakerKeyAttribute: "tenant"})
 	send(t, s, message.Message{Body: `{"order":1}`, MessageAttributes: map[string]message.Attribute{
 		"tenant": message.StringAttribute("acme "),
 	}})

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/internal/simtarget"
-	"github.com/redrive/redrive/statemachine/local"
+	"github.com/redrive/redrive/emulate/executor"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/simtarget"
 )
 
 // outageCallBound is the most calls that can reach a target that is down
@@ -44,7 +44,7 @@ func TestOutageTripsWaitsRecoversAndDrains(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	policy := breaker.Policy{}
 	p := policy.WithDefaults()
-	s := start(t, localrun.Options{
+	s := start(t, local.Options{
 		Start:  t0,
 		Policy: policy,
 		Target: simtarget.Options{Capacity: capacity, Schedule: simtarget.Outage(t0, outage)},
@@ -66,7 +66,7 @@ func TestOutageTripsWaitsRecoversAndDrains(t *testing.T) {
 	require.Len(t, costs, n)
 	last := map[string]int{}
 	for _, c := range costs {
-		require.Equal(t, local.Running, c.Execution.Status, "%s waits out the outage", c.Execution.Name)
+		require.Equal(t, executor.Running, c.Execution.Status, "%s waits out the outage", c.Execution.Name)
 		last[c.States[len(c.States)-1]]++
 	}
 	assert.Equal(t, map[string]int{"WaitingRoom": n - 1, "Cooldown": 1}, last, "one scout; everyone else in the room")
@@ -76,13 +76,13 @@ func TestOutageTripsWaitsRecoversAndDrains(t *testing.T) {
 	moved := totalTransitions(t, s) - before
 	invocations := s.Stats().Invocations
 	t.Logf("from %v to %v: %d probes, %d transitions, %d Attempt and %d WaitingRoom invocations", t1.Sub(t0), t2.Sub(t0), probes,
-		moved, invocations[localrun.FunctionAttempt]-invocationsBefore[localrun.FunctionAttempt],
-		invocations[localrun.FunctionWaitRoom]-invocationsBefore[localrun.FunctionWaitRoom])
+		moved, invocations[local.FunctionAttempt]-invocationsBefore[local.FunctionAttempt],
+		invocations[local.FunctionWaitRoom]-invocationsBefore[local.FunctionWaitRoom])
 	assert.Positive(t, probes, "the scout probed")
 	assert.LessOrEqual(t, moved, 6*probes, "waiting costs no transitions")
-	assert.LessOrEqual(t, invocations[localrun.FunctionAttempt]-invocationsBefore[localrun.FunctionAttempt], int64(2*probes),
+	assert.LessOrEqual(t, invocations[local.FunctionAttempt]-invocationsBefore[local.FunctionAttempt], int64(2*probes),
 		"no Attempt but the probes' and the next scouts'")
-	assert.LessOrEqual(t, invocations[localrun.FunctionWaitRoom]-invocationsBefore[localrun.FunctionWaitRoom], int64(probes))
+	assert.LessOrEqual(t, invocations[local.FunctionWaitRoom]-invocationsBefore[local.FunctionWaitRoom], int64(probes))
 
 	drain(t, s)
 	out := accountFor(t, s)

@@ -15,12 +15,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/statemachine/local"
-	"github.com/redrive/redrive/tasks/assemble"
-	"github.com/redrive/redrive/tasks/attempt"
-	"github.com/redrive/redrive/tasks/message"
-	"github.com/redrive/redrive/tasks/target"
+	"github.com/redrive/redrive/attempt"
+	"github.com/redrive/redrive/delivery/target"
+	"github.com/redrive/redrive/emulate/executor"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/lambda/wire"
+	"github.com/redrive/redrive/message"
 )
 
 // tableFaults is the tasks' DynamoDB client with faults: an UpdateItem
@@ -28,7 +28,7 @@ import (
 // fails, as an unavailable table's does, while failing says so (executor
 // time). It counts what it failed.
 type tableFaults struct {
-	assemble.DynamoDB
+	wire.DynamoDB
 	prefix  string
 	reads   bool
 	failing func() bool
@@ -71,11 +71,11 @@ func (f *tableFaults) GetItem(ctx context.Context, in *dynamodb.GetItemInput, op
 // faultsOn starts a stack whose tasks' UpdateItem calls (and GetItem
 // calls, with reads) on keys starting with prefix fail while failing says
 // so.
-func faultsOn(t *testing.T, prefix string, reads bool, failing func(s *localrun.Stack) bool) (*localrun.Stack, *tableFaults) {
+func faultsOn(t *testing.T, prefix string, reads bool, failing func(s *local.Stack) bool) (*local.Stack, *tableFaults) {
 	t.Helper()
-	var s *localrun.Stack
+	var s *local.Stack
 	f := &tableFaults{prefix: prefix, reads: reads, failing: func() bool { return failing(s) }}
-	s = start(t, localrun.Options{Logs: &f.logs, WrapDynamoDB: func(db assemble.DynamoDB) assemble.DynamoDB {
+	s = start(t, local.Options{Logs: &f.logs, WrapDynamoDB: func(db wire.DynamoDB) wire.DynamoDB {
 		f.DynamoDB = db
 		return f
 	}})
@@ -83,7 +83,7 @@ func faultsOn(t *testing.T, prefix string, reads bool, failing func(s *localrun.
 }
 
 // trickle sends n messages, one every 200 ms (under the pace), from now.
-func trickle(s *localrun.Stack, prefix string, n int) {
+func trickle(s *local.Stack, prefix string, n int) {
 	at := s.Executor.Now()
 	for i, m := range bodies(prefix, n) {
 		s.SendToDLQAt(at.Add(time.Duration(i)*200*time.Millisecond), m)
@@ -92,14 +92,14 @@ func trickle(s *localrun.Stack, prefix string, n int) {
 
 // assertDeliveredOnceEach checks that every message sent was delivered
 // exactly once, none was parked, and every execution ended Delivered.
-func assertDeliveredOnceEach(t *testing.T, s *localrun.Stack) {
+func assertDeliveredOnceEach(t *testing.T, s *local.Stack) {
 	t.Helper()
 	out := accountFor(t, s)
 	assert.Len(t, out.delivered, len(s.Sent()), "every message delivered")
 	assert.Empty(t, out.parked, "none parked")
 	for id, costs := range costsByOrigin(t, s) {
 		require.Len(t, costs, 1, id)
-		assert.Equal(t, local.Succeeded, costs[0].Execution.Status, id)
+		assert.Equal(t, executor.Succeeded, costs[0].Execution.Status, id)
 		assert.Equal(t, "Delivered", costs[0].States[len(costs[0].States)-1], id)
 	}
 }
@@ -108,12 +108,12 @@ func assertDeliveredOnceEach(t *testing.T, s *localrun.Stack) {
 // completed, ever: the outcome stands (Delivered), and no retry delivers
 // it again, then or when the record's lease ends.
 func TestADeliveryRecordThatCannotBeCompletedDeliversOnce(t *testing.T) {
-	s, faults := faultsOn(t, "delivery#", false, func(*localrun.Stack) bool { return true })
+	s, faults := faultsOn(t, "delivery#", false, func(*local.Stack) bool { return true })
 	trickle(s, "uncompleted", 20)
 	drain(t, s)
 	assertDeliveredOnceEach(t, s)
 	assert.Equal(t, 20*4, faults.failed, "each Complete tried four times within its Attempt")
-	assert.EqualValues(t, 20, s.Stats().Invocations[localrun.FunctionAttempt], "one Attempt each: none failed, none retried")
+	assert.EqualValues(t, 20, s.Stats().Invocations[local.FunctionAttempt], "one Attempt each: none failed, none retried")
 }
 
 // The breaker row cannot be written for the first 3 seconds while
@@ -122,7 +122,7 @@ func TestADeliveryRecordThatCannotBeCompletedDeliversOnce(t *testing.T) {
 // the outcomes after the fault are recorded.
 func TestABreakerRowThatCannotBeWrittenParksNothingDelivered(t *testing.T) {
 	var until time.Time
-	s, faults := faultsOn(t, "breaker#", false, func(s *localrun.Stack) bool { return s.Executor.Now().Before(until) })
+	s, faults := faultsOn(t, "breaker#", false, func(s *local.Stack) bool { return s.Executor.Now().Before(until) })
 	until = s.Executor.Now().Add(3 * time.Second)
 	trickle(s, "unrecorded", 30)
 	drain(t, s)
@@ -144,7 +144,7 @@ func TestABreakerRowUnavailableFromTheStartParksNothing(t *testing.T) {
 	for _, outage := range []time.Duration{15 * time.Second, 30 * time.Second, time.Minute, 10 * time.Minute} {
 		t.Run(outage.String(), func(t *testing.T) {
 			var until time.Time
-			s, faults := faultsOn(t, "breaker#", true, func(s *localrun.Stack) bool { return s.Executor.Now().Before(until) })
+			s, faults := faultsOn(t, "breaker#", true, func(s *local.Stack) bool { return s.Executor.Now().Before(until) })
 			until = s.Executor.Now().Add(outage)
 			trickle(s, "unavailable", 50)
 			drain(t, s)
@@ -181,7 +181,7 @@ func TestAnUnknownOutcomeIsRedeliveredOrParkedAsConfigured(t *testing.T) {
 	for _, choice := range []string{attempt.Redeliver, attempt.Park} {
 		t.Run(choice, func(t *testing.T) {
 			fault := &dyingAfterCall{}
-			s := start(t, localrun.Options{
+			s := start(t, local.Options{
 				Attempt: attempt.Config{UnknownOutcome: choice},
 				WrapTarget: func(tg target.Target) target.Target {
 					fault.Target = tg
@@ -213,11 +213,11 @@ func TestAnUnknownOutcomeIsRedeliveredOrParkedAsConfigured(t *testing.T) {
 // wait it out five minutes at a time, then are parked with that reason,
 // never delivered (the breaker could not admit them).
 func TestATableUnavailablePastItsBudgetParksWithThatReason(t *testing.T) {
-	var s *localrun.Stack
+	var s *local.Stack
 	f := &tableFaults{prefix: "breaker#", reads: true, failing: func() bool { return true }}
-	s = start(t, localrun.Options{
+	s = start(t, local.Options{
 		Attempt: attempt.Config{TableRetryBudget: 30 * time.Minute},
-		WrapDynamoDB: func(db assemble.DynamoDB) assemble.DynamoDB {
+		WrapDynamoDB: func(db wire.DynamoDB) wire.DynamoDB {
 			f.DynamoDB = db
 			return f
 		},
@@ -243,7 +243,7 @@ func TestATableUnavailablePastItsBudgetParksWithThatReason(t *testing.T) {
 // read: its messages wait, none is parked; admin status shows the row as
 // stored, admin reset replaces it, and the messages are delivered.
 func TestAnUnreadableBreakerRowIsRepairedNotParkedOn(t *testing.T) {
-	s := start(t, localrun.Options{})
+	s := start(t, local.Options{})
 	_, err := s.DynamoDB.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(s.Table), Item: map[string]types.AttributeValue{
 		"pk":      &types.AttributeValueMemberS{Value: "breaker#orders"},
 		"state":   &types.AttributeValueMemberS{Value: "HALF_CLOSED"},
@@ -278,7 +278,7 @@ func TestAnUnreadableBreakerRowIsRepairedNotParkedOn(t *testing.T) {
 // over and the message redelivered, not parked undelivered.
 func TestTheLongestDeliveryLeaseEndsBeforeItsRetriesRunOut(t *testing.T) {
 	fault := &dyingAfterCall{}
-	s := start(t, localrun.Options{
+	s := start(t, local.Options{
 		AttemptTimeout: 15 * time.Minute,
 		Attempt:        attempt.Config{DeliveryLease: attempt.MaxDeliveryLease},
 		WrapTarget: func(tg target.Target) target.Target {

@@ -13,11 +13,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/internal/simtarget"
-	"github.com/redrive/redrive/tasks/attempt"
-	"github.com/redrive/redrive/tasks/message"
-	"github.com/redrive/redrive/tasks/park/lotindex"
+	"github.com/redrive/redrive/attempt"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/simtarget"
+	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/park/lotindex"
 )
 
 // The parking lot's index, which `redrive parked` reads, holds every
@@ -26,7 +26,7 @@ import (
 // exhausted one and lineages out of bounds parked by the starter, against
 // what the lot itself holds.
 func TestTheParkingLotIndexMatchesTheLot(t *testing.T) {
-	s := start(t, localrun.Options{
+	s := start(t, local.Options{
 		BreakerKeyAttribute: "tenant",
 		Attempt:             attempt.Config{MaxAttempts: 2},
 		Target:              simtarget.Options{Poison: simtarget.BodyContains("POISON"), Reject: simtarget.BodyContains("FLAKY")},
@@ -131,7 +131,7 @@ func TestTheParkingLotIndexMatchesTheLot(t *testing.T) {
 
 // assertAllVisible checks that the parking lot holds n messages, every one
 // visible: none received (in flight) or delayed.
-func assertAllVisible(t *testing.T, s *localrun.Stack, n int) {
+func assertAllVisible(t *testing.T, s *local.Stack, n int) {
 	t.Helper()
 	out, err := s.SQS.GetQueueAttributes(t.Context(), &sqs.GetQueueAttributesInput{
 		QueueUrl: aws.String(s.ParkingLotURL),

@@ -8,11 +8,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/attempt"
 	"github.com/redrive/redrive/breaker"
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/internal/simtarget"
-	"github.com/redrive/redrive/tasks/attempt"
-	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/simtarget"
+	"github.com/redrive/redrive/message"
 )
 
 // tenant is the message attribute the per-tenant breakers are keyed by.
@@ -33,12 +33,12 @@ func TestOneTenantsOutageDoesNotHoldAnother(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	const n, outage = 30, 20 * time.Minute
 	// acme's downstream fails every call until the outage ends.
-	var s *localrun.Stack
+	var s *local.Stack
 	acmeDown := func(m events.SQSMessage) bool {
 		a, ok := m.MessageAttributes[tenant]
 		return ok && a.StringValue != nil && *a.StringValue == "acme" && s.Executor.Now().Before(t0.Add(outage))
 	}
-	s = start(t, localrun.Options{
+	s = start(t, local.Options{
 		Start:               t0,
 		BreakerKeyAttribute: tenant,
 		Attempt:             attempt.Config{MaxAttempts: 10}, // canaries fall on few messages; none exhausts its tries

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/internal/simtarget"
-	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/simtarget"
+	"github.com/redrive/redrive/message"
 )
 
 // Poison messages are parked at once, with the original body, the lineage
@@ -18,7 +18,7 @@ import (
 // than it takes to trip it; a burst of them paced through the room too.
 func TestPoisonMessagesAreParkedAtOnce(t *testing.T) {
 	const good, poison = 20, 8
-	s := start(t, localrun.Options{Target: simtarget.Options{Poison: simtarget.BodyContains("POISON")}})
+	s := start(t, local.Options{Target: simtarget.Options{Poison: simtarget.BodyContains("POISON")}})
 	msgs := bodies("poison", good+poison)
 	for i := range poison {
 		m := &msgs[i*(good+poison)/poison] // spread among the good ones
@@ -75,5 +75,5 @@ func TestPoisonMessagesAreParkedAtOnce(t *testing.T) {
 	assert.Zero(t, row.Window.Failures, "no failure in the window")
 	assert.Zero(t, row.Totals.Trips)
 	assert.Empty(t, s.BreakerChanges())
-	assert.EqualValues(t, poison, s.Stats().Invocations[localrun.FunctionPark])
+	assert.EqualValues(t, poison, s.Stats().Invocations[local.FunctionPark])
 }

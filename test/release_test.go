@@ -13,19 +13,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/admin"
+	"github.com/redrive/redrive/attempt"
 	"github.com/redrive/redrive/breaker"
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/internal/simtarget"
-	"github.com/redrive/redrive/statemachine/local"
-	"github.com/redrive/redrive/tasks/admin"
-	"github.com/redrive/redrive/tasks/attempt"
-	"github.com/redrive/redrive/tasks/pace"
-	"github.com/redrive/redrive/tasks/release"
+	"github.com/redrive/redrive/emulate/executor"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/simtarget"
+	"github.com/redrive/redrive/room/pace"
+	"github.com/redrive/redrive/room/release"
 )
 
 // holdInTheRoom forces the breaker open, sends n messages and runs until
 // they all wait in the room; nothing reaches the consumer.
-func holdInTheRoom(t *testing.T, s *localrun.Stack, prefix string, n int, until time.Time) []string {
+func holdInTheRoom(t *testing.T, s *local.Stack, prefix string, n int, until time.Time) []string {
 	t.Helper()
 	runAdmin(t, s, admin.Request{Command: "open", Breaker: "orders", Reason: "hold the backlog"})
 	ids := send(t, s, bodies(prefix, n)...)
@@ -47,14 +47,14 @@ func TestTwoRacingReleasersReleaseAThousandWaitingMessagesOnce(t *testing.T) {
 	const n = 1000
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	logs := &syncBuffer{}
-	s := start(t, localrun.Options{Start: t0, Workers: 8, Logs: logs})
+	s := start(t, local.Options{Start: t0, Workers: 8, Logs: logs})
 	calls := &taskLog{}
 	instrumentReleasers(t, s, calls, nil, "", "twin")
 	holdInTheRoom(t, s, "race", n, t0.Add(time.Minute))
 
 	releasedAt := s.Executor.Now()
 	runAdmin(t, s, admin.Request{Command: "release", Breaker: "orders", Reason: "back to automatic"})
-	running, err := s.Executor.ListExecutions(t.Context(), s.ReleaseARN, local.Running)
+	running, err := s.Executor.ListExecutions(t.Context(), s.ReleaseARN, executor.Running)
 	require.NoError(t, err)
 	require.Len(t, running, 1, "the release command started one releaser")
 	var in taggedInput
@@ -101,7 +101,7 @@ func TestTwoRacingReleasersReleaseAThousandWaitingMessagesOnce(t *testing.T) {
 		assert.False(t, visits[0].Left.Before(releasedAt), "message %s released after the command", id)
 	}
 	for _, x := range releaseExecutions(t, s) {
-		assert.Equal(t, local.Succeeded, x.Status, "releaser %s", x.Name)
+		assert.Equal(t, executor.Succeeded, x.Status, "releaser %s", x.Name)
 	}
 }
 
@@ -113,7 +113,7 @@ func TestTwoRacingReleasersReleaseAThousandWaitingMessagesOnce(t *testing.T) {
 func TestAReleaserThatDiesBeforeTheDeleteLosesNothing(t *testing.T) {
 	const n = 25
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := start(t, localrun.Options{Start: t0})
+	s := start(t, local.Options{Start: t0})
 	calls := &taskLog{}
 	var mu sync.Mutex
 	victim := ""
@@ -161,7 +161,7 @@ func TestAReleaserThatDiesBeforeTheDeleteLosesNothing(t *testing.T) {
 	xs := releaseExecutions(t, s)
 	failed := 0
 	for _, x := range xs {
-		assert.Equal(t, local.Succeeded, x.Status, "releaser %s", x.Name)
+		assert.Equal(t, executor.Succeeded, x.Status, "releaser %s", x.Name)
 		failed += countEvents(t, s, x.ARN, "TaskFailed")
 	}
 	assert.Equal(t, 1, failed, "the dead invocation failed once and the state machine's retry went on")
@@ -177,7 +177,7 @@ func TestAReleaserThatDiesBeforeTheDeleteLosesNothing(t *testing.T) {
 func TestAReleaseAfterTheExecutionTimedOutDropsTheTokenAndGoesOn(t *testing.T) {
 	const backlog, later, roomTimeout = 80, 5, time.Minute
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := start(t, localrun.Options{Start: t0, RoomTimeout: roomTimeout, RoomMaxWait: roomTimeout, Pace: pace.Policy{Start: 1, Max: 1}})
+	s := start(t, local.Options{Start: t0, RoomTimeout: roomTimeout, RoomMaxWait: roomTimeout, Pace: pace.Policy{Start: 1, Max: 1}})
 	calls := &taskLog{}
 	instrumentReleasers(t, s, calls, nil, "")
 	first := send(t, s, bodies("backlog", backlog)...)
@@ -235,7 +235,7 @@ func TestAReleaseAfterTheExecutionTimedOutDropsTheTokenAndGoesOn(t *testing.T) {
 		assert.True(t, vs[0].Left.After(lastDrop), "later message %s released after the drops", id)
 	}
 	for _, x := range releaseExecutions(t, s) {
-		assert.Equal(t, local.Succeeded, x.Status, "releaser %s: a dropped token does not fail it", x.Name)
+		assert.Equal(t, executor.Succeeded, x.Status, "releaser %s: a dropped token does not fail it", x.Name)
 		assert.Zero(t, countEvents(t, s, x.ARN, "TaskFailed"), "releaser %s", x.Name)
 	}
 }
@@ -252,7 +252,7 @@ func TestABreakerThatReTripsDuringAReleaseKeepsTheRestInTheRoom(t *testing.T) {
 	down := hold.Add(2 * time.Second)
 	policy := breaker.Policy{}
 	p := policy.WithDefaults()
-	s := start(t, localrun.Options{
+	s := start(t, local.Options{
 		Start:   t0,
 		Policy:  policy,
 		Attempt: attempt.Config{MaxAttempts: 10}, // each probe's failure uses one of its message's tries
@@ -285,14 +285,14 @@ func TestABreakerThatReTripsDuringAReleaseKeepsTheRestInTheRoom(t *testing.T) {
 	for id, at := range deliveredAt(s) {
 		assert.True(t, at.Before(trip.At), "message %s delivered at %s, after the trip", id, at)
 	}
-	assert.Zero(t, s.Stats().Invocations[localrun.FunctionPark], "nothing parked")
+	assert.Zero(t, s.Stats().Invocations[local.FunctionPark], "nothing parked")
 	depth, _ := s.Room()
 	assert.Equal(t, n-before-1, depth, "the rest wait in the room, but the scout")
 	costs, err := s.Costs(t.Context())
 	require.NoError(t, err)
 	last := map[string]int{}
 	for _, c := range costs {
-		if c.Execution.Status == local.Running {
+		if c.Execution.Status == executor.Running {
 			last[c.States[len(c.States)-1]]++
 		}
 	}
@@ -348,9 +348,9 @@ func TestABreakerThatReTripsDuringAReleaseKeepsTheRestInTheRoom(t *testing.T) {
 func TestForcedOpenHoldsTheRoomAndReleaseDrainsIt(t *testing.T) {
 	const n, roomTimeout = 200, time.Hour
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := start(t, localrun.Options{Start: t0, RoomTimeout: roomTimeout})
+	s := start(t, local.Options{Start: t0, RoomTimeout: roomTimeout})
 	ids := holdInTheRoom(t, s, "held", n, t0.Add(2*roomTimeout+30*time.Minute))
-	assert.Zero(t, s.Stats().Invocations[localrun.FunctionPark], "nothing parked")
+	assert.Zero(t, s.Stats().Invocations[local.FunctionPark], "nothing parked")
 	visits := visitsByOrigin(t, s)
 	watchers := 0
 	for _, id := range ids {
@@ -391,7 +391,7 @@ func TestForcedOpenHoldsTheRoomAndReleaseDrainsIt(t *testing.T) {
 	for id, v := range visitsByOrigin(t, s) {
 		assert.True(t, v[len(v)-1].Released, "message %s released", id)
 	}
-	assert.Positive(t, s.Stats().Invocations[localrun.FunctionRelease])
+	assert.Positive(t, s.Stats().Invocations[local.FunctionRelease])
 }
 
 // An outage trips the breaker with a long cooldown; the target recovers
@@ -402,7 +402,7 @@ func TestResetReleasesTheRoom(t *testing.T) {
 	const n, outage = 100, 2 * time.Minute
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	policy := breaker.Policy{CooldownBase: 10 * time.Minute, CooldownMax: 30 * time.Minute}
-	s := start(t, localrun.Options{
+	s := start(t, local.Options{
 		Start:  t0,
 		Policy: policy,
 		Target: simtarget.Options{Schedule: simtarget.Outage(t0, outage)},
@@ -446,12 +446,12 @@ func TestResetReleasesTheRoom(t *testing.T) {
 
 // failRelease makes the stack's release function fail until the returned
 // func puts the real one back.
-func failRelease(t *testing.T, s *localrun.Stack) (restore func()) {
+func failRelease(t *testing.T, s *local.Stack) (restore func()) {
 	t.Helper()
-	require.NoError(t, s.Registry.Register(localrun.FunctionRelease, func(context.Context, release.Input) (release.Output, error) {
+	require.NoError(t, s.Registry.Register(local.FunctionRelease, func(context.Context, release.Input) (release.Output, error) {
 		return release.Output{}, errors.New("injected: the release function fails")
 	}))
-	return func() { require.NoError(t, s.Registry.Register(localrun.FunctionRelease, s.Handlers.Release.Handle)) }
+	return func() { require.NoError(t, s.Registry.Register(local.FunctionRelease, s.Handlers.Release.Handle)) }
 }
 
 // The release function fails for ten minutes right after an operator's
@@ -460,7 +460,7 @@ func failRelease(t *testing.T, s *localrun.Stack) (restore func()) {
 func TestAReleaserOutlastsAFailingReleaseFunction(t *testing.T) {
 	const n = 50
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := start(t, localrun.Options{Start: t0})
+	s := start(t, local.Options{Start: t0})
 	holdInTheRoom(t, s, "outlast", n, t0.Add(time.Minute))
 	restore := failRelease(t, s)
 	releasedAt := s.Executor.Now()
@@ -475,7 +475,7 @@ func TestAReleaserOutlastsAFailingReleaseFunction(t *testing.T) {
 	assert.Len(t, out.delivered, n, "every message delivered")
 	xs := releaseExecutions(t, s)
 	require.Len(t, xs, 1, "one releaser")
-	assert.Equal(t, local.Succeeded, xs[0].Status)
+	assert.Equal(t, executor.Succeeded, xs[0].Status)
 	assert.Positive(t, countEvents(t, s, xs[0].ARN, "TaskFailed"), "it retried")
 	for id, v := range visitsByOrigin(t, s) {
 		for _, visit := range v {
@@ -492,7 +492,7 @@ func TestAReleaserOutlastsAFailingReleaseFunction(t *testing.T) {
 func TestAStalledRoomIsReleasedWhenItsWatcherComesBack(t *testing.T) {
 	const n, roomTimeout = 50, 10 * time.Minute
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := start(t, localrun.Options{Start: t0, RoomTimeout: roomTimeout})
+	s := start(t, local.Options{Start: t0, RoomTimeout: roomTimeout})
 	holdInTheRoom(t, s, "stalled", n, t0.Add(time.Minute))
 	restore := failRelease(t, s)
 	releasedAt := s.Executor.Now()
@@ -530,5 +530,5 @@ func TestAStalledRoomIsReleasedWhenItsWatcherComesBack(t *testing.T) {
 	assert.Equal(t, 1, timedOut, "only the watcher's stay timed out")
 	xs = releaseExecutions(t, s)
 	require.Len(t, xs, 2, "the watcher started the second releaser")
-	assert.Equal(t, local.Aborted, xs[0].Status)
+	assert.Equal(t, executor.Aborted, xs[0].Status)
 }

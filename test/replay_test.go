@@ -14,14 +14,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/internal/simtarget"
-	"github.com/redrive/redrive/tasks/admin"
-	"github.com/redrive/redrive/tasks/attempt"
-	"github.com/redrive/redrive/tasks/message"
-	"github.com/redrive/redrive/tasks/replay"
-	"github.com/redrive/redrive/tasks/replay/replaytest"
-	"github.com/redrive/redrive/tasks/telemetry"
+	"github.com/redrive/redrive/admin"
+	"github.com/redrive/redrive/attempt"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/simtarget"
+	"github.com/redrive/redrive/lambda/telemetry"
+	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/park/replay"
+	"github.com/redrive/redrive/test/replaytest"
 )
 
 // stackClock is a replay's clock on a local stack's virtual time: a
@@ -29,7 +29,7 @@ import (
 // redrive of what it moved interleave as they would in AWS, on the
 // executor's time, deterministically.
 type stackClock struct {
-	s   *localrun.Stack
+	s   *local.Stack
 	mu  sync.Mutex
 	err error
 }
@@ -64,7 +64,7 @@ func (c *stackClock) check(t *testing.T) {
 // wakeDLQ has the stack's DLQ event source poll now: on the virtual clock
 // it sleeps while the DLQ is empty, and a replay's sends do not wake it
 // as SendToDLQ's do. SendToDLQ with no message only wakes it.
-func wakeDLQ(ctx context.Context, s *localrun.Stack) {
+func wakeDLQ(ctx context.Context, s *local.Stack) {
 	if _, err := s.SendToDLQ(ctx); err != nil {
 		panic(err) // sends nothing: cannot fail
 	}
@@ -102,7 +102,7 @@ var replayLot = []lotMessage{
 // replayEnv is a stack whose parking lot holds replayLot, the consumer
 // since fixed.
 type replayEnv struct {
-	s        *localrun.Stack
+	s        *local.Stack
 	clock    *stackClock
 	sqs      *replaytest.SQS
 	byOrigin map[string]lotMessage
@@ -117,7 +117,7 @@ type replayEnv struct {
 // any number) and fails nothing.
 func newReplayEnv(t *testing.T, capacity int, extra ...lotMessage) *replayEnv {
 	t.Helper()
-	s := start(t, localrun.Options{
+	s := start(t, local.Options{
 		BreakerKeyAttribute: "tenant",
 		Attempt:             attempt.Config{MaxAttempts: 2},
 		Target:              simtarget.Options{Poison: simtarget.BodyContains("POISON"), Reject: simtarget.BodyContains("FLAKY")},
@@ -317,8 +317,8 @@ func TestReplayDryRunEqualsTheRealRun(t *testing.T) {
 	n := float64(moved.Counts.Moved)
 	measured := replay.Usage{
 		Transitions:        float64(totalTransitions(t, e.s)-transitions) / n,
-		StarterInvocations: float64(after.Invocations[localrun.FunctionStarter]-before.Invocations[localrun.FunctionStarter]) / n,
-		AttemptInvocations: float64(after.Invocations[localrun.FunctionAttempt]-before.Invocations[localrun.FunctionAttempt]) / n,
+		StarterInvocations: float64(after.Invocations[local.FunctionStarter]-before.Invocations[local.FunctionStarter]) / n,
+		AttemptInvocations: float64(after.Invocations[local.FunctionAttempt]-before.Invocations[local.FunctionAttempt]) / n,
 		ConsumerCalls:      float64(len(e.s.Target.Ledger().Calls())) / n,
 		DynamoReads:        float64(ioDiff(after, before, true)) / n,
 		DynamoWrites:       float64(ioDiff(after, before, false)) / n,
@@ -337,10 +337,10 @@ func TestReplayDryRunEqualsTheRealRun(t *testing.T) {
 
 // ioDiff is the DynamoDB reads (or writes) the tasks made between two
 // Stats.
-func ioDiff(after, before localrun.Stats, reads bool) int64 {
-	sum := func(st localrun.Stats) int64 {
+func ioDiff(after, before local.Stats, reads bool) int64 {
+	sum := func(st local.Stats) int64 {
 		var n int64
-		for _, io := range []localrun.RowIO{st.BreakerRows, st.DeliveryRecords, st.ParkedItems, st.RoomItems} {
+		for _, io := range []local.RowIO{st.BreakerRows, st.DeliveryRecords, st.ParkedItems, st.RoomItems} {
 			if reads {
 				n += io.Reads
 			} else {

@@ -15,11 +15,11 @@ import (
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/internal/simtarget"
-	"github.com/redrive/redrive/statemachine/local"
-	"github.com/redrive/redrive/tasks/release"
-	"github.com/redrive/redrive/tasks/room"
+	"github.com/redrive/redrive/emulate/executor"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/simtarget"
+	"github.com/redrive/redrive/room"
+	"github.com/redrive/redrive/room/release"
 )
 
 // taskCall is one SendTaskSuccess a releaser made, and its answer.
@@ -103,7 +103,7 @@ type taggedOutput struct {
 // executions through its own recordingTasks on log (with after). An
 // execution's "releaser" input field picks the copy; the releasers the
 // stack starts itself have none and run the copy named "".
-func instrumentReleasers(t *testing.T, s *localrun.Stack, log *taskLog, after func(token string), releasers ...string) {
+func instrumentReleasers(t *testing.T, s *local.Stack, log *taskLog, after func(token string), releasers ...string) {
 	t.Helper()
 	copies := map[string]*release.Handler{}
 	for _, name := range releasers {
@@ -119,13 +119,13 @@ func instrumentReleasers(t *testing.T, s *localrun.Stack, log *taskLog, after fu
 		out, err := h.Handle(ctx, in.Input)
 		return taggedOutput{Output: out, Releaser: in.Releaser}, err
 	}
-	require.NoError(t, s.Registry.Register(localrun.FunctionRelease, handle))
+	require.NoError(t, s.Registry.Register(local.FunctionRelease, handle))
 }
 
 // startReleaser starts an execution of the release state machine named
 // name with input, as a second, duplicated invocation of a releaser would
 // run.
-func startReleaser(t *testing.T, s *localrun.Stack, name string, input taggedInput) {
+func startReleaser(t *testing.T, s *local.Stack, name string, input taggedInput) {
 	t.Helper()
 	b, err := json.Marshal(input)
 	require.NoError(t, err)
@@ -137,7 +137,7 @@ func startReleaser(t *testing.T, s *localrun.Stack, name string, input taggedInp
 
 // releaseExecutions lists the release state machine's executions, oldest
 // first.
-func releaseExecutions(t *testing.T, s *localrun.Stack) []local.Execution {
+func releaseExecutions(t *testing.T, s *local.Stack) []executor.Execution {
 	t.Helper()
 	xs, err := s.Executor.ListExecutions(t.Context(), s.ReleaseARN, "")
 	require.NoError(t, err)
@@ -148,7 +148,7 @@ func releaseExecutions(t *testing.T, s *localrun.Stack) []local.Execution {
 }
 
 // countEvents counts the events of type typ in the history of arn.
-func countEvents(t *testing.T, s *localrun.Stack, arn, typ string) int {
+func countEvents(t *testing.T, s *local.Stack, arn, typ string) int {
 	t.Helper()
 	history, err := s.Executor.History(t.Context(), arn)
 	require.NoError(t, err)
@@ -171,7 +171,7 @@ type roomVisit struct {
 }
 
 // roomVisits reads the WaitingRoom stays from the history of arn.
-func roomVisits(t *testing.T, s *localrun.Stack, arn string) []roomVisit {
+func roomVisits(t *testing.T, s *local.Stack, arn string) []roomVisit {
 	t.Helper()
 	history, err := s.Executor.History(t.Context(), arn)
 	require.NoError(t, err)
@@ -207,7 +207,7 @@ func roomVisits(t *testing.T, s *localrun.Stack, arn string) []roomVisit {
 
 // visitsByOrigin returns, per origin id, the redrive executions'
 // room visits, oldest execution first.
-func visitsByOrigin(t *testing.T, s *localrun.Stack) map[string][]roomVisit {
+func visitsByOrigin(t *testing.T, s *local.Stack) map[string][]roomVisit {
 	t.Helper()
 	out := map[string][]roomVisit{}
 	for id, costs := range costsByOrigin(t, s) {
@@ -220,7 +220,7 @@ func visitsByOrigin(t *testing.T, s *localrun.Stack) map[string][]roomVisit {
 
 // deliveredAt returns when each origin id was delivered (its last
 // successful delivery).
-func deliveredAt(s *localrun.Stack) map[string]time.Time {
+func deliveredAt(s *local.Stack) map[string]time.Time {
 	out := map[string]time.Time{}
 	for _, c := range s.Target.Ledger().Calls() {
 		for _, r := range c.Records {

@@ -8,12 +8,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/internal/simtarget"
-	"github.com/redrive/redrive/tasks/admin"
-	"github.com/redrive/redrive/tasks/attempt"
-	"github.com/redrive/redrive/tasks/message"
-	"github.com/redrive/redrive/tasks/rules"
+	"github.com/redrive/redrive/admin"
+	"github.com/redrive/redrive/attempt"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/simtarget"
+	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/rules"
 )
 
 // tenantMessages returns n messages of tenant, in its attribute and body.
@@ -26,7 +26,7 @@ func tenantMessages(tenant string, n int) []message.Message {
 }
 
 // callsOf counts the consumer's calls for the origin ids in ids from at on.
-func callsOf(s *localrun.Stack, ids []string, from time.Time) int {
+func callsOf(s *local.Stack, ids []string, from time.Time) int {
 	want := map[string]bool{}
 	for _, id := range ids {
 		want[id] = true
@@ -49,7 +49,7 @@ func callsOf(s *localrun.Stack, ids []string, from time.Time) int {
 // tenant's messages are redriven as usual.
 func TestAQuarantineAddedMidOutageParksATenant(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := start(t, localrun.Options{
+	s := start(t, local.Options{
 		Start:               t0,
 		BreakerKeyAttribute: "tenant",
 		Attempt:             attempt.Config{MaxAttempts: 10},
@@ -95,7 +95,7 @@ func TestAQuarantineAddedMidOutageParksATenant(t *testing.T) {
 // its messages go at the end by itself.
 func TestAHoldKeepsMessagesUntilRemovedOrEnded(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := start(t, localrun.Options{Start: t0, BreakerKeyAttribute: "tenant"})
+	s := start(t, local.Options{Start: t0, BreakerKeyAttribute: "tenant"})
 
 	out := runAdmin(t, s, admin.Request{Command: admin.CommandRuleAdd, Reason: "tenant migration", Actor: "alice",
 		Rule: &rules.Spec{On: "breaker", Equals: "acme", Action: rules.Hold}})
@@ -147,7 +147,7 @@ func TestAHoldKeepsMessagesUntilRemovedOrEnded(t *testing.T) {
 // apart, its first try included, and leaves other messages alone.
 func TestADelayRuleSpacesTries(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := start(t, localrun.Options{
+	s := start(t, local.Options{
 		Start:   t0,
 		Attempt: attempt.Config{MaxAttempts: 3},
 		Target:  simtarget.Options{Reject: simtarget.BodyContains("SLOW")},

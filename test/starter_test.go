@@ -12,17 +12,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/message"
 )
 
 // The DLQ delivers a message twice (the starter's first invocation started
 // the execution but failed before its batch was deleted): the second
 // delivery finds the execution there, and the message is redriven once.
 func TestDuplicateDLQDeliveryStartsOneExecution(t *testing.T) {
-	s := start(t, localrun.Options{})
+	s := start(t, local.Options{})
 	var crashed atomic.Bool
-	require.NoError(t, s.Registry.Register(localrun.FunctionStarter,
+	require.NoError(t, s.Registry.Register(local.FunctionStarter,
 		func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 			resp, err := s.Handlers.Starter.Handle(ctx, ev)
 			if err == nil && crashed.CompareAndSwap(false, true) {
@@ -34,7 +34,7 @@ func TestDuplicateDLQDeliveryStartsOneExecution(t *testing.T) {
 	drain(t, s)
 
 	st := s.Stats()
-	assert.EqualValues(t, 2, st.Invocations[localrun.FunctionStarter], "the batch came back once")
+	assert.EqualValues(t, 2, st.Invocations[local.FunctionStarter], "the batch came back once")
 	assert.EqualValues(t, 1, st.Source.FunctionErrors)
 	assert.EqualValues(t, 6, st.Source.Records, "each message was received twice")
 	byOrigin := costsByOrigin(t, s)
@@ -51,12 +51,12 @@ func TestDuplicateDLQDeliveryStartsOneExecution(t *testing.T) {
 func TestThrottledStartExecutionKeepsMessagesInTheDLQ(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	const n = 20
-	s := start(t, localrun.Options{Start: t0})
+	s := start(t, local.Options{Start: t0})
 	s.ThrottleStartExecution(t0, t0.Add(2*time.Minute))
 	send(t, s, bodies("throttled", n)...)
 
 	runUntil(t, s, t0.Add(time.Minute))
-	depth, err := s.SQSServer.Depth(localrun.DLQName)
+	depth, err := s.SQSServer.Depth(local.DLQName)
 	require.NoError(t, err)
 	assert.Equal(t, n, depth.Total(), "every message is still in the DLQ")
 	costs, err := s.Costs(t.Context())
@@ -75,7 +75,7 @@ func TestThrottledStartExecutionKeepsMessagesInTheDLQ(t *testing.T) {
 	for _, c := range costs {
 		assert.False(t, c.Execution.StartDate.Before(t0.Add(2*time.Minute)), "started after the throttling")
 	}
-	depth, err = s.SQSServer.Depth(localrun.DLQName)
+	depth, err = s.SQSServer.Depth(local.DLQName)
 	require.NoError(t, err)
 	assert.Zero(t, depth.Total())
 	out := accountFor(t, s)
@@ -85,7 +85,7 @@ func TestThrottledStartExecutionKeepsMessagesInTheDLQ(t *testing.T) {
 // A message too large for a Step Functions execution input (SQS takes up
 // to 1 MiB) is parked by the starter, unchanged, with the reason.
 func TestOversizeMessageIsParkedByTheStarter(t *testing.T) {
-	s := start(t, localrun.Options{})
+	s := start(t, local.Options{})
 	big := message.Message{Body: `{"blob":"` + strings.Repeat("x", 300<<10) + `"}`}
 	ids := send(t, s, append(bodies("small", 3), big)...)
 	drain(t, s)

@@ -8,12 +8,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/attempt"
 	"github.com/redrive/redrive/breaker"
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/internal/simtarget"
-	"github.com/redrive/redrive/statemachine/local"
-	"github.com/redrive/redrive/tasks/attempt"
-	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/emulate/executor"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/simtarget"
+	"github.com/redrive/redrive/message"
 )
 
 // A message that fails transiently on its own backs off, each wait longer
@@ -21,7 +21,7 @@ import (
 // messages are delivered and the breaker does not trip.
 func TestPerMessageTransientFailuresBackOffThenPark(t *testing.T) {
 	const maxAttempts, base = 4, 10 * time.Second
-	s := start(t, localrun.Options{
+	s := start(t, local.Options{
 		Attempt: attempt.Config{MaxAttempts: maxAttempts, BackoffBase: base},
 		Target:  simtarget.Options{Reject: simtarget.BodyContains("FLAKY")},
 	})
@@ -48,7 +48,7 @@ func TestPerMessageTransientFailuresBackOffThenPark(t *testing.T) {
 	costs := costsByOrigin(t, s)[flaky]
 	require.Len(t, costs, 1)
 	c := costs[0]
-	assert.Equal(t, local.Succeeded, c.Execution.Status)
+	assert.Equal(t, executor.Succeeded, c.Execution.Status)
 	assert.Equal(t, []string{
 		"Attempt", "Route", "Cooldown", "Attempt", "Route", "Cooldown", "Attempt", "Route", "Cooldown",
 		"Attempt", "Route", "Park", "Parked",

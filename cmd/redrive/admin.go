@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
-	"github.com/redrive/redrive/tasks/rules"
+	"github.com/redrive/redrive/rules"
 )
 
 // defaultAdminTimeout bounds an admin command: the admin state machine

@@ -11,7 +11,7 @@ import (
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/stretchr/testify/assert"
 
-	"github.com/redrive/redrive/tasks/admin"
+	"github.com/redrive/redrive/admin"
 )
 
 // describedSFN is an adminAPI whose executions are always described as

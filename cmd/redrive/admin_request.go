@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redrive/redrive/admin"
 	"github.com/redrive/redrive/breaker"
-	"github.com/redrive/redrive/tasks/admin"
-	"github.com/redrive/redrive/tasks/rules"
+	"github.com/redrive/redrive/rules"
 )
 
 // Environment variables the admin command reads its defaults from; `redrive

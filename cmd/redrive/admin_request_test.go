@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/tasks/admin"
-	"github.com/redrive/redrive/tasks/rules"
+	"github.com/redrive/redrive/admin"
+	"github.com/redrive/redrive/rules"
 )
 
 // testARN is a well-formed admin state machine ARN in eu-west-1.

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redrive/redrive/internal/clock"
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/internal/simtarget"
+	"github.com/redrive/redrive/clock"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/simtarget"
 )
 
 // localRegion is the region the printed exports give the AWS CLI and the
@@ -29,7 +29,7 @@ const localProfile = "redrive-local"
 
 // localConfig is what the local command's flags say.
 type localConfig struct {
-	stack  localrun.Options
+	stack  local.Options
 	target simtarget.Behaviour
 	scale  float64
 	// dir holds the AWS config file and the env file.
@@ -67,7 +67,7 @@ func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 // reportKept says what a stop keeps in the state directory, or drops
 // without one.
-func reportKept(w io.Writer, p localrun.Pending, state string) {
+func reportKept(w io.Writer, p local.Pending, state string) {
 	switch {
 	case state != "":
 		fmt.Fprintf(w, "redrive local: keeping %d running executions, %d queued messages and the table in %s\n",
@@ -80,14 +80,14 @@ func reportKept(w io.Writer, p localrun.Pending, state string) {
 
 // startLocal starts the stack cfg describes, on a clock starting now, and
 // sets its consumer's behaviour, which starts with the first call.
-func startLocal(ctx context.Context, cfg localConfig) (*localrun.Stack, error) {
+func startLocal(ctx context.Context, cfg localConfig) (*local.Stack, error) {
 	clk, err := clock.NewScaled(cfg.scale, nil)
 	if err != nil {
 		return nil, err
 	}
 	opts := cfg.stack
 	opts.Scaled = clk
-	s, err := localrun.Start(ctx, opts)
+	s, err := local.Start(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func parseLocal(args []string, getenv func(string) string, stderr io.Writer) (cf
 	fs := flag.NewFlagSet("local", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { localUsage(fs) }
-	addrs := &localrun.Addresses{}
+	addrs := &local.Addresses{}
 	fs.StringVar(&addrs.Lambda, "lambda-addr", "127.0.0.1:9001", "listen address of the Lambda Invoke API (0.0.0.0:9001 for Step Functions Local in Docker)")
 	fs.StringVar(&addrs.StepFunctions, "sfn-addr", "127.0.0.1:8083", "listen address of the executor's Step Functions API")
 	fs.StringVar(&addrs.DynamoDB, "ddb-addr", "127.0.0.1:8000", "listen address of the embedded DynamoDB (minidyn)")
@@ -157,12 +157,12 @@ func localUsage(fs *flag.FlagSet) {
 
 // printLocal prints where everything is, and the export lines for a shell
 // that talks to it.
-func printLocal(w io.Writer, s *localrun.Stack, cfg localConfig, exports [][2]string) {
+func printLocal(w io.Writer, s *local.Stack, cfg localConfig, exports [][2]string) {
 	fmt.Fprintf(w, "redrive local: serving (time scale %s, consumer %s from its first call)\n", strconv.FormatFloat(cfg.scale, 'g', -1, 64), cfg.target)
 	fmt.Fprintf(w, "  Lambda Invoke API  %s (listening on %s)\n", s.Endpoints.Lambda, s.Endpoints.LambdaAddr)
-	fmt.Fprintf(w, "    functions        %s %s %s %s %s %s %s %s\n", localrun.FunctionStarter, localrun.FunctionAttempt,
-		localrun.FunctionPark, localrun.FunctionContinuer, localrun.FunctionAdmin, localrun.FunctionWaitRoom,
-		localrun.FunctionRelease, localrun.FunctionConsumer)
+	fmt.Fprintf(w, "    functions        %s %s %s %s %s %s %s %s\n", local.FunctionStarter, local.FunctionAttempt,
+		local.FunctionPark, local.FunctionContinuer, local.FunctionAdmin, local.FunctionWaitRoom,
+		local.FunctionRelease, local.FunctionConsumer)
 	fmt.Fprintf(w, "  Step Functions     %s\n", s.Endpoints.StepFunctions)
 	fmt.Fprintf(w, "    redrive          %s\n", s.RedriveARN)
 	fmt.Fprintf(w, "    admin            %s\n", s.AdminARN)
@@ -187,16 +187,16 @@ func printLocal(w io.Writer, s *localrun.Stack, cfg localConfig, exports [][2]st
 
 // localExports lists the environment variables a shell needs to use the
 // stack: the admin command's, the resources', and the AWS CLI's and SDKs'.
-func localExports(s *localrun.Stack, configFile string) [][2]string {
+func localExports(s *local.Stack, configFile string) [][2]string {
 	return [][2]string{
 		{envSFNEndpoint, s.Endpoints.StepFunctions},
 		{envAdminStateMachine, s.AdminARN},
 		{"REDRIVE_STATE_MACHINE_ARN", s.RedriveARN},
 		{"RELEASE_STATE_MACHINE_ARN", s.ReleaseARN},
 		{"DLQ_URL", s.DLQURL},
-		{"DLQ_ARN", localrun.QueueARN(localrun.DLQName)},
+		{"DLQ_ARN", local.QueueARN(local.DLQName)},
 		{"PARKING_LOT_URL", s.ParkingLotURL},
-		{"PARKING_LOT_ARN", localrun.QueueARN(localrun.ParkingLotName)},
+		{"PARKING_LOT_ARN", local.QueueARN(local.ParkingLotName)},
 		{"SOURCE_QUEUE_URL", s.SourceQueueURL},
 		{"TABLE_NAME", s.Table},
 		{"AWS_CONFIG_FILE", configFile},
@@ -217,7 +217,7 @@ func localExports(s *localrun.Stack, configFile string) [][2]string {
 // credentials, and each service's endpoint_url, which the AWS CLI v1 reads
 // only from there) and env, the export lines, for `source`. It returns the
 // exports, and cleanup, which removes both files (and dir, if empty).
-func writeClientFiles(dir string, s *localrun.Stack) (exports [][2]string, cleanup func(), err error) {
+func writeClientFiles(dir string, s *local.Stack) (exports [][2]string, cleanup func(), err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, err
 	}

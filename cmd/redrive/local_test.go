@@ -26,10 +26,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/internal/loopback"
-	"github.com/redrive/redrive/internal/simtarget"
-	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/loopback"
+	"github.com/redrive/redrive/emulate/simtarget"
+	"github.com/redrive/redrive/message"
 )
 
 // freePorts are the local command's address flags on free loopback ports.
@@ -44,7 +44,7 @@ func TestParseLocal(t *testing.T) {
 		var stderr bytes.Buffer
 		cfg, _, ok := parseLocal(nil, nil, &stderr)
 		require.True(t, ok)
-		assert.Equal(t, &localrun.Addresses{Lambda: "127.0.0.1:9001", StepFunctions: "127.0.0.1:8083", DynamoDB: "127.0.0.1:8000", SQS: "127.0.0.1:9324"}, cfg.stack.Serve)
+		assert.Equal(t, &local.Addresses{Lambda: "127.0.0.1:9001", StepFunctions: "127.0.0.1:8083", DynamoDB: "127.0.0.1:8000", SQS: "127.0.0.1:9324"}, cfg.stack.Serve)
 		assert.Equal(t, 1.0, cfg.scale)
 		assert.Equal(t, simtarget.Behaviour{}, cfg.target)
 		assert.Same(t, &stderr, cfg.stack.Logs, "the functions log to stderr unless --quiet")
@@ -274,7 +274,7 @@ func TestLocalCommandFailsWhenAnAddressIsTaken(t *testing.T) {
 // serveLocal starts the stack as `redrive local` does with args on free
 // ports, stops it when t ends, and returns it with the variables its
 // export lines set.
-func serveLocal(t *testing.T, args ...string) (*localrun.Stack, map[string]string) {
+func serveLocal(t *testing.T, args ...string) (*local.Stack, map[string]string) {
 	t.Helper()
 	var stderr bytes.Buffer
 	cfg, _, ok := parseLocal(append(append(append([]string{}, freePorts...), "--quiet", "--config-dir", t.TempDir()), args...), nil, &stderr)
@@ -432,7 +432,7 @@ func TestTheExportsConfigureTheSDK(t *testing.T) {
 			tables, err := dynamodb.NewFromConfig(cfg).ListTables(t.Context(), &dynamodb.ListTablesInput{})
 			require.NoError(t, err)
 			assert.Equal(t, []string{env["TABLE_NAME"]}, tables.TableNames)
-			out, err := lambda.NewFromConfig(cfg).Invoke(t.Context(), &lambda.InvokeInput{FunctionName: aws.String(localrun.FunctionAdmin),
+			out, err := lambda.NewFromConfig(cfg).Invoke(t.Context(), &lambda.InvokeInput{FunctionName: aws.String(local.FunctionAdmin),
 				Payload: []byte(`{"request":{"command":"status","breaker":"orders"},"executionName":"sdk"}`)})
 			require.NoError(t, err)
 			assert.Nil(t, out.FunctionError, "%s", out.Payload)

@@ -15,8 +15,8 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/redrive/redrive/tasks/park"
-	"github.com/redrive/redrive/tasks/park/lotindex"
+	"github.com/redrive/redrive/park"
+	"github.com/redrive/redrive/park/lotindex"
 )
 
 // The parked command's subcommands.

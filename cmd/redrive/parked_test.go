@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/breaker/dynamostore"
-	"github.com/redrive/redrive/internal/ddbtest"
-	"github.com/redrive/redrive/tasks/park/lotindex"
+	"github.com/redrive/redrive/dynamo"
+	"github.com/redrive/redrive/emulate/ddbtest"
+	"github.com/redrive/redrive/park/lotindex"
 )
 
 // parkedNow is the clock of the parked command's tests (fixedHost's).
@@ -130,7 +130,7 @@ func parkedIndex(t *testing.T, entries map[time.Duration]lotindex.Entry) (*lotin
 	t.Helper()
 	client, _ := ddbtest.Client(t)
 	table := ddbtest.CreateTable(t, client, func(ctx context.Context, name string) error {
-		return dynamostore.CreateTable(ctx, client, name)
+		return dynamo.CreateTable(ctx, client, name)
 	})
 	idx := lotindex.New(client, table)
 	for ago, e := range entries {

@@ -18,11 +18,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/internal/sim"
-	"github.com/redrive/redrive/tasks/park"
-	"github.com/redrive/redrive/tasks/replay"
-	"github.com/redrive/redrive/tasks/telemetry"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/sim"
+	"github.com/redrive/redrive/lambda/telemetry"
+	"github.com/redrive/redrive/park"
+	"github.com/redrive/redrive/park/replay"
 )
 
 // The variables the replay command reads its queues from, as `redrive
@@ -320,8 +320,8 @@ func replayCost(n int) (sim.Cost, string) {
 	cost := sim.ListPrices.Estimate(sim.Usage{
 		Transitions: int64(math.Ceil(u.Transitions)),
 		Invocations: map[string]int64{
-			localrun.FunctionStarter: int64(math.Ceil(u.StarterInvocations)),
-			localrun.FunctionAttempt: int64(math.Ceil(u.AttemptInvocations)),
+			local.FunctionStarter: int64(math.Ceil(u.StarterInvocations)),
+			local.FunctionAttempt: int64(math.Ceil(u.AttemptInvocations)),
 		},
 		TargetCalls:  int64(math.Ceil(u.ConsumerCalls)),
 		WaitedCalls:  int64(math.Ceil(u.ConsumerCalls)),

@@ -11,15 +11,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/breaker/dynamostore"
-	"github.com/redrive/redrive/internal/ddbtest"
-	"github.com/redrive/redrive/internal/sqslocal"
-	"github.com/redrive/redrive/internal/sqslocal/sqstest"
-	"github.com/redrive/redrive/tasks/message"
-	"github.com/redrive/redrive/tasks/park"
-	"github.com/redrive/redrive/tasks/park/parktest"
-	"github.com/redrive/redrive/tasks/replay"
-	"github.com/redrive/redrive/tasks/telemetry"
+	"github.com/redrive/redrive/dynamo"
+	"github.com/redrive/redrive/emulate/ddbtest"
+	"github.com/redrive/redrive/emulate/sqslocal"
+	"github.com/redrive/redrive/emulate/sqslocal/sqstest"
+	"github.com/redrive/redrive/lambda/telemetry"
+	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/park"
+	"github.com/redrive/redrive/park/replay"
+	"github.com/redrive/redrive/test/parktest"
 )
 
 // replayEnv is what `redrive local` exports for the replay command.
@@ -137,7 +137,7 @@ func TestExecReplay(t *testing.T) {
 	lot, dlq := parktest.CreateQueue(t, b), sqstest.CreateQueue(t, b.Client, nil)
 	client, _ := ddbtest.Client(t)
 	table := ddbtest.CreateTable(t, client, func(ctx context.Context, name string) error {
-		return dynamostore.CreateTable(ctx, client, name)
+		return dynamo.CreateTable(ctx, client, name)
 	})
 	parker := &park.Lot{SQS: b.Client, Config: park.LotConfig{QueueURL: lot.URL, MaxMessageSize: park.DefaultMaxMessageSize},
 		Metrics: &parktest.Counter{}, Logger: telemetry.JSONLogger(t.Output())}

@@ -11,7 +11,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 
-	"github.com/redrive/redrive/internal/sim"
+	"github.com/redrive/redrive/emulate/sim"
 )
 
 // runOptions are the run command's flags.

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/internal/liveheap"
+	"github.com/redrive/redrive/emulate/liveheap"
 )
 
 // envSoak sets how long TestLocalSoak runs, in wall time (e.g. 10m).

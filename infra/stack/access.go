@@ -6,8 +6,8 @@ import (
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
-	"github.com/redrive/redrive/tasks/park/lotindex"
-	"github.com/redrive/redrive/tasks/rules"
+	"github.com/redrive/redrive/park/lotindex"
+	"github.com/redrive/redrive/rules"
 )
 
 // statement allows actions on resources.

@@ -7,5 +7,5 @@
 // NewRedriveStack validates its Props first and returns every problem,
 // each naming the field, before it creates anything; the breaker policy is
 // checked by the same parser the Lambda functions use at cold start
-// (tasks/config), so a policy that synthesizes is one the tasks accept.
+// (lambda/config), so a policy that synthesizes is one the tasks accept.
 package stack

@@ -7,7 +7,7 @@ import (
 )
 
 // Environment variables the functions read, as the tasks' contract names
-// them (tasks/config, tasks/message, tasks/target and the handlers'
+// them (lambda/config, message, delivery/target and the handlers'
 // ConfigFromEnv).
 const (
 	envTableName           = "TABLE_NAME"
@@ -32,7 +32,7 @@ const (
 	envUnknownOutcome      = "UNKNOWN_OUTCOME"
 	envTableRetryBudget    = "TABLE_RETRY_BUDGET"
 	envStartConcurrency    = "START_CONCURRENCY"
-	// The waiting room's (assemble.RoomConfigFromEnv, pace.PolicyFromEnv,
+	// The waiting room's (wire.RoomConfigFromEnv, pace.PolicyFromEnv,
 	// target.FromEnv).
 	envReleaseStateMachineArn = "RELEASE_STATE_MACHINE_ARN"
 	envRoomTimeout            = "ROOM_TIMEOUT"
@@ -71,7 +71,7 @@ func environment(name string, s Settings, r refs) map[string]string {
 	switch name {
 	case attemptFn, waitroomFn, releaseFn, adminFn:
 		// Every function that enters, releases or launches the room reads
-		// the room's settings (assemble.RoomFromEnv): the same values, so
+		// the room's settings (wire.RoomFromEnv): the same values, so
 		// the room's TTL and the releasers' leases agree.
 		env[envReleaseStateMachineArn] = r.releaseStateMachineArn
 		setIf(env, envRoomTimeout, duration(s.RoomTimeout))

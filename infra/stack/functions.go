@@ -11,9 +11,9 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/redrive/redrive/tasks/attempt"
-	"github.com/redrive/redrive/tasks/pace"
-	"github.com/redrive/redrive/tasks/release"
+	"github.com/redrive/redrive/attempt"
+	"github.com/redrive/redrive/room/pace"
+	"github.com/redrive/redrive/room/release"
 )
 
 // The functions, by their directory under BuildDir (`make build` writes
@@ -44,7 +44,7 @@ const taskTimeout = 30 * time.Second
 
 // adminTimeout bounds an admin command: a replay runs until about half a
 // minute before it, then stops, recorded as interrupted and resumable
-// (tasks/admin); the other commands take a second.
+// (admin); the other commands take a second.
 const adminTimeout = 5 * time.Minute
 
 // releaseMargin is what a release invocation may take beyond its ticks'

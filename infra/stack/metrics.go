@@ -8,7 +8,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 )
 
-// The embedded metrics the tasks write (tasks/telemetry): namespace, the
+// The embedded metrics the tasks write (lambda/telemetry): namespace, the
 // one dimension, and the metric names.
 const (
 	metricNamespace = "Redrive"
@@ -26,7 +26,7 @@ const (
 	metricStartThrottled = "StartThrottled"
 	metricThrottled      = "Throttled"
 	metricReleased       = "Released"
-	// What the routing rules did (tasks/rules).
+	// What the routing rules did (rules).
 	metricQuarantined = "Quarantined"
 	metricHeld        = "Held"
 	// metricTableUnavailable counts Attempts the table failed before they

@@ -6,7 +6,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 
-	"github.com/redrive/redrive/tasks/attempt"
+	"github.com/redrive/redrive/attempt"
 )
 
 // Props configures NewRedriveStack: the CDK stack options and the Redrive
@@ -42,7 +42,7 @@ type Settings struct {
 	// key without a list.
 	AlarmBreakerKeys []string `json:"alarmBreakerKeys,omitempty"`
 	// Policy is the breaker policy as the BREAKER_* variables the tasks read
-	// (tasks/config), e.g. {"BREAKER_COOLDOWN_BASE": "1m"}. Unset
+	// (lambda/config), e.g. {"BREAKER_COOLDOWN_BASE": "1m"}. Unset
 	// variables take the policy's documented defaults.
 	Policy map[string]string `json:"policy,omitempty"`
 
@@ -101,7 +101,7 @@ type Settings struct {
 	// RoomTimeout to 8760h.
 	RoomMaxWait Duration `json:"roomMaxWait,omitempty"`
 	// Release is the waiting room's release pace (RELEASE_*). Default: the
-	// tasks' (package tasks/pace).
+	// tasks' (package room/pace).
 	Release ReleasePace `json:"release"`
 
 	// StarterBatchSize is how many DLQ messages one starter invocation

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/redrive/redrive/breaker/dynamostore"
+	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/statemachine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -65,13 +65,13 @@ func TestTable(t *testing.T) {
 }
 
 // TestTableMatchesTheStoreSchema compares the deployed table with
-// dynamostore.TableInput, the schema the store, the delivery ledger and the
+// dynamo.TableInput, the schema the store, the delivery ledger and the
 // waiting room are tested on (and the local emulators create).
 func TestTableMatchesTheStoreSchema(t *testing.T) {
 	s := synth(t, demoName)
 	_, table := s.only(t, "AWS::DynamoDB::Table")
 	p := table.Properties
-	want := dynamostore.TableInput("Table")
+	want := dynamo.TableInput("Table")
 	sdk := func(v any) string {
 		b, err := json.Marshal(v)
 		require.NoError(t, err)

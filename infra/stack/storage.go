@@ -11,7 +11,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/redrive/redrive/breaker/dynamostore"
+	"github.com/redrive/redrive/dynamo"
 )
 
 // Queue settings.
@@ -83,13 +83,13 @@ func newStorage(scope constructs.Construct, s Settings) *storage {
 
 // newTable creates the table of breaker rows, delivery records, waiting
 // room entries, pace rows and the parking lot's index, on
-// dynamostore.TableInput's schema: its partition key and its sparse
+// dynamo.TableInput's schema: its partition key and its sparse
 // indexes (the waiting room's, which the room queries oldest first per
 // breaker key, and the parking lot's, which `redrive parked` queries per
-// day), with TTL on dynamostore.TTLAttr (DynamoDB allows one TTL attribute
+// day), with TTL on dynamo.TTLAttr (DynamoDB allows one TTL attribute
 // per table).
 func newTable(scope constructs.Construct) awsdynamodb.Table {
-	schema := dynamostore.TableInput("")
+	schema := dynamo.TableInput("")
 	types := map[string]awsdynamodb.AttributeType{}
 	for _, a := range schema.AttributeDefinitions {
 		types[*a.AttributeName] = attributeType(a.AttributeType)
@@ -113,7 +113,7 @@ func newTable(scope constructs.Construct) awsdynamodb.Table {
 		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
 			PointInTimeRecoveryEnabled: jsii.Bool(true),
 		},
-		TimeToLiveAttribute: jsii.String(dynamostore.TTLAttr),
+		TimeToLiveAttribute: jsii.String(dynamo.TTLAttr),
 		Encryption:          awsdynamodb.TableEncryption_AWS_MANAGED,
 		RemovalPolicy:       awscdk.RemovalPolicy_RETAIN,
 	})
@@ -149,7 +149,7 @@ func attributeType(t ddbtypes.ScalarAttributeType) awsdynamodb.AttributeType {
 // roomIndexArn is the ARN of the waiting room's index, which the room
 // queries (IAM authorizes Query on an index by the index's ARN).
 func (st *storage) roomIndexArn() string {
-	return *st.table.TableArn() + "/index/" + dynamostore.RoomIndex
+	return *st.table.TableArn() + "/index/" + dynamo.RoomIndex
 }
 
 // refs returns the storage's names and addresses for the environment.

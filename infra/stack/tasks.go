@@ -4,11 +4,11 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/redrive/redrive/tasks/admin"
-	"github.com/redrive/redrive/tasks/assemble"
-	"github.com/redrive/redrive/tasks/config"
-	"github.com/redrive/redrive/tasks/park"
-	"github.com/redrive/redrive/tasks/starter"
+	"github.com/redrive/redrive/admin"
+	"github.com/redrive/redrive/lambda/config"
+	"github.com/redrive/redrive/lambda/wire"
+	"github.com/redrive/redrive/park"
+	"github.com/redrive/redrive/starter"
 )
 
 // settingOf names the setting behind each variable a task may reject.
@@ -61,7 +61,7 @@ func exampleRefs(s Settings) refs {
 }
 
 // taskProblems parses function name's environment as its main does, and
-// checks the result as the assemble.Builder does before it builds the
+// checks the result as the wire.Builder does before it builds the
 // handler, and returns what the task rejects.
 func taskProblems(name string, env map[string]string) error {
 	getenv := func(k string) string { return env[k] }
@@ -70,7 +70,7 @@ func taskProblems(name string, env map[string]string) error {
 		c, err := starter.ConfigFromEnv(getenv)
 		return validated(err, c.Validate)
 	case attemptFn:
-		c, err := assemble.AttemptConfigFromEnv(getenv)
+		c, err := wire.AttemptConfigFromEnv(getenv)
 		return validated(err, func() error {
 			// The builder hands ROOM_TIMEOUT and ROOM_MAX_WAIT to the
 			// attempt task, whose Validate holds their ranges.
@@ -83,10 +83,10 @@ func taskProblems(name string, env map[string]string) error {
 		return validated(err, c.Validate)
 	case adminFn:
 		_, err := admin.ConfigFromEnv(getenv)
-		rc, _, roomErr := assemble.RoomFromEnv(getenv)
+		rc, _, roomErr := wire.RoomFromEnv(getenv)
 		return validated(errors.Join(err, roomErr), rc.Validate)
 	case waitroomFn, releaseFn:
-		rc, _, err := assemble.RoomFromEnv(getenv)
+		rc, _, err := wire.RoomFromEnv(getenv)
 		return validated(err, rc.Validate)
 	}
 	return nil // the continuer reads no settings

@@ -15,13 +15,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
-	"github.com/redrive/redrive/breaker/dynamostore"
-	"github.com/redrive/redrive/tasks/delivery"
-	"github.com/redrive/redrive/tasks/message"
-	"github.com/redrive/redrive/tasks/park"
-	"github.com/redrive/redrive/tasks/park/lotindex"
-	"github.com/redrive/redrive/tasks/room"
-	"github.com/redrive/redrive/tasks/telemetry"
+	"github.com/redrive/redrive/delivery"
+	"github.com/redrive/redrive/dynamo"
+	"github.com/redrive/redrive/lambda/telemetry"
+	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/park"
+	"github.com/redrive/redrive/park/lotindex"
+	"github.com/redrive/redrive/room"
 )
 
 // The table has one TTL attribute (DynamoDB allows one per table); these
@@ -57,9 +57,9 @@ func (p *puts) Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Op
 // expiry reads the table's TTL attribute of item as DynamoDB's TTL does.
 func expiry(t *testing.T, item map[string]types.AttributeValue) time.Time {
 	t.Helper()
-	n, ok := item[dynamostore.TTLAttr].(*types.AttributeValueMemberN)
+	n, ok := item[dynamo.TTLAttr].(*types.AttributeValueMemberN)
 	require.True(t, ok, "the item has no Number attribute %q (the table's TTL attribute), so it never expires; it has %v",
-		dynamostore.TTLAttr, keysOf(item))
+		dynamo.TTLAttr, keysOf(item))
 	sec, err := strconv.ParseInt(n.Value, 10, 64)
 	require.NoError(t, err)
 	return time.Unix(sec, 0).UTC()
@@ -76,7 +76,7 @@ func keysOf(item map[string]types.AttributeValue) []string {
 func TestTableTTL(t *testing.T) {
 	s := synth(t, demoName)
 	_, table := s.only(t, "AWS::DynamoDB::Table")
-	assert.Equal(t, `{"AttributeName":"`+dynamostore.TTLAttr+`","Enabled":true}`, render(table.Properties["TimeToLiveSpecification"]))
+	assert.Equal(t, `{"AttributeName":"`+dynamo.TTLAttr+`","Enabled":true}`, render(table.Properties["TimeToLiveSpecification"]))
 }
 
 func TestDeliveryRecordsExpireByTheTableTTL(t *testing.T) {
@@ -90,11 +90,11 @@ func TestDeliveryRecordsExpireByTheTableTTL(t *testing.T) {
 	assert.Equal(t, now.Add(delivery.RecordTTL), expiry(t, api.items[0]))
 }
 
-// TestRoomItemsExpireByTheTableTTL fails while tasks/room writes its
+// TestRoomItemsExpireByTheTableTTL fails while room writes its
 // expiry to "expires_at": the table's TTL attribute is "ttl", the delivery
 // records' (one per delivery try, the table's bulk), and DynamoDB allows
 // one TTL attribute per table, so room items would never expire. The fix
-// belongs in tasks/room: write the expiry (epoch seconds) to "ttl".
+// belongs in room: write the expiry (epoch seconds) to "ttl".
 func TestRoomItemsExpireByTheTableTTL(t *testing.T) {
 	entered := time.Date(2026, 4, 1, 9, 30, 0, 0, time.UTC)
 	api := &puts{}

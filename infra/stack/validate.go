@@ -13,8 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/redrive/redrive/breaker"
-	"github.com/redrive/redrive/tasks/config"
-	"github.com/redrive/redrive/tasks/release"
+	"github.com/redrive/redrive/lambda/config"
+	"github.com/redrive/redrive/room/release"
 )
 
 // ErrInvalidProps matches every *PropError, so callers can tell bad

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/tasks/config"
+	"github.com/redrive/redrive/lambda/config"
 )
 
 func TestValidateAcceptsFixtures(t *testing.T) {

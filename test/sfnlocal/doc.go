@@ -22,7 +22,7 @@
 //	                     (default 1, its own default); the handlers' clock
 //	                     runs 1/WAIT_TIME_SCALE times faster than the wall
 //	                     clock so that breaker cooldowns line up with the
-//	                     scaled Waits (see internal/localrun)
+//	                     scaled Waits (see emulate/local)
 //	DDB_ENDPOINT         a DynamoDB endpoint (DynamoDB Local, dynalite);
 //	                     default the embedded minidyn
 //

@@ -14,8 +14,8 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/tasks/admin"
-	"github.com/redrive/redrive/tasks/message"
+	"github.com/redrive/redrive/admin"
+	"github.com/redrive/redrive/message"
 )
 
 // awaitLimit bounds every wait on the stack: a guard against a hang,

@@ -13,10 +13,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/internal/simtarget"
-	"github.com/redrive/redrive/tasks/admin"
-	"github.com/redrive/redrive/tasks/message"
-	"github.com/redrive/redrive/tasks/park"
+	"github.com/redrive/redrive/admin"
+	"github.com/redrive/redrive/emulate/simtarget"
+	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/park"
 )
 
 func TestHealthyDeliveryTakesThreeTransitions(t *testing.T) {

@@ -12,11 +12,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
-	"github.com/redrive/redrive/internal/clock"
-	"github.com/redrive/redrive/internal/loopback"
-	"github.com/redrive/redrive/statemachine/local"
-	"github.com/redrive/redrive/statemachine/local/lambdaapi"
-	"github.com/redrive/redrive/statemachine/local/sfnapi"
+	"github.com/redrive/redrive/clock"
+	"github.com/redrive/redrive/emulate/executor"
+	"github.com/redrive/redrive/emulate/executor/lambdaapi"
+	"github.com/redrive/redrive/emulate/executor/sfnapi"
+	"github.com/redrive/redrive/emulate/loopback"
 )
 
 // standIn is the project's executor playing Step Functions Local for the
@@ -32,8 +32,8 @@ type standIn struct {
 
 // startStandIn serves the stand-in on a free loopback port; its Task
 // states go to lambdaServer.
-func startStandIn(clk *clock.Scaled, lambdaServer local.Invoker) (*standIn, error) {
-	exec := local.New(local.Options{Invoker: lambdaServer, Scaled: clk, Region: region})
+func startStandIn(clk *clock.Scaled, lambdaServer executor.Invoker) (*standIn, error) {
+	exec := executor.New(executor.Options{Invoker: lambdaServer, Scaled: clk, Region: region})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -65,10 +65,10 @@ func (s *standIn) close() error {
 // machines before that, and invokes nothing until then.
 type lateInvoker struct {
 	mu   sync.Mutex
-	next local.Invoker
+	next executor.Invoker
 }
 
-var _ local.Invoker = (*lateInvoker)(nil)
+var _ executor.Invoker = (*lateInvoker)(nil)
 
 // connect points the invoker at the Lambda server at url.
 func (l *lateInvoker) connect(url string) {
@@ -79,13 +79,13 @@ func (l *lateInvoker) connect(url string) {
 	l.mu.Unlock()
 }
 
-// Invoke implements local.Invoker.
-func (l *lateInvoker) Invoke(ctx context.Context, function string, payload []byte) (local.Invocation, error) {
+// Invoke implements executor.Invoker.
+func (l *lateInvoker) Invoke(ctx context.Context, function string, payload []byte) (executor.Invocation, error) {
 	l.mu.Lock()
 	next := l.next
 	l.mu.Unlock()
 	if next == nil {
-		return local.Invocation{}, errors.New("sfnlocal: invoked before the Lambda server started")
+		return executor.Invocation{}, errors.New("sfnlocal: invoked before the Lambda server started")
 	}
 	return next.Invoke(ctx, function, payload)
 }

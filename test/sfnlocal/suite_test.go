@@ -17,9 +17,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/redrive/redrive/internal/clock"
-	"github.com/redrive/redrive/internal/localrun"
-	"github.com/redrive/redrive/internal/loopback"
+	"github.com/redrive/redrive/clock"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/loopback"
 )
 
 // The environment variables the suite reads (see the package doc).
@@ -59,7 +59,7 @@ const region = "us-east-1"
 
 // suite is what every scenario shares: one local stack for the run.
 type suite struct {
-	e       *localrun.Stack
+	e       *local.Stack
 	clock   *clock.Scaled
 	sfn     *sfn.Client
 	sqs     *sqs.Client
@@ -114,9 +114,9 @@ func start() (*suite, error) {
 	if s.clock, err = clock.NewScaled(scale, nil); err != nil {
 		return nil, err
 	}
-	opts := localrun.Options{
+	opts := local.Options{
 		Scaled:                s.clock,
-		Serve:                 &localrun.Addresses{Lambda: os.Getenv(envLambdaAddr)},
+		Serve:                 &local.Addresses{Lambda: os.Getenv(envLambdaAddr)},
 		StepFunctionsEndpoint: os.Getenv(envEndpoint),
 		DynamoDBEndpoint:      os.Getenv(envDynamoDB),
 		Env:                   func(name string) string { return settings[name] },
@@ -137,7 +137,7 @@ func start() (*suite, error) {
 		}
 		opts.StepFunctionsEndpoint = s.standIn.URL
 	}
-	if s.e, err = localrun.Start(ctx, opts); err != nil {
+	if s.e, err = local.Start(ctx, opts); err != nil {
 		return nil, s.closeAfter(err)
 	}
 	if lambdaServer != nil {

@@ -1,0 +1,652 @@
+package attempt
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/clock"
+	"github.com/redrive/redrive/delivery"
+	"github.com/redrive/redrive/delivery/target"
+	"github.com/redrive/redrive/lambda/retryable"
+	"github.com/redrive/redrive/lambda/telemetry"
+	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/room"
+	"github.com/redrive/redrive/rules"
+)
+
+// Breaker is the part of *breaker.Breaker the handler calls.
+type Breaker interface {
+	Admit(ctx context.Context, key string) (breaker.Decision, error)
+	RecordOnce(ctx context.Context, key string, seen breaker.Row, t breaker.Ticket, o breaker.Outcome, delivery string) (breaker.Row, error)
+}
+
+// Ledger is the part of *delivery.Ledger the handler calls.
+type Ledger interface {
+	Begin(ctx context.Context, id delivery.ID, ticket breaker.Ticket, lease time.Duration) (delivery.Record, bool, error)
+	Complete(ctx context.Context, held delivery.Record, outcome breaker.Outcome, errorType, msg string) (delivery.Record, error)
+}
+
+// Metrics counts per breaker and writes the room's gauges;
+// *telemetry.Metrics satisfies it.
+type Metrics interface {
+	Count(key string, name telemetry.Name, n int64)
+	Gauges(key string, gauges ...telemetry.Gauge)
+}
+
+// Random is the randomness of the backoff jitter; breaker.NewRandom's
+// result satisfies it (and is safe for concurrent use, as the local
+// executor needs).
+type Random interface {
+	// Float64 returns a number in [0, 1).
+	Float64() float64
+}
+
+var (
+	_ Breaker = (*breaker.Breaker)(nil)
+	_ Ledger  = (*delivery.Ledger)(nil)
+	_ Metrics = (*telemetry.Metrics)(nil)
+)
+
+// Handler runs the Attempt task. Every exported field is required.
+type Handler struct {
+	// Breaker admits deliveries and records their outcomes.
+	Breaker Breaker
+	// Ledger makes each delivery try happen once.
+	Ledger Ledger
+	// Target delivers the message.
+	Target target.Target
+	// Metrics counts Delivered, Transient, Poison, Canaries and Waits.
+	Metrics Metrics
+	// Logger gets one line per invocation.
+	Logger *slog.Logger
+	// Clock is the clock, the breaker's and the ledger's own: the attempt
+	// sleeps on it between the tries of storing an outcome, and sets the
+	// delivery's deadline on it.
+	Clock clock.Clock
+	// Rand jitters the per-message backoff.
+	Rand Random
+	// Room is the waiting room, from which a failed probe's Attempt
+	// releases the next scout.
+	Room *room.Room
+	// Tasks resumes waiting executions.
+	Tasks room.TaskAPI
+	// Launcher starts the room's releaser when a canary succeeds.
+	Launcher Launcher
+	// Rules, if set, are the operators' routing rules, applied before the
+	// breaker is asked (see route); nil applies none.
+	Rules rules.Source
+	// Config tunes retries. Handle uses it as is, so it must be valid and
+	// have its defaults applied: the Builder (lambda/wire) does both at
+	// construction; by hand, Config.Validate then Config.WithDefaults.
+	Config Config
+
+	// checked runs check once, on the first invocation; checkErr is what
+	// it found.
+	checked  sync.Once
+	checkErr error
+}
+
+// Launcher starts a breaker's releaser when none runs; *release.Launcher
+// satisfies it.
+type Launcher interface {
+	Ensure(ctx context.Context, key string) (bool, error)
+}
+
+// Handle runs one Attempt: event is the execution Document, the result the
+// same Document with next and the cycle's fields set (see the package
+// doc). It takes the raw event so that a malformed one is an
+// *InvalidDocument naming the field, not a decoding error the state
+// machine cannot tell from a crash.
+func (h *Handler) Handle(ctx context.Context, event json.RawMessage) (message.Document, error) {
+	h.checked.Do(func() { h.checkErr = h.check() })
+	if h.checkErr != nil {
+		return message.Document{}, &retryable.Unexpected{Task: "attempt", Err: h.checkErr}
+	}
+	doc, err := message.ParseDocument(event)
+	if err != nil {
+		return message.Document{}, &InvalidDocument{Err: err}
+	}
+	doc, err = h.attempt(ctx, doc, h.Config)
+	if err != nil {
+		h.Logger.WarnContext(ctx, "attempt failed", "breaker", doc.BreakerKey, "originId", doc.OriginID,
+			"attempt", doc.Attempt, "try", doc.Tries+1, "error", err.Error())
+		return message.Document{}, err
+	}
+	doc = h.watch(ctx, doc, h.Config)
+	h.Logger.InfoContext(ctx, "attempt",
+		"breaker", doc.BreakerKey, "originId", doc.OriginID, "attempt", doc.Attempt, "tries", doc.Tries,
+		"cycles", doc.Cycles, "decision", doc.Decision, "outcome", doc.Outcome, "breakerState", doc.BreakerState,
+		"next", doc.Next, "waitSeconds", doc.WaitSeconds, "parkReason", doc.ParkReason)
+	return doc, nil
+}
+
+// check reports a Handler built by hand that is missing a dependency or
+// its Config's defaults, instead of failing on a nil pointer or a zero
+// setting mid-delivery. Config's values are validated where the handler is
+// built, not here.
+func (h *Handler) check() error {
+	var missing []string
+	for _, dep := range []struct {
+		name  string
+		isNil bool
+	}{
+		{"Breaker", h.Breaker == nil}, {"Ledger", h.Ledger == nil}, {"Target", h.Target == nil},
+		{"Metrics", h.Metrics == nil}, {"Logger", h.Logger == nil}, {"Clock", h.Clock == nil}, {"Rand", h.Rand == nil},
+		{"Room", h.Room == nil}, {"Tasks", h.Tasks == nil}, {"Launcher", h.Launcher == nil},
+	} {
+		if dep.isNil {
+			missing = append(missing, dep.name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("attempt: handler is missing %v", missing)
+	}
+	if h.Config != h.Config.WithDefaults() {
+		return errors.New("attempt: handler's Config lacks its defaults (use Config.WithDefaults)")
+	}
+	return nil
+}
+
+// attempt is one cycle on a valid document.
+func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config) (message.Document, error) {
+	doc.Next, doc.WaitSeconds, doc.RoomTimeoutSeconds = "", 0, 0
+	backFromRoom := doc.RoomExit != nil
+	doc.Decision, doc.Outcome, doc.BreakerState, doc.ParkReason, doc.RoomExit = "", "", "", "", nil
+	doc.Cycles++
+	if doc.Cycles > cfg.MaxCycles {
+		doc.Next = message.NextContinue
+		return doc, nil
+	}
+	key := doc.BreakerKey
+	id := delivery.ID{OriginID: doc.OriginID, Attempt: doc.Attempt, Try: doc.Tries + doc.Throttled + 1, Message: doc.MessageTag()}
+	// The table failed earlier Attempts of this message: it is set again
+	// below if it still does.
+	table := tableTrouble{waiting: doc.TableFailure != nil || !doc.TableSince.IsZero(), since: doc.TableSince}
+	doc.TableFailure, doc.TableSince = nil, time.Time{}
+	verdict, err := h.rules(ctx, doc)
+	if err != nil {
+		return h.tableFailed(doc, cfg, table, &TableUnavailable{Breaker: key, Op: "read the routing rules", Cause: err.Error()})
+	}
+	if routed, ok := h.route(doc, verdict, cfg); ok {
+		return routed, nil
+	}
+	if doc.Paced {
+		// The starter counted it beyond the pace: it queues behind the
+		// room without asking the breaker.
+		doc.Paced = false
+		doc.Decision = breaker.Queue.String()
+		return h.queue(doc, cfg), nil
+	}
+
+	d, err := h.Breaker.Admit(ctx, key)
+	if c := retryable.Contention("admit", err); c != nil && !table.waiting {
+		return doc, c
+	}
+	if err != nil {
+		return h.tableFailed(doc, cfg, table, &TableUnavailable{Breaker: key, Op: "admit", Cause: err.Error()})
+	}
+	doc.Decision, doc.BreakerState = d.Verdict.String(), d.State.String()
+	if d.Lifted || backFromRoom && d.State != breaker.Open && d.State != breaker.ForcedOpen {
+		// A timed hold just ended (its scout, most likely), or the room
+		// timed a message out (its watcher, most likely) while the
+		// breaker lets messages through: release the room, in case its
+		// releases stopped.
+		h.startReleaser(ctx, key)
+	}
+	switch d.Verdict {
+	case breaker.Queue:
+		return h.queue(doc, cfg), nil
+	case breaker.Wait:
+		return h.wait(doc, d.Wait), nil
+	}
+	done, err := h.deliver(ctx, doc, id, d, cfg)
+	if unavailable, ok := err.(*TableUnavailable); ok {
+		return h.tableFailed(doc, cfg, table, unavailable)
+	}
+	if err != nil {
+		return doc, err
+	}
+	// From here the outcome is known: it routes the message even if it
+	// cannot be stored, and nothing below fails the invocation (a retry
+	// would find the delivery record unfinished and deliver again).
+	row := h.record(ctx, doc, d, done)
+	if done.Outcome == breaker.Throttled {
+		doc.Throttled++
+	} else {
+		doc.Tries++
+	}
+	doc.Decision = verdictOf(done.Ticket).String()
+	doc.Outcome = done.Outcome.String()
+	doc.BreakerState = row.State.String()
+	if verdictOf(done.Ticket) == breaker.Canary && (row.State == breaker.HalfOpen || row.State == breaker.Closed) {
+		// The probe or a canary succeeded: the room's releaser sends the
+		// next canaries, then the backlog.
+		h.startReleaser(ctx, key)
+	}
+	doc = h.next(doc, done, row, cfg, verdict.Delay)
+	if row.State == breaker.Open && !row.ScoutUntil.After(h.Clock.Now()) {
+		doc = h.ensureScout(ctx, doc, cfg)
+	}
+	return doc, nil
+}
+
+// ensureScout gives an OPEN breaker whose probe just failed (or that just
+// tripped) its next scout: the oldest message in the room, released to
+// wait out the cooldown, or, when the room is empty, this message itself
+// unless it is parked (then the next arrival scouts).
+func (h *Handler) ensureScout(ctx context.Context, doc message.Document, cfg Config) message.Document {
+	key := doc.BreakerKey
+	h.reportRoom(ctx, key)
+	resumed, err := h.releaseScout(ctx, key)
+	if resumed {
+		h.Metrics.Count(key, telemetry.Released, 1)
+		return doc
+	}
+	if err != nil {
+		h.Logger.WarnContext(ctx, "could not release a scout from the room", "breaker", key, "error", err.Error())
+	}
+	if doc.Next == message.NextPark {
+		return doc
+	}
+	d, err := h.Breaker.Admit(ctx, key)
+	if err != nil || d.Verdict != breaker.Wait {
+		return doc // another caller scouts, or the next arrival will
+	}
+	doc.Decision = d.Verdict.String()
+	return h.wait(doc, d.Wait)
+}
+
+// scoutTries is how many of the room's oldest entries releaseScout tries:
+// one may hold a spent token (a releaser died between resuming it and
+// taking it out of the room), which is dropped, and the next one scouts.
+const scoutTries = 5
+
+// releaseScout resumes the first of key's oldest entries whose execution
+// still waits, and reports whether it did.
+func (h *Handler) releaseScout(ctx context.Context, key string) (bool, error) {
+	entries, err := h.Room.Oldest(ctx, key, scoutTries)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range entries {
+		o, err := h.Room.Release(ctx, h.Tasks, e)
+		if err != nil || o == room.Resumed || o == room.Undeleted {
+			return err == nil, err
+		}
+	}
+	return false, nil
+}
+
+// startReleaser starts key's releaser unless one runs. A failure is
+// logged and counted (ReleaserNotStarted, which an alarm watches), not
+// returned: the delivery's outcome stands, and the room's watcher, if one
+// still waits, starts one within ROOM_TIMEOUT.
+func (h *Handler) startReleaser(ctx context.Context, key string) {
+	if _, err := h.Launcher.Ensure(ctx, key); err != nil {
+		h.Metrics.Count(key, telemetry.ReleaserNotStarted, 1)
+		h.Logger.WarnContext(ctx, "could not start the releaser; the room's watcher covers it, if one waits", "breaker", key, "error", err.Error())
+	}
+}
+
+// reportRoom writes the room's gauges (oldest entry's age, depth) while
+// the breaker is OPEN, when no releaser runs to write them: once per
+// failed probe, so once per cooldown.
+func (h *Handler) reportRoom(ctx context.Context, key string) {
+	gauges, err := h.Room.Gauges(ctx, key, h.Clock.Now(), true)
+	if err != nil {
+		h.Logger.WarnContext(ctx, "could not read the room for its metrics", "breaker", key, "error", err.Error())
+	}
+	h.Metrics.Gauges(key, gauges...)
+}
+
+// deliver takes the delivery record for id, delivers, and stores the
+// outcome on the record, which it returns COMPLETED. A record another
+// invocation completed in the meantime is returned as it is; one another
+// invocation holds is *DeliveryInProgress. Once the target answered, the
+// outcome is returned even if the record cannot be completed (see
+// complete).
+func (h *Handler) deliver(ctx context.Context, doc message.Document, id delivery.ID, d breaker.Decision, cfg Config) (delivery.Record, error) {
+	held, began, err := h.Ledger.Begin(ctx, id, d.Ticket, cfg.DeliveryLease)
+	if err != nil {
+		// Counted by tableFailed.
+		return delivery.Record{}, &TableUnavailable{Breaker: doc.BreakerKey, Op: "begin delivery " + id.String(), Cause: err.Error()}
+	}
+	if !began {
+		if held.Status == delivery.Completed {
+			return held, nil
+		}
+		return delivery.Record{}, &DeliveryInProgress{Delivery: id.String(), ExpiresAt: held.ExpiresAt}
+	}
+	if held.TookOver {
+		// The Attempt that held this try died while its consumer call was
+		// in flight: the consumer may have the message already.
+		h.Metrics.Count(doc.BreakerKey, telemetry.UnknownOutcomes, 1)
+		h.Logger.WarnContext(ctx, "took over a delivery whose outcome is unknown", "breaker", doc.BreakerKey,
+			"delivery", id.String(), "unknownOutcome", cfg.UnknownOutcome)
+		if cfg.UnknownOutcome == Park {
+			return h.complete(ctx, doc.BreakerKey, held, unknownOutcome(id)), nil
+		}
+	}
+	if d.Verdict == breaker.Canary {
+		h.Metrics.Count(doc.BreakerKey, telemetry.Canaries, 1)
+	}
+	dctx, cancel := h.deliveryContext(ctx, d)
+	res := h.Target.Deliver(dctx, doc)
+	cancel()
+	return h.complete(ctx, doc.BreakerKey, held, res), nil
+}
+
+// ErrorTypeUnknownOutcome is the error type of a delivery parked because
+// its outcome is unknown (UNKNOWN_OUTCOME=park).
+const ErrorTypeUnknownOutcome = "UnknownOutcome"
+
+// unknownOutcome is the result a delivery whose outcome is unknown gets
+// when such deliveries park: not delivered again, and not counted by the
+// breaker (see record).
+func unknownOutcome(id delivery.ID) target.Result {
+	return target.Result{Outcome: breaker.Poison, ErrorType: ErrorTypeUnknownOutcome,
+		Message: "the Attempt that made delivery " + id.String() + " died while the consumer call was in flight; " +
+			"UNKNOWN_OUTCOME=park leaves it to a person to check with the consumer (idempotency key: the origin id)"}
+}
+
+// recordMargin is how long before its own deadline the Attempt stops
+// waiting for the target, to store the outcome (which may take a few
+// tries) and return it.
+const recordMargin = 5 * time.Second
+
+// deliveryContext is ctx with a deadline that leaves time to store the
+// outcome before two others: the Attempt's own deadline (ctx's, in AWS),
+// and, for a canary, the end of its lease, after which the breaker would
+// drop its outcome. recordMargin before each (half the time left, when less
+// than twice that is left). A target that runs past it fails as a
+// transient "Timeout" the breaker counts, instead of an Attempt that dies
+// with its outcome unknown or a canary whose outcome comes too late.
+func (h *Handler) deliveryContext(ctx context.Context, d breaker.Decision) (context.Context, context.CancelFunc) {
+	var limits []time.Time
+	if deadline, ok := h.Clock.Deadline(ctx); ok {
+		limits = append(limits, deadline)
+	}
+	if i := slices.IndexFunc(d.Row.Leases, func(l breaker.Lease) bool { return l.ID == d.Ticket.LeaseID }); d.Ticket.LeaseID != "" && i >= 0 {
+		limits = append(limits, d.Row.Leases[i].Expires)
+	}
+	if len(limits) == 0 {
+		return ctx, func() {}
+	}
+	now := h.Clock.Now()
+	left := slices.MinFunc(limits, time.Time.Compare).Sub(now)
+	return h.Clock.WithDeadline(ctx, now.Add(left-min(recordMargin, left/2)))
+}
+
+// complete stores res on the record held, trying again a few times. If it
+// cannot, the outcome stands all the same: the record stays IN_PROGRESS
+// until its lease ends, which matters only to a retry of this invocation,
+// and there is none, since the invocation returns the outcome.
+func (h *Handler) complete(ctx context.Context, key string, held delivery.Record, res target.Result) delivery.Record {
+	var done delivery.Record
+	err := h.persist(ctx, func() (err error) {
+		done, err = h.Ledger.Complete(ctx, held, res.Outcome, res.ErrorType, res.Message)
+		return err
+	})
+	if err == nil {
+		return done
+	}
+	h.unrecorded(ctx, key, "the delivery record", held.ID, res.Outcome, err)
+	done = held
+	done.Status, done.Outcome, done.ErrorType, done.CompletedAt = delivery.Completed, res.Outcome, res.ErrorType, h.Clock.Now()
+	done.Message = message.Truncate(res.Message, message.MaxFailureMessage)
+	return done
+}
+
+// record records done's outcome on the breaker, once (RecordOnce: the row
+// lists the deliveries it counted, so the retry of an invocation that died
+// after recording does not count it again), and returns the row the
+// message is routed by. If the breaker cannot record it after a few tries,
+// the message is routed by the row its admission read.
+func (h *Handler) record(ctx context.Context, doc message.Document, d breaker.Decision, done delivery.Record) breaker.Row {
+	key := doc.BreakerKey
+	if done.ErrorType == ErrorTypeUnknownOutcome {
+		return d.Row // nothing the target said
+	}
+	// A record completed by an earlier invocation carries the ticket it
+	// was admitted with; this admission's row is then not the one to
+	// record against.
+	seen := d.Row
+	if done.Ticket != d.Ticket {
+		seen = breaker.Row{}
+	}
+	var row breaker.Row
+	err := h.persist(ctx, func() (err error) {
+		row, err = h.Breaker.RecordOnce(ctx, key, seen, done.Ticket, done.Outcome, done.ID.String())
+		seen = breaker.Row{} // a retry reads the row afresh
+		return err
+	})
+	if err != nil {
+		h.unrecorded(ctx, key, "the breaker row", done.ID, done.Outcome, err)
+		return d.Row
+	}
+	return row
+}
+
+// Storing an outcome is tried persistTries times, persistBackoff apart and
+// doubling (1.75 s in all), within the invocation.
+const (
+	persistTries   = 4
+	persistBackoff = 250 * time.Millisecond
+)
+
+// persist runs store until it succeeds, persistTries times at most,
+// sleeping in between; it returns the last error. A delivery record held
+// by another invocation is not tried again.
+func (h *Handler) persist(ctx context.Context, store func() error) error {
+	var err error
+	for i := range persistTries {
+		if i > 0 {
+			h.Clock.Sleep(ctx, persistBackoff<<(i-1))
+		}
+		if err = store(); err == nil || errors.Is(err, delivery.ErrNotHeld) || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
+
+// tableTrouble is what the document said of earlier table failures:
+// whether the message is already waiting them out, and since when.
+type tableTrouble struct {
+	waiting bool
+	since   time.Time
+}
+
+// tableWait is how long a message waits before it tries a failing table
+// again, once the Attempt state's own retries are spent.
+const tableWait = 5 * time.Minute
+
+// tableFailed handles a table that failed the Attempt before it delivered
+// (unavailable), counting it. The first time it returns unavailable, for
+// the state machine to retry in place; once those retries are spent (its Catch sets
+// TableFailure, for TableUnavailable and for a breaker row that kept
+// losing its conditional writes, BreakerContention), the message waits
+// tableWait and tries again, routed as usual so that the document keeps
+// TableSince, until TABLE_RETRY_BUDGET after it, and then it is parked: a
+// table that stays down parks nothing sooner.
+func (h *Handler) tableFailed(doc message.Document, cfg Config, t tableTrouble, unavailable *TableUnavailable) (message.Document, error) {
+	h.Metrics.Count(doc.BreakerKey, telemetry.TableUnavailable, 1)
+	if !t.waiting {
+		return doc, unavailable
+	}
+	now := h.Clock.Now()
+	doc.TableSince = t.since
+	if doc.TableSince.IsZero() {
+		doc.TableSince = now
+	}
+	if now.Sub(doc.TableSince) >= cfg.TableRetryBudget {
+		doc.Next = message.NextPark
+		doc.ParkReason = fmt.Sprintf("table unavailable: the table has failed this message's Attempts since %s, past TABLE_RETRY_BUDGET (%s): %s",
+			doc.TableSince.UTC().Format(time.RFC3339), cfg.TableRetryBudget, unavailable.Error())
+		return doc, nil
+	}
+	return h.wait(doc, min(tableWait, cfg.TableRetryBudget)), nil
+}
+
+// unrecorded logs and counts an outcome that could not be stored in what.
+func (h *Handler) unrecorded(ctx context.Context, key, what string, id delivery.ID, o breaker.Outcome, err error) {
+	h.Metrics.Count(key, telemetry.UnrecordedOutcomes, 1)
+	h.Logger.ErrorContext(ctx, "could not store a known outcome in "+what+"; the message is routed by it all the same",
+		"breaker", key, "delivery", id.String(), "outcome", o.String(), "error", err.Error())
+}
+
+// next routes the document after the outcome of a delivery was recorded
+// and left the breaker as row; a transient failure waits at least
+// minBackoff (a delay rule's) before the next try.
+func (h *Handler) next(doc message.Document, done delivery.Record, row breaker.Row, cfg Config, minBackoff time.Duration) message.Document {
+	key := doc.BreakerKey
+	switch done.Outcome {
+	case breaker.Success:
+		h.Metrics.Count(key, telemetry.Delivered, 1)
+		doc.Next = message.NextDone
+		return doc
+	case breaker.Throttled:
+		h.Metrics.Count(key, telemetry.Throttled, 1)
+		return h.queue(doc, cfg)
+	}
+	failure := message.Failure{At: done.CompletedAt, Try: done.ID.Try, Outcome: done.Outcome.String(),
+		ErrorType: done.ErrorType, Message: done.Message, BreakerState: doc.BreakerState}
+	doc.AddFailure(failure)
+	if done.ErrorType == ErrorTypeUnknownOutcome {
+		doc.Next, doc.ParkReason = message.NextPark, "unknown outcome: "+done.Message
+		return doc
+	}
+	if done.Outcome == breaker.Poison {
+		h.Metrics.Count(key, telemetry.Poison, 1)
+		doc.Next, doc.ParkReason = message.NextPark, "poison: "+describe(failure)
+		return doc
+	}
+	h.Metrics.Count(key, telemetry.Transient, 1)
+	if doc.Tries >= cfg.MaxAttempts {
+		doc.Next = message.NextPark
+		doc.ParkReason = fmt.Sprintf("exhausted: %d attempts, last error %s", doc.Tries, describe(failure))
+		return doc
+	}
+	if row.State != breaker.Closed && row.State != breaker.ForcedClosed {
+		// The breaker is not letting messages through: wait for its
+		// recovery in the room rather than on a timer of our own.
+		return h.queue(doc, cfg)
+	}
+	return h.wait(doc, max(cfg.backoff(doc.Tries, h.Rand.Float64()), minBackoff))
+}
+
+// rules is the routing rules' verdict on doc; none without Rules. The
+// error is a failed read of rules never read before.
+func (h *Handler) rules(ctx context.Context, doc message.Document) (rules.Verdict, error) {
+	if h.Rules == nil {
+		return rules.Verdict{}, nil
+	}
+	set, err := h.Rules.Rules(ctx)
+	if err != nil {
+		return rules.Verdict{}, err
+	}
+	return set.Match(h.Clock.Now(), doc.BreakerKey, doc.Message), nil
+}
+
+// route applies the routing rules' verdict v before the breaker is asked:
+// a quarantine parks the message; a hold sends it to the hold's own room
+// (room.HoldKey) until the rule ends, is removed (the admin command
+// releases its room) or the room's timeout brings it back to be matched
+// again; a message whose hold ended queues behind its breaker's room, so
+// the releaser paces it with the rest; a delay waits out what is left of
+// it since the message's last failed try (or its arrival). ok is false
+// when the rules let the Attempt go on.
+func (h *Handler) route(doc message.Document, v rules.Verdict, cfg Config) (_ message.Document, ok bool) {
+	key, now := doc.BreakerKey, h.Clock.Now()
+	switch {
+	case v.Quarantine != nil:
+		h.Metrics.Count(key, telemetry.Quarantined, 1)
+		doc.HeldBy, doc.Decision = "", message.DecisionQuarantine
+		doc.Next, doc.ParkReason = message.NextPark, "quarantined: "+v.Quarantine.Describe()
+		return doc, true
+	case v.Hold != nil:
+		h.Metrics.Count(key, telemetry.Held, 1)
+		timeout := cfg.RoomTimeout
+		if !v.Hold.Until.IsZero() {
+			timeout = min(timeout, v.Hold.Until.Sub(now))
+		}
+		doc.HeldBy, doc.Decision = v.Hold.ID, message.DecisionHold
+		doc.Next, doc.RoomTimeoutSeconds = message.NextRoom, waitSeconds(timeout)
+		return doc, true
+	case doc.HeldBy != "":
+		doc.HeldBy, doc.Decision = "", breaker.Queue.String()
+		return h.queue(doc, cfg), true
+	case v.Delay > 0:
+		if rest := doc.LastTurn().Add(v.Delay).Sub(now); rest > 0 {
+			h.Metrics.Count(key, telemetry.Delayed, 1)
+			doc.Decision = message.DecisionDelay
+			return h.wait(doc, rest), true
+		}
+	}
+	return doc, false
+}
+
+// wait routes the document to the Cooldown state for d.
+func (h *Handler) wait(doc message.Document, d time.Duration) message.Document {
+	h.Metrics.Count(doc.BreakerKey, telemetry.Waits, 1)
+	doc.Next, doc.WaitSeconds = message.NextWait, waitSeconds(d)
+	return doc
+}
+
+// queue routes the document to the waiting room, for at most RoomMaxWait
+// unless it watches the room (see watch).
+func (h *Handler) queue(doc message.Document, cfg Config) message.Document {
+	h.Metrics.Count(doc.BreakerKey, telemetry.Queued, 1)
+	doc.Next, doc.RoomTimeoutSeconds = message.NextRoom, waitSeconds(cfg.RoomMaxWait)
+	return doc
+}
+
+// watch makes a document bound for its breaker's room the room's watcher
+// when the room has none (room.Watch): the watcher waits RoomTimeout at
+// most, so a room whose releases stopped while it waits has a message
+// back at its breaker within that, while the others wait up to
+// RoomMaxWait and cost no cycles however long the outage. When the watch
+// cannot be checked, the document watches.
+func (h *Handler) watch(ctx context.Context, doc message.Document, cfg Config) message.Document {
+	if doc.Next != message.NextRoom || doc.HeldBy != "" || cfg.RoomMaxWait == cfg.RoomTimeout {
+		return doc
+	}
+	took, err := h.Room.Watch(ctx, doc.BreakerKey, doc.RoomID(), h.Clock.Now(), cfg.RoomTimeout)
+	if err != nil {
+		h.Logger.WarnContext(ctx, "could not check the room's watch; this message watches it", "breaker", doc.BreakerKey, "error", err.Error())
+	}
+	if took || err != nil {
+		doc.RoomTimeoutSeconds = waitSeconds(cfg.RoomTimeout)
+	}
+	return doc
+}
+
+// verdictOf is the verdict a delivery was admitted with: a ticket with a
+// canary lease is a canary's.
+func verdictOf(t breaker.Ticket) breaker.Verdict {
+	if t.LeaseID != "" {
+		return breaker.Canary
+	}
+	return breaker.Proceed
+}
+
+// describe is a failure as "<errorType>: <message>", either part omitted
+// when empty.
+func describe(f message.Failure) string {
+	switch {
+	case f.ErrorType == "" && f.Message == "":
+		return "no error details"
+	case f.ErrorType == "":
+		return f.Message
+	case f.Message == "":
+		return f.ErrorType
+	}
+	return f.ErrorType + ": " + f.Message
+}

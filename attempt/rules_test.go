@@ -1,0 +1,85 @@
+package attempt_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/attempt"
+	"github.com/redrive/redrive/delivery/target"
+	"github.com/redrive/redrive/lambda/telemetry"
+	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/rules"
+)
+
+// fixedRules is a rules.Source with fixed rules, or a failure.
+type fixedRules struct {
+	set rules.Set
+	err error
+}
+
+func (r fixedRules) Rules(context.Context) (rules.Set, error) { return r.set, r.err }
+
+func ruleSet(specs ...rules.Rule) fixedRules { return fixedRules{set: rules.NewSet(specs)} }
+
+// Rules that cannot be read are the table failing: the message waits it
+// out like any table failure, and is neither delivered nor parked.
+func TestUnreadableRulesAreTableUnavailable(t *testing.T) {
+	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
+	f.handler.Rules = fixedRules{err: errors.New("ThrottlingException")}
+	_, err := f.run(t, newDocument("orders"))
+	unavailable, ok := err.(*attempt.TableUnavailable)
+	require.True(t, ok, "error %T %v", err, err)
+	assert.Equal(t, "read the routing rules", unavailable.Op)
+	assert.Zero(t, f.target.calls())
+}
+
+// A hold's stay in its room ends with the rule, so its messages come back
+// when it ends rather than at the room's timeout; a message whose hold
+// ended queues behind its breaker's room.
+func TestAHoldWaitsUntilItsEndThenQueues(t *testing.T) {
+	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
+	hold := rules.Rule{ID: "r4", Spec: rules.Spec{On: "breaker", Equals: "orders", Action: rules.Hold}, Until: t0.Add(10 * time.Minute)}
+	f.handler.Rules = ruleSet(hold)
+	doc, err := f.run(t, newDocument("orders"))
+	require.NoError(t, err)
+	assert.Equal(t, message.NextRoom, doc.Next)
+	assert.Equal(t, message.DecisionHold, doc.Decision)
+	assert.Equal(t, "r4", doc.HeldBy)
+	assert.Equal(t, 600, doc.RoomTimeoutSeconds, "the rule's end, not the hour of the room")
+
+	f.clock.Advance(10 * time.Minute)
+	doc, err = f.run(t, doc)
+	require.NoError(t, err)
+	assert.Equal(t, message.NextRoom, doc.Next)
+	assert.Equal(t, "QUEUE", doc.Decision, "behind the breaker's room, paced by its releaser")
+	assert.Empty(t, doc.HeldBy)
+	assert.Zero(t, f.target.calls())
+	assert.Equal(t, int64(1), f.counts(t)[telemetry.Held])
+}
+
+// A quarantine parks without a call; a delay applies to the backoff after
+// a failure too.
+func TestQuarantineParksAndDelayLengthensTheBackoff(t *testing.T) {
+	f := newFixture(t, options{policy: neverTrips, config: testConfig}, transient("busy"))
+	f.handler.Rules = ruleSet(rules.Rule{ID: "r1", Reason: "broken client",
+		Spec: rules.Spec{On: "body:/order", Equals: "42", Action: rules.Quarantine}})
+	doc, err := f.run(t, newDocument("orders"))
+	require.NoError(t, err)
+	assert.Equal(t, message.NextPark, doc.Next)
+	assert.Equal(t, "quarantined: rule r1 (body:/order equals 42): broken client", doc.ParkReason)
+	assert.Zero(t, f.target.calls())
+
+	f.handler.Rules = ruleSet(rules.Rule{ID: "r2", Spec: rules.Spec{On: "breaker", Equals: "orders", Action: rules.Delay, Delay: "1h"}})
+	in := newDocument("orders")
+	in.ReceivedAt = t0.Add(-2 * time.Hour) // the first try is not held back
+	doc, err = f.run(t, in)
+	require.NoError(t, err)
+	assert.Equal(t, message.NextWait, doc.Next)
+	assert.Equal(t, 3600, doc.WaitSeconds, "the rule's hour, not the backoff's seconds")
+	assert.Equal(t, 1, f.target.calls())
+}

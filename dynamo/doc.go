@@ -1,0 +1,38 @@
+// Package dynamo is the DynamoDB breaker.Store: one item per breaker
+// key, changed only by one conditional UpdateItem on its version.
+//
+// The item's partition key is pk = "breaker#<key>", so breaker rows share a
+// table with other records (delivery records use other prefixes). Every
+// other attribute mirrors a breaker.Row field:
+//
+//	state                 S  state name, e.g. "HALF_OPEN"
+//	version, generation   N
+//	window_failures       S  the window bitset as 16 hex digits (see below)
+//	window_count          N
+//	consecutive_failures  N
+//	trips                 N
+//	canary_successes      N
+//	open_until            S  RFC 3339 UTC, nanoseconds; NULL when zero
+//	closed_at             S  as open_until
+//	scout_until           S  as open_until
+//	throttled_until       S  as open_until
+//	changed_at            S  as open_until
+//	cause                 S  why the state last changed; NULL when empty
+//	forced_until          S  as open_until
+//	actor, reason         S  NULL when empty
+//	leases                L  of M {id S, expires S}; NULL when none
+//	totals                M  {successes, failures, poison, stale, trips, closes, throttles N}
+//
+// The window bitset is a string, not a number, because minidyn (the local
+// backend) evaluates update expressions in float64 and would round a window
+// whose oldest bits are set; DynamoDB itself keeps 38 digits.
+//
+// Load reads with ConsistentRead; a missing item is a new CLOSED breaker.
+// Attributes other than state and version may be absent or NULL and read as
+// zero, so items written before an attribute existed still load. An
+// item that does not decode (wrong type, unknown state, bad number) is an
+// error matching ErrMalformed that names the attribute and the key. Save
+// sets every attribute in one UpdateItem conditioned on the stored version
+// (attribute_not_exists(pk) for a new row); a failed condition is
+// breaker.ErrConflict.
+package dynamo

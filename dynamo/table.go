@@ -1,0 +1,119 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// TableAPI is the part of the DynamoDB client CreateTable calls;
+// *dynamodb.Client satisfies it.
+type TableAPI interface {
+	CreateTable(ctx context.Context, params *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
+	DescribeTable(ctx context.Context, params *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+}
+
+// tablePoll is how often CreateTable asks whether a new table is active.
+const tablePoll = 25 * time.Millisecond
+
+// The waiting room's sparse index (package room writes its items):
+// partition key room (S, the breaker key), sort key seq (S, entry time and
+// message), every attribute projected.
+const (
+	RoomIndex   = "room"
+	RoomAttr    = "room"
+	RoomSeqAttr = "seq"
+)
+
+// The parking lot's sparse index (package park/lotindex writes its
+// items): partition key parked_day (S, the UTC day a message was parked,
+// YYYY-MM-DD), sort key parked_seq (S, the parked time and origin id),
+// every attribute projected. Listing the lot is one Query per day.
+const (
+	ParkedIndex   = "parked"
+	ParkedDayAttr = "parked_day"
+	ParkedSeqAttr = "parked_seq"
+)
+
+// TTLAttr is the attribute the table's TTL reads (Unix seconds): the
+// delivery records, the waiting room's entries and the parking lot's index
+// entries expire by it. The CDK stack and the local stack enable TTL on it.
+const TTLAttr = "ttl"
+
+// TableInput is the schema of the table the store, the delivery records,
+// the waiting room and the parking lot's index live in: partition key pk
+// (S), no sort key, the sparse indexes RoomIndex and ParkedIndex,
+// on-demand billing. The CDK stack and the local emulators create the same
+// table.
+func TableInput(name string) *dynamodb.CreateTableInput {
+	return &dynamodb.CreateTableInput{
+		TableName: aws.String(name),
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String(attrPK), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(RoomAttr), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(RoomSeqAttr), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(ParkedDayAttr), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(ParkedSeqAttr), AttributeType: types.ScalarAttributeTypeS},
+		},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
+		},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
+			sparseIndex(RoomIndex, RoomAttr, RoomSeqAttr),
+			sparseIndex(ParkedIndex, ParkedDayAttr, ParkedSeqAttr),
+		},
+		BillingMode: types.BillingModePayPerRequest,
+	}
+}
+
+// sparseIndex is a global secondary index on a string partition key and a
+// string sort key that only some items carry, with every attribute
+// projected.
+func sparseIndex(name, partition, sort string) types.GlobalSecondaryIndex {
+	return types.GlobalSecondaryIndex{
+		IndexName: aws.String(name),
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String(partition), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(sort), KeyType: types.KeyTypeRange},
+		},
+		Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+	}
+}
+
+// CreateTable creates the table described by TableInput(name), unless a
+// table of that name exists already, and returns once it is active. An
+// emulator that reports no table status (minidyn) counts as active.
+func CreateTable(ctx context.Context, api TableAPI, name string) error {
+	_, err := api.CreateTable(ctx, TableInput(name))
+	if _, exists := errors.AsType[*types.ResourceInUseException](err); err != nil && !exists {
+		return fmt.Errorf("create table %q: %w", name, err)
+	}
+	ticker := time.NewTicker(tablePoll)
+	defer ticker.Stop()
+	for {
+		out, err := api.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		if err != nil {
+			return fmt.Errorf("wait for table %q: %w", name, err)
+		}
+		if out.Table == nil {
+			return fmt.Errorf("wait for table %q: DescribeTable returned no table", name)
+		}
+		switch status := out.Table.TableStatus; status {
+		case types.TableStatusActive, "":
+			return nil
+		case types.TableStatusCreating, types.TableStatusUpdating:
+		default:
+			return fmt.Errorf("wait for table %q: status %s", name, status)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for table %q: %w", name, ctx.Err())
+		case <-ticker.C:
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package local
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	mrand "math/rand/v2"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/redrive/redrive/dynamo"
+	"github.com/redrive/redrive/emulate/ddbmem"
+	"github.com/redrive/redrive/emulate/ddbserver"
+	"github.com/redrive/redrive/emulate/loopback"
+	"github.com/redrive/redrive/emulate/sqslocal"
+	"github.com/redrive/redrive/lambda/wire"
+)
+
+// region is the region every local client signs for.
+const region = "us-east-1"
+
+// credentialsProvider signs requests to the local endpoints, which check
+// no secret.
+var credentialsProvider = credentials.NewStaticCredentialsProvider("local", "local", "")
+
+// dynamoBackend is the DynamoDB endpoint and table of a Stack.
+type dynamoBackend struct {
+	client  *dynamodb.Client // nil with Options.InProcess
+	api     wire.DynamoDB    // the client, or the in-process table
+	url     string
+	table   string
+	name    string             // "minidyn" or "DynamoDBEndpoint=<url>"
+	dropped bool               // the table is deleted on close (external endpoint)
+	local   *ddbserver.Handler // the embedded one; nil on an external endpoint
+}
+
+// startDynamo connects to Options.DynamoDBEndpoint, or serves minidyn
+// (behind ddbserver, which, for a service, expires items by their TTL on its
+// clock), and creates the table from dynamo's schema: "redrive" on
+// minidyn, with TTL on dynamo.TTLAttr as deployed, or a uniquely
+// named one on a shared endpoint (deleted on close).
+func (s *Stack) startDynamo(ctx context.Context) (*dynamoBackend, error) {
+	b := &dynamoBackend{url: s.opts.DynamoDBEndpoint, table: "redrive", name: "minidyn"}
+	if s.opts.InProcess {
+		db := ddbmem.New()
+		if _, err := db.CreateTable(ctx, dynamo.TableInput(b.table)); err != nil {
+			return nil, fmt.Errorf("local: DynamoDB (in process): %w", err)
+		}
+		b.api, b.name = db, "in process (ddbmem)"
+		return b, nil
+	}
+	var httpClient aws.HTTPClient = loopback.NewHTTPClient()
+	restored := false
+	if b.url == "" {
+		b.local = ddbserver.New(s.expiryClock())
+		var err error
+		if restored, err = s.restoreFrom(stateDynamoDB, b.local.Restore); err != nil {
+			return nil, err
+		}
+		if b.url, httpClient, err = s.endpoint("DynamoDB", "dynamodb", s.addr(func(a *Addresses) string { return a.DynamoDB }), b.local); err != nil {
+			return nil, err
+		}
+	} else {
+		b.name = "DynamoDBEndpoint=" + b.url
+		b.table = "redrive-local-" + rand.Text()[:12]
+		b.dropped = true
+	}
+	b.client = dynamodb.New(dynamodb.Options{
+		Region:       region,
+		BaseEndpoint: aws.String(b.url),
+		Credentials:  credentialsProvider,
+		HTTPClient:   httpClient,
+		Retryer:      aws.NopRetryer{},
+	})
+	b.api = b.client
+	if err := dynamo.CreateTable(ctx, b.client, b.table); err != nil {
+		return nil, errors.Join(fmt.Errorf("local: DynamoDB (%s): %w", b.name, err), b.close(ctx))
+	}
+	if b.dropped || restored {
+		return b, nil // a shared endpoint's TTL is its own; a restored table has its own
+	}
+	_, err := b.client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(b.table),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(dynamo.TTLAttr), Enabled: aws.Bool(true)}})
+	if err != nil {
+		return nil, fmt.Errorf("local: DynamoDB (%s): enable TTL: %w", b.name, err)
+	}
+	return b, nil
+}
+
+// close deletes a table made on a shared endpoint.
+func (b *dynamoBackend) close(ctx context.Context) error {
+	if !b.dropped {
+		return nil
+	}
+	_, err := b.client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(b.table)})
+	if _, gone := errors.AsType[*types.ResourceNotFoundException](err); err != nil && !gone {
+		return fmt.Errorf("local: delete table %q: %w", b.table, err)
+	}
+	return nil
+}
+
+// newSQSServer is the embedded SQS server on the stack's clock, restored
+// from Options.State when it holds one. On the virtual clock its message
+// ids and receipt handles come from a reader seeded by the Seed, so a run
+// replays; a service's are random.
+func (s *Stack) newSQSServer() (*sqslocal.Server, error) {
+	opts := sqslocal.Options{Account: account, Region: region, Now: s.Executor.Now}
+	if sc := s.opts.Scaled; sc != nil {
+		opts.After = func(d time.Duration) <-chan time.Time { return time.After(sc.WallDuration(d)) }
+		var restored *sqslocal.Server
+		if _, err := s.restoreFrom(stateSQS, func(r io.Reader) (err error) {
+			restored, err = sqslocal.Restore(r, opts)
+			return err
+		}); err != nil || restored != nil {
+			return restored, err
+		}
+		return sqslocal.NewServer(opts)
+	}
+	var key [32]byte
+	binary.LittleEndian.PutUint64(key[:], uint64(s.opts.Seed))
+	opts.Rand = mrand.NewChaCha8(key)
+	opts.After = func(d time.Duration) <-chan time.Time {
+		c := make(chan time.Time, 1)
+		s.Executor.At(s.Executor.Now().Add(d), func(context.Context) { c <- s.Executor.Now() })
+		return c
+	}
+	return sqslocal.NewServer(opts)
+}
+
+// expiryClock is the clock the embedded table expires items on: a
+// service's, so a long run's table holds what has not expired. A run on
+// the virtual clock (hours of it at most) keeps every item rather than
+// scan the table for expired ones, which slowed the large scenario by a
+// seventh; DynamoDB too deletes expired items only within days, so
+// nothing relies on it.
+func (s *Stack) expiryClock() func() time.Time {
+	if s.opts.Scaled == nil {
+		return nil
+	}
+	return s.Executor.Now
+}
+
+// addr is the address Options.Serve gives an API, or "" when it serves
+// none.
+func (s *Stack) addr(of func(*Addresses) string) string {
+	if s.opts.Serve == nil {
+		return ""
+	}
+	return of(s.opts.Serve)
+}

@@ -1,0 +1,214 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+
+	"github.com/redrive/redrive/delivery"
+	"github.com/redrive/redrive/dynamo"
+	"github.com/redrive/redrive/emulate/executor"
+	"github.com/redrive/redrive/lambda/wire"
+	"github.com/redrive/redrive/park/lotindex"
+	"github.com/redrive/redrive/room"
+)
+
+// countingInvoker counts invocations per function name around an Invoker.
+type countingInvoker struct {
+	next executor.Invoker
+
+	mu     sync.Mutex
+	counts map[string]int64
+}
+
+var _ executor.Invoker = (*countingInvoker)(nil)
+
+// Invoke counts the call under the function's name and passes it on.
+func (c *countingInvoker) Invoke(ctx context.Context, function string, payload []byte) (executor.Invocation, error) {
+	c.mu.Lock()
+	if c.counts == nil {
+		c.counts = map[string]int64{}
+	}
+	c.counts[functionName(function)]++
+	c.mu.Unlock()
+	return c.next.Invoke(ctx, function, payload)
+}
+
+// snapshot returns the counts so far.
+func (c *countingInvoker) snapshot() map[string]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int64, len(c.counts))
+	for k, v := range c.counts {
+		out[k] = v
+	}
+	return out
+}
+
+// functionName is the bare name of a function name or ARN, without a
+// qualifier: "arn:aws:lambda:r:a:function:attempt:live" is "attempt".
+func functionName(s string) string {
+	if _, rest, ok := strings.Cut(s, ":function:"); ok {
+		s = rest
+	}
+	name, _, _ := strings.Cut(s, ":")
+	return name
+}
+
+// RowIO counts the DynamoDB calls on one kind of item.
+type RowIO struct {
+	// Reads counts GetItem calls.
+	Reads int64
+	// Writes counts PutItem and UpdateItem calls that succeeded.
+	Writes int64
+	// Conflicts counts conditional writes whose condition failed.
+	Conflicts int64
+}
+
+// ioKind is the kind of item a partition key names.
+type ioKind int
+
+const (
+	ioBreaker ioKind = iota
+	ioDelivery
+	ioParked
+	ioOther
+)
+
+// countingDB is the DynamoDB client the tasks use, counting the calls per
+// kind of item (by partition key prefix). It satisfies wire.DynamoDB.
+type countingDB struct {
+	next wire.DynamoDB
+
+	mu sync.Mutex
+	io [4]RowIO
+	// waiting holds the room entries' keys.
+	waiting map[string]bool
+}
+
+var _ wire.DynamoDB = (*countingDB)(nil)
+
+// GetItem reads an item and counts a read.
+func (c *countingDB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	out, err := c.next.GetItem(ctx, in, optFns...)
+	c.count(in.Key, err, true)
+	return out, err
+}
+
+// PutItem writes an item and counts a write or a conflict.
+func (c *countingDB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	out, err := c.next.PutItem(ctx, in, optFns...)
+	c.count(in.Item, err, false)
+	if pk, ok := roomKey(in.Item); ok && err == nil {
+		c.mu.Lock()
+		if c.waiting == nil {
+			c.waiting = map[string]bool{}
+		}
+		c.waiting[pk] = true
+		c.mu.Unlock()
+	}
+	return out, err
+}
+
+// UpdateItem changes an item and counts a write or a conflict.
+func (c *countingDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	out, err := c.next.UpdateItem(ctx, in, optFns...)
+	c.count(in.Key, err, false)
+	return out, err
+}
+
+// DeleteItem removes an item (a room entry) and counts a write or a
+// conflict.
+func (c *countingDB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	out, err := c.next.DeleteItem(ctx, in, optFns...)
+	c.count(in.Key, err, false)
+	if pk, ok := roomKey(in.Key); ok && err == nil {
+		c.mu.Lock()
+		delete(c.waiting, pk)
+		c.mu.Unlock()
+	}
+	return out, err
+}
+
+// roomKey returns the partition key of a waiting-room item, and false for
+// other items.
+func roomKey(key map[string]types.AttributeValue) (string, bool) {
+	pk, ok := key["pk"].(*types.AttributeValueMemberS)
+	if !ok || !strings.HasPrefix(pk.Value, room.KeyPrefix) {
+		return "", false
+	}
+	return pk.Value, true
+}
+
+// roomDepth returns how many entries wait in the room.
+func (c *countingDB) roomDepth() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.waiting)
+}
+
+// releaseCounter counts the room's releases: SendTaskSuccess calls that
+// resumed an execution (the WaitingRoom state's tokens are the only task
+// tokens of the stack). A token dropped because its execution was gone
+// is not a release.
+type releaseCounter struct {
+	wire.StepFunctions
+	released *atomic.Int64
+}
+
+// SendTaskSuccess sends the token's success and counts it if it resumed.
+func (c releaseCounter) SendTaskSuccess(ctx context.Context, in *sfn.SendTaskSuccessInput, optFns ...func(*sfn.Options)) (*sfn.SendTaskSuccessOutput, error) {
+	out, err := c.StepFunctions.SendTaskSuccess(ctx, in, optFns...)
+	if err == nil {
+		c.released.Add(1)
+	}
+	return out, err
+}
+
+// Query lists items (the room's index) and counts a read.
+func (c *countingDB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	out, err := c.next.Query(ctx, in, optFns...)
+	c.count(nil, err, true)
+	return out, err
+}
+
+// count records one call on the item whose key attributes are item.
+func (c *countingDB) count(item map[string]types.AttributeValue, err error, read bool) {
+	kind := ioOther
+	if pk, ok := item["pk"].(*types.AttributeValueMemberS); ok {
+		switch {
+		case strings.HasPrefix(pk.Value, dynamo.KeyPrefix):
+			kind = ioBreaker
+		case strings.HasPrefix(pk.Value, delivery.KeyPrefix):
+			kind = ioDelivery
+		case strings.HasPrefix(pk.Value, lotindex.KeyPrefix):
+			kind = ioParked
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := &c.io[kind]
+	switch _, conflict := errors.AsType[*types.ConditionalCheckFailedException](err); {
+	case read:
+		n.Reads++
+	case conflict:
+		n.Conflicts++
+	case err == nil:
+		n.Writes++
+	}
+}
+
+// snapshot returns the counts for breaker rows, delivery records, the
+// parking lot's index entries, and the rest (the waiting room and the pace
+// rows).
+func (c *countingDB) snapshot() (breakerIO, deliveryIO, parkedIO, otherIO RowIO) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.io[ioBreaker], c.io[ioDelivery], c.io[ioParked], c.io[ioOther]
+}

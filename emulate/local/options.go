@@ -1,0 +1,235 @@
+package local
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"time"
+
+	"github.com/redrive/redrive/attempt"
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/clock"
+	"github.com/redrive/redrive/delivery/target"
+	"github.com/redrive/redrive/emulate/executor"
+	"github.com/redrive/redrive/emulate/simtarget"
+	"github.com/redrive/redrive/lambda/wire"
+	"github.com/redrive/redrive/room/pace"
+)
+
+// Options configures a Stack. The zero value of every field means its
+// documented default.
+type Options struct {
+	// Seed seeds every source of randomness: the executor (retry jitter,
+	// ids), the breaker (cooldown jitter, ramp), the simulated target and
+	// SQS message ids. Default 1.
+	Seed int64
+	// Workers is how many goroutines run the events due at one virtual
+	// instant, so handlers run concurrently. Default 1: fully
+	// deterministic.
+	Workers int
+	// Start is when the virtual clock starts. Default the executor's
+	// (2026-01-01T00:00:00Z).
+	Start time.Time
+	// FinishedHistories bounds the finished executions whose histories
+	// are kept (executor.Options.FinishedHistories): Costs needs them all.
+	// Default 0: all.
+	FinishedHistories int
+	// RunningHistories, Compact and Finished are the executor's
+	// (executor.Options): a simulation records a sample of the histories,
+	// reads each execution as it ends and keeps only a summary of it.
+	RunningHistories int
+	Compact          bool
+	Finished         func(executor.Execution)
+
+	// Scaled, if set, runs the stack as a service on that scaled wall
+	// clock: the executor runs in the background from Start to Close, the
+	// DLQ's event source long-polls, and every clock (handlers, SQS,
+	// histories) is this one. Default nil: the executor's virtual clock,
+	// driven by RunUntil and RunUntilDrained.
+	Scaled *clock.Scaled
+	// Serve, if set, serves the Lambda, Step Functions, DynamoDB and SQS
+	// APIs on sockets at these addresses, for clients outside the process
+	// (the AWS CLI, the SDKs, Step Functions Local). Default nil: every
+	// client talks to its server in process, without sockets.
+	Serve *Addresses
+	// StepFunctionsEndpoint is a Step Functions endpoint (Step Functions
+	// Local) to create the state machines on and start executions with,
+	// instead of the executor. It invokes the functions on the Lambda
+	// server's socket, so it needs Serve and Scaled.
+	StepFunctionsEndpoint string
+	// Retention evicts finished executions once stopped that long on the
+	// stack's clock (executor.Options.Retention), so a long-running service's
+	// memory holds what is in flight. Default 0: every execution is kept,
+	// as Costs needs.
+	Retention time.Duration
+	// DynamoDBEndpoint is a DynamoDB-compatible endpoint (dynalite,
+	// DynamoDB Local) to use instead of the embedded minidyn; the table
+	// gets a unique name there and is deleted by Close.
+	DynamoDBEndpoint string
+	// InProcess has the tasks, the DLQ's event source and SendToDLQ call
+	// the table, the queues and the executor in process: the table is
+	// emulate/ddbmem, and SQS and Step Functions are called through
+	// clients with the SDK's signatures, validation and errors but
+	// without its wire format (sqslocal.Client, sfnapi.Client). Much
+	// faster for a long simulation, with the same answers. The Stack then
+	// has no DynamoDB client or endpoint (its SQS and SFN clients still
+	// go through the APIs); it needs neither Serve nor State nor
+	// DynamoDBEndpoint.
+	InProcess bool
+	// State, if set, is a directory that keeps a service's executions,
+	// queues and table across a restart: Start restores them from it
+	// (the clock continuing where the stopped stack's was), Close saves
+	// them into it. It needs Scaled, the executor (no
+	// StepFunctionsEndpoint) and the embedded DynamoDB.
+	State string
+	// NameSuffix is appended to the state machines' names, so runs sharing
+	// one Step Functions Local do not meet; [A-Za-z0-9_-], at most 40.
+	NameSuffix string
+
+	// Env, if set, supplies the functions' settings as the Lambda
+	// functions read their environment (the BREAKER_* policy,
+	// MAX_ATTEMPTS, BACKOFF_*, DELIVERY_LEASE, ROOM_TIMEOUT, ROOM_MAX_WAIT,
+	// RELEASE_*, POISON_ERROR_TYPES, START_CONCURRENCY, BREAKER_KEY...),
+	// each checked by its function's own parser, instead of the typed
+	// fields Policy, Attempt, RoomTimeout, RoomMaxWait, Pace and the
+	// BreakerKey ones. The variables that wire the functions to the stack
+	// (TABLE_NAME, STATE_MACHINE_ARN, TARGET_*...) are the stack's. A
+	// message without a key goes to DefaultBreakerKey unless
+	// BREAKER_KEY_DEFAULT says otherwise.
+	Env func(string) string
+
+	// Policy is the breaker policy; zero fields mean the breaker's
+	// defaults.
+	Policy breaker.Policy
+	// Attempt tunes the per-message retry and continuation; zero fields
+	// mean the attempt task's defaults.
+	Attempt attempt.Config
+	// Target configures the simulated consumer; its Now is set to the
+	// executor's clock and a zero Seed to this Seed.
+	Target simtarget.Options
+	// PoisonErrorTypes are the consumer error types that mean poison.
+	// Default ["PoisonMessage"] (simtarget's).
+	PoisonErrorTypes []string
+	// ThrottleErrorTypes are the consumer error types that mean the
+	// target is overloaded. Default ["Throttled"] (simtarget's).
+	ThrottleErrorTypes []string
+	// AttemptTimeout is the attempt function's Lambda timeout, its
+	// deadline. Default attempt.DefaultFunctionTimeout, as deployed.
+	AttemptTimeout time.Duration
+	// RoomTimeout bounds the stay of a room's watcher, RoomMaxWait that
+	// of every other message in the room; zero means the default
+	// (ROOM_TIMEOUT's, ROOM_MAX_WAIT's).
+	RoomTimeout, RoomMaxWait time.Duration
+	// Pace is the waiting room's release pace; zero fields mean the
+	// defaults (RELEASE_*).
+	Pace pace.Policy
+	// DirectInvoke has the attempt task invoke the consumer through the
+	// Registry directly rather than through the Lambda Invoke API server
+	// and the lambda client: faster, but skips the Invoke wire format.
+	DirectInvoke bool
+
+	// BreakerKey is the one breaker all messages go through, unless
+	// BreakerKeyAttribute or BreakerKeyPointer picks a key per message.
+	// Default "orders" when neither is set.
+	BreakerKey string
+	// BreakerKeyAttribute names the message attribute holding the key.
+	BreakerKeyAttribute string
+	// BreakerKeyPointer is a JSON pointer to the key in the body.
+	BreakerKeyPointer string
+
+	// BatchSize is the DLQ event source's batch size, 1 to 10. Default 10.
+	BatchSize int
+	// VisibilityTimeout is the DLQ's; a record the starter could not start
+	// reappears after it. Default 30s.
+	VisibilityTimeout time.Duration
+	// StartConcurrency is how many records of a batch the starter starts at
+	// once. Default Workers (1 keeps runs deterministic).
+	StartConcurrency int
+
+	// WrapStore, if set, wraps the breaker store of the attempt task, for
+	// fault injection.
+	WrapStore func(breaker.Store) breaker.Store
+	// WrapTarget, if set, wraps the attempt task's target (the consumer's
+	// client), for fault injection.
+	WrapTarget func(target.Target) target.Target
+	// WrapDynamoDB, if set, wraps the DynamoDB client of every task, for
+	// fault injection at the table (the breaker rows, the delivery
+	// records, the room and the pace rows); what it fails is not counted
+	// in Stats.
+	WrapDynamoDB func(wire.DynamoDB) wire.DynamoDB
+	// Logs receives the handlers' JSON logs and metric lines. Default
+	// io.Discard.
+	Logs io.Writer
+}
+
+// DefaultBreakerKey is the breaker every message goes through unless the
+// options pick a key per message.
+const DefaultBreakerKey = "orders"
+
+// Addresses are where a stack serves its APIs, "host:port" each; an empty
+// one, or port 0, picks a free loopback port. Step Functions Local in
+// Docker reaches the Lambda server only on an address the container can
+// route to, e.g. "0.0.0.0:9001".
+type Addresses struct {
+	Lambda, StepFunctions, DynamoDB, SQS string
+}
+
+// suffixPattern is what NameSuffix may hold.
+var suffixPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{0,40}$`)
+
+// withDefaults fills the zero fields and checks the ones Start uses
+// itself; the handlers' settings are checked by the handlers' own
+// configuration.
+func (o Options) withDefaults() (Options, error) {
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Workers == 0 {
+		o.Workers = 1
+	}
+	if o.AttemptTimeout == 0 {
+		o.AttemptTimeout = attempt.DefaultFunctionTimeout
+	}
+	if o.PoisonErrorTypes == nil {
+		o.PoisonErrorTypes = []string{"PoisonMessage"}
+	}
+	if o.ThrottleErrorTypes == nil {
+		o.ThrottleErrorTypes = []string{"Throttled"}
+	}
+	if o.Env == nil && o.BreakerKey == "" && o.BreakerKeyAttribute == "" && o.BreakerKeyPointer == "" {
+		o.BreakerKey = DefaultBreakerKey
+	}
+	if o.BatchSize == 0 {
+		o.BatchSize = 10
+	}
+	if o.VisibilityTimeout == 0 {
+		o.VisibilityTimeout = 30 * time.Second
+	}
+	if o.StartConcurrency == 0 {
+		o.StartConcurrency = o.Workers
+	}
+	if o.Target.Seed == 0 {
+		o.Target.Seed = uint64(o.Seed)
+	}
+	if o.Logs == nil {
+		o.Logs = io.Discard
+	}
+	switch {
+	case o.Workers < 1:
+		return o, fmt.Errorf("local: options: Workers %d: want at least 1", o.Workers)
+	case o.BatchSize < 1 || o.BatchSize > 10:
+		return o, fmt.Errorf("local: options: BatchSize %d: want 1 to 10, as an SQS event source allows", o.BatchSize)
+	case o.VisibilityTimeout < time.Second || o.VisibilityTimeout > 12*time.Hour:
+		return o, fmt.Errorf("local: options: VisibilityTimeout %v: want 1s to 12h, as SQS allows", o.VisibilityTimeout)
+	case !suffixPattern.MatchString(o.NameSuffix):
+		return o, fmt.Errorf("local: options: NameSuffix %q: want at most 40 of A-Z a-z 0-9 _ -", o.NameSuffix)
+	case o.State != "" && (o.Scaled == nil || o.DynamoDBEndpoint != "" || o.StepFunctionsEndpoint != ""):
+		return o, errors.New("local: options: State needs Scaled, the executor and the embedded DynamoDB: it keeps a service's own executions, queues and table")
+	case o.InProcess && (o.Serve != nil || o.State != "" || o.DynamoDBEndpoint != "" || o.StepFunctionsEndpoint != ""):
+		return o, errors.New("local: options: InProcess serves the table, queues and executor to the tasks alone: not with Serve, State, DynamoDBEndpoint or StepFunctionsEndpoint")
+	case o.StepFunctionsEndpoint != "" && (o.Serve == nil || o.Scaled == nil):
+		return o, errors.New("local: options: StepFunctionsEndpoint needs Serve and Scaled: it invokes the functions on the Lambda server's socket, on the wall clock")
+	}
+	return o, nil
+}

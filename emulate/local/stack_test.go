@@ -1,0 +1,313 @@
+package local_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/attempt"
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/clock"
+	"github.com/redrive/redrive/emulate/ddbtest"
+	"github.com/redrive/redrive/emulate/executor"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/simtarget"
+	"github.com/redrive/redrive/message"
+)
+
+func TestStartRejectsBadOptions(t *testing.T) {
+	tests := []struct {
+		name string
+		opts local.Options
+		want string
+	}{
+		{"workers", local.Options{Workers: -2}, "Workers -2: want at least 1"},
+		{"batch size", local.Options{BatchSize: 11}, "BatchSize 11: want 1 to 10"},
+		{"visibility timeout", local.Options{VisibilityTimeout: time.Millisecond}, "VisibilityTimeout 1ms"},
+		{"policy", local.Options{Policy: breaker.Policy{WindowSize: 65}}, "WindowSize"},
+		{"attempt", local.Options{Attempt: attempt.Config{MaxCycles: attempt.MaxMaxCycles + 1}}, "MAX_CYCLES"},
+		{"key pointer", local.Options{BreakerKeyPointer: "tenant"}, "BREAKER_KEY_POINTER"},
+		{"two key sources", local.Options{BreakerKey: "orders", BreakerKeyAttribute: "tenant"}, "set at most one of"},
+		{"target", local.Options{Target: simtarget.Options{Capacity: -1}}, "Capacity -1"},
+		{"poison types", local.Options{PoisonErrorTypes: []string{"BatchItemFailure"}}, "POISON_ERROR_TYPES"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := local.Start(context.Background(), tt.opts)
+			require.Error(t, err)
+			assert.Nil(t, s)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestStackWiring(t *testing.T) {
+	s := start(t, local.Options{})
+	if endpoint := ddbtest.Endpoint(); endpoint != "" {
+		assert.Equal(t, "DynamoDBEndpoint="+endpoint, s.DynamoDBBackend)
+		assert.Regexp(t, `^redrive-local-`, s.Table, "a table of its own on a shared endpoint")
+	} else {
+		assert.Equal(t, "minidyn", s.DynamoDBBackend)
+		assert.Equal(t, "redrive", s.Table)
+	}
+	assert.Equal(t, "arn:aws:states:us-east-1:123456789012:stateMachine:redrive", s.RedriveARN)
+	assert.Equal(t, "arn:aws:states:us-east-1:123456789012:stateMachine:redrive-admin", s.AdminARN)
+	sm, err := s.Executor.DescribeStateMachine(t.Context(), s.RedriveARN)
+	require.NoError(t, err)
+	assert.Contains(t, sm.Definition, "arn:aws:lambda:us-east-1:123456789012:function:attempt", "rendered with the hosted functions")
+	assert.NotContains(t, sm.Definition, "${")
+	for _, url := range []string{s.DLQURL, s.ParkingLotURL, s.SourceQueueURL} {
+		assert.Regexp(t, `^http://sqs\.local/123456789012/orders`, url)
+	}
+	assert.Equal(t, t0, s.Executor.Now())
+}
+
+func TestCloseDeletesTheTableOfAnExternalEndpoint(t *testing.T) {
+	if ddbtest.Endpoint() == "" {
+		t.Skip(ddbtest.EndpointEnv + " is unset: minidyn's tables go with the stack")
+	}
+	s, err := local.Start(t.Context(), local.Options{DynamoDBEndpoint: ddbtest.Endpoint()})
+	require.NoError(t, err)
+	_, err = s.DynamoDB.DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String(s.Table)})
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	out, err := s.DynamoDB.DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String(s.Table)})
+	if err == nil {
+		assert.Equal(t, types.TableStatusDeleting, out.Table.TableStatus)
+		return
+	}
+	assert.ErrorAs(t, err, new(*types.ResourceNotFoundException))
+	assert.NoError(t, s.Close(), "a second Close does nothing")
+}
+
+func TestHealthyRunCountsEveryCall(t *testing.T) {
+	const n = 25
+	s := start(t, local.Options{})
+	// Five a second, under the pace's 10/s: every message goes straight
+	// to the target.
+	for i, m := range messages(n) {
+		s.SendToDLQAt(t0.Add(time.Duration(i)*200*time.Millisecond), m)
+	}
+	run(t, s)
+
+	sent := s.Sent()
+	require.Len(t, sent, n)
+	deliveries := s.Target.Ledger().Deliveries()
+	for _, m := range sent {
+		assert.Equal(t, 1, deliveries[m.ID], "message %s", m.ID)
+	}
+	st := s.Stats()
+	assert.Equal(t, int64(n), st.Invocations[local.FunctionAttempt], "one Attempt per message")
+	assert.Equal(t, int64(n), st.Invocations[local.FunctionConsumer], "one consumer call per message")
+	assert.Zero(t, st.Invocations[local.FunctionWaitRoom], "nobody waits in the room")
+	assert.Zero(t, st.Invocations[local.FunctionRelease], "no releaser runs")
+	assert.Equal(t, int64(n), st.Source.Records)
+	assert.Equal(t, int64(n), st.Source.Deleted)
+	// Two counters of the same reads, one in the breaker, one on the wire.
+	assert.Equal(t, st.Breaker.Loads, st.BreakerRows.Reads)
+	assert.Equal(t, st.Breaker.Saves, st.BreakerRows.Writes)
+	assert.EqualValues(t, n, st.BreakerRows.Reads, "one read per delivery: Record starts from the row Admit read")
+	assert.EqualValues(t, breaker.Policy{}.WithDefaults().WindowSize, st.BreakerRows.Writes,
+		"a new row's first WindowSize successes fill its window; a full healthy window writes nothing")
+	assert.Zero(t, st.DeliveryRecords.Reads, "Begin's conditional put reads nothing when the record is new")
+	assert.EqualValues(t, 2*n, st.DeliveryRecords.Writes, "Begin and Complete")
+	assert.Zero(t, st.BreakerRows.Conflicts)
+
+	costs, err := s.Costs(t.Context())
+	require.NoError(t, err)
+	require.Len(t, costs, n)
+	for i, c := range costs {
+		assert.Equal(t, message.ExecutionName(sent[i].ID, 1, 0), c.Execution.Name, "oldest first")
+		assert.Equal(t, []string{"Attempt", "Route", "Delivered"}, c.States)
+		assert.Equal(t, 3, c.Transitions)
+	}
+}
+
+func TestBurstBeyondThePaceWaitsInTheRoom(t *testing.T) {
+	const n = 25
+	s := start(t, local.Options{})
+	ids, err := s.SendToDLQ(t.Context(), messages(n)...)
+	require.NoError(t, err)
+	run(t, s)
+
+	deliveries := s.Target.Ledger().Deliveries()
+	for _, id := range ids {
+		assert.Equal(t, 1, deliveries[id], "message %s", id)
+	}
+	costs, err := s.Costs(t.Context())
+	require.NoError(t, err)
+	require.Len(t, costs, n)
+	straight, paced := 0, 0
+	for _, c := range costs {
+		switch {
+		case assert.ObjectsAreEqual([]string{"Attempt", "Route", "Delivered"}, c.States):
+			straight++
+		case assert.ObjectsAreEqual([]string{"Attempt", "Route", "WaitingRoom", "Attempt", "Route", "Delivered"}, c.States):
+			paced++
+		default:
+			t.Errorf("%s went %v", c.Execution.Name, c.States)
+		}
+	}
+	assert.Equal(t, 10, straight, "the pace's first second (RELEASE_START_RATE 10/s) goes straight")
+	assert.Equal(t, n-10, paced, "the rest wait in the room and are released")
+	st := s.Stats()
+	assert.Equal(t, int64(n-10), st.Invocations[local.FunctionWaitRoom])
+	assert.Positive(t, st.Invocations[local.FunctionRelease], "a releaser drained the room")
+	depth, left := s.Room()
+	assert.Zero(t, depth)
+	assert.Equal(t, int64(n-10), left)
+}
+
+func TestSendToDLQAtStartsLater(t *testing.T) {
+	s := start(t, local.Options{})
+	s.SendToDLQAt(t0.Add(5*time.Minute), messages(2)...)
+	run(t, s)
+	sent := s.Sent()
+	require.Len(t, sent, 2)
+	for _, m := range sent {
+		assert.Equal(t, t0.Add(5*time.Minute), m.At)
+	}
+	costs, err := s.Costs(t.Context())
+	require.NoError(t, err)
+	require.Len(t, costs, 2)
+	for _, c := range costs {
+		assert.Equal(t, t0.Add(5*time.Minute), c.Execution.StartDate)
+	}
+}
+
+// outageRun runs a small outage and returns what can be compared across
+// runs: each execution's name, states and waits, and each consumer call.
+func outageRun(t *testing.T, opts local.Options) (costs []string, calls []simtarget.Call) {
+	t.Helper()
+	opts.Target.Schedule = simtarget.Outage(t0, 10*time.Minute)
+	s := start(t, opts)
+	_, err := s.SendToDLQ(t.Context(), messages(12)...)
+	require.NoError(t, err)
+	run(t, s)
+	cs, err := s.Costs(t.Context())
+	require.NoError(t, err)
+	for _, c := range cs {
+		assert.Equal(t, c.Execution.Transitions, c.Transitions, "history count agrees with the executor's")
+		b, err := json.Marshal([]any{c.Execution.Name, c.Execution.Status, c.States, c.Waits})
+		require.NoError(t, err)
+		costs = append(costs, string(b))
+	}
+	return costs, s.Target.Ledger().Calls()
+}
+
+func TestOneWorkerReplaysASeed(t *testing.T) {
+	costs1, calls1 := outageRun(t, local.Options{Seed: 7})
+	costs2, calls2 := outageRun(t, local.Options{Seed: 7})
+	assert.Equal(t, costs1, costs2, "same seed, same executions")
+	assert.Equal(t, calls1, calls2, "same seed, same calls")
+	costs3, _ := outageRun(t, local.Options{Seed: 8})
+	assert.NotEqual(t, costs1, costs3, "another seed, other ids and jitter")
+}
+
+func TestDirectInvokeBehavesAsTheInvokeAPI(t *testing.T) {
+	opts := local.Options{Target: simtarget.Options{Poison: simtarget.BodyContains(`"n":3}`)}}
+	costsAPI, callsAPI := outageRun(t, opts)
+	opts.DirectInvoke = true
+	costsDirect, callsDirect := outageRun(t, opts)
+	assert.Equal(t, costsAPI, costsDirect)
+	assert.Equal(t, callsAPI, callsDirect)
+}
+
+func TestConsumerLatencyIsExecutorTime(t *testing.T) {
+	s := start(t, local.Options{Target: simtarget.Options{Latency: 40 * time.Second}})
+	_, err := s.SendToDLQ(t.Context(), messages(1)...)
+	require.NoError(t, err)
+	wall := time.Now()
+	run(t, s)
+	assert.Less(t, time.Since(wall), 40*time.Second)
+	costs, err := s.Costs(t.Context())
+	require.NoError(t, err)
+	require.Len(t, costs, 1)
+	x := costs[0].Execution
+	assert.Equal(t, executor.Succeeded, x.Status)
+	assert.Equal(t, 40*time.Second, x.StopDate.Sub(x.StartDate), "the Invoke API call took the consumer's latency")
+}
+
+func TestAdminReturnsTheOutput(t *testing.T) {
+	s := start(t, local.Options{})
+	for _, req := range []any{
+		`{"command":"status","breaker":"orders"}`,
+		[]byte(`{"command":"status","breaker":"orders"}`),
+		json.RawMessage(`{"command":"status","breaker":"orders"}`),
+		map[string]string{"command": "status", "breaker": "orders"},
+	} {
+		out, err := s.Admin(t.Context(), req)
+		require.NoError(t, err, "%T", req)
+		assert.Equal(t, "orders", out.Breaker)
+		assert.Equal(t, "status", out.Command)
+		assert.Equal(t, "CLOSED", out.After.State)
+	}
+	_, err := s.Admin(t.Context(), func() {})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "encode admin request")
+}
+
+func TestAConsumerSlowerThanTheAttemptsDeadlineTimesOut(t *testing.T) {
+	s := start(t, local.Options{AttemptTimeout: time.Minute, Target: simtarget.Options{Latency: 90 * time.Second},
+		Attempt: attempt.Config{MaxAttempts: 2}})
+	_, err := s.SendToDLQ(t.Context(), messages(1)...)
+	require.NoError(t, err)
+	run(t, s)
+	parked, err := s.ReceiveParked(t.Context())
+	require.NoError(t, err)
+	require.Len(t, parked, 1, "each try timed out, then the message was parked")
+	history := parked[0].Record.History
+	require.NotEmpty(t, history)
+	assert.Equal(t, "Timeout", history[len(history)-1].ErrorType, "cut off 5 s before the Attempt's own deadline")
+}
+
+func TestStateKeepsExecutionsQueuesAndTableAcrossARestart(t *testing.T) {
+	dir := t.TempDir()
+	clk, err := clock.NewScaled(1000, nil)
+	require.NoError(t, err)
+	opts := local.Options{Scaled: clk, State: dir, Target: simtarget.Options{Schedule: simtarget.Outage(time.Now(), 24*time.Hour)}}
+	s, err := local.Start(t.Context(), opts)
+	require.NoError(t, err)
+	for _, body := range []string{"one", "two", "three"} {
+		_, err := s.SQS.SendMessage(t.Context(), &sqs.SendMessageInput{QueueUrl: aws.String(s.SourceQueueURL), MessageBody: aws.String(body)})
+		require.NoError(t, err)
+	}
+	_, err = s.DynamoDB.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(s.Table), Item: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "kept"}}})
+	require.NoError(t, err)
+	ids, err := s.SendToDLQ(t.Context(), messages(1)...)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return s.Pending(t.Context()).Executions == 1 }, 10*time.Second, 10*time.Millisecond,
+		"a redrive waits out the consumer's outage")
+	stopped := s.Executor.Now()
+	require.NoError(t, s.Close())
+	require.NoError(t, s.Close(), "a second Close changes nothing")
+
+	opts.Target = simtarget.Options{} // healthy after the restart
+	again, err := local.Start(t.Context(), opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, again.Close()) })
+	assert.False(t, again.Executor.Now().Before(stopped), "the clock continues where it was")
+	depth, err := again.SQSServer.Depth(local.SourceQueueName)
+	require.NoError(t, err)
+	assert.Equal(t, 3, depth.Total(), "the queued messages are kept")
+	got, err := again.DynamoDB.GetItem(t.Context(), &dynamodb.GetItemInput{TableName: aws.String(again.Table), Key: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "kept"}}})
+	require.NoError(t, err)
+	assert.NotEmpty(t, got.Item, "the table's items are kept")
+	require.Eventually(t, func() bool { return again.Target.Ledger().Deliveries()[ids[0]] == 1 }, 20*time.Second, 10*time.Millisecond,
+		"the execution that was waiting carries on and delivers")
+}
+
+func TestStateNeedsAServiceOnTheEmbeddedTable(t *testing.T) {
+	_, err := local.Start(t.Context(), local.Options{State: t.TempDir()})
+	assert.ErrorContains(t, err, "State needs Scaled, the executor and the embedded DynamoDB")
+}

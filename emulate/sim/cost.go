@@ -1,0 +1,149 @@
+package sim
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/room/release"
+)
+
+// Prices are AWS list prices (us-east-1) used to estimate what a strategy
+// costs. They are constants of the estimate, not read from AWS.
+type Prices struct {
+	// TransitionsPerThousand is Step Functions Standard workflows' price of
+	// 1,000 state transitions (retries count).
+	TransitionsPerThousand float64
+	// LambdaRequestsPerMillion is Lambda's price of 1M requests.
+	LambdaRequestsPerMillion float64
+	// LambdaGBSecond is Lambda's price of one GB-second (arm64).
+	LambdaGBSecond float64
+	// DynamoWritesPerMillion and DynamoReadsPerMillion are DynamoDB
+	// on-demand prices of 1M write and read request units.
+	DynamoWritesPerMillion, DynamoReadsPerMillion float64
+}
+
+// ListPrices are the us-east-1 list prices the estimate uses, as published
+// on the pricing pages named in PriceSources (the DynamoDB on-demand
+// prices are those after AWS's 50% cut of 2024-11-01). They were not
+// re-checked online when this was written (2026-11): check the pages
+// before quoting a figure.
+var ListPrices = Prices{
+	TransitionsPerThousand:   0.025,
+	LambdaRequestsPerMillion: 0.20,
+	LambdaGBSecond:           0.0000133334,
+	DynamoWritesPerMillion:   0.625,
+	DynamoReadsPerMillion:    0.125,
+}
+
+// PriceSources are the pages the prices come from.
+var PriceSources = []string{
+	"https://aws.amazon.com/step-functions/pricing/",
+	"https://aws.amazon.com/lambda/pricing/",
+	"https://aws.amazon.com/dynamodb/pricing/on-demand/",
+}
+
+// memoryMB is each function's memory size in MB, by its local name: the
+// orchestrator's seven as infra deploys them (infra/stack/functions.go,
+// `functions`; keep the two in step), and the consumer, which the stack
+// does not deploy, at Lambda's smallest size.
+var memoryMB = map[string]int{
+	local.FunctionStarter:   256,
+	local.FunctionAttempt:   256,
+	local.FunctionPark:      128,
+	local.FunctionContinuer: 128,
+	local.FunctionAdmin:     128,
+	local.FunctionWaitRoom:  128,
+	local.FunctionRelease:   256,
+	local.FunctionConsumer:  128,
+}
+
+// Assumptions are the parts of the estimate a simulation cannot measure.
+type Assumptions struct {
+	// MemoryMB is each function's memory size in MB, by its local name
+	// (local.FunctionConsumer for the consumer); a function has its
+	// duration billed at its own size.
+	MemoryMB map[string]int
+	// OrchestratorDuration is the billed duration of one orchestrator
+	// invocation besides waiting for the consumer (a DynamoDB read, a
+	// conditional write, an SQS or Step Functions call).
+	OrchestratorDuration time.Duration
+	// ConsumerLatency is the billed duration of one consumer call (the
+	// scenario's latency), also billed to the attempt function, which
+	// waits for it.
+	ConsumerLatency time.Duration
+	// ReleaseInvocation is the billed duration of one releaser invocation:
+	// it sleeps between releases through all its ticks (the last
+	// invocation of a releaser is shorter: an upper bound).
+	ReleaseInvocation time.Duration
+}
+
+// AssumptionsFor is the estimate's assumptions for s: each function at its
+// deployed memory size (a 128 MB consumer), 20 ms of orchestrator work per
+// invocation (all of its ten one-second ticks for the releaser's), and the
+// scenario's consumer latency. Item sizes are assumed under 1 KB (one
+// write unit per write, one read unit per strongly consistent read); free
+// tiers are ignored, and SQS requests are left out of every strategy
+// (about $0.40 per million).
+func AssumptionsFor(s Scenario) Assumptions {
+	return Assumptions{MemoryMB: maps.Clone(memoryMB), OrchestratorDuration: 20 * time.Millisecond, ConsumerLatency: s.Target.Latency,
+		ReleaseInvocation: release.TicksPerInvocation * time.Second}
+}
+
+// gb is function name's memory size in GB.
+func (a Assumptions) gb(name string) float64 { return float64(a.MemoryMB[name]) / 1024 }
+
+// memoryNote lists the orchestrator's memory sizes, largest first, e.g.
+// "256 MB attempt, release; 128 MB park".
+func (a Assumptions) memoryNote() string {
+	byMB := map[int][]string{}
+	for name, mb := range a.MemoryMB {
+		if name != local.FunctionConsumer {
+			byMB[mb] = append(byMB[mb], name)
+		}
+	}
+	var parts []string
+	for _, mb := range slices.Backward(slices.Sorted(maps.Keys(byMB))) {
+		slices.Sort(byMB[mb])
+		parts = append(parts, fmt.Sprintf("%d MB %s", mb, strings.Join(byMB[mb], ", ")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Cost is an estimate in US dollars.
+type Cost struct {
+	StepFunctions, Lambda, DynamoDB float64
+}
+
+// Total is the sum of the parts.
+func (c Cost) Total() float64 { return c.StepFunctions + c.Lambda + c.DynamoDB }
+
+// Scale returns c times f, e.g. to a cost per million messages.
+func (c Cost) Scale(f float64) Cost {
+	return Cost{StepFunctions: c.StepFunctions * f, Lambda: c.Lambda * f, DynamoDB: c.DynamoDB * f}
+}
+
+// Estimate prices u: every request, and every function's billed duration
+// at its own memory size (a waited consumer call at the attempt's).
+func (p Prices) Estimate(u Usage, a Assumptions) Cost {
+	requests := u.TargetCalls
+	gbSeconds := float64(u.WaitedCalls)*a.ConsumerLatency.Seconds()*a.gb(local.FunctionAttempt) +
+		float64(u.TargetCalls)*a.ConsumerLatency.Seconds()*a.gb(local.FunctionConsumer)
+	for _, name := range slices.Sorted(maps.Keys(u.Invocations)) { // a fixed order, for a reproducible sum
+		n, d := u.Invocations[name], a.OrchestratorDuration
+		if name == local.FunctionRelease {
+			d = a.ReleaseInvocation
+		}
+		requests += n
+		gbSeconds += float64(n) * d.Seconds() * a.gb(name)
+	}
+	return Cost{
+		StepFunctions: float64(u.Transitions) / 1000 * p.TransitionsPerThousand,
+		Lambda:        float64(requests)/1e6*p.LambdaRequestsPerMillion + gbSeconds*p.LambdaGBSecond,
+		DynamoDB: float64(u.DynamoWrites)/1e6*p.DynamoWritesPerMillion +
+			float64(u.DynamoReads)/1e6*p.DynamoReadsPerMillion,
+	}
+}

@@ -1,0 +1,407 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/redrive/redrive/attempt"
+	"github.com/redrive/redrive/emulate/executor"
+	"github.com/redrive/redrive/emulate/local"
+	"github.com/redrive/redrive/emulate/simtarget"
+	"github.com/redrive/redrive/message"
+)
+
+// Redrive is the real orchestrator, assembled in process by local: the
+// DLQ's event source invokes the starter, which starts one redrive
+// execution per message on the local executor, whose Attempt task admits
+// through the breaker (a DynamoDB row on minidyn), delivers to the
+// consumer and records the outcome; cooldowns are Wait states in virtual
+// time.
+type Redrive struct {
+	// DirectInvoke has the attempt task call the consumer through the
+	// Registry rather than through the Lambda Invoke API wire format:
+	// faster, same behaviour.
+	DirectInvoke bool
+	// DynamoDBEndpoint is a DynamoDB endpoint for the stack's table
+	// (local.Options.DynamoDBEndpoint); empty: the table is kept in
+	// process (local.Options.InProcess).
+	DynamoDBEndpoint string
+	// WaitingRoom, when set, is called once the stack has started and
+	// returns the RoomSource the sampler reads the stack's waiting room
+	// (emulate/local's) from, e.g., for a room with a method of that
+	// signature, func(st *local.Stack) RoomSource { return st.Room.Read }.
+	// The outcome then has room readings (HasRoom), and the table, the JSON
+	// and the report show the room's depth and release rate. Unset, or
+	// returning nil, they are left out.
+	WaitingRoom func(stack *local.Stack) RoomSource
+}
+
+// Name implements Strategy.
+func (Redrive) Name() string { return "redrive" }
+
+// keptHistories is how many executions' histories a strategy's executor
+// records at once, and how many of the finished ones it keeps.
+const keptHistories = 1000
+
+// options are the Stack's options for s, reporting the executions that
+// end to book and the consumer's calls to tally.
+func (r Redrive) options(s Scenario, book *redriveBook, tally func(simtarget.Call)) local.Options {
+	opts := local.Options{
+		Seed:         s.Seed,
+		Start:        Epoch,
+		Policy:       s.Breaker.Policy(),
+		Attempt:      attempt.Config{MaxAttempts: s.Retry.MaxAttempts, BackoffBase: s.Retry.BackoffBase, BackoffMax: s.Retry.BackoffMax},
+		Target:       s.TargetOptions(nil, tally),
+		DirectInvoke: r.DirectInvoke,
+		// The endpoint is the caller's choice, e.g. DDB_ENDPOINT's;
+		// without one the table, the queues and the executor are
+		// reached in process, without the APIs' wire format.
+		DynamoDBEndpoint: r.DynamoDBEndpoint,
+		InProcess:        r.DynamoDBEndpoint == "",
+		// The figures come from the executions as they end (Finished)
+		// and from the executor's running totals, not from histories:
+		// keep a few for debugging and only a summary of the others, so
+		// memory follows what is in flight, not everything that happened.
+		FinishedHistories: keptHistories,
+		RunningHistories:  keptHistories,
+		Compact:           true,
+	}
+	if s.Messages.Tenants > 1 {
+		opts.BreakerKeyAttribute = TenantAttribute
+	}
+	opts.Finished = book.finished
+	return opts
+}
+
+// Run implements Strategy.
+func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observer) (_ Outcome, err error) {
+	wall := time.Now()
+	book := &redriveBook{delivered: map[string]deliveredAt{}, journeys: newJourneyPicker(keptHistories)}
+	calls := NewCallTally(s)
+	stack, err := local.Start(ctx, r.options(s, book, tallyCalls(calls, r.Name(), obs)))
+	if err != nil {
+		return Outcome{}, fmt.Errorf("sim: redrive: start the local stack: %w", err)
+	}
+	book.journeys.attach(stack.Executor)
+	defer func() {
+		if cerr := stack.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("sim: redrive: close the local stack: %w", cerr))
+		}
+	}()
+
+	// Each message is made as it arrives, not all up front: a million
+	// bodies waiting on the timeline would be most of a large run's
+	// memory before the first arrival.
+	var sendErr error
+	for i, m := range msgs {
+		stack.Executor.At(Epoch.Add(m.Arrival), func(ctx context.Context) {
+			ids, err := stack.SendToDLQ(ctx, message.Message{
+				Body:              m.Body(),
+				MessageAttributes: map[string]message.Attribute{TenantAttribute: message.StringAttribute(m.Tenant)},
+			})
+			if err != nil && sendErr == nil {
+				sendErr = fmt.Errorf("sim: redrive: %w", err)
+			}
+			if i == 0 && len(ids) == 1 {
+				// The first message's executions are named after its
+				// origin id (see scenarioID).
+				prefix := ids[0] + "-a"
+				book.journeys.setFirst(func(name string) bool { return strings.HasPrefix(name, prefix) })
+			}
+		})
+	}
+	w := &redriveWatch{stack: stack, obs: obs, name: r.Name(), book: book}
+	p := newSampler(stack.Executor, r.Name(), s, obs, func() (Usage, int, bool) {
+		return w.read(ctx, len(msgs))
+	})
+	if r.WaitingRoom != nil {
+		p.room = r.WaitingRoom(stack)
+	}
+	p.start()
+	if err := stack.RunUntil(ctx, Epoch.Add(s.Horizon)); err != nil {
+		return Outcome{}, fmt.Errorf("sim: redrive: %w", err)
+	}
+	if sendErr != nil {
+		return Outcome{}, sendErr
+	}
+	w.report()
+	out := Outcome{Strategy: r.Name(), Calls: *calls, HasBreaker: true, Transitions: stack.BreakerChanges(), HasRoom: p.room != nil}
+	out.Samples, out.End = p.finish()
+	if out.Usage, err = usageOf(ctx, stack); err != nil {
+		return Outcome{}, fmt.Errorf("sim: redrive: %w", err)
+	}
+	byOrigin, err := account(ctx, stack, book, msgs, &out)
+	if err != nil {
+		return Outcome{}, err
+	}
+	// Read before the deferred Close: the executor holds the histories.
+	out.Journeys, err = book.journeys.journeys(ctx, func(name string) string {
+		id, _ := scenarioID(name, byOrigin)
+		return id
+	})
+	if err != nil {
+		return Outcome{}, fmt.Errorf("sim: redrive: sample journeys: %w", err)
+	}
+	out.Wall = time.Since(wall)
+	return out, nil
+}
+
+// redriveWatch reads a running Stack for the sampler and reports breaker
+// transitions as they appear.
+type redriveWatch struct {
+	stack *local.Stack
+	obs   Observer
+	name  string
+	book  *redriveBook
+
+	mu       sync.Mutex
+	reported int // transitions already reported
+}
+
+// read is the sampler's probe: usage, settled messages (executions that
+// ended, in the Delivered or Parked state), and done once every message
+// was sent, the DLQ is empty and no execution runs. It reads running
+// totals, not the executions: the same cost at any scale.
+func (w *redriveWatch) read(ctx context.Context, total int) (Usage, int, bool) {
+	w.report()
+	counts, err := w.stack.Executor.Counts(ctx, w.stack.RedriveARN)
+	if err != nil {
+		return Usage{}, 0, false
+	}
+	depth, err := w.stack.SQSServer.Depth(local.DLQName)
+	done := err == nil && w.stack.SentCount() == total && depth.Total() == 0 && counts.Running == 0
+	u, err := usageOf(ctx, w.stack)
+	if err != nil {
+		return Usage{}, 0, false
+	}
+	return u, w.book.settledCount(), done
+}
+
+// report passes the transitions saved since the last report to the
+// observer.
+func (w *redriveWatch) report() {
+	changes := w.stack.BreakerChanges()
+	w.mu.Lock()
+	fresh := changes[w.reported:]
+	w.reported = len(changes)
+	w.mu.Unlock()
+	for _, t := range fresh {
+		w.obs.Transition(w.name, t)
+	}
+}
+
+// usageOf is the billable usage of a Stack so far: the transitions of its
+// redrive and release executions, the orchestrator's invocations by
+// function (not the consumer's), and the DynamoDB request units of breaker
+// rows, delivery records, the waiting room and the pace rows.
+func usageOf(ctx context.Context, stack *local.Stack) (Usage, error) {
+	var u Usage
+	for _, arn := range []string{stack.RedriveARN, stack.ReleaseARN} {
+		c, err := stack.Executor.Counts(ctx, arn)
+		if err != nil {
+			return Usage{}, fmt.Errorf("count executions: %w", err)
+		}
+		u.Transitions += c.Transitions
+	}
+	st := stack.Stats()
+	u.Invocations = map[string]int64{}
+	for name, n := range st.Invocations {
+		if name == local.FunctionConsumer {
+			u.WaitedCalls += n // the attempt task waits for every consumer call
+			continue
+		}
+		u.Invocations[name] = n
+	}
+	for _, io := range []local.RowIO{st.BreakerRows, st.DeliveryRecords, st.ParkedItems, st.RoomItems} {
+		u.DynamoReads += io.Reads
+		u.DynamoWrites += io.Writes + io.Conflicts
+	}
+	return u, nil
+}
+
+// redriveDoc is the part of a redrive execution's document this package
+// reads: the origin id and the last Attempt's decision (a Delivered
+// execution outputs its document).
+type redriveDoc struct {
+	OriginID string       `json:"originId"`
+	Next     message.Next `json:"next"`
+}
+
+// continuedOutput starts the output of an execution that handed its
+// message to a new one: the Continue task's, {"executionArn": ...}.
+var continuedOutput = []byte(`{"executionArn":`)
+
+// continued reports an execution that handed its message to a new one.
+func continued(x executor.Execution) bool { return bytes.HasPrefix(x.Output, continuedOutput) }
+
+// redriveBook keeps what the simulation needs of the redrive executions,
+// read from each as it ends (local.Options.Finished), so that the
+// executor may forget their input and output: how many settled, and when
+// each message (by SQS origin id) was delivered. Its journeys pick the
+// report's sample journeys from the same executions.
+type redriveBook struct {
+	mu        sync.Mutex
+	settled   int
+	delivered map[string]deliveredAt
+	err       error // the first execution that could not be read
+
+	journeys *journeyPicker // nil: none picked
+}
+
+// deliveredAt is when an execution that delivered a message ended, and
+// when it started.
+type deliveredAt struct {
+	start, stop time.Time
+}
+
+// redriveMachine ends the ARN of the redrive state machine.
+const redriveMachine = ":stateMachine:" + local.RedriveStateMachine
+
+// finished is the executor's Finished: it books x (ended) and shows it
+// to the journey picker.
+func (b *redriveBook) finished(x executor.Execution) {
+	outcome := b.ended(x)
+	if b.journeys != nil {
+		b.journeys.finished(x, outcome)
+	}
+}
+
+// ended reads an execution that ended: a redrive execution that succeeded
+// and did not continue settled its message, and one whose last decision
+// was DONE delivered it. It returns the execution's outcome for the
+// journeys: "delivered", "parked" (it settled otherwise, in the Parked
+// state), the status of a redrive execution that did not succeed, or ""
+// for one that continued and for the other state machines'.
+func (b *redriveBook) ended(x executor.Execution) string {
+	if !strings.HasSuffix(x.StateMachineARN, redriveMachine) {
+		return ""
+	}
+	if x.Status != executor.Succeeded {
+		return journeyStatus(x.Status)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if continued(x) {
+		return ""
+	}
+	b.settled++
+	var result redriveDoc
+	err := json.Unmarshal(x.Output, &result) // v2: every execution ends here, and the executor wrote the output
+	if err == nil && result.Next != message.NextDone {
+		return journeyParked
+	}
+	if err == nil && result.OriginID == "" {
+		err = errors.New("no origin id")
+	}
+	if err != nil {
+		if b.err == nil {
+			b.err = fmt.Errorf("sim: redrive: read the output of %s: %w", x.Name, err)
+		}
+		return ""
+	}
+	// Of two executions that delivered one message (a double delivery),
+	// the one that started first is kept, as a listing would have.
+	if d, ok := b.delivered[result.OriginID]; !ok || x.StartDate.Before(d.start) {
+		b.delivered[result.OriginID] = deliveredAt{start: x.StartDate, stop: x.StopDate}
+	}
+	return journeyDelivered
+}
+
+// scenarioID is the scenario's id of the message a redrive execution
+// redrives, found by its name, which starts with its origin id
+// (message.ExecutionName: "<origin>-a<attempt>..."; the executor keeps no
+// input, see local.Options.Compact). byOrigin maps origin ids to
+// scenario ids.
+func scenarioID(name string, byOrigin map[string]string) (string, bool) {
+	for i := 0; ; i += 2 {
+		j := strings.Index(name[i:], "-a")
+		if j < 0 {
+			return "", false
+		}
+		i += j
+		if id, ok := byOrigin[name[:i]]; ok {
+			return id, true
+		}
+	}
+}
+
+// settledCount is how many messages settled so far.
+func (b *redriveBook) settledCount() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.settled
+}
+
+// account files every message under delivered (an execution ended in
+// Delivered, as the book recorded), parked (it is in the parking lot) or
+// pending (an execution still runs, or it is still in the DLQ), by origin
+// id mapped back to the scenario's message id; a message found nowhere
+// counts as lost. It returns that map, origin id to message id.
+func account(ctx context.Context, stack *local.Stack, book *redriveBook, msgs []Message, out *Outcome) (map[string]string, error) {
+	out.Delivered, out.Parked, out.Pending = map[string]time.Time{}, map[string]time.Time{}, map[string]bool{}
+	byBody := make(map[string]string, len(msgs))
+	for _, m := range msgs {
+		byBody[m.Body()] = m.ID
+	}
+	byOrigin := map[string]string{}
+	for _, sent := range stack.Sent() {
+		id, ok := byBody[sent.Body]
+		if !ok {
+			return nil, fmt.Errorf("sim: redrive: sent a message %s that is not the scenario's", sent.ID)
+		}
+		byOrigin[sent.ID] = id
+	}
+	// The consumer knows messages by their SQS origin id.
+	out.Calls.rename(byOrigin)
+	book.mu.Lock()
+	defer book.mu.Unlock()
+	if book.err != nil {
+		return nil, book.err
+	}
+	for origin, d := range book.delivered {
+		id, ok := byOrigin[origin]
+		if !ok {
+			return nil, fmt.Errorf("sim: redrive: an execution carries unknown origin %q", origin)
+		}
+		out.Delivered[id] = d.stop
+	}
+	running, err := stack.Executor.ListExecutions(ctx, stack.RedriveARN, executor.Running)
+	if err != nil {
+		return nil, fmt.Errorf("sim: redrive: list executions: %w", err)
+	}
+	for _, x := range running {
+		id, ok := scenarioID(x.Name, byOrigin)
+		if !ok {
+			return nil, fmt.Errorf("sim: redrive: execution %s is not named after a known origin", x.Name)
+		}
+		out.Pending[id] = true
+	}
+	parked, err := stack.ReceiveParked(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sim: redrive: %w", err)
+	}
+	for _, p := range parked {
+		id, ok := byOrigin[p.Record.OriginID]
+		if !ok {
+			return nil, errors.New("sim: redrive: parked message of unknown origin " + p.Record.OriginID)
+		}
+		out.Parked[id] = p.Record.ParkedAt
+	}
+	left, err := stack.SQSServer.Messages(local.DLQName)
+	if err != nil {
+		return nil, fmt.Errorf("sim: redrive: inspect the DLQ: %w", err)
+	}
+	for _, m := range left {
+		if id, ok := byBody[m.Body]; ok {
+			out.Pending[id] = true
+		}
+	}
+	return byOrigin, nil
+}

@@ -1,0 +1,207 @@
+package message
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+	"time"
+)
+
+// Next tells the state machine's Route state where to go after an Attempt.
+type Next string
+
+// The routes the redrive state machine knows.
+const (
+	// NextDone: delivered; the execution succeeds.
+	NextDone Next = "DONE"
+	// NextWait: wait WaitSeconds, then attempt again.
+	NextWait Next = "WAIT"
+	// NextRoom: wait in the waiting room until released (or until
+	// RoomTimeoutSeconds pass), then attempt again.
+	NextRoom Next = "ROOM"
+	// NextPark: send the message to the parking lot.
+	NextPark Next = "PARK"
+	// NextContinue: carry on in a new execution (history limit).
+	NextContinue Next = "CONTINUE"
+)
+
+// The Attempt's decisions on a routing rule's verdict (rules), beside
+// the breaker's verdicts, in Document.Decision.
+const (
+	DecisionQuarantine = "QUARANTINE"
+	DecisionHold       = "HOLD"
+	DecisionDelay      = "DELAY"
+)
+
+// Document is the redrive execution's input and the Attempt task's output:
+// the state machine passes it from task to task whole. String fields that
+// name breaker values use the breaker package's names ("HALF_OPEN",
+// "CANARY", "TRANSIENT").
+type Document struct {
+	// Message is the message being redriven, unwrapped, without its
+	// "redrive" attribute (the fields below carry the lineage).
+	Message Message `json:"message"`
+	// OriginID is the message's first SQS message id.
+	OriginID string `json:"originId"`
+	// Attempt is the DLQ round trip, from 1.
+	Attempt int `json:"attempt"`
+	// BreakerKey names the breaker the message is delivered through.
+	BreakerKey string `json:"breakerKey"`
+	// ReceivedAt is when the starter received the message.
+	ReceivedAt time.Time `json:"receivedAt"`
+	// Tries counts delivery tries in this round trip that count toward
+	// MAX_ATTEMPTS.
+	Tries int `json:"tries"`
+	// Throttled counts delivery tries the target throttled: they use no
+	// attempt, the message waits in the room instead.
+	Throttled int `json:"throttled,omitempty"`
+	// Cycles counts Attempt cycles in this execution.
+	Cycles int `json:"cycles"`
+	// Continuation counts how many times the redrive continued as a new
+	// execution.
+	Continuation int `json:"continuation"`
+	// Paced is set by the starter on a message that arrived beyond its
+	// breaker's pace (or while its waiting room holds messages): the first
+	// Attempt sends it to the room without delivering.
+	Paced bool `json:"paced,omitempty"`
+	// HeldBy names the routing rule (rules) holding the message: the
+	// WaitingRoom state keeps it apart from its breaker's room, under
+	// room.HoldKey, until the rule ends or is removed.
+	HeldBy string `json:"heldBy,omitempty"`
+	// History holds the most recent failures, oldest first, at most
+	// MaxHistory.
+	History []Failure `json:"history,omitempty"`
+	// Replay, ReplayAttempt and ReplayOf are the lineage's (see
+	// Lineage): the replay that last sent the message back from the
+	// parking lot, the attempt it sent it on, and the message's id in the
+	// lot. They travel on, so a message parked again shows which replay
+	// sent it back.
+	Replay        string `json:"replay,omitempty"`
+	ReplayAttempt int    `json:"replayAttempt,omitempty"`
+	ReplayOf      string `json:"replayOf,omitempty"`
+
+	// Next is where the state machine goes after the Attempt; empty in an
+	// execution's input.
+	Next Next `json:"next"`
+	// WaitSeconds is how long to wait when Next is NextWait.
+	WaitSeconds int `json:"waitSeconds"`
+	// RoomTimeoutSeconds bounds a wait in the room when Next is NextRoom
+	// (the WaitingRoom state's TimeoutSecondsPath): a lost release never
+	// strands the message.
+	RoomTimeoutSeconds int `json:"roomTimeoutSeconds,omitempty"`
+	// Decision is the breaker's verdict: "PROCEED", "CANARY", "WAIT" or
+	// "QUEUE"; or a routing rule's: "QUARANTINE", "HOLD" or "DELAY".
+	Decision string `json:"decision"`
+	// Outcome is the delivery's outcome: "SUCCESS", "TRANSIENT",
+	// "POISON", "THROTTLED", or "" when nothing was delivered.
+	Outcome string `json:"outcome"`
+	// BreakerState is the breaker's state after the Attempt.
+	BreakerState string `json:"breakerState"`
+	// ParkReason says why Next is NextPark.
+	ParkReason string `json:"parkReason"`
+
+	// Failure is set by the state machine's Catch (ResultPath $.failure)
+	// when a task failed for good, for the Park task to report.
+	Failure *TaskFailure `json:"failure,omitempty"`
+	// RoomExit is set by the WaitingRoom state's Catch (ResultPath
+	// $.roomExit) when the message left the room without a release (its
+	// timeout, or the room's task failing); the next Attempt clears it.
+	RoomExit *TaskFailure `json:"roomExit,omitempty"`
+	// TableFailure is set by the Attempt state's Catch (ResultPath
+	// $.tableFailure) when the table kept failing the Attempt
+	// (TableUnavailable) through the state's Retry; TableSince is when the
+	// Attempt first saw that. While either is set, the Attempt waits out
+	// further table failures instead of failing, up to TABLE_RETRY_BUDGET
+	// after TableSince, then parks the message.
+	TableFailure *TaskFailure `json:"tableFailure,omitempty"`
+	TableSince   time.Time    `json:"tableSince,omitzero"`
+}
+
+// TaskFailure is a Step Functions error as a Catch records it.
+type TaskFailure struct {
+	// Error is the error name, e.g. "States.Timeout" or "InvalidDocument".
+	Error string `json:"Error"`
+	// Cause is the error's details; for a Lambda error, its JSON.
+	Cause string `json:"Cause"`
+}
+
+// NewDocument starts the execution document for a message taken off the DLQ
+// at receivedAt: it unwraps an envelope, and reads the lineage. A message
+// that comes back with lineage starts the next round trip (Attempt is the
+// lineage's plus one) and keeps its origin and failure history; a new one
+// is attempt 1 with its own id as origin. The caller sets BreakerKey. A
+// malformed lineage is an error matching ErrMalformedLineage.
+func NewDocument(msg Message, receivedAt time.Time) (Document, error) {
+	inner, _, err := Unwrap(msg)
+	if err != nil {
+		return Document{}, err
+	}
+	lin, found, err := lineageAttribute(inner)
+	if err != nil {
+		return Document{}, err
+	}
+	inner.MessageAttributes = maps.Clone(inner.MessageAttributes)
+	delete(inner.MessageAttributes, AttributeName)
+	if len(inner.MessageAttributes) == 0 {
+		inner.MessageAttributes = nil
+	}
+	doc := Document{Message: inner, OriginID: lin.OriginID, Attempt: lin.Attempt, ReceivedAt: receivedAt, History: lin.History,
+		Replay: lin.Replay, ReplayAttempt: lin.ReplayAttempt, ReplayOf: lin.ReplayOf}
+	if found {
+		doc.Attempt++
+	}
+	return doc, nil
+}
+
+// Lineage is the lineage a redriven copy of the document's message carries.
+func (d Document) Lineage() Lineage {
+	lin := Lineage{OriginID: d.OriginID, Attempt: d.Attempt, History: slices.Clone(d.History), Replay: d.Replay, ReplayAttempt: d.ReplayAttempt, ReplayOf: d.ReplayOf}
+	if n := len(d.History); n > 0 {
+		lin.LastError = d.History[n-1].summary()
+	}
+	return lin
+}
+
+// Replayed reports whether this round trip is a replay's: the message
+// came to the DLQ from the parking lot, sent back by replay d.Replay, not
+// because a consumer failed it.
+func (d Document) Replayed() bool {
+	return d.Replay != "" && d.Attempt == d.ReplayAttempt+1
+}
+
+// LastTurn is when the message last had its turn: its last failed try, or
+// its arrival (ReceivedAt) if no try failed since. The waiting room lines
+// messages up by it, and a routing rule's delay counts from it.
+func (d Document) LastTurn() time.Time {
+	last := d.ReceivedAt
+	if n := len(d.History); n > 0 && d.History[n-1].At.After(last) {
+		last = d.History[n-1].At
+	}
+	return last
+}
+
+// AddFailure appends f to the history, its message truncated to
+// MaxFailureMessage bytes, dropping the oldest beyond MaxHistory.
+func (d *Document) AddFailure(f Failure) {
+	d.History = appendFailure(d.History, f)
+}
+
+// ForRedrive returns the document's message with its lineage, ready to send
+// back to a queue or to the parking lot (see WithLineage).
+func ForRedrive(d Document) (msg Message, enveloped bool, err error) {
+	return WithLineage(d.Message, d.Lineage())
+}
+
+// Input encodes d as an execution input, the way Step Functions measures
+// it: compact JSON without HTML escaping, so a body full of '<', '>' or
+// '&' counts one byte each, not six.
+func (d Document) Input() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(d); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}

@@ -1,0 +1,96 @@
+package park
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redrive/redrive/message"
+)
+
+// Input is the Park state's payload: the execution's document (with
+// "failure" set when a Catch sent it) and the execution's ARN.
+type Input struct {
+	// Document is the execution document, kept raw so that a document
+	// that does not decode is parked as it is rather than lost.
+	Document json.RawMessage `json:"document"`
+	// ExecutionARN is $$.Execution.Id.
+	ExecutionARN string `json:"executionArn"`
+}
+
+// Parker is the parking lot the handler sends to; *Lot is one.
+type Parker interface {
+	Park(ctx context.Context, msg message.Message, rec Record) (Parked, error)
+}
+
+var _ Parker = (*Lot)(nil)
+
+// Handler is the Park task.
+type Handler struct {
+	// Lot sends to the parking lot.
+	Lot Parker
+	// Now stamps the Record; default time.Now.
+	Now func() time.Time
+}
+
+// Handle parks the input's message: the document's message with its
+// lineage, history and park reason, or, for a document that does not
+// decode, the document's own JSON as the body with a reason saying so.
+// Errors (SendMessage, ErrTooLarge) are returned, for the state machine to
+// retry and finally fail as ParkFailed with the message in its input.
+func (h *Handler) Handle(ctx context.Context, in Input) (Parked, error) {
+	now := time.Now
+	if h.Now != nil {
+		now = h.Now
+	}
+	msg, rec := parcelOf(in, now())
+	p, err := h.Lot.Park(ctx, msg, rec)
+	if err != nil {
+		return Parked{}, fmt.Errorf("park task: %w", err)
+	}
+	return p, nil
+}
+
+// parcelOf is the message and Record to park for in. A document that
+// does not decode, or has no message body, is parked as its own JSON. An
+// execution's document always has an origin id and attempt; one started by
+// hand may not, so the Record falls back to the message id or the
+// execution name, and attempt 1, keeping it a lineage the starter can read.
+func parcelOf(in Input, now time.Time) (message.Message, Record) {
+	var doc message.Document
+	err := json.Unmarshal(in.Document, &doc)
+	if err == nil && doc.Message.Body == "" {
+		err = errors.New("no message body")
+	}
+	if err != nil {
+		rec := Record{
+			Lineage:      message.Lineage{OriginID: executionName(in.ExecutionARN), Attempt: 1},
+			Reason:       fmt.Sprintf("invalid document: %v", err),
+			ExecutionARN: in.ExecutionARN,
+			ParkedAt:     now,
+		}
+		body := string(in.Document)
+		if body == "" {
+			body = "null"
+		}
+		return message.Message{ID: rec.OriginID, Body: body}, rec
+	}
+	rec := RecordOf(doc, in.ExecutionARN, now)
+	if rec.OriginID == "" {
+		rec.OriginID = doc.Message.ID
+	}
+	if rec.OriginID == "" {
+		rec.OriginID = executionName(in.ExecutionARN)
+	}
+	rec.Attempt = max(rec.Attempt, 1)
+	return doc.Message, rec
+}
+
+// executionName is the last part of an execution ARN
+// (arn:aws:states:<region>:<account>:execution:<machine>:<name>).
+func executionName(arn string) string {
+	return arn[strings.LastIndexByte(arn, ':')+1:]
+}

@@ -1,0 +1,123 @@
+package park_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/lambda/telemetry"
+	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/park"
+)
+
+// handle runs the Park task on the input JSON.
+func handle(t *testing.T, e *lotEnv, input []byte) (park.Parked, error) {
+	t.Helper()
+	var in park.Input
+	require.NoError(t, json.Unmarshal(input, &in))
+	h := &park.Handler{Lot: e.lot, Now: func() time.Time { return t0 }}
+	return h.Handle(context.Background(), in)
+}
+
+func TestHandleParksOriginalWithRecord(t *testing.T) {
+	e := newLotEnv(t, 0)
+	input := golden(t, "input.json")
+	out, err := handle(t, e, input)
+	require.NoError(t, err)
+
+	parked := e.receiveOne(t)
+	var in struct{ Document message.Document }
+	require.NoError(t, json.Unmarshal(input, &in))
+	original := in.Document.Message
+
+	assert.Equal(t, original.Body, parked.Body, "body unchanged")
+	assert.Len(t, parked.MessageAttributes, len(original.MessageAttributes)+1)
+	for name, a := range original.MessageAttributes {
+		assert.Equal(t, a, parked.MessageAttributes[name], "attribute %q preserved", name)
+	}
+	_, _, record := recordOf(t, parked)
+	assert.JSONEq(t, string(golden(t, "record.json")), record)
+
+	wantOut := strings.NewReplacer("QUEUE_URL", e.queue.URL, "MESSAGE_ID", parked.ID).Replace(string(golden(t, "output.json")))
+	gotOut, err := json.Marshal(out)
+	require.NoError(t, err)
+	assert.JSONEq(t, wantOut, string(gotOut))
+	assert.Equal(t, int64(1), e.metrics.Get("acme", telemetry.Parked))
+}
+
+func TestHandleCaughtFailure(t *testing.T) {
+	e := newLotEnv(t, 0)
+	input := golden(t, "input-caught.json")
+	out, err := handle(t, e, input)
+	require.NoError(t, err)
+
+	assert.Equal(t, "task failed: BreakerContention", out.Reason)
+	assert.False(t, out.Enveloped)
+	parked := e.receiveOne(t)
+	assert.Equal(t, "order 7", parked.Body)
+	assert.Equal(t, message.StringAttribute("globex"), parked.MessageAttributes["tenant"])
+	_, rec, _ := recordOf(t, parked)
+	require.NotNil(t, rec.Failure)
+	assert.Equal(t, "BreakerContention", rec.Failure.Error)
+	assert.Contains(t, rec.Failure.Cause, "gave up after 9 conflicting writes")
+	assert.Equal(t, "OPEN", rec.BreakerState)
+	assert.Equal(t, "task failed: BreakerContention", rec.Reason)
+	assert.Equal(t, "arn:aws:states:us-east-1:123456789012:execution:redrive:5d41402a-bc4b-4a76-b971-9d911017c592-a1", rec.ExecutionARN)
+}
+
+func TestHandleInvalidDocumentIsParkedAsItIs(t *testing.T) {
+	const arn = "arn:aws:states:us-east-1:123456789012:execution:redrive:by-hand"
+	tests := []struct {
+		name     string
+		document string
+		reason   string
+	}{
+		{"wrong JSON types", `{"message":{"messageId":7,"body":"x"},"attempt":"two"}`, "invalid document: json: cannot unmarshal"},
+		{"no message body", `{"originId":"o-1","attempt":1}`, "invalid document: no message body"},
+		{"null", `null`, "invalid document: no message body"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newLotEnv(t, 0)
+			input, err := json.Marshal(map[string]any{"document": json.RawMessage(tt.document), "executionArn": arn})
+			require.NoError(t, err)
+			out, err := handle(t, e, input)
+			require.NoError(t, err)
+			assert.Contains(t, out.Reason, tt.reason)
+
+			parked := e.receiveOne(t)
+			assert.JSONEq(t, tt.document, parked.Body, "the document itself is the body")
+			lin, found, err := message.LineageOf(parked)
+			require.NoError(t, err)
+			assert.True(t, found)
+			assert.Equal(t, message.Lineage{OriginID: "by-hand", Attempt: 1}, lin, "a lineage the starter can read")
+		})
+	}
+}
+
+func TestHandleWithoutReason(t *testing.T) {
+	e := newLotEnv(t, 0)
+	input := `{"document":{"message":{"messageId":"m-9","body":"x"},"originId":"o-9","attempt":1,"breakerKey":"k","next":"MAYBE"},"executionArn":"arn:aws:states:us-east-1:123456789012:execution:redrive:o-9-a1"}`
+	out, err := handle(t, e, []byte(input))
+	require.NoError(t, err)
+	assert.Equal(t, `no park reason given (next "MAYBE")`, out.Reason, "a route the Choice does not know still parks")
+	assert.Equal(t, "x", e.receiveOne(t).Body)
+	assert.Equal(t, int64(1), e.metrics.Get("k", telemetry.Parked))
+}
+
+func TestHandleSendErrorIsReturned(t *testing.T) {
+	e := newLotEnv(t, 0)
+	e.lot.Config.QueueURL = e.queue.URL + "-missing"
+	_, err := handle(t, e, golden(t, "input.json"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "park message \"7c1e8f2a-4b7e-4c39-9d57-0d3f5a1b2c3d\"")
+	var missing *sqstypes.QueueDoesNotExist
+	assert.ErrorAs(t, err, &missing)
+	assert.Zero(t, e.metrics.Get("acme", telemetry.Parked), "nothing parked, nothing counted")
+}

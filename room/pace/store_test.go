@@ -1,0 +1,184 @@
+package pace_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/room/pace"
+	"github.com/redrive/redrive/test/roomtest"
+)
+
+// t0 is the tests' clock.
+var t0 = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+
+// lease is the tests' releaser lease.
+var lease = pace.Policy{Lease: time.Minute}
+
+// newStore is a Store on a fresh table of the test backend, with the raw
+// client.
+func newStore(t *testing.T) (*pace.Store, *dynamodb.Client, string) {
+	t.Helper()
+	client, table := roomtest.Table(t)
+	return pace.NewStore(client, table), client, table
+}
+
+func TestLoadOfANewKeyIsZero(t *testing.T) {
+	s, _, _ := newStore(t)
+	st, err := s.Load(t.Context(), "orders")
+	require.NoError(t, err)
+	assert.Equal(t, pace.State{Key: "orders"}, st)
+}
+
+func TestSaveIsConditionalOnTheVersion(t *testing.T) {
+	s, _, _ := newStore(t)
+	want := pace.State{Key: "orders", Epoch: 2, ReleaserUntil: t0, Rate: 12.5, Ceiling: 40, SeenThrottles: 3, Full: true, Carry: 0.5}
+	saved, err := s.Save(t.Context(), want)
+	require.NoError(t, err)
+	want.Version = 1
+	assert.Equal(t, want, saved)
+	loaded, err := s.Load(t.Context(), "orders")
+	require.NoError(t, err)
+	assert.Equal(t, want, loaded, "every field round-trips")
+
+	_, err = s.Save(t.Context(), pace.State{Key: "orders"})
+	assert.ErrorIs(t, err, pace.ErrConflict, "a second first version")
+	next, err := s.Save(t.Context(), loaded)
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), next.Version)
+	_, err = s.Save(t.Context(), loaded)
+	assert.ErrorIs(t, err, pace.ErrConflict, "a stale version")
+}
+
+func TestAcquireTakesAFreeLeaseForANewEpoch(t *testing.T) {
+	s, _, _ := newStore(t)
+	st, took, err := s.Acquire(t.Context(), "orders", lease, t0)
+	require.NoError(t, err)
+	require.True(t, took)
+	assert.Equal(t, int64(1), st.Epoch)
+	assert.Equal(t, t0.Add(time.Minute), st.ReleaserUntil)
+
+	// The releaser ran and found a rate.
+	_, mine, err := s.Update(t.Context(), "orders", 1, func(s pace.State) pace.State {
+		s.Rate, s.Ceiling, s.Full, s.Carry, s.SeenThrottles = 50, 60, true, 0.5, 7
+		return s
+	})
+	require.NoError(t, err)
+	require.True(t, mine)
+
+	held, took, err := s.Acquire(t.Context(), "orders", lease, t0.Add(59*time.Second))
+	require.NoError(t, err)
+	assert.False(t, took, "a live releaser holds it")
+	assert.Equal(t, int64(1), held.Epoch)
+
+	st, took, err = s.Acquire(t.Context(), "orders", lease, t0.Add(time.Minute))
+	require.NoError(t, err)
+	require.True(t, took, "the lease expired")
+	assert.Equal(t, int64(2), st.Epoch)
+	assert.Equal(t, t0.Add(2*time.Minute), st.ReleaserUntil)
+	assert.Zero(t, st.Rate, "a new epoch starts from a fresh rate")
+	assert.Zero(t, st.Ceiling)
+	assert.False(t, st.Full)
+	assert.Zero(t, st.Carry)
+	assert.Equal(t, int64(7), st.SeenThrottles, "throttles seen stay seen")
+}
+
+func TestAcquireHasExactlyOneWinner(t *testing.T) {
+	s, _, _ := newStore(t)
+	const goroutines = 32
+	var mu sync.Mutex
+	var winners []pace.State
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range goroutines {
+		wg.Go(func() {
+			<-start
+			st, took, err := s.Acquire(context.Background(), "orders", lease, t0)
+			if !assert.NoError(t, err) || !took {
+				return
+			}
+			mu.Lock()
+			winners = append(winners, st)
+			mu.Unlock()
+		})
+	}
+	close(start)
+	wg.Wait()
+	require.Len(t, winners, 1, "one releaser per key")
+	st, err := s.Load(t.Context(), "orders")
+	require.NoError(t, err)
+	assert.Equal(t, winners[0], st)
+}
+
+func TestUpdateRefusesAStaleEpoch(t *testing.T) {
+	s, _, _ := newStore(t)
+	_, took, err := s.Acquire(t.Context(), "orders", lease, t0)
+	require.NoError(t, err)
+	require.True(t, took)
+	newer, took, err := s.Acquire(t.Context(), "orders", lease, t0.Add(time.Hour))
+	require.NoError(t, err)
+	require.True(t, took)
+
+	called := false
+	st, mine, err := s.Update(t.Context(), "orders", 1, func(s pace.State) pace.State {
+		called = true
+		return s
+	})
+	require.NoError(t, err)
+	assert.False(t, mine, "epoch 2 took over")
+	assert.False(t, called)
+	assert.Equal(t, newer, st)
+	loaded, err := s.Load(t.Context(), "orders")
+	require.NoError(t, err)
+	assert.Equal(t, newer, loaded, "nothing saved")
+
+	st, mine, err = s.Update(t.Context(), "orders", 2, func(s pace.State) pace.State {
+		s.Rate = 33
+		return s
+	})
+	require.NoError(t, err)
+	assert.True(t, mine)
+	assert.Equal(t, 33.0, st.Rate)
+	assert.Equal(t, newer.Version+1, st.Version)
+}
+
+func TestUpdateReloadsOnAConflict(t *testing.T) {
+	s, _, _ := newStore(t)
+	_, _, err := s.Acquire(t.Context(), "orders", lease, t0)
+	require.NoError(t, err)
+	calls := 0
+	st, mine, err := s.Update(t.Context(), "orders", 1, func(st pace.State) pace.State {
+		calls++
+		if calls == 1 {
+			// Another writer of the row (the releaser's own earlier
+			// update, say) gets in between.
+			_, err := s.Save(context.Background(), st)
+			require.NoError(t, err)
+		}
+		st.Rate++
+		return st
+	})
+	require.NoError(t, err)
+	assert.True(t, mine)
+	assert.Equal(t, 2, calls)
+	assert.Equal(t, 1.0, st.Rate)
+	assert.Equal(t, int64(3), st.Version)
+}
+
+func TestLoadReportsAMalformedRow(t *testing.T) {
+	s, client, table := newStore(t)
+	_, err := client.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+		"pk":      &types.AttributeValueMemberS{Value: "pace#orders"},
+		"version": &types.AttributeValueMemberS{Value: "one"},
+	}})
+	require.NoError(t, err)
+	_, err = s.Load(t.Context(), "orders")
+	assert.ErrorContains(t, err, `pace "orders": malformed row`)
+}

@@ -1,0 +1,70 @@
+package release
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
+
+	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/room/pace"
+)
+
+// StartAPI is the part of the Step Functions client the Launcher calls;
+// *sfn.Client satisfies it.
+type StartAPI interface {
+	StartExecution(ctx context.Context, params *sfn.StartExecutionInput, optFns ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error)
+}
+
+// Launcher starts a breaker's releaser when none runs: it takes the lease
+// on the breaker's pace row for a new epoch, then starts an execution of
+// the release state machine for it. Every field is required.
+type Launcher struct {
+	// Pace holds the pace rows and their leases.
+	Pace *pace.Store
+	// Policy is the release pace (for the lease length).
+	Policy pace.Policy
+	// SFN starts executions.
+	SFN StartAPI
+	// StateMachineARN is the release state machine.
+	StateMachineARN string
+	// Now is the clock.
+	Now func() time.Time
+}
+
+// Ensure makes sure a releaser runs for key and reports whether it started
+// one. When a live releaser holds the lease it does nothing.
+func (l *Launcher) Ensure(ctx context.Context, key string) (bool, error) {
+	st, took, err := l.Pace.Acquire(ctx, key, l.Policy, l.Now())
+	if err != nil || !took {
+		return false, err
+	}
+	input, err := json.Marshal(Input{BreakerKey: key, Epoch: st.Epoch})
+	if err != nil {
+		return false, fmt.Errorf("release: start releaser of %q: %w", key, err)
+	}
+	_, err = l.SFN.StartExecution(ctx, &sfn.StartExecutionInput{
+		StateMachineArn: aws.String(l.StateMachineARN),
+		Name:            aws.String(ExecutionName(key, st.Epoch)),
+		Input:           aws.String(string(input)),
+	})
+	if _, exists := errors.AsType[*sfntypes.ExecutionAlreadyExists](err); exists {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("release: start releaser of %q epoch %d (its lease expires in %v): %w",
+			key, st.Epoch, l.Policy.WithDefaults().Lease, err)
+	}
+	return true, nil
+}
+
+// ExecutionName names the releaser of key's epoch, "release-<key>-a<epoch>"
+// within Step Functions' name rules.
+func ExecutionName(key string, epoch int64) string {
+	return message.ExecutionName("release-"+key, int(epoch), 0)
+}

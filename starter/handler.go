@@ -1,0 +1,134 @@
+package starter
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/lambda/telemetry"
+	"github.com/redrive/redrive/park"
+	"github.com/redrive/redrive/room/pace"
+	"github.com/redrive/redrive/rules"
+)
+
+// StartExecutionAPI is the one Step Functions call the starter makes, with
+// the SDK's signature so *sfn.Client satisfies it.
+type StartExecutionAPI interface {
+	StartExecution(ctx context.Context, params *sfn.StartExecutionInput, optFns ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error)
+}
+
+var _ StartExecutionAPI = (*sfn.Client)(nil)
+
+// Breaker is what the starter asks of the breaker to record a consumer
+// failure (sqs target); *breaker.Breaker is one.
+type Breaker interface {
+	Status(ctx context.Context, key string) (breaker.Row, error)
+	Record(ctx context.Context, key string, seen breaker.Row, t breaker.Ticket, o breaker.Outcome) (breaker.Row, error)
+}
+
+var _ Breaker = (*breaker.Breaker)(nil)
+
+// Counter adds to a metric of a breaker; *telemetry.Metrics is one.
+type Counter interface {
+	Count(key string, name telemetry.Name, n int64)
+}
+
+var _ Counter = (*telemetry.Metrics)(nil)
+
+// Gate counts a batch's fresh arrivals per breaker key and says how many
+// may go straight to the breaker; *pace.Store is one.
+type Gate interface {
+	Admit(ctx context.Context, key string, n int, p pace.Policy, now time.Time) (int, error)
+}
+
+var _ Gate = (*pace.Store)(nil)
+
+// Handler is the starter: the DLQ's event source function.
+type Handler struct {
+	// SFN starts executions.
+	SFN StartExecutionAPI
+	// Lot parks what cannot be started.
+	Lot park.Parker
+	// Breaker records consumer failures; needed only when
+	// Config.RecordsReturns().
+	Breaker Breaker
+	// Gate paces fresh arrivals per breaker key; nil starts every record
+	// unpaced.
+	Gate Gate
+	// Rules, if set, are the routing rules: a message a rule quarantines
+	// is parked without an execution. nil applies none (the Attempt
+	// applies them all).
+	Rules rules.Source
+	// Config is the starter's settings.
+	Config Config
+	// Metrics and Logger report what happened to each record.
+	Metrics Counter
+	Logger  *slog.Logger
+	// Now stamps receivedAt; default time.Now. The local executor passes
+	// its virtual clock.
+	Now func() time.Time
+}
+
+// Handle processes an SQS batch from the DLQ, Config.Concurrency records at
+// a time, and reports the records to retry as batch item failures, in the
+// order of the batch (see process for what each record becomes). It never
+// returns an error: every failure is a record's, and the others are done.
+func (h *Handler) Handle(ctx context.Context, event events.SQSEvent) (events.SQSEventResponse, error) {
+	batch := make([]prepared, len(event.Records))
+	for i, r := range event.Records {
+		batch[i] = h.prepare(ctx, r)
+	}
+	paced := h.pace(ctx, batch)
+	failed := make([]bool, len(event.Records))
+	forEach(len(batch), h.Config.Concurrency, func(i int) {
+		failed[i] = h.process(ctx, batch[i], paced[i]) != nil
+	})
+
+	resp := events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{}}
+	for i, f := range failed {
+		if f {
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: event.Records[i].MessageId})
+		}
+	}
+	return resp, nil
+}
+
+// forEach calls fn for each of 0 to n-1, up to workers at a time, and
+// returns when all are done. One worker calls them in order, on the
+// caller's goroutine.
+func forEach(n, workers int, fn func(i int)) {
+	workers = min(max(workers, 1), n)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				fn(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// now reads the handler's clock.
+func (h *Handler) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}

@@ -1,0 +1,227 @@
+package starter
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
+
+	"github.com/redrive/redrive/lambda/telemetry"
+	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/park"
+	"github.com/redrive/redrive/rules"
+)
+
+// throttles tells a throttling error from others, by the codes the SDK's
+// retryer treats as throttling (ThrottlingException among them).
+var throttles = retry.IsErrorThrottles(retry.DefaultThrottles)
+
+// process turns one DLQ record into an execution, or parks it; a non-nil
+// error leaves the record in the DLQ for a later batch.
+//
+//   - A malformed lineage attribute or envelope, or a document that does
+//     not validate (a lineage whose history is out of range, a record
+//     without a message id): parked as poison.
+//   - A document over MaxInputBytes: parked as oversize.
+//   - Started: done. With the sqs target, a message back with lineage
+//     carries its consumer's failure in its history, and once started the
+//     failure is recorded on its breaker (see recordReturn).
+//   - ExecutionAlreadyExists: a duplicate delivery of the DLQ message
+//     (the execution name is the origin id and attempt); done, counted as
+//     a Duplicate. A duplicate that arrives while the first execution is
+//     still running with a byte-identical input gets Step Functions'
+//     idempotent success instead and looks like a start; receivedAt and
+//     ApproximateReceiveCount make that input differ in practice.
+//   - InvalidExecutionInput: Step Functions will never take it; parked.
+//   - Throttling (counted as StartThrottled) and any other error, and a
+//     park that failed: retried.
+//
+// A paced record starts with Paced set: its first Attempt queues it in the
+// waiting room.
+func (h *Handler) process(ctx context.Context, p prepared, paced bool) error {
+	msg, doc, now := p.msg, p.doc, p.now
+	if p.err != nil {
+		return h.parkMalformed(ctx, msg, p.err, now)
+	}
+	doc.Paced = paced
+	returned := doc.Attempt > 1 && !doc.Replayed() && h.Config.RecordsReturns()
+	if returned {
+		doc.AddFailure(returnFailure(now, doc.Attempt-1))
+	}
+	if err := doc.Validate(); err != nil {
+		doc.ParkReason = "poison: " + strings.ReplaceAll(err.Error(), "\n", "; ")
+		return h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
+	}
+	if rule := h.quarantine(ctx, doc); rule != nil {
+		doc.ParkReason = "quarantined: " + rule.Describe()
+		h.Metrics.Count(doc.BreakerKey, telemetry.Quarantined, 1)
+		return h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
+	}
+
+	input, err := doc.Input()
+	if err != nil {
+		return fmt.Errorf("starter: encode document of %q: %w", msg.ID, err)
+	}
+	if len(input) > MaxInputBytes {
+		doc.ParkReason = fmt.Sprintf("oversize: %d bytes exceeds the %d-byte limit on an execution input (Step Functions' %d less %d of headroom)",
+			len(input), MaxInputBytes, StepFunctionsPayloadLimit, InputHeadroom)
+		return h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
+	}
+
+	name := doc.ExecutionName()
+	log := h.Logger.With(slog.String("messageId", msg.ID), slog.String("originId", doc.OriginID),
+		slog.Int("attempt", doc.Attempt), slog.String("breaker", doc.BreakerKey), slog.String("execution", name))
+	out, err := h.SFN.StartExecution(ctx, &sfn.StartExecutionInput{
+		StateMachineArn: aws.String(h.Config.StateMachineARN),
+		Name:            aws.String(name),
+		Input:           aws.String(string(input)),
+	})
+	if _, ok := errors.AsType[*sfntypes.ExecutionAlreadyExists](err); ok {
+		h.Metrics.Count(doc.BreakerKey, telemetry.Duplicates, 1)
+		log.InfoContext(ctx, "duplicate DLQ delivery: execution already exists")
+		return nil
+	}
+	if invalid, ok := errors.AsType[*sfntypes.InvalidExecutionInput](err); ok {
+		doc.ParkReason = "poison: Step Functions refused the execution input: " + invalid.ErrorMessage()
+		return h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
+	}
+	if err != nil {
+		if throttles.IsErrorThrottle(err) == aws.TrueTernary {
+			h.Metrics.Count(doc.BreakerKey, telemetry.StartThrottled, 1)
+		}
+		log.ErrorContext(ctx, "start execution failed; the message stays in the DLQ", slog.Any("error", err))
+		return fmt.Errorf("starter: start %s: %w", name, err)
+	}
+	log.InfoContext(ctx, "execution started", slog.String("executionArn", aws.ToString(out.ExecutionArn)))
+	if returned {
+		h.recordReturn(ctx, doc.BreakerKey, log)
+	}
+	return nil
+}
+
+// quarantine returns the routing rule that quarantines doc, if any. Rules
+// that cannot be read are logged and skipped here: the Attempt reads them
+// again before it delivers.
+func (h *Handler) quarantine(ctx context.Context, doc message.Document) *rules.Rule {
+	if h.Rules == nil {
+		return nil
+	}
+	set, err := h.Rules.Rules(ctx)
+	if err != nil {
+		h.Logger.WarnContext(ctx, "could not read the routing rules; the Attempt applies them", slog.String("messageId", doc.Message.ID), slog.Any("error", err))
+		return nil
+	}
+	return set.Match(h.now(), doc.BreakerKey, doc.Message).Quarantine
+}
+
+// prepared is a DLQ record read into its execution document, or the error
+// that makes it unreadable.
+type prepared struct {
+	msg message.Message
+	doc message.Document
+	err error
+	now time.Time
+}
+
+// prepare reads record: its document and breaker key.
+func (h *Handler) prepare(ctx context.Context, record events.SQSMessage) prepared {
+	p := prepared{msg: message.FromEvent(record), now: h.now()}
+	p.doc, p.err = message.NewDocument(p.msg, p.now)
+	if p.err == nil {
+		p.doc.BreakerKey = h.key(ctx, p.doc.Message)
+	}
+	return p
+}
+
+// pace marks the records of a batch that start paced: per breaker key, the
+// ones beyond what the Gate admits. A Gate that fails lets them all go
+// (the breaker still guards the target), with a warning.
+func (h *Handler) pace(ctx context.Context, batch []prepared) []bool {
+	paced := make([]bool, len(batch))
+	if h.Gate == nil {
+		return paced
+	}
+	byKey := map[string][]int{}
+	var keys []string
+	for i, p := range batch {
+		if p.err != nil {
+			continue
+		}
+		if _, seen := byKey[p.doc.BreakerKey]; !seen {
+			keys = append(keys, p.doc.BreakerKey)
+		}
+		byKey[p.doc.BreakerKey] = append(byKey[p.doc.BreakerKey], i)
+	}
+	for _, key := range keys {
+		idx := byKey[key]
+		allowed, err := h.Gate.Admit(ctx, key, len(idx), h.Config.Pace, h.now())
+		if err != nil {
+			h.Logger.WarnContext(ctx, "could not pace the batch; its messages go to the breaker", slog.String("breaker", key), slog.Any("error", err))
+			continue
+		}
+		for _, i := range idx[allowed:] {
+			paced[i] = true
+		}
+		if n := len(idx) - allowed; n > 0 {
+			h.Metrics.Count(key, telemetry.Paced, int64(n))
+		}
+	}
+	return paced
+}
+
+// key is the message's breaker key, or the fallback key (logged) when the
+// configured attribute or pointer does not give one.
+func (h *Handler) key(ctx context.Context, msg message.Message) string {
+	key, err := h.Config.Keys.Select(msg)
+	if err != nil {
+		key = h.Config.Keys.Fallback()
+		h.Logger.WarnContext(ctx, "no breaker key in the message; using the fallback key",
+			slog.String("messageId", msg.ID), slog.String("breaker", key), slog.Any("error", err))
+	}
+	return key
+}
+
+// parkMalformed parks a message whose lineage attribute or envelope does
+// not decode, as it arrived, with a new lineage (its own id as origin,
+// attempt 1) and the undecodable attribute kept in the Record.
+func (h *Handler) parkMalformed(ctx context.Context, msg message.Message, cause error, now time.Time) error {
+	rec := park.Record{
+		Lineage:          message.Lineage{OriginID: msg.ID, Attempt: 1},
+		BreakerKey:       h.key(ctx, msg),
+		Reason:           "poison: " + cause.Error(),
+		MalformedLineage: attributeText(msg.MessageAttributes[message.AttributeName]),
+		ParkedAt:         now,
+	}
+	return h.park(ctx, msg, rec)
+}
+
+// attributeText is an attribute's value as text: its string, or its bytes
+// in base64.
+func attributeText(a message.Attribute) string {
+	if a.IsString() {
+		return a.StringValue
+	}
+	if len(a.BinaryValue) == 0 {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString(a.BinaryValue)
+}
+
+// park sends msg to the parking lot; an error keeps the record in the DLQ.
+func (h *Handler) park(ctx context.Context, msg message.Message, rec park.Record) error {
+	if _, err := h.Lot.Park(ctx, msg, rec); err != nil {
+		h.Logger.ErrorContext(ctx, "park failed; the message stays in the DLQ",
+			slog.String("messageId", msg.ID), slog.String("reason", rec.Reason), slog.Any("error", err))
+		return fmt.Errorf("starter: %w", err)
+	}
+	return nil
+}
