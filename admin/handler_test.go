@@ -281,7 +281,7 @@ func TestIncompleteHandlerFailsClearly(t *testing.T) {
 func TestARowThatDoesNotDecodeIsShownAndReset(t *testing.T) {
 	f := newFixture(t, nil)
 	_, err := f.client.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(f.table), Item: map[string]types.AttributeValue{
-		"pk": &types.AttributeValueMemberS{Value: dynamo.KeyPrefix + "orders"}, "state": &types.AttributeValueMemberS{Value: "AJAR"},
+		"pk": &types.AttributeValueMemberS{Value: dynamo.BreakerPrefix + "orders"}, "state": &types.AttributeValueMemberS{Value: "AJAR"},
 		"version": &types.AttributeValueMemberN{Value: "12"},
 	}})
 	require.NoError(t, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/delivery"
 	"github.com/redrive/redrive/delivery/target"
+	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/lambda/telemetry"
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/room"
@@ -287,7 +288,7 @@ func TestOneMessageAtATimeWatchesTheRoom(t *testing.T) {
 type watchFailing struct{ room.API }
 
 func (w watchFailing) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	if pk, ok := in.Item["pk"].(*types.AttributeValueMemberS); ok && strings.HasPrefix(pk.Value, room.WatchPrefix) {
+	if pk, ok := in.Item["pk"].(*types.AttributeValueMemberS); ok && strings.HasPrefix(pk.Value, dynamo.RoomWatchPrefix) {
 		return nil, errors.New("injected: table unavailable")
 	}
 	return w.API.PutItem(ctx, in, opts...)

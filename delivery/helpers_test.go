@@ -46,7 +46,7 @@ func getRaw(t *testing.T, e env, id delivery.ID) map[string]types.AttributeValue
 	t.Helper()
 	out, err := e.client.GetItem(t.Context(), &dynamodb.GetItemInput{
 		TableName:      aws.String(e.table),
-		Key:            map[string]types.AttributeValue{"pk": s(delivery.KeyPrefix + id.String())},
+		Key:            map[string]types.AttributeValue{"pk": s(dynamo.DeliveryPrefix + id.String())},
 		ConsistentRead: aws.Bool(true),
 	})
 	require.NoError(t, err)
@@ -58,7 +58,7 @@ func getRaw(t *testing.T, e env, id delivery.ID) map[string]types.AttributeValue
 func putRaw(t *testing.T, e env, id delivery.ID, item map[string]types.AttributeValue) {
 	t.Helper()
 	item = maps.Clone(item)
-	item["pk"] = s(delivery.KeyPrefix + id.String())
+	item["pk"] = s(dynamo.DeliveryPrefix + id.String())
 	_, err := e.client.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(e.table), Item: item})
 	require.NoError(t, err)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/message"
 )
 
@@ -105,7 +106,7 @@ const (
 )
 
 var (
-	absentNames  = map[string]string{"#pk": attrPK}
+	absentNames  = map[string]string{"#pk": dynamo.PKAttr}
 	expiredNames = map[string]string{"#status": attrStatus, "#expiresAt": attrExpiresAt}
 )
 
@@ -120,8 +121,8 @@ func (l *Ledger) take(ctx context.Context, rec Record, now time.Time) (taken, to
 		return taken, false, err
 	}
 	taken, err = l.put(ctx, item, expired, expiredNames, map[string]types.AttributeValue{
-		":inProgress": str(string(InProgress)),
-		":now":        num(now.UnixMilli()),
+		":inProgress": dynamo.S(string(InProgress)),
+		":now":        dynamo.N(now.UnixMilli()),
 	})
 	return taken, taken, err
 }
@@ -219,21 +220,21 @@ func (l *Ledger) Complete(ctx context.Context, held Record, outcome breaker.Outc
 	done.Status, done.Outcome, done.ErrorType, done.Message, done.CompletedAt = Completed, outcome, errorType, message.Truncate(msg, message.MaxFailureMessage), now
 
 	values := map[string]types.AttributeValue{
-		":inProgress":  str(string(InProgress)),
-		":holder":      str(held.Holder),
-		":completed":   str(string(Completed)),
-		":outcome":     str(outcome.String()),
-		":completedAt": timestamp(now),
-		":ttl":         num(now.Add(RecordTTL).Unix()),
+		":inProgress":  dynamo.S(string(InProgress)),
+		":holder":      dynamo.S(held.Holder),
+		":completed":   dynamo.S(string(Completed)),
+		":outcome":     dynamo.S(outcome.String()),
+		":completedAt": dynamo.Time(now),
+		":ttl":         dynamo.N(now.Add(RecordTTL).Unix()),
 	}
 	variant := 0
 	if done.ErrorType != "" {
 		variant |= withErrorType
-		values[":errorType"] = str(done.ErrorType)
+		values[":errorType"] = dynamo.S(done.ErrorType)
 	}
 	if done.Message != "" {
 		variant |= withMessage
-		values[":message"] = str(done.Message)
+		values[":message"] = dynamo.S(done.Message)
 	}
 	_, err := l.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(l.table),

@@ -3,18 +3,14 @@ package delivery
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/message"
 )
-
-// KeyPrefix starts the partition key of every delivery record.
-const KeyPrefix = "delivery#"
 
 // RecordTTL is how long a record is kept after its last write, through the
 // table's TTL on "ttl": far longer than any retry of the Attempt task.
@@ -69,7 +65,7 @@ func (id ID) validate() error {
 
 // key is the record's primary key.
 func (id ID) key() map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{attrPK: str(KeyPrefix + id.String())}
+	return map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(dynamo.DeliveryPrefix + id.String())}
 }
 
 // Status is where a delivery try stands.
@@ -120,7 +116,6 @@ func (r Record) expired(now time.Time) bool {
 
 // Attribute names of a record item (see the package doc for their types).
 const (
-	attrPK          = "pk"
 	attrStatus      = "status"
 	attrHolder      = "holder"
 	attrGeneration  = "generation"
@@ -137,121 +132,46 @@ const (
 // encodeBegin is the item Begin writes.
 func encodeBegin(r Record) map[string]types.AttributeValue {
 	item := r.ID.key()
-	item[attrStatus] = str(string(InProgress))
-	item[attrHolder] = str(r.Holder)
-	item[attrGeneration] = num(r.Ticket.Generation)
-	item[attrBeganAt] = timestamp(r.BeganAt)
-	item[attrExpiresAt] = num(r.ExpiresAt.UnixMilli())
-	item[attrTTL] = num(r.BeganAt.Add(RecordTTL).Unix())
+	item[attrStatus] = dynamo.S(string(InProgress))
+	item[attrHolder] = dynamo.S(r.Holder)
+	item[attrGeneration] = dynamo.N(r.Ticket.Generation)
+	item[attrBeganAt] = dynamo.Time(r.BeganAt)
+	item[attrExpiresAt] = dynamo.N(r.ExpiresAt.UnixMilli())
+	item[attrTTL] = dynamo.N(r.BeganAt.Add(RecordTTL).Unix())
 	if r.Ticket.LeaseID != "" {
-		item[attrLeaseID] = str(r.Ticket.LeaseID)
+		item[attrLeaseID] = dynamo.S(r.Ticket.LeaseID)
 	}
 	return item
 }
 
 // decode reads a stored item of the record id.
 func decode(id ID, item map[string]types.AttributeValue) (Record, error) {
-	f := fields{item: item}
+	f := dynamo.Read(item)
 	r := Record{
 		ID:        id,
-		Status:    Status(f.str(attrStatus, true)),
-		Holder:    f.str(attrHolder, true),
-		Ticket:    breaker.Ticket{Generation: f.int64(attrGeneration), LeaseID: f.str(attrLeaseID, false)},
-		BeganAt:   f.time(attrBeganAt, true),
-		ExpiresAt: time.UnixMilli(f.int64(attrExpiresAt)).UTC(),
-		ErrorType: f.str(attrErrorType, false),
-		Message:   f.str(attrMessage, false),
+		Status:    Status(f.Str(attrStatus, true)),
+		Holder:    f.Str(attrHolder, true),
+		Ticket:    breaker.Ticket{Generation: f.Int64(attrGeneration, true), LeaseID: f.Str(attrLeaseID, false)},
+		BeganAt:   f.Time(attrBeganAt, true),
+		ExpiresAt: time.UnixMilli(f.Int64(attrExpiresAt, true)).UTC(),
+		ErrorType: f.Str(attrErrorType, false),
+		Message:   f.Str(attrMessage, false),
 	}
-	if r.Status != InProgress && r.Status != Completed && f.err == nil {
-		f.fail(attrStatus, "unknown status %q", r.Status)
+	if r.Status != InProgress && r.Status != Completed && f.Err() == nil {
+		f.Fail(attrStatus, "unknown status %q", r.Status)
 	}
 	if r.Status == Completed {
-		r.CompletedAt = f.time(attrCompletedAt, true)
-		if name := f.str(attrOutcome, true); f.err == nil {
+		r.CompletedAt = f.Time(attrCompletedAt, true)
+		if name := f.Str(attrOutcome, true); f.Err() == nil {
 			o, err := breaker.ParseOutcome(name)
 			if err != nil {
-				f.fail(attrOutcome, "unknown outcome %q", name)
+				f.Fail(attrOutcome, "unknown outcome %q", name)
 			}
 			r.Outcome = o
 		}
 	}
-	if f.err != nil {
-		return Record{}, fmt.Errorf("%w: delivery %q: %w", ErrMalformed, id.String(), f.err)
+	if f.Err() != nil {
+		return Record{}, fmt.Errorf("%w: delivery %q: %w", ErrMalformed, id.String(), f.Err())
 	}
 	return r, nil
-}
-
-// fields reads typed attributes of one item, keeping the first problem.
-type fields struct {
-	item map[string]types.AttributeValue
-	err  error
-}
-
-func (f *fields) fail(name, format string, args ...any) {
-	if f.err == nil {
-		f.err = fmt.Errorf("attribute %q: %s", name, fmt.Sprintf(format, args...))
-	}
-}
-
-// str reads an S attribute; absent is "" (a problem when required).
-func (f *fields) str(name string, required bool) string {
-	switch av := f.item[name].(type) {
-	case nil:
-		if required {
-			f.fail(name, "missing")
-		}
-		return ""
-	case *types.AttributeValueMemberS:
-		return av.Value
-	default:
-		f.fail(name, "want a string (S), got %s", typeName(av))
-		return ""
-	}
-}
-
-// int64 reads a required integer N attribute.
-func (f *fields) int64(name string) int64 {
-	av, ok := f.item[name].(*types.AttributeValueMemberN)
-	if !ok {
-		if f.item[name] == nil {
-			f.fail(name, "missing")
-		} else {
-			f.fail(name, "want a number (N), got %s", typeName(f.item[name]))
-		}
-		return 0
-	}
-	v, err := strconv.ParseInt(av.Value, 10, 64)
-	if err != nil {
-		f.fail(name, "want a 64-bit integer, got %q", av.Value)
-	}
-	return v
-}
-
-// time reads an RFC 3339 S attribute.
-func (f *fields) time(name string, required bool) time.Time {
-	s := f.str(name, required)
-	if s == "" {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		f.fail(name, "want an RFC 3339 time, got %q", s)
-	}
-	return t
-}
-
-// typeName is the DynamoDB type code of av, e.g. "S" or "BOOL".
-func typeName(av types.AttributeValue) string {
-	return strings.TrimPrefix(fmt.Sprintf("%T", av), "*types.AttributeValueMember")
-}
-
-func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
-
-func num(n int64) types.AttributeValue {
-	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
-}
-
-// timestamp is t in UTC with nanoseconds, as the breaker rows store times.
-func timestamp(t time.Time) types.AttributeValue {
-	return str(t.UTC().Format(time.RFC3339Nano))
 }

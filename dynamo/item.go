@@ -1,18 +1,21 @@
 package dynamo
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/redrive/redrive/breaker"
 )
 
+// ErrMalformed reports a stored breaker item that does not decode into a
+// Row: a missing or mistyped attribute, an unknown state or a bad number.
+var ErrMalformed = errors.New("dynamo: malformed breaker item")
+
 // Attribute names of a breaker item (see the package doc for their types).
 const (
-	attrPK                  = "pk"
 	attrState               = "state"
 	attrVersion             = "version"
 	attrGeneration          = "generation"
@@ -105,145 +108,131 @@ func asValue(name string) string { return valuePlaceholders[name] }
 // are NULL. (SET of NULL rather than REMOVE: minidyn ignores REMOVE of a
 // top-level attribute and drops empty lists.)
 func encode(row breaker.Row, key func(name string) string) map[string]types.AttributeValue {
-	var leases types.AttributeValue = null
+	var leases types.AttributeValue = Null
 	if len(row.Leases) > 0 {
 		list := make([]types.AttributeValue, len(row.Leases))
 		for i, l := range row.Leases {
 			list[i] = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
-				leaseID:      str(l.ID),
-				leaseExpires: timestamp(l.Expires),
+				leaseID:      S(l.ID),
+				leaseExpires: OptionalTime(l.Expires),
 			}}
 		}
 		leases = &types.AttributeValueMemberL{Value: list}
 	}
-	var recorded types.AttributeValue = null
+	var recorded types.AttributeValue = Null
 	if len(row.Recorded) > 0 {
 		list := make([]types.AttributeValue, len(row.Recorded))
 		for i, id := range row.Recorded {
-			list[i] = str(id)
+			list[i] = S(id)
 		}
 		recorded = &types.AttributeValueMemberL{Value: list}
 	}
 	return map[string]types.AttributeValue{
-		key(attrState):               str(row.State.String()),
-		key(attrVersion):             num(row.Version),
-		key(attrGeneration):          num(row.Generation),
-		key(attrWindowFailures):      str(formatBits(row.Window.Failures)),
-		key(attrWindowCount):         num(int64(row.Window.Count)),
-		key(attrConsecutiveFailures): num(int64(row.ConsecutiveFailures)),
-		key(attrTrips):               num(int64(row.Trips)),
-		key(attrCanarySuccesses):     num(int64(row.CanarySuccesses)),
-		key(attrOpenUntil):           timestamp(row.OpenUntil),
-		key(attrClosedAt):            timestamp(row.ClosedAt),
-		key(attrScoutUntil):          timestamp(row.ScoutUntil),
-		key(attrThrottledUntil):      timestamp(row.ThrottledUntil),
-		key(attrChangedAt):           timestamp(row.ChangedAt),
-		key(attrForcedUntil):         timestamp(row.ForcedUntil),
-		key(attrCause):               optional(row.Cause),
-		key(attrActor):               optional(row.Actor),
-		key(attrReason):              optional(row.Reason),
+		key(attrState):               S(row.State.String()),
+		key(attrVersion):             N(row.Version),
+		key(attrGeneration):          N(row.Generation),
+		key(attrWindowFailures):      S(formatBits(row.Window.Failures)),
+		key(attrWindowCount):         N(int64(row.Window.Count)),
+		key(attrConsecutiveFailures): N(int64(row.ConsecutiveFailures)),
+		key(attrTrips):               N(int64(row.Trips)),
+		key(attrCanarySuccesses):     N(int64(row.CanarySuccesses)),
+		key(attrOpenUntil):           OptionalTime(row.OpenUntil),
+		key(attrClosedAt):            OptionalTime(row.ClosedAt),
+		key(attrScoutUntil):          OptionalTime(row.ScoutUntil),
+		key(attrThrottledUntil):      OptionalTime(row.ThrottledUntil),
+		key(attrChangedAt):           OptionalTime(row.ChangedAt),
+		key(attrForcedUntil):         OptionalTime(row.ForcedUntil),
+		key(attrCause):               Optional(row.Cause),
+		key(attrActor):               Optional(row.Actor),
+		key(attrReason):              Optional(row.Reason),
 		key(attrLeases):              leases,
 		key(attrRecorded):            recorded,
 		key(attrTotals): &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
-			totalSuccesses: num(row.Totals.Successes),
-			totalFailures:  num(row.Totals.Failures),
-			totalPoison:    num(row.Totals.Poison),
-			totalStale:     num(row.Totals.Stale),
-			totalTrips:     num(row.Totals.Trips),
-			totalCloses:    num(row.Totals.Closes),
-			totalThrottles: num(row.Totals.Throttles),
+			totalSuccesses: N(row.Totals.Successes),
+			totalFailures:  N(row.Totals.Failures),
+			totalPoison:    N(row.Totals.Poison),
+			totalStale:     N(row.Totals.Stale),
+			totalTrips:     N(row.Totals.Trips),
+			totalCloses:    N(row.Totals.Closes),
+			totalThrottles: N(row.Totals.Throttles),
 		}},
 	}
 }
 
 // decode turns a stored item back into the row for key.
 func decode(key string, item map[string]types.AttributeValue) (breaker.Row, error) {
-	var problem error
-	f := fields{key: key, m: item, err: &problem}
+	f := Read(item)
 	row := breaker.Row{
 		Key:                 key,
-		Version:             f.int64(attrVersion, true),
-		Generation:          f.int64(attrGeneration, false),
-		Window:              breaker.Window{Failures: f.bits(attrWindowFailures), Count: f.int(attrWindowCount)},
-		ConsecutiveFailures: f.int(attrConsecutiveFailures),
-		Trips:               f.int(attrTrips),
-		CanarySuccesses:     f.int(attrCanarySuccesses),
-		OpenUntil:           f.time(attrOpenUntil, false),
-		ClosedAt:            f.time(attrClosedAt, false),
-		ScoutUntil:          f.time(attrScoutUntil, false),
-		ThrottledUntil:      f.time(attrThrottledUntil, false),
-		ChangedAt:           f.time(attrChangedAt, false),
-		Cause:               f.str(attrCause, false),
-		ForcedUntil:         f.time(attrForcedUntil, false),
-		Actor:               f.str(attrActor, false),
-		Reason:              f.str(attrReason, false),
+		Version:             f.Int64(attrVersion, true),
+		Generation:          f.Int64(attrGeneration, false),
+		Window:              breaker.Window{Failures: readBits(f, attrWindowFailures), Count: f.Int(attrWindowCount)},
+		ConsecutiveFailures: f.Int(attrConsecutiveFailures),
+		Trips:               f.Int(attrTrips),
+		CanarySuccesses:     f.Int(attrCanarySuccesses),
+		OpenUntil:           f.Time(attrOpenUntil, false),
+		ClosedAt:            f.Time(attrClosedAt, false),
+		ScoutUntil:          f.Time(attrScoutUntil, false),
+		ThrottledUntil:      f.Time(attrThrottledUntil, false),
+		ChangedAt:           f.Time(attrChangedAt, false),
+		Cause:               f.Str(attrCause, false),
+		ForcedUntil:         f.Time(attrForcedUntil, false),
+		Actor:               f.Str(attrActor, false),
+		Reason:              f.Str(attrReason, false),
 	}
-	if name := f.str(attrState, true); problem == nil {
+	if name := f.Str(attrState, true); f.Err() == nil {
 		state, err := breaker.ParseState(name)
 		if err != nil {
-			f.fail(attrState, "unknown state %q", name)
+			f.Fail(attrState, "unknown state %q", name)
 		}
 		row.State = state
 	}
-	if problem == nil && row.Version < 1 {
-		f.fail(attrVersion, "version %d of a stored row, want at least 1", row.Version)
+	if f.Err() == nil && row.Version < 1 {
+		f.Fail(attrVersion, "version %d of a stored row, want at least 1", row.Version)
 	}
-	for i, lease := range f.list(attrLeases) {
-		l := f.elem(attrLeases, i, lease)
-		row.Leases = append(row.Leases, breaker.Lease{ID: l.str(leaseID, true), Expires: l.time(leaseExpires, true)})
+	for i, lease := range f.List(attrLeases) {
+		l := f.Elem(attrLeases, i, lease)
+		row.Leases = append(row.Leases, breaker.Lease{ID: l.Str(leaseID, true), Expires: l.Time(leaseExpires, true)})
 	}
-	for i, av := range f.list(attrRecorded) {
+	for i, av := range f.List(attrRecorded) {
 		id, ok := av.(*types.AttributeValueMemberS)
 		if !ok {
-			f.fail(fmt.Sprintf("%s[%d]", attrRecorded, i), "want a string (S)")
+			f.Fail(fmt.Sprintf("%s[%d]", attrRecorded, i), "want a string (S)")
 			break
 		}
 		row.Recorded = append(row.Recorded, id.Value)
 	}
-	if t, ok := f.sub(attrTotals); ok {
+	if t, ok := f.Sub(attrTotals); ok {
 		row.Totals = breaker.Totals{
-			Successes: t.int64(totalSuccesses, false),
-			Failures:  t.int64(totalFailures, false),
-			Poison:    t.int64(totalPoison, false),
-			Stale:     t.int64(totalStale, false),
-			Trips:     t.int64(totalTrips, false),
-			Closes:    t.int64(totalCloses, false),
-			Throttles: t.int64(totalThrottles, false),
+			Successes: t.Int64(totalSuccesses, false),
+			Failures:  t.Int64(totalFailures, false),
+			Poison:    t.Int64(totalPoison, false),
+			Stale:     t.Int64(totalStale, false),
+			Trips:     t.Int64(totalTrips, false),
+			Closes:    t.Int64(totalCloses, false),
+			Throttles: t.Int64(totalThrottles, false),
 		}
 	}
-	if problem != nil {
-		return breaker.Row{}, problem
+	if err := f.Err(); err != nil {
+		return breaker.Row{}, fmt.Errorf("%w: breaker %q: %w", ErrMalformed, key, err)
 	}
 	return row, nil
-}
-
-// null stands for a zero value that has no natural stored form.
-var null = &types.AttributeValueMemberNULL{Value: true}
-
-func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
-
-// optional is s, or NULL when s is empty.
-func optional(s string) types.AttributeValue {
-	if s == "" {
-		return null
-	}
-	return str(s)
-}
-
-// timestamp is t in UTC with nanoseconds, so that times sort as strings and
-// read back equal; NULL when t is zero.
-func timestamp(t time.Time) types.AttributeValue {
-	if t.IsZero() {
-		return null
-	}
-	return str(t.UTC().Format(time.RFC3339Nano))
-}
-
-func num(n int64) types.AttributeValue {
-	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }
 
 // formatBits writes the window bitset as 16 hex digits. It is a string, not
 // a number: minidyn evaluates update expressions in float64, which rounds
 // numbers above 2^53 and so would lose the oldest outcomes of a full window.
 func formatBits(b uint64) string { return fmt.Sprintf("%016x", b) }
+
+// readBits reads a window bitset written by formatBits; absent is 0.
+func readBits(f Reader, name string) uint64 {
+	s := f.Str(name, false)
+	if s == "" {
+		return 0
+	}
+	v, err := strconv.ParseUint(s, 16, 64)
+	if err != nil {
+		f.Fail(name, "want up to 16 hex digits, got %q", s)
+	}
+	return v
+}

@@ -40,7 +40,7 @@ func getRaw(t *testing.T, e env, key string) map[string]types.AttributeValue {
 	t.Helper()
 	out, err := e.client.GetItem(t.Context(), &dynamodb.GetItemInput{
 		TableName:      aws.String(e.table),
-		Key:            map[string]types.AttributeValue{"pk": s(dynamo.KeyPrefix + key)},
+		Key:            map[string]types.AttributeValue{"pk": s(dynamo.BreakerPrefix + key)},
 		ConsistentRead: aws.Bool(true),
 	})
 	require.NoError(t, err)

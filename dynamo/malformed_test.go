@@ -30,7 +30,7 @@ func m(kv map[string]types.AttributeValue) types.AttributeValue {
 func putRaw(t *testing.T, e env, key string, item map[string]types.AttributeValue) {
 	t.Helper()
 	item = maps.Clone(item)
-	item["pk"] = s(dynamo.KeyPrefix + key)
+	item["pk"] = s(dynamo.BreakerPrefix + key)
 	_, err := e.client.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(e.table), Item: item})
 	require.NoError(t, err)
 }

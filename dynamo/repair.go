@@ -61,7 +61,7 @@ func (s *Store) Replace(ctx context.Context, row breaker.Row) (breaker.Row, erro
 		return breaker.Row{}, fmt.Errorf("replace breaker %q: %w", row.Key, err)
 	}
 	next := encode(row, asItem)
-	next[attrPK] = itemKey(row.Key)[attrPK]
+	next[PKAttr] = itemKey(row.Key)[PKAttr]
 	_, err = s.api.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                 aws.String(s.table),
 		Item:                      next,

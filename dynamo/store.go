@@ -13,9 +13,6 @@ import (
 	"github.com/redrive/redrive/breaker"
 )
 
-// KeyPrefix starts the partition key of every breaker item.
-const KeyPrefix = "breaker#"
-
 // ErrInvalidRow reports a Load or Save the store refuses before calling
 // DynamoDB: an empty key, a version that does not follow the previous one,
 // or a state with no name.
@@ -90,7 +87,7 @@ const (
 // row shares the map; it is never changed.
 var saveNewNames = func() map[string]string {
 	names := maps.Clone(saveNames)
-	names["#pk"] = attrPK
+	names["#pk"] = PKAttr
 	return names
 }()
 
@@ -105,7 +102,7 @@ func (s *Store) Save(ctx context.Context, prevVersion int64, next breaker.Row) e
 	if prevVersion == 0 {
 		cond, names = saveNew, saveNewNames
 	} else {
-		values[":prevVersion"] = num(prevVersion)
+		values[":prevVersion"] = N(prevVersion)
 	}
 	_, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
@@ -142,5 +139,5 @@ func checkSave(prevVersion int64, next breaker.Row) error {
 
 // itemKey is the primary key of key's item.
 func itemKey(key string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{attrPK: &types.AttributeValueMemberS{Value: KeyPrefix + key}}
+	return map[string]types.AttributeValue{PKAttr: &types.AttributeValueMemberS{Value: BreakerPrefix + key}}
 }

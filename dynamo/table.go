@@ -21,6 +21,24 @@ type TableAPI interface {
 // tablePoll is how often CreateTable asks whether a new table is active.
 const tablePoll = 25 * time.Millisecond
 
+// PKAttr is the table's partition key (S). Every item's starts with the
+// prefix of its kind, so that a function's grant can name the kinds it
+// may touch (dynamodb:LeadingKeys) and a reader can tell an item's kind.
+const PKAttr = "pk"
+
+// The kinds of item in the table, by the prefix of their partition key,
+// and the package that writes each.
+const (
+	BreakerPrefix   = "breaker#"   // a breaker row (this package)
+	DeliveryPrefix  = "delivery#"  // a delivery record (delivery)
+	RoomPrefix      = "room#"      // a message waiting in the room (room)
+	RoomWatchPrefix = "roomwatch#" // a room's watch (room)
+	PacePrefix      = "pace#"      // a breaker key's release pace (room/pace)
+	ParkedPrefix    = "parked#"    // the parking lot's index (park/lotindex)
+	ReplayPrefix    = "replay#"    // a replay's journal (park/replay)
+	RulesKey        = "rules"      // the one item of routing rules (rules)
+)
+
 // The waiting room's sparse index (package room writes its items):
 // partition key room (S, the breaker key), sort key seq (S, entry time and
 // message), every attribute projected.
@@ -54,14 +72,14 @@ func TableInput(name string) *dynamodb.CreateTableInput {
 	return &dynamodb.CreateTableInput{
 		TableName: aws.String(name),
 		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String(attrPK), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(PKAttr), AttributeType: types.ScalarAttributeTypeS},
 			{AttributeName: aws.String(RoomAttr), AttributeType: types.ScalarAttributeTypeS},
 			{AttributeName: aws.String(RoomSeqAttr), AttributeType: types.ScalarAttributeTypeS},
 			{AttributeName: aws.String(ParkedDayAttr), AttributeType: types.ScalarAttributeTypeS},
 			{AttributeName: aws.String(ParkedSeqAttr), AttributeType: types.ScalarAttributeTypeS},
 		},
 		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(PKAttr), KeyType: types.KeyTypeHash},
 		},
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
 			sparseIndex(RoomIndex, RoomAttr, RoomSeqAttr),

@@ -25,7 +25,6 @@ const (
 	AttrRoom  = dynamo.RoomAttr
 	AttrSeq   = dynamo.RoomSeqAttr
 
-	attrPK      = "pk"
 	attrToken   = "token"
 	attrEntered = "entered_at"
 	attrSince   = "since"
@@ -108,14 +107,14 @@ func (r *Room) Enter(ctx context.Context, e Entry) error {
 	_, err := r.api.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(r.table),
 		Item: map[string]types.AttributeValue{
-			attrPK:      str(pk(e.Key, e.MessageID)),
-			AttrRoom:    str(e.Key),
-			AttrSeq:     str(since.Format(seqTime) + "#" + e.MessageID),
-			attrToken:   str(e.Token),
-			attrMessage: str(e.MessageID),
-			attrEntered: str(at.Format(time.RFC3339Nano)),
-			attrSince:   str(since.Format(time.RFC3339Nano)),
-			attrTTL:     num(at.Add(r.ttl).Unix()),
+			dynamo.PKAttr: dynamo.S(pk(e.Key, e.MessageID)),
+			AttrRoom:      dynamo.S(e.Key),
+			AttrSeq:       dynamo.S(since.Format(seqTime) + "#" + e.MessageID),
+			attrToken:     dynamo.S(e.Token),
+			attrMessage:   dynamo.S(e.MessageID),
+			attrEntered:   dynamo.S(at.Format(time.RFC3339Nano)),
+			attrSince:     dynamo.S(since.Format(time.RFC3339Nano)),
+			attrTTL:       dynamo.N(at.Add(r.ttl).Unix()),
 		},
 	})
 	if err != nil {
@@ -140,7 +139,7 @@ func (r *Room) Oldest(ctx context.Context, key string, n int) ([]Entry, error) {
 			IndexName:                 aws.String(IndexName),
 			KeyConditionExpression:    aws.String("#room = :key"),
 			ExpressionAttributeNames:  map[string]string{"#room": AttrRoom},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":key": str(key)},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":key": dynamo.S(key)},
 			Limit:                     aws.Int32(int32(min(n-len(entries), 1000))),
 			ExclusiveStartKey:         start,
 		})
@@ -167,10 +166,10 @@ func (r *Room) Oldest(ctx context.Context, key string, n int) ([]Entry, error) {
 func (r *Room) Take(ctx context.Context, e Entry) (bool, error) {
 	_, err := r.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:                 aws.String(r.table),
-		Key:                       map[string]types.AttributeValue{attrPK: str(pk(e.Key, e.MessageID))},
+		Key:                       map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(pk(e.Key, e.MessageID))},
 		ConditionExpression:       aws.String("#token = :token"),
 		ExpressionAttributeNames:  map[string]string{"#token": attrToken},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":token": str(e.Token)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":token": dynamo.S(e.Token)},
 	})
 	if _, lost := errors.AsType[*types.ConditionalCheckFailedException](err); lost {
 		return false, nil
@@ -191,7 +190,7 @@ func (r *Room) Depth(ctx context.Context, key string) (int, error) {
 			IndexName:                 aws.String(IndexName),
 			KeyConditionExpression:    aws.String("#room = :key"),
 			ExpressionAttributeNames:  map[string]string{"#room": AttrRoom},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":key": str(key)},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":key": dynamo.S(key)},
 			Select:                    types.SelectCount,
 			ExclusiveStartKey:         start,
 		})
@@ -232,12 +231,6 @@ func (r *Room) Gauges(ctx context.Context, key string, now time.Time, withDepth 
 	return gauges, errors.Join(errs...)
 }
 
-// KeyPrefix starts the partition key of every room item.
-const KeyPrefix = "room#"
-
-// WatchPrefix starts the partition key of a room's watch item.
-const WatchPrefix = "roomwatch#"
-
 // Watch makes message key's watcher until now+d when the room has none (no
 // watch, or one that ended by now) or message is its watcher already (back
 // in the room after a release, as a scout whose probe failed), and reports
@@ -252,7 +245,7 @@ func (r *Room) Watch(ctx context.Context, key, message string, now time.Time, d 
 	if seen, ok := r.watches.Load(key); ok && seen.(watch).watcher != message && seen.(watch).until > now.UnixMilli() {
 		return false, nil
 	}
-	pk := map[string]types.AttributeValue{attrPK: str(WatchPrefix + key)}
+	pk := map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(dynamo.RoomWatchPrefix + key)}
 	got, err := r.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.table), Key: pk})
 	if err != nil {
 		return false, fmt.Errorf("room %q: read the watch: %w", key, err)
@@ -271,14 +264,14 @@ func (r *Room) Watch(ctx context.Context, key, message string, now time.Time, d 
 	_, err = r.api.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(r.table),
 		Item: map[string]types.AttributeValue{
-			attrPK:      pk[attrPK],
-			attrWatch:   num(until.UnixMilli()),
-			attrWatcher: str(message),
-			attrTTL:     num(until.Add(r.ttl).Unix()),
+			dynamo.PKAttr: pk[dynamo.PKAttr],
+			attrWatch:     dynamo.N(until.UnixMilli()),
+			attrWatcher:   dynamo.S(message),
+			attrTTL:       dynamo.N(until.Add(r.ttl).Unix()),
 		},
 		ConditionExpression:       aws.String("attribute_not_exists(#watch) OR #watch <= :now OR #watcher = :me"),
 		ExpressionAttributeNames:  map[string]string{"#watch": attrWatch, "#watcher": attrWatcher},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":now": num(now.UnixMilli()), ":me": str(message)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":now": dynamo.N(now.UnixMilli()), ":me": dynamo.S(message)},
 	})
 	if _, taken := errors.AsType[*types.ConditionalCheckFailedException](err); taken {
 		return false, nil
@@ -291,47 +284,23 @@ func (r *Room) Watch(ctx context.Context, key, message string, now time.Time, d 
 }
 
 // pk is a room item's partition key.
-func pk(key, messageID string) string { return KeyPrefix + key + "#" + messageID }
-
-func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
-
-func num(n int64) types.AttributeValue {
-	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
-}
+func pk(key, messageID string) string { return dynamo.RoomPrefix + key + "#" + messageID }
 
 // decode reads a room item of key.
 func decode(key string, item map[string]types.AttributeValue) (Entry, error) {
-	get := func(name string) (string, error) {
-		s, ok := item[name].(*types.AttributeValueMemberS)
-		if !ok {
-			return "", fmt.Errorf("room %q: malformed item: attribute %q is missing or not a string", key, name)
-		}
-		return s.Value, nil
+	f := dynamo.Read(item)
+	e := Entry{
+		Key:       key,
+		MessageID: f.Str(attrMessage, true),
+		Token:     f.Str(attrToken, true),
+		EnteredAt: f.Time(attrEntered, true),
+		Since:     f.Time(attrSince, false), // items entered before Since existed lack it
 	}
-	e := Entry{Key: key}
-	var err error
-	if e.MessageID, err = get(attrMessage); err != nil {
-		return Entry{}, err
+	if err := f.Err(); err != nil {
+		return Entry{}, fmt.Errorf("room %q: malformed item %s: %w", key, e.MessageID, err)
 	}
-	if e.Token, err = get(attrToken); err != nil {
-		return Entry{}, err
-	}
-	entered, err := get(attrEntered)
-	if err != nil {
-		return Entry{}, err
-	}
-	if e.EnteredAt, err = time.Parse(time.RFC3339Nano, entered); err != nil {
-		return Entry{}, fmt.Errorf("room %q: malformed item %s: %s: %w", key, e.MessageID, attrEntered, err)
-	}
-	e.Since = e.EnteredAt
-	if _, ok := item[attrSince]; ok { // items entered before Since existed lack it
-		since, err := get(attrSince)
-		if err == nil {
-			e.Since, err = time.Parse(time.RFC3339Nano, since)
-		}
-		if err != nil {
-			return Entry{}, fmt.Errorf("room %q: malformed item %s: %s: %w", key, e.MessageID, attrSince, err)
-		}
+	if e.Since.IsZero() {
+		e.Since = e.EnteredAt
 	}
 	return e, nil
 }

@@ -216,15 +216,15 @@ func TestOldestReportsAMalformedItem(t *testing.T) {
 		change func(map[string]types.AttributeValue)
 		want   string
 	}{
-		"no token":      {func(it map[string]types.AttributeValue) { delete(it, "token") }, `attribute "token" is missing or not a string`},
+		"no token":      {func(it map[string]types.AttributeValue) { delete(it, "token") }, `attribute "token": missing`},
 		"numeric token": {func(it map[string]types.AttributeValue) { it["token"] = &types.AttributeValueMemberN{Value: "7"} }, `attribute "token"`},
 		"no message id": {func(it map[string]types.AttributeValue) { delete(it, "message_id") }, `attribute "message_id"`},
 		"bad entry time": {func(it map[string]types.AttributeValue) {
 			it["entered_at"] = &types.AttributeValueMemberS{Value: "noon"}
-		}, "malformed item m-1#1: entered_at"},
+		}, `malformed item m-1#1: attribute "entered_at": want an RFC 3339 time, got "noon"`},
 		"bad line time": {func(it map[string]types.AttributeValue) {
 			it["since"] = &types.AttributeValueMemberS{Value: "noon"}
-		}, "malformed item m-1#1: since"},
+		}, `malformed item m-1#1: attribute "since": want an RFC 3339 time, got "noon"`},
 		"numeric line time": {func(it map[string]types.AttributeValue) { it["since"] = &types.AttributeValueMemberN{Value: "7"} }, `attribute "since"`},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -13,11 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/dynamo"
 )
-
-// Key is the partition key of the one item that holds the rules in the
-// breaker table.
-const Key = "rules"
 
 // MaxAudit is how many changes the rules item keeps, newest last; every
 // change is also logged by the admin function.
@@ -29,7 +26,6 @@ const writeTries = 5
 
 // Item attributes.
 const (
-	attrPK      = "pk"
 	attrVersion = "version"
 	attrNextID  = "next_id"
 	attrRules   = "rules"
@@ -110,7 +106,7 @@ func NewStore(api API, table string) *Store { return &Store{api: api, table: tab
 func (s *Store) Load(ctx context.Context) (Book, error) {
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.table),
-		Key:            map[string]types.AttributeValue{attrPK: &types.AttributeValueMemberS{Value: Key}},
+		Key:            map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(dynamo.RulesKey)},
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
@@ -181,7 +177,7 @@ func (s *Store) change(ctx context.Context, now time.Time, edit func(*Book) erro
 		}
 		return b, nil
 	}
-	return Book{}, &breaker.ConflictError{Key: Key, Attempts: writeTries}
+	return Book{}, &breaker.ConflictError{Key: dynamo.RulesKey, Attempts: writeTries}
 }
 
 // expire drops the rules past their end at now, auditing each.
@@ -227,59 +223,32 @@ func (s *Store) put(ctx context.Context, b Book, version int64) error {
 	in := &dynamodb.PutItemInput{
 		TableName: aws.String(s.table),
 		Item: map[string]types.AttributeValue{
-			attrPK:      &types.AttributeValueMemberS{Value: Key},
-			attrVersion: num(b.Version),
-			attrNextID:  num(b.NextID),
-			attrRules:   &types.AttributeValueMemberS{Value: string(rules)},
-			attrAudit:   &types.AttributeValueMemberS{Value: string(audit)},
+			dynamo.PKAttr: dynamo.S(dynamo.RulesKey),
+			attrVersion:   dynamo.N(b.Version),
+			attrNextID:    dynamo.N(b.NextID),
+			attrRules:     dynamo.S(string(rules)),
+			attrAudit:     dynamo.S(string(audit)),
 		},
 		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
-		ExpressionAttributeNames: map[string]string{"#pk": attrPK},
+		ExpressionAttributeNames: map[string]string{"#pk": dynamo.PKAttr},
 	}
 	if version > 0 {
 		in.ConditionExpression = aws.String("#v = :v")
 		in.ExpressionAttributeNames = map[string]string{"#v": attrVersion}
-		in.ExpressionAttributeValues = map[string]types.AttributeValue{":v": num(version)}
+		in.ExpressionAttributeValues = map[string]types.AttributeValue{":v": dynamo.N(version)}
 	}
 	_, err = s.api.PutItem(ctx, in)
 	return err
 }
 
-func num(n int64) types.AttributeValue {
-	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
-}
-
 // decode reads a rules item.
 func decode(item map[string]types.AttributeValue) (Book, error) {
-	var b Book
-	var err error
-	if b.Version, err = numAttr(item, attrVersion); err != nil {
-		return Book{}, err
-	}
-	if b.NextID, err = numAttr(item, attrNextID); err != nil {
-		return Book{}, err
-	}
-	for name, dst := range map[string]any{attrRules: &b.Rules, attrAudit: &b.Audit} {
-		s, ok := item[name].(*types.AttributeValueMemberS)
-		if !ok {
-			return Book{}, fmt.Errorf("rules: malformed item: %q is missing or not a string", name)
-		}
-		if err := json.Unmarshal([]byte(s.Value), dst); err != nil {
-			return Book{}, fmt.Errorf("rules: malformed item: %q: %w", name, err)
-		}
+	f := dynamo.Read(item)
+	b := Book{Version: f.Int64(attrVersion, true), NextID: f.Int64(attrNextID, true)}
+	f.JSON(attrRules, true, &b.Rules)
+	f.JSON(attrAudit, true, &b.Audit)
+	if err := f.Err(); err != nil {
+		return Book{}, fmt.Errorf("rules: malformed item: %w", err)
 	}
 	return b, nil
-}
-
-// numAttr reads the number attribute name of item.
-func numAttr(item map[string]types.AttributeValue, name string) (int64, error) {
-	n, ok := item[name].(*types.AttributeValueMemberN)
-	if !ok {
-		return 0, fmt.Errorf("rules: malformed item: %q is missing or not a number", name)
-	}
-	v, err := strconv.ParseInt(n.Value, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("rules: malformed item: %q: %w", name, err)
-	}
-	return v, nil
 }

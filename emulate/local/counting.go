@@ -11,12 +11,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
-	"github.com/redrive/redrive/delivery"
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/emulate/executor"
 	"github.com/redrive/redrive/lambda/wire"
-	"github.com/redrive/redrive/park/lotindex"
-	"github.com/redrive/redrive/room"
 )
 
 // countingInvoker counts invocations per function name around an Invoker.
@@ -140,7 +137,7 @@ func (c *countingDB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInpu
 // other items.
 func roomKey(key map[string]types.AttributeValue) (string, bool) {
 	pk, ok := key["pk"].(*types.AttributeValueMemberS)
-	if !ok || !strings.HasPrefix(pk.Value, room.KeyPrefix) {
+	if !ok || !strings.HasPrefix(pk.Value, dynamo.RoomPrefix) {
 		return "", false
 	}
 	return pk.Value, true
@@ -183,11 +180,11 @@ func (c *countingDB) count(item map[string]types.AttributeValue, err error, read
 	kind := ioOther
 	if pk, ok := item["pk"].(*types.AttributeValueMemberS); ok {
 		switch {
-		case strings.HasPrefix(pk.Value, dynamo.KeyPrefix):
+		case strings.HasPrefix(pk.Value, dynamo.BreakerPrefix):
 			kind = ioBreaker
-		case strings.HasPrefix(pk.Value, delivery.KeyPrefix):
+		case strings.HasPrefix(pk.Value, dynamo.DeliveryPrefix):
 			kind = ioDelivery
-		case strings.HasPrefix(pk.Value, lotindex.KeyPrefix):
+		case strings.HasPrefix(pk.Value, dynamo.ParkedPrefix):
 			kind = ioParked
 		}
 	}

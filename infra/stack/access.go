@@ -5,9 +5,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
-
-	"github.com/redrive/redrive/park/lotindex"
-	"github.com/redrive/redrive/rules"
+	"github.com/redrive/redrive/dynamo"
 )
 
 // statement allows actions on resources.
@@ -40,7 +38,7 @@ func (f *function) allowKeys(table []string, key string, actions ...string) {
 // table: PutItem of items whose partition key starts with
 // lotindex.KeyPrefix, and of no other item.
 func (f *function) allowIndex(table []string) {
-	f.allowKeys(table, lotindex.KeyPrefix+"*", "dynamodb:PutItem")
+	f.allowKeys(table, dynamo.ParkedPrefix+"*", "dynamodb:PutItem")
 }
 
 // workflowArns are the state machines' ARNs the grants name.
@@ -76,7 +74,7 @@ func grantAccess(scope constructs.Construct, s Settings, st *storage, fns map[st
 	starter.allow(parkingLot, "sqs:SendMessage")
 	starter.allowIndex(table)
 	// It reads the routing rules, to park what a rule quarantines.
-	starter.allowKeys(table, rules.Key, "dynamodb:GetItem")
+	starter.allowKeys(table, dynamo.RulesKey, "dynamodb:GetItem")
 	if s.Target.Kind == TargetSQS {
 		// Fresh arrivals are counted on the pace rows (UpdateItem); a
 		// message back in the DLQ with lineage is a failure of its breaker,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -20,7 +19,6 @@ import (
 // parked_day and parked_seq are the keys of the sparse index
 // dynamo.ParkedIndex, which only index items carry.
 const (
-	attrPK        = "pk"
 	attrDay       = dynamo.ParkedDayAttr
 	attrSeq       = dynamo.ParkedSeqAttr
 	attrBreaker   = "breaker"
@@ -33,10 +31,6 @@ const (
 	attrSize      = "body_size"
 	attrTTL       = dynamo.TTLAttr
 )
-
-// KeyPrefix starts the partition key of every index item:
-// "parked#<parking-lot message id>".
-const KeyPrefix = "parked#"
 
 // dayLayout formats parked_day, the index's partition key.
 const dayLayout = "2006-01-02"
@@ -136,18 +130,18 @@ func (x *Index) Put(ctx context.Context, e Entry) error {
 func item(e Entry) map[string]types.AttributeValue {
 	at := e.ParkedAt.UTC()
 	m := map[string]types.AttributeValue{
-		attrPK:        str(KeyPrefix + e.MessageID),
-		attrDay:       str(at.Format(dayLayout)),
-		attrSeq:       str(seq(at, e.OriginID)),
-		attrAttempt:   num(int64(e.Attempt)),
-		attrParkedAt:  str(at.Format(time.RFC3339Nano)),
-		attrMessageID: str(e.MessageID),
-		attrSize:      num(int64(e.Size)),
-		attrTTL:       num(e.Expires.Unix()),
+		dynamo.PKAttr: dynamo.S(dynamo.ParkedPrefix + e.MessageID),
+		attrDay:       dynamo.S(at.Format(dayLayout)),
+		attrSeq:       dynamo.S(seq(at, e.OriginID)),
+		attrAttempt:   dynamo.N(int64(e.Attempt)),
+		attrParkedAt:  dynamo.S(at.Format(time.RFC3339Nano)),
+		attrMessageID: dynamo.S(e.MessageID),
+		attrSize:      dynamo.N(int64(e.Size)),
+		attrTTL:       dynamo.N(e.Expires.Unix()),
 	}
 	for name, v := range map[string]string{attrBreaker: e.Breaker, attrReason: e.Reason, attrErrorType: e.ErrorType, attrOriginID: e.OriginID} {
 		if v != "" {
-			m[name] = str(v)
+			m[name] = dynamo.S(v)
 		}
 	}
 	return m
@@ -161,56 +155,20 @@ func seq(at time.Time, originID string) string {
 
 // decode reads an index item.
 func decode(m map[string]types.AttributeValue) (Entry, error) {
-	var errs []error
-	text := func(name string, required bool) string {
-		switch v := m[name].(type) {
-		case *types.AttributeValueMemberS:
-			return v.Value
-		case nil:
-			if required {
-				errs = append(errs, fmt.Errorf("%s missing", name))
-			}
-		default:
-			errs = append(errs, fmt.Errorf("%s is not a string", name))
-		}
-		return ""
-	}
-	number := func(name string) int64 {
-		v, ok := m[name].(*types.AttributeValueMemberN)
-		if !ok {
-			errs = append(errs, fmt.Errorf("%s missing or not a number", name))
-			return 0
-		}
-		n, err := strconv.ParseInt(v.Value, 10, 64)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-		}
-		return n
-	}
+	f := dynamo.Read(m)
 	e := Entry{
-		Breaker:   text(attrBreaker, false),
-		Reason:    text(attrReason, false),
-		ErrorType: text(attrErrorType, false),
-		OriginID:  text(attrOriginID, false),
-		Attempt:   int(number(attrAttempt)),
-		MessageID: text(attrMessageID, true),
-		Size:      int(number(attrSize)),
-		Expires:   time.Unix(number(attrTTL), 0).UTC(),
+		Breaker:   f.Str(attrBreaker, false),
+		Reason:    f.Str(attrReason, false),
+		ErrorType: f.Str(attrErrorType, false),
+		OriginID:  f.Str(attrOriginID, false),
+		Attempt:   int(f.Int64(attrAttempt, true)),
+		MessageID: f.Str(attrMessageID, true),
+		Size:      int(f.Int64(attrSize, true)),
+		Expires:   time.Unix(f.Int64(attrTTL, true), 0).UTC(),
+		ParkedAt:  f.Time(attrParkedAt, true),
 	}
-	if at := text(attrParkedAt, true); at != "" {
-		var err error
-		if e.ParkedAt, err = time.Parse(time.RFC3339Nano, at); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", attrParkedAt, err))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return Entry{}, fmt.Errorf("lotindex: malformed item %q: %w", text(attrPK, false), err)
+	if err := f.Err(); err != nil {
+		return Entry{}, fmt.Errorf("lotindex: malformed item %q: %w", dynamo.Read(m).Str(dynamo.PKAttr, false), err)
 	}
 	return e, nil
-}
-
-func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
-
-func num(n int64) types.AttributeValue {
-	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }

@@ -338,7 +338,7 @@ func TestEntriesYieldTheFirstError(t *testing.T) {
 			errs = append(errs, err)
 		}
 		require.Len(t, errs, 1)
-		for _, part := range []string{`malformed item "parked#bad"`, "attempt missing or not a number", "body_size missing", "message_id missing", "parked_at"} {
+		for _, part := range []string{`malformed item "parked#bad"`, `attribute "attempt": want a number (N), got S`, `attribute "body_size": missing`, `attribute "message_id": missing`, `attribute "parked_at": want an RFC 3339 time, got "yesterday"`} {
 			assert.ErrorContains(t, errs[0], part)
 		}
 	})

@@ -97,7 +97,7 @@ func (x *Index) Entries(ctx context.Context, f Filter) iter.Seq2[Entry, error] {
 func (f Filter) query(table, day, lo, hi string) *dynamodb.QueryInput {
 	names := map[string]string{"#day": attrDay, "#seq": attrSeq, "#ttl": attrTTL}
 	values := map[string]types.AttributeValue{
-		":day": str(day), ":lo": str(lo), ":hi": str(hi), ":now": num(f.Now.Unix()),
+		":day": dynamo.S(day), ":lo": dynamo.S(lo), ":hi": dynamo.S(hi), ":now": dynamo.N(f.Now.Unix()),
 	}
 	conds := []string{"#ttl > :now"}
 	for i, c := range []struct{ attr, value string }{{attrBreaker, f.Breaker}, {attrReason, f.Reason}, {attrErrorType, f.ErrorType}} {
@@ -111,7 +111,7 @@ func (f Filter) query(table, day, lo, hi string) *dynamodb.QueryInput {
 			continue
 		}
 		value := ":a" + strconv.Itoa(i)
-		values[value] = str(c.value)
+		values[value] = dynamo.S(c.value)
 		conds = append(conds, name+" = "+value)
 	}
 	return &dynamodb.QueryInput{

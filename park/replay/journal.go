@@ -12,11 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redrive/redrive/dynamo"
 )
-
-// KeyPrefix starts the partition key of a replay's record in the breaker
-// table: "replay#<id>".
-const KeyPrefix = "replay#"
 
 // Status is where a replay is.
 type Status string
@@ -32,7 +29,6 @@ const (
 
 // Attribute names of a replay's record.
 const (
-	attrPK         = "pk"
 	attrID         = "replay_id"
 	attrActor      = "actor"
 	attrLastActor  = "last_actor"
@@ -125,7 +121,7 @@ func NewJournal(api JournalAPI, table string) *Journal {
 
 // key is the record's key.
 func (j *Journal) key(id string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{attrPK: str(KeyPrefix + id)}
+	return map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(dynamo.ReplayPrefix + id)}
 }
 
 // Begin records a new replay, running; an id that is taken is ErrExists.
@@ -135,22 +131,22 @@ func (j *Journal) Begin(ctx context.Context, e Entry) error {
 		return fmt.Errorf("replay: record %s: encode the filter: %w", e.ID, err)
 	}
 	item := map[string]types.AttributeValue{
-		attrPK:         str(KeyPrefix + e.ID),
-		attrID:         str(e.ID),
-		attrActor:      str(e.Actor),
-		attrLastActor:  str(e.Actor),
-		attrFilter:     str(string(filter)),
-		attrFilterText: str(e.Filter.String()),
+		dynamo.PKAttr:  dynamo.S(dynamo.ReplayPrefix + e.ID),
+		attrID:         dynamo.S(e.ID),
+		attrActor:      dynamo.S(e.Actor),
+		attrLastActor:  dynamo.S(e.Actor),
+		attrFilter:     dynamo.S(string(filter)),
+		attrFilterText: dynamo.S(e.Filter.String()),
 		attrDryRun:     &types.AttributeValueMemberBOOL{Value: e.DryRun},
 		attrRate:       &types.AttributeValueMemberN{Value: strconv.FormatFloat(e.Rate, 'g', -1, 64)},
-		attrStatus:     str(string(Running)),
-		attrRuns:       num(1),
-		attrStarted:    str(e.Started.UTC().Format(time.RFC3339Nano)),
-		attrUpdated:    str(e.Started.UTC().Format(time.RFC3339Nano)),
-		attrLease:      num(e.LeaseUntil.UnixMilli()),
-		attrMoved:      num(0),
+		attrStatus:     dynamo.S(string(Running)),
+		attrRuns:       dynamo.N(1),
+		attrStarted:    dynamo.S(e.Started.UTC().Format(time.RFC3339Nano)),
+		attrUpdated:    dynamo.S(e.Started.UTC().Format(time.RFC3339Nano)),
+		attrLease:      dynamo.N(e.LeaseUntil.UnixMilli()),
+		attrMoved:      dynamo.N(0),
 	}
-	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(dynamo.PKAttr))).Build()
 	if err != nil {
 		return fmt.Errorf("replay: record %s: %w", e.ID, err)
 	}
@@ -172,7 +168,7 @@ func (j *Journal) Begin(ctx context.Context, e Entry) error {
 // replay running elsewhere whose lease has not expired at now, is
 // ErrNotResumable.
 func (j *Journal) Resume(ctx context.Context, id, actor string, now, leaseUntil time.Time) (Entry, error) {
-	cond := expression.AttributeExists(expression.Name(attrPK)).
+	cond := expression.AttributeExists(expression.Name(dynamo.PKAttr)).
 		And(expression.Name(attrDryRun).Equal(expression.Value(false))).
 		And(expression.Name(attrStatus).NotEqual(expression.Value(string(Running))).
 			Or(expression.Name(attrLease).LessThan(expression.Value(now.UnixMilli()))))
@@ -248,7 +244,7 @@ func counts(upd expression.UpdateBuilder, run Counts, moved int, now time.Time) 
 
 // update applies upd to replay id's record, which must exist.
 func (j *Journal) update(ctx context.Context, id, what string, upd expression.UpdateBuilder) error {
-	expr, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(attrPK))).WithUpdate(upd).Build()
+	expr, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(dynamo.PKAttr))).WithUpdate(upd).Build()
 	if err != nil {
 		return fmt.Errorf("replay: record %s of %s: %w", what, id, err)
 	}
@@ -280,70 +276,24 @@ func (j *Journal) Get(ctx context.Context, id string) (Entry, error) {
 
 // decodeEntry reads a replay's record.
 func decodeEntry(m map[string]types.AttributeValue) (Entry, error) {
-	var errs []error
-	text := func(name string) string {
-		switch v := m[name].(type) {
-		case *types.AttributeValueMemberS:
-			return v.Value
-		case nil:
-		default:
-			errs = append(errs, fmt.Errorf("%s is not a string", name))
-		}
-		return ""
-	}
-	number := func(name string) float64 {
-		switch v := m[name].(type) {
-		case *types.AttributeValueMemberN:
-			n, err := strconv.ParseFloat(v.Value, 64)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", name, err))
-			}
-			return n
-		case nil:
-		default:
-			errs = append(errs, fmt.Errorf("%s is not a number", name))
-		}
-		return 0
-	}
-	at := func(name string) time.Time {
-		s := text(name)
-		if s == "" {
-			return time.Time{}
-		}
-		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-		}
-		return t
-	}
+	f := dynamo.Read(m)
 	e := Entry{
-		ID: text(attrID), Actor: text(attrActor), LastActor: text(attrLastActor),
-		Rate: number(attrRate), Status: Status(text(attrStatus)), Error: text(attrError), Runs: int(number(attrRuns)),
-		Started: at(attrStarted), Updated: at(attrUpdated), Finished: at(attrFinished),
+		ID: f.Str(attrID, false), Actor: f.Str(attrActor, false), LastActor: f.Str(attrLastActor, false),
+		Rate: f.Float64(attrRate, false), Status: Status(f.Str(attrStatus, false)), Error: f.Str(attrError, false),
+		Runs:    int(f.Int64(attrRuns, false)),
+		Started: f.Time(attrStarted, false), Updated: f.Time(attrUpdated, false), Finished: f.Time(attrFinished, false),
 		Counts: Counts{
-			Matched: int(number(attrMatched)), Skipped: int(number(attrSkipped)), Left: int(number(attrLeft)),
-			Unreadable: int(number(attrUnreadable)), Moved: int(number(attrMoved)),
+			Matched: int(f.Int64(attrMatched, false)), Skipped: int(f.Int64(attrSkipped, false)), Left: int(f.Int64(attrLeft, false)),
+			Unreadable: int(f.Int64(attrUnreadable, false)), Moved: int(f.Int64(attrMoved, false)),
 		},
+		DryRun: f.Bool(attrDryRun, true),
 	}
-	if ms := int64(number(attrLease)); ms > 0 {
+	if ms := f.Int64(attrLease, false); ms > 0 {
 		e.LeaseUntil = time.UnixMilli(ms).UTC()
 	}
-	if v, ok := m[attrDryRun].(*types.AttributeValueMemberBOOL); ok {
-		e.DryRun = v.Value
-	} else {
-		errs = append(errs, fmt.Errorf("%s missing or not a boolean", attrDryRun))
-	}
-	if err := json.Unmarshal([]byte(text(attrFilter)), &e.Filter); err != nil {
-		errs = append(errs, fmt.Errorf("%s: %w", attrFilter, err))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return Entry{}, fmt.Errorf("replay: malformed record %q: %w", text(attrPK), err)
+	f.JSON(attrFilter, true, &e.Filter)
+	if err := f.Err(); err != nil {
+		return Entry{}, fmt.Errorf("replay: malformed record %q: %w", dynamo.Read(m).Str(dynamo.PKAttr, false), err)
 	}
 	return e, nil
-}
-
-func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
-
-func num(n int64) types.AttributeValue {
-	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }

@@ -18,6 +18,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/redrive/redrive/clock"
+	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/park/lotindex"
 )
@@ -467,7 +468,7 @@ func (s *scan) move(ctx context.Context, p Parked, receipt string) error {
 	}
 	if _, err := s.r.index.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName: aws.String(cfg.Table),
-		Key:       map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: lotindex.KeyPrefix + p.ID}},
+		Key:       map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(dynamo.ParkedPrefix + p.ID)},
 	}); err != nil {
 		s.r.logger.WarnContext(ctx, "replay: moved message left in the parking lot's index; `redrive parked` lists it until it expires",
 			slog.String("replay", s.entry.ID), slog.String("parkedMessageId", p.ID), slog.Any("error", err))

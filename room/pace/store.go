@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redrive/redrive/dynamo"
 )
 
 // ErrConflict reports a Save that lost to another writer of the pace row.
@@ -50,7 +51,7 @@ type item struct {
 }
 
 func rowKey(key string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "pace#" + key}}
+	return map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(dynamo.PacePrefix + key)}
 }
 
 // Load reads key's pace row (strongly consistent); a missing row is the
@@ -79,7 +80,7 @@ func (s *Store) Load(ctx context.Context, key string) (State, error) {
 func (s *Store) Save(ctx context.Context, st State) (State, error) {
 	next := st
 	next.Version++
-	av, err := attributevalue.MarshalMap(item{PK: "pace#" + st.Key, Version: next.Version, Epoch: next.Epoch,
+	av, err := attributevalue.MarshalMap(item{PK: dynamo.PacePrefix + st.Key, Version: next.Version, Epoch: next.Epoch,
 		ReleaserUntil: next.ReleaserUntil.UTC(), Rate: next.Rate, Ceiling: next.Ceiling,
 		SeenThrottles: next.SeenThrottles, Full: next.Full, Carry: next.Carry, Slot: next.slot, Arrivals: next.arrivals})
 	if err != nil {
@@ -89,7 +90,7 @@ func (s *Store) Save(ctx context.Context, st State) (State, error) {
 	values := map[string]types.AttributeValue(nil)
 	if st.Version > 0 {
 		cond = "version = :v"
-		values = map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: fmt.Sprint(st.Version)}}
+		values = map[string]types.AttributeValue{":v": dynamo.N(st.Version)}
 	}
 	_, err = s.api.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(s.table), Item: av,
@@ -164,8 +165,8 @@ func (s *Store) Admit(ctx context.Context, key string, n int, p Policy, now time
 	}
 	sec := now.Unix()
 	values := map[string]types.AttributeValue{
-		":n":   &types.AttributeValueMemberN{Value: fmt.Sprint(n)},
-		":sec": &types.AttributeValueMemberN{Value: fmt.Sprint(sec)},
+		":n":   dynamo.N(int64(n)),
+		":sec": dynamo.N(sec),
 	}
 	updates := []struct{ update, cond string }{
 		{"SET arrivals = arrivals + :n", "slot = :sec"},
