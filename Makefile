@@ -30,8 +30,24 @@ run:
 ## Step Functions Local suite on the project's executor; the CDK app.
 test: vet unit test-dynalite test-fauxqs test-sfn-selftest test-infra
 
-vet: fmt-check
+## vet: gofmt, go vet, staticcheck, and gocyclo (no function over 25
+## outside the ASL compiler, emulate/asl); the linters are installed,
+## pinned, under .cache/bin.
+STATICCHECK := $(CACHE)/bin/staticcheck-v0.8.2
+GOCYCLO     := $(CACHE)/bin/gocyclo-v0.6.0
+
+vet: fmt-check $(STATICCHECK) $(GOCYCLO)
 	$(GO) vet ./...
+	$(STATICCHECK) ./...
+	$(GOCYCLO) -over 25 -ignore '^emulate/asl/' .
+
+$(STATICCHECK):
+	GOBIN=$(CACHE)/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+	mv $(CACHE)/bin/staticcheck $@
+
+$(GOCYCLO):
+	GOBIN=$(CACHE)/bin $(GO) install github.com/fzipp/gocyclo/cmd/gocyclo@v0.6.0
+	mv $(CACHE)/bin/gocyclo $@
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null; git ls-files -o --exclude-standard '*.go' 2>/dev/null))"; \

@@ -1,6 +1,7 @@
 package attempt
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -122,24 +123,16 @@ type Config struct {
 
 // WithDefaults returns c with every zero field set to its default.
 func (c Config) WithDefaults() Config {
-	setDefault(&c.MaxAttempts, DefaultMaxAttempts)
-	setDefault(&c.MaxCycles, DefaultMaxCycles)
-	setDefault(&c.BackoffBase, DefaultBackoffBase)
-	setDefault(&c.BackoffMax, DefaultBackoffMax)
-	setDefault(&c.DeliveryLease, DefaultDeliveryLease)
-	setDefault(&c.RoomTimeout, DefaultRoomTimeout)
-	setDefault(&c.RoomMaxWait, max(DefaultRoomMaxWait, c.RoomTimeout))
-	setDefault(&c.UnknownOutcome, Redeliver)
-	setDefault(&c.TableRetryBudget, DefaultTableRetryBudget)
+	c.MaxAttempts = cmp.Or(c.MaxAttempts, DefaultMaxAttempts)
+	c.MaxCycles = cmp.Or(c.MaxCycles, DefaultMaxCycles)
+	c.BackoffBase = cmp.Or(c.BackoffBase, DefaultBackoffBase)
+	c.BackoffMax = cmp.Or(c.BackoffMax, DefaultBackoffMax)
+	c.DeliveryLease = cmp.Or(c.DeliveryLease, DefaultDeliveryLease)
+	c.RoomTimeout = cmp.Or(c.RoomTimeout, DefaultRoomTimeout)
+	c.RoomMaxWait = cmp.Or(c.RoomMaxWait, max(DefaultRoomMaxWait, c.RoomTimeout))
+	c.UnknownOutcome = cmp.Or(c.UnknownOutcome, Redeliver)
+	c.TableRetryBudget = cmp.Or(c.TableRetryBudget, DefaultTableRetryBudget)
 	return c
-}
-
-// setDefault sets a zero *field to def.
-func setDefault[T comparable](field *T, def T) {
-	var zero T
-	if *field == zero {
-		*field = def
-	}
 }
 
 // Validate reports every field of c (defaults applied) that is out of

@@ -1,6 +1,9 @@
 package breaker
 
-import "time"
+import (
+	"cmp"
+	"time"
+)
 
 // Policy configures a breaker. The zero value of every field means its
 // documented default, so Policy{} is a usable policy.
@@ -76,25 +79,18 @@ const (
 // WithDefaults returns p with every zero field set to its documented
 // default. Negative values that mean "disabled" are kept.
 func (p Policy) WithDefaults() Policy {
-	setDefault(&p.ConsecutiveFailures, defaultConsecutiveFailures)
-	setDefault(&p.WindowSize, defaultWindowSize)
-	setDefault(&p.MinimumCalls, defaultMinimumCalls)
-	setDefault(&p.FailureRateThreshold, defaultFailureRateThreshold)
-	setDefault(&p.CooldownBase, defaultCooldownBase)
-	setDefault(&p.CooldownMultiplier, defaultCooldownMultiplier)
-	setDefault(&p.CooldownMax, defaultCooldownMax)
-	setDefault(&p.Jitter, defaultJitter)
-	setDefault(&p.HalfOpenPermits, defaultHalfOpenPermits)
-	setDefault(&p.CanaryLease, defaultCanaryLease)
-	setDefault(&p.SuccessesToClose, defaultSuccessesToClose)
-	setDefault(&p.PollInterval, defaultPollInterval)
-	setDefault(&p.ThrottlePause, defaultThrottlePause)
+	p.ConsecutiveFailures = cmp.Or(p.ConsecutiveFailures, defaultConsecutiveFailures)
+	p.WindowSize = cmp.Or(p.WindowSize, defaultWindowSize)
+	p.MinimumCalls = cmp.Or(p.MinimumCalls, defaultMinimumCalls)
+	p.FailureRateThreshold = cmp.Or(p.FailureRateThreshold, defaultFailureRateThreshold)
+	p.CooldownBase = cmp.Or(p.CooldownBase, defaultCooldownBase)
+	p.CooldownMultiplier = cmp.Or(p.CooldownMultiplier, defaultCooldownMultiplier)
+	p.CooldownMax = cmp.Or(p.CooldownMax, defaultCooldownMax)
+	p.Jitter = cmp.Or(p.Jitter, defaultJitter)
+	p.HalfOpenPermits = cmp.Or(p.HalfOpenPermits, defaultHalfOpenPermits)
+	p.CanaryLease = cmp.Or(p.CanaryLease, defaultCanaryLease)
+	p.SuccessesToClose = cmp.Or(p.SuccessesToClose, defaultSuccessesToClose)
+	p.PollInterval = cmp.Or(p.PollInterval, defaultPollInterval)
+	p.ThrottlePause = cmp.Or(p.ThrottlePause, defaultThrottlePause)
 	return p
-}
-
-func setDefault[T comparable](field *T, def T) {
-	var zero T
-	if *field == zero {
-		*field = def
-	}
 }

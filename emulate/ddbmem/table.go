@@ -252,10 +252,40 @@ func (db *DB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynam
 	if err != nil {
 		return nil, err
 	}
-	expr := aws.ToString(in.KeyConditionExpression)
-	m := partitionCondition.FindStringSubmatch(expr)
+	q, err := t.parseQuery(in)
+	if err != nil {
+		return nil, err
+	}
+	if q.partitionOnly && q.countOnly && q.filter == "" && q.limit == 0 && q.start == "" {
+		return &dynamodb.QueryOutput{Count: int32(q.part.n), ScannedCount: int32(q.part.n)}, nil
+	}
+	return db.run(t, q)
+}
+
+// query is a Query request read against one table.
+type query struct {
+	in        *dynamodb.QueryInput
+	expr      string                  // the key condition
+	filter    string                  // the filter, "" for none
+	values    map[string]*mtypes.Item // the expression values
+	part      *ordered                // the partition the key condition names
+	indexKeys []string                // the index's key attributes, if on an index
+	start     string                  // the primary key to start after, "" from the first
+	limit     int                     // how many items to evaluate, 0 for all
+	countOnly bool                    // Select COUNT
+	// partitionOnly is a key condition that is the partition's equality
+	// alone: it holds for every item of the partition, so it need not be
+	// evaluated on each.
+	partitionOnly bool
+}
+
+// parseQuery reads in's key condition, values and paging against t.
+func (t *table) parseQuery(in *dynamodb.QueryInput) (query, error) {
+	q := query{in: in, expr: aws.ToString(in.KeyConditionExpression), filter: aws.ToString(in.FilterExpression),
+		limit: int(aws.ToInt32(in.Limit)), countOnly: in.Select == types.SelectCount}
+	m := partitionCondition.FindStringSubmatch(q.expr)
 	if m == nil {
-		return nil, validation("Query: KeyConditionExpression %q does not start with the partition key's equality", expr)
+		return q, validation("Query: KeyConditionExpression %q does not start with the partition key's equality", q.expr)
 	}
 	name := m[1]
 	if alias, ok := in.ExpressionAttributeNames[name]; ok {
@@ -263,39 +293,35 @@ func (db *DB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynam
 	}
 	value := in.ExpressionAttributeValues[m[2]]
 	if _, err := toValue(value); err != nil { // missing, or of no attribute type
-		return nil, validation("Query: no value for %s", m[2])
+		return q, validation("Query: no value for %s", m[2])
 	}
-	values, err := toItem(in.ExpressionAttributeValues)
-	if err != nil {
-		return nil, validation("Query: %v", err)
+	var err error
+	if q.values, err = toItem(in.ExpressionAttributeValues); err != nil {
+		return q, validation("Query: %v", err)
 	}
-	part, indexKeys, err := t.partition(aws.ToString(in.IndexName), name, value)
-	if err != nil {
-		return nil, err
+	if q.part, q.indexKeys, err = t.partition(aws.ToString(in.IndexName), name, value); err != nil {
+		return q, err
 	}
-	var start string
 	if in.ExclusiveStartKey != nil {
 		if _, err := toItem(in.ExclusiveStartKey); err != nil { // a value of no attribute type
-			return nil, validation("Query: ExclusiveStartKey: %v", err)
+			return q, validation("Query: ExclusiveStartKey: %v", err)
 		}
-		if start, err = t.key(sdkItem(in.ExclusiveStartKey).keyOf); err != nil {
-			return nil, err
+		if q.start, err = t.key(sdkItem(in.ExclusiveStartKey).keyOf); err != nil {
+			return q, err
 		}
 	}
-	limit := int(aws.ToInt32(in.Limit))
-	countOnly := in.Select == types.SelectCount
-	filter := aws.ToString(in.FilterExpression)
-	// A key condition that is the partition's equality alone holds for
-	// every item of the partition: no need to evaluate it on each.
-	partitionOnly := strings.TrimSpace(expr[len(m[0]):]) == "" && !strings.HasPrefix(strings.TrimSpace(expr), "(")
-	if partitionOnly && countOnly && filter == "" && limit == 0 && start == "" {
-		return &dynamodb.QueryOutput{Count: int32(part.n), ScannedCount: int32(part.n)}, nil
-	}
+	q.partitionOnly = strings.TrimSpace(q.expr[len(m[0]):]) == "" && !strings.HasPrefix(strings.TrimSpace(q.expr), "(")
+	return q, nil
+}
+
+// run evaluates q on its partition, in sort key order, from q.start.
+func (db *DB) run(t *table, q query) (*dynamodb.QueryOutput, error) {
 	out := &dynamodb.QueryOutput{}
 	var last record
 	evaluated := 0
+	start := q.start
 	var qerr error
-	part.each(in.ScanIndexForward == nil || *in.ScanIndexForward, func(e entry) bool {
+	q.part.each(q.in.ScanIndexForward == nil || *q.in.ScanIndexForward, func(e entry) bool {
 		if start != "" {
 			if e.pk == start {
 				start = ""
@@ -303,46 +329,51 @@ func (db *DB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynam
 			return true
 		}
 		item := t.items[e.pk]
-		var mitem map[string]*mtypes.Item
-		if !partitionOnly || filter != "" {
-			mitem = item.interpreted()
-		}
-		ok := true
-		if !partitionOnly {
-			var err error
-			if ok, err = match(kindKey, expr, in.ExpressionAttributeNames, values, mitem); err != nil || !ok {
-				qerr = err
-				return err == nil
-			}
+		inKey, kept, err := q.match(item)
+		if err != nil || !inKey {
+			qerr = err
+			return err == nil
 		}
 		evaluated++
 		last = item
-		if filter != "" {
-			var err error
-			if ok, err = match(kindFilter, filter, in.ExpressionAttributeNames, values, mitem); err != nil {
-				qerr = err
-				return false
-			}
-		}
-		if ok {
+		if kept {
 			out.Count++
-			if !countOnly {
-				if out.Items == nil && limit > 0 {
-					out.Items = make([]map[string]types.AttributeValue, 0, min(limit, part.n)) // not to grow it
+			if !q.countOnly {
+				if out.Items == nil && q.limit > 0 {
+					out.Items = make([]map[string]types.AttributeValue, 0, min(q.limit, q.part.n)) // not to grow it
 				}
-				out.Items = append(out.Items, db.project(item, in))
+				out.Items = append(out.Items, db.project(item, q.in))
 			}
 		}
-		return limit == 0 || evaluated < limit
+		return q.limit == 0 || evaluated < q.limit
 	})
 	if qerr != nil {
 		return nil, validation("%v", qerr)
 	}
 	out.ScannedCount = int32(evaluated)
-	if limit > 0 && evaluated == limit && last != "" {
-		out.LastEvaluatedKey = last.readAttrs(append([]string{t.hash, t.rng}, indexKeys...)...)
+	if q.limit > 0 && evaluated == q.limit && last != "" {
+		out.LastEvaluatedKey = last.readAttrs(append([]string{t.hash, t.rng}, q.indexKeys...)...)
 	}
 	return out, nil
+}
+
+// match decides item against q: whether the key condition holds (an
+// item outside it is not evaluated), and whether the filter keeps it.
+func (q query) match(item record) (inKey, kept bool, err error) {
+	var mitem map[string]*mtypes.Item
+	if !q.partitionOnly || q.filter != "" {
+		mitem = item.interpreted()
+	}
+	if !q.partitionOnly {
+		if inKey, err = match(kindKey, q.expr, q.in.ExpressionAttributeNames, q.values, mitem); err != nil || !inKey {
+			return false, false, err
+		}
+	}
+	if q.filter == "" {
+		return true, true, nil
+	}
+	kept, err = match(kindFilter, q.filter, q.in.ExpressionAttributeNames, q.values, mitem)
+	return err == nil, kept, err
 }
 
 // project is an item as a Query returns it: whole, or its

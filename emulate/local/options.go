@@ -1,6 +1,7 @@
 package local
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -182,15 +183,9 @@ var suffixPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{0,40}$`)
 // itself; the handlers' settings are checked by the handlers' own
 // configuration.
 func (o Options) withDefaults() (Options, error) {
-	if o.Seed == 0 {
-		o.Seed = 1
-	}
-	if o.Workers == 0 {
-		o.Workers = 1
-	}
-	if o.AttemptTimeout == 0 {
-		o.AttemptTimeout = attempt.DefaultFunctionTimeout
-	}
+	o.Seed = cmp.Or(o.Seed, 1)
+	o.Workers = cmp.Or(o.Workers, 1)
+	o.AttemptTimeout = cmp.Or(o.AttemptTimeout, attempt.DefaultFunctionTimeout)
 	if o.PoisonErrorTypes == nil {
 		o.PoisonErrorTypes = []string{"PoisonMessage"}
 	}
@@ -200,36 +195,40 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Env == nil && o.BreakerKey == "" && o.BreakerKeyAttribute == "" && o.BreakerKeyPointer == "" {
 		o.BreakerKey = DefaultBreakerKey
 	}
-	if o.BatchSize == 0 {
-		o.BatchSize = 10
-	}
-	if o.VisibilityTimeout == 0 {
-		o.VisibilityTimeout = 30 * time.Second
-	}
-	if o.StartConcurrency == 0 {
-		o.StartConcurrency = o.Workers
-	}
-	if o.Target.Seed == 0 {
-		o.Target.Seed = uint64(o.Seed)
-	}
+	o.BatchSize = cmp.Or(o.BatchSize, 10)
+	o.VisibilityTimeout = cmp.Or(o.VisibilityTimeout, 30*time.Second)
+	o.StartConcurrency = cmp.Or(o.StartConcurrency, o.Workers)
+	o.Target.Seed = cmp.Or(o.Target.Seed, uint64(o.Seed))
 	if o.Logs == nil {
 		o.Logs = io.Discard
 	}
+	return o, o.validate()
+}
+
+// validate checks the options Start uses itself, once defaults are set.
+func (o Options) validate() error {
 	switch {
 	case o.Workers < 1:
-		return o, fmt.Errorf("local: options: Workers %d: want at least 1", o.Workers)
+		return fmt.Errorf("local: options: Workers %d: want at least 1", o.Workers)
 	case o.BatchSize < 1 || o.BatchSize > 10:
-		return o, fmt.Errorf("local: options: BatchSize %d: want 1 to 10, as an SQS event source allows", o.BatchSize)
+		return fmt.Errorf("local: options: BatchSize %d: want 1 to 10, as an SQS event source allows", o.BatchSize)
 	case o.VisibilityTimeout < time.Second || o.VisibilityTimeout > 12*time.Hour:
-		return o, fmt.Errorf("local: options: VisibilityTimeout %v: want 1s to 12h, as SQS allows", o.VisibilityTimeout)
+		return fmt.Errorf("local: options: VisibilityTimeout %v: want 1s to 12h, as SQS allows", o.VisibilityTimeout)
 	case !suffixPattern.MatchString(o.NameSuffix):
-		return o, fmt.Errorf("local: options: NameSuffix %q: want at most 40 of A-Z a-z 0-9 _ -", o.NameSuffix)
-	case o.State != "" && (o.Scaled == nil || o.DynamoDBEndpoint != "" || o.StepFunctionsEndpoint != ""):
-		return o, errors.New("local: options: State needs Scaled, the executor and the embedded DynamoDB: it keeps a service's own executions, queues and table")
-	case o.InProcess && (o.Serve != nil || o.State != "" || o.DynamoDBEndpoint != "" || o.StepFunctionsEndpoint != ""):
-		return o, errors.New("local: options: InProcess serves the table, queues and executor to the tasks alone: not with Serve, State, DynamoDBEndpoint or StepFunctionsEndpoint")
-	case o.StepFunctionsEndpoint != "" && (o.Serve == nil || o.Scaled == nil):
-		return o, errors.New("local: options: StepFunctionsEndpoint needs Serve and Scaled: it invokes the functions on the Lambda server's socket, on the wall clock")
+		return fmt.Errorf("local: options: NameSuffix %q: want at most 40 of A-Z a-z 0-9 _ -", o.NameSuffix)
 	}
-	return o, nil
+	return o.validateBackends()
+}
+
+// validateBackends checks that the chosen backends go together.
+func (o Options) validateBackends() error {
+	switch {
+	case o.State != "" && (o.Scaled == nil || o.DynamoDBEndpoint != "" || o.StepFunctionsEndpoint != ""):
+		return errors.New("local: options: State needs Scaled, the executor and the embedded DynamoDB: it keeps a service's own executions, queues and table")
+	case o.InProcess && (o.Serve != nil || o.State != "" || o.DynamoDBEndpoint != "" || o.StepFunctionsEndpoint != ""):
+		return errors.New("local: options: InProcess serves the table, queues and executor to the tasks alone: not with Serve, State, DynamoDBEndpoint or StepFunctionsEndpoint")
+	case o.StepFunctionsEndpoint != "" && (o.Serve == nil || o.Scaled == nil):
+		return errors.New("local: options: StepFunctionsEndpoint needs Serve and Scaled: it invokes the functions on the Lambda server's socket, on the wall clock")
+	}
+	return nil
 }

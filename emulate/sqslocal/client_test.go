@@ -338,6 +338,7 @@ func TestClientConformance(t *testing.T) {
 		}, errType: invalid},
 
 		{name: "ReceiveMessage of the delayed message", advance: 5 * time.Second, call: receiveCall(sqs.ReceiveMessageInput{QueueUrl: &url,
+			//lint:ignore SA1019 the legacy member, as the AWS CLI v1 sends it
 			MaxNumberOfMessages: 10, VisibilityTimeout: 1, AttributeNames: []types.QueueAttributeName{"All"}, MessageAttributeNames: []string{"s", "b.*"}})},
 		{name: "ChangeMessageVisibility of a message no longer in flight", advance: 2 * time.Second, call: func(ctx context.Context, p *path) (any, error) {
 			return res(p.api.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{QueueUrl: &url, ReceiptHandle: p.handle("delayed"), VisibilityTimeout: 10}))

@@ -36,6 +36,7 @@ func TestReceiveSystemAttributes(t *testing.T) {
 
 	e.advance(time.Second)
 	// The server must still honour the legacy member that older clients send.
+	//lint:ignore SA1019 the deprecated member is what is under test
 	second := e.receiveOne(q, sqs.ReceiveMessageInput{AttributeNames: []types.QueueAttributeName{"ApproximateReceiveCount", "ApproximateFirstReceiveTimestamp"}})
 	assert.Equal(t, map[string]string{"ApproximateReceiveCount": "2", "ApproximateFirstReceiveTimestamp": strconv.FormatInt(firstRecv, 10)}, second.Attributes,
 		"the legacy AttributeNames selects system attributes too; the first receive time stays")

@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"cmp"
 	"strings"
 	"time"
 
@@ -271,24 +272,24 @@ func (s Settings) withDefaults() Settings {
 	if s.AlarmBreakerKeys == nil && s.BreakerKey.Fixed != "" {
 		s.AlarmBreakerKeys = []string{s.BreakerKey.Fixed}
 	}
-	setDefault(&s.AttemptTimeout, Duration(attempt.DefaultFunctionTimeout))
-	setDefault(&s.DeliveryLease, s.AttemptTimeout+Duration(defaultLeaseMargin))
-	setDefault(&s.StarterBatchSize, defaultStarterBatchSize)
-	setDefault(&s.StarterMaxConcurrency, defaultStarterConcurrency)
-	setDefault(&s.StarterRecordConcurrency, defaultRecordConcurrency)
-	setDefault(&s.Alarms.DeadLetterQueueAge, Duration(defaultDLQAge))
-	setDefault(&s.Alarms.DeadLetterQueueAgeCritical, criticalDLQAgeFactor*s.Alarms.DeadLetterQueueAge)
-	setDefault(&s.Alarms.AttemptErrors, defaultAttemptErrors)
-	setDefault(&s.Alarms.FailedExecutions, defaultFailedExecutions)
-	setDefault(&s.Alarms.Throttles, defaultThrottles)
-	setDefault(&s.Alarms.RoomDepth, defaultRoomDepth)
-	setDefault(&s.Alarms.OldestWaiting, Duration(defaultOldestWaiting(s.RoomTimeout.Std())))
-	setDefault(&s.LogRetentionDays, defaultLogRetentionDays)
-	setDefault(&s.LogLevel, defaultLogLevel)
-	setDefault(&s.ExecutionLogLevel, defaultExecutionLogLevel)
+	s.AttemptTimeout = cmp.Or(s.AttemptTimeout, Duration(attempt.DefaultFunctionTimeout))
+	s.DeliveryLease = cmp.Or(s.DeliveryLease, s.AttemptTimeout+Duration(defaultLeaseMargin))
+	s.StarterBatchSize = cmp.Or(s.StarterBatchSize, defaultStarterBatchSize)
+	s.StarterMaxConcurrency = cmp.Or(s.StarterMaxConcurrency, defaultStarterConcurrency)
+	s.StarterRecordConcurrency = cmp.Or(s.StarterRecordConcurrency, defaultRecordConcurrency)
+	s.Alarms.DeadLetterQueueAge = cmp.Or(s.Alarms.DeadLetterQueueAge, Duration(defaultDLQAge))
+	s.Alarms.DeadLetterQueueAgeCritical = cmp.Or(s.Alarms.DeadLetterQueueAgeCritical, criticalDLQAgeFactor*s.Alarms.DeadLetterQueueAge)
+	s.Alarms.AttemptErrors = cmp.Or(s.Alarms.AttemptErrors, defaultAttemptErrors)
+	s.Alarms.FailedExecutions = cmp.Or(s.Alarms.FailedExecutions, defaultFailedExecutions)
+	s.Alarms.Throttles = cmp.Or(s.Alarms.Throttles, defaultThrottles)
+	s.Alarms.RoomDepth = cmp.Or(s.Alarms.RoomDepth, defaultRoomDepth)
+	s.Alarms.OldestWaiting = cmp.Or(s.Alarms.OldestWaiting, Duration(defaultOldestWaiting(s.RoomTimeout.Std())))
+	s.LogRetentionDays = cmp.Or(s.LogRetentionDays, defaultLogRetentionDays)
+	s.LogLevel = cmp.Or(s.LogLevel, defaultLogLevel)
+	s.ExecutionLogLevel = cmp.Or(s.ExecutionLogLevel, defaultExecutionLogLevel)
 	s.LogLevel = strings.ToUpper(s.LogLevel)
 	s.ExecutionLogLevel = strings.ToUpper(s.ExecutionLogLevel)
-	setDefault(&s.BuildDir, defaultBuildDir)
+	s.BuildDir = cmp.Or(s.BuildDir, defaultBuildDir)
 	return s
 }
 
@@ -299,11 +300,4 @@ func defaultOldestWaiting(roomTimeout time.Duration) time.Duration {
 		roomTimeout = attempt.DefaultRoomTimeout
 	}
 	return max((roomTimeout / 2).Truncate(time.Minute), time.Minute)
-}
-
-func setDefault[T comparable](field *T, def T) {
-	var zero T
-	if *field == zero {
-		*field = def
-	}
 }
