@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/lambda/retryable"
 	"github.com/redrive/redrive/park/replay"
@@ -85,8 +85,8 @@ type Handler struct {
 	Repair Repairer
 	// Logger gets one line per command that may change a breaker.
 	Logger *slog.Logger
-	// Now is the clock "until" is checked against; the breaker's own.
-	Now func() time.Time
+	// Clock is the clock "until" is checked against; the breaker's own.
+	Clock clock.Clock
 	// Rules, if set, keeps the routing rules; without it the rule
 	// commands fail.
 	Rules RuleStore
@@ -101,7 +101,7 @@ type Handler struct {
 
 // New returns a Handler on b that logs to logger and reads the wall clock.
 func New(b Breaker, logger *slog.Logger) *Handler {
-	return &Handler{Breaker: b, Logger: logger, Now: time.Now}
+	return &Handler{Breaker: b, Logger: logger, Clock: clock.Wall}
 }
 
 // Handle validates the request (an *InvalidCommand lists every problem),
@@ -122,7 +122,7 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 
 // handle is Handle before its errors are named.
 func (h *Handler) handle(ctx context.Context, in Input) (Output, error) {
-	if h.Breaker == nil || h.Logger == nil || h.Now == nil {
+	if h.Breaker == nil || h.Logger == nil || h.Clock == nil {
 		return Output{}, errors.New("admin: handler needs a Breaker, a Logger and a clock (use New)")
 	}
 	if isRuleCommand(in.Request.Command) {
@@ -131,7 +131,7 @@ func (h *Handler) handle(ctx context.Context, in Input) (Output, error) {
 	if in.Request.Command == CommandReplay {
 		return h.handleReplay(ctx, in)
 	}
-	p, err := parse(in, h.Now())
+	p, err := parse(in, h.Clock.Now())
 	if err != nil {
 		return Output{}, err
 	}
@@ -215,7 +215,7 @@ func (h *Handler) replaceUnreadable(ctx context.Context, p parsed, why error) (O
 	if err != nil {
 		return Output{}, err
 	}
-	now := h.Now()
+	now := h.Clock.Now()
 	after, err := h.Repair.Replace(ctx, breaker.Row{Key: p.key, State: breaker.Closed, Cause: breaker.CauseReset,
 		ChangedAt: now, ClosedAt: now, Actor: p.change.Actor, Reason: p.change.Reason})
 	if c := retryable.Contention(p.command, err); c != nil {

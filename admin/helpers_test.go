@@ -54,12 +54,11 @@ func newFixture(t *testing.T, wrap func(breaker.Store) breaker.Store) fixture {
 		store = wrap(store)
 	}
 	clock := breakertest.NewClock(t0)
-	b, err := breaker.New(store, policy, breaker.WithClock(clock.Now), breaker.WithSeed(1),
-		breaker.WithConflictBackoff(0), breaker.WithMaxConflictRetries(2))
+	b, err := breaker.New(store, policy, breaker.Options{Clock: clock, Random: breaker.NewRandom(1), ConflictBackoff: -1, MaxConflictRetries: 2})
 	require.NoError(t, err)
 	var log bytes.Buffer
 	h := admin.New(b, slog.New(slog.NewJSONHandler(&log, nil)))
-	h.Now = clock.Now
+	h.Clock = clock
 	launcher := &roomtest.Launcher{}
 	h.Launcher = launcher
 	h.Repair = dynamo.New(client, table)

@@ -125,14 +125,14 @@ func (h *Handler) handleRule(ctx context.Context, in Input) (Output, error) {
 	if h.Rules == nil {
 		return Output{}, errors.New("admin: handler has no rule store (Handler.Rules)")
 	}
-	c, err := parseRule(in, h.Now())
+	c, err := parseRule(in, h.Clock.Now())
 	if err != nil {
 		return Output{}, err
 	}
 	out := Output{Command: c.command}
 	switch c.command {
 	case CommandRuleAdd:
-		added, err := h.Rules.Add(ctx, c.spec, c.actor, c.reason, c.until, h.Now())
+		added, err := h.Rules.Add(ctx, c.spec, c.actor, c.reason, c.until, h.Clock.Now())
 		if err != nil {
 			return Output{}, h.ruleError(c, err)
 		}
@@ -141,7 +141,7 @@ func (h *Handler) handleRule(ctx context.Context, in Input) (Output, error) {
 		h.Logger.InfoContext(ctx, "rule command", "command", c.command, "rule", added.ID, "on", added.On, "action", added.Action,
 			"actor", c.actor, "reason", c.reason, "until", added.Until, "describe", added.Describe())
 	case CommandRuleRemove:
-		removed, err := h.Rules.Remove(ctx, c.id, c.actor, c.reason, h.Now())
+		removed, err := h.Rules.Remove(ctx, c.id, c.actor, c.reason, h.Clock.Now())
 		if err != nil {
 			return Output{}, h.ruleError(c, err)
 		}
@@ -156,7 +156,7 @@ func (h *Handler) handleRule(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return Output{}, fmt.Errorf("admin: %s: read the rules: %w", c.command, err)
 	}
-	now := h.Now()
+	now := h.Clock.Now()
 	out.Rules = slices.DeleteFunc(book.Rules, func(r rules.Rule) bool { return !r.ActiveAt(now) })
 	if c.command == CommandRuleList {
 		out.Audit = book.Audit

@@ -42,7 +42,7 @@ func (c *countingAPI) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInp
 func BenchmarkHealthyAttempt(b *testing.B) {
 	f := newFixture(b, options{policy: tripping, config: testConfig}, target.Delivered())
 	api := &countingAPI{API: f.client}
-	f.handler.Ledger = delivery.New(api, f.table, f.handler.Clock.Now)
+	f.handler.Ledger = delivery.New(api, f.table, f.handler.Clock)
 	events := make([][]byte, b.N)
 	for i := range events {
 		doc := newDocument("orders")

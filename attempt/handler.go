@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/redrive/redrive/breaker"
@@ -86,11 +85,6 @@ type Handler struct {
 	// have its defaults applied: the Builder (lambda/wire) does both at
 	// construction; by hand, Config.Validate then Config.WithDefaults.
 	Config Config
-
-	// checked runs check once, on the first invocation; checkErr is what
-	// it found.
-	checked  sync.Once
-	checkErr error
 }
 
 // Launcher starts a breaker's releaser when none runs; *release.Launcher
@@ -105,10 +99,6 @@ type Launcher interface {
 // *InvalidDocument naming the field, not a decoding error the state
 // machine cannot tell from a crash.
 func (h *Handler) Handle(ctx context.Context, event json.RawMessage) (message.Document, error) {
-	h.checked.Do(func() { h.checkErr = h.check() })
-	if h.checkErr != nil {
-		return message.Document{}, &retryable.Unexpected{Task: "attempt", Err: h.checkErr}
-	}
 	doc, err := message.ParseDocument(event)
 	if err != nil {
 		return message.Document{}, &InvalidDocument{Err: err}
@@ -127,11 +117,11 @@ func (h *Handler) Handle(ctx context.Context, event json.RawMessage) (message.Do
 	return doc, nil
 }
 
-// check reports a Handler built by hand that is missing a dependency or
-// its Config's defaults, instead of failing on a nil pointer or a zero
-// setting mid-delivery. Config's values are validated where the handler is
-// built, not here.
-func (h *Handler) check() error {
+// New returns h once it has every dependency and its Config's defaults,
+// so that a handler built wrong fails where it is built, not on a nil
+// pointer or a zero setting mid-delivery. Config's values are validated
+// where they are parsed (Config.Validate).
+func New(h Handler) (*Handler, error) {
 	var missing []string
 	for _, dep := range []struct {
 		name  string
@@ -146,12 +136,12 @@ func (h *Handler) check() error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("attempt: handler is missing %v", missing)
+		return nil, fmt.Errorf("attempt: handler is missing %v", missing)
 	}
 	if h.Config != h.Config.WithDefaults() {
-		return errors.New("attempt: handler's Config lacks its defaults (use Config.WithDefaults)")
+		return nil, errors.New("attempt: handler's Config lacks its defaults (use Config.WithDefaults)")
 	}
-	return nil
+	return &h, nil
 }
 
 // attempt is one cycle on a valid document.

@@ -126,17 +126,15 @@ func newFixture(t testing.TB, o options, results ...target.Result) fixture {
 	if o.clock != nil {
 		clk = o.clock
 	}
-	now := clk.Now
 	var metricsOut, logOut bytes.Buffer
 	logger := telemetry.JSONLogger(&logOut)
-	metrics := telemetry.NewMetrics(&metricsOut, logger, now)
-	b, err := breaker.New(store, o.policy, breaker.WithClock(now), breaker.WithSeed(1),
-		breaker.WithConflictBackoff(0), breaker.WithMaxConflictRetries(2), breaker.WithObserver(metrics.OnTransition))
+	metrics := telemetry.NewMetrics(&metricsOut, logger, clk)
+	b, err := breaker.New(store, o.policy, breaker.Options{Clock: clk, Random: breaker.NewRandom(1), ConflictBackoff: -1, MaxConflictRetries: 2, Observer: metrics.OnTransition})
 	require.NoError(t, err)
 	require.NotEmpty(t, results, "script at least one result")
 	f := fixture{
 		breaker: b,
-		ledger:  delivery.New(client, table, now),
+		ledger:  delivery.New(client, table, clk),
 		client:  client,
 		table:   table,
 		target:  &scriptedTarget{results: results},
@@ -152,8 +150,9 @@ func newFixture(t testing.TB, o options, results ...target.Result) fixture {
 	if o.wrapLedger != nil {
 		ledger = o.wrapLedger(ledger)
 	}
-	f.handler = &attempt.Handler{Breaker: b, Ledger: ledger, Target: f.target, Metrics: metrics,
-		Logger: logger, Clock: clk, Rand: half{}, Room: f.room, Tasks: f.sfn, Launcher: f.launcher, Config: o.config.WithDefaults()}
+	f.handler, err = attempt.New(attempt.Handler{Breaker: b, Ledger: ledger, Target: f.target, Metrics: metrics,
+		Logger: logger, Clock: clk, Rand: half{}, Room: f.room, Tasks: f.sfn, Launcher: f.launcher, Config: o.config.WithDefaults()})
+	require.NoError(t, err)
 	return f
 }
 

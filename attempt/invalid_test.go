@@ -9,7 +9,6 @@ import (
 
 	"github.com/redrive/redrive/attempt"
 	"github.com/redrive/redrive/delivery/target"
-	"github.com/redrive/redrive/lambda/retryable"
 	"github.com/redrive/redrive/message"
 )
 
@@ -45,9 +44,10 @@ func TestMalformedDocumentIsInvalidDocument(t *testing.T) {
 	assert.Zero(t, f.row(t, "orders").Version, "the breaker was not asked")
 }
 
-func TestMisconfiguredHandlerFailsClearly(t *testing.T) {
-	event, err := json.Marshal(newDocument("orders"))
-	require.NoError(t, err)
+// TestNewRefusesAMisconfiguredHandler builds handlers that lack a
+// dependency or their Config's defaults: New names what is missing, so
+// the function fails at its cold start, before any message is taken.
+func TestNewRefusesAMisconfiguredHandler(t *testing.T) {
 	tests := []struct {
 		name   string
 		change func(h *attempt.Handler)
@@ -63,14 +63,11 @@ func TestMisconfiguredHandlerFailsClearly(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
-			tt.change(f.handler)
-			for range 2 { // checked once, and failing every time
-				_, err := f.handler.Handle(t.Context(), event)
-				assert.EqualError(t, err, tt.want)
-				_, named := err.(*retryable.Unexpected) // not "errorString" in Step Functions
-				assert.True(t, named, "error %T", err)
-			}
-			assert.Zero(t, f.target.calls())
+			h := *f.handler
+			tt.change(&h)
+			built, err := attempt.New(h)
+			assert.EqualError(t, err, tt.want)
+			assert.Nil(t, built)
 		})
 	}
 }

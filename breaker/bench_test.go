@@ -81,7 +81,7 @@ func BenchmarkBreaker(b *testing.B) {
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			ctx := context.Background()
-			br, err := breaker.New(breaker.NewMemStore(), breaker.Policy{}, breaker.WithSeed(1))
+			br, err := breaker.New(breaker.NewMemStore(), breaker.Policy{}, breaker.Options{Random: breaker.NewRandom(1)})
 			require.NoError(b, err)
 			_, _, err = br.Command(ctx, "k", tc.setup)
 			require.NoError(b, err)

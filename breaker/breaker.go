@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/redrive/redrive/clock"
 )
 
 // Breaker is what the Lambda tasks call: each method loads the row, applies
@@ -17,7 +19,7 @@ import (
 type Breaker struct {
 	store      Store
 	policy     Policy
-	now        func() time.Time
+	clock      clock.Clock
 	rnd        Random
 	maxRetries int
 	backoff    time.Duration
@@ -36,31 +38,21 @@ type Stats struct {
 	Conflicts int64
 }
 
-// New returns a Breaker over store with policy p (defaults applied); it
-// fails when p or an option is invalid.
-func New(store Store, p Policy, opts ...Option) (*Breaker, error) {
+// New returns a Breaker over store with policy p and options o, defaults
+// applied to both; it fails when p or o is invalid.
+func New(store Store, p Policy, o Options) (*Breaker, error) {
 	if store == nil {
 		return nil, errors.New("breaker: nil store")
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	b := &Breaker{store: store, policy: p.WithDefaults()}
-	defaultOptions(b)
-	for _, opt := range opts {
-		opt(b)
+	if err := o.validate(); err != nil {
+		return nil, err
 	}
-	switch {
-	case b.now == nil:
-		return nil, errors.New("breaker: option WithClock: nil clock")
-	case b.rnd == nil:
-		return nil, errors.New("breaker: option WithRandom: nil randomness")
-	case b.maxRetries < 0:
-		return nil, fmt.Errorf("breaker: option WithMaxConflictRetries %d: must not be negative", b.maxRetries)
-	case b.backoff < 0:
-		return nil, fmt.Errorf("breaker: option WithConflictBackoff %v: must not be negative", b.backoff)
-	}
-	return b, nil
+	o = o.withDefaults()
+	return &Breaker{store: store, policy: p.WithDefaults(), clock: o.Clock, rnd: o.Random,
+		maxRetries: o.MaxConflictRetries, backoff: o.ConflictBackoff, observer: o.Observer}, nil
 }
 
 // Policy returns the policy in use, with defaults applied.

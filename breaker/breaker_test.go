@@ -1,6 +1,7 @@
 package breaker_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -70,10 +71,13 @@ func (s *failingStore) Save(ctx context.Context, prev int64, next breaker.Row) e
 	return s.MemStore.Save(ctx, prev, next)
 }
 
-func newBreaker(t *testing.T, store breaker.Store, clock *breakertest.Clock, opts ...breaker.Option) *breaker.Breaker {
+// newBreaker is a Breaker on clock with testPolicy, seeded, retrying
+// conflicts at once unless o says otherwise.
+func newBreaker(t *testing.T, store breaker.Store, clock *breakertest.Clock, o breaker.Options) *breaker.Breaker {
 	t.Helper()
-	opts = append([]breaker.Option{breaker.WithClock(clock.Now), breaker.WithSeed(1), breaker.WithConflictBackoff(0)}, opts...)
-	b, err := breaker.New(store, testPolicy, opts...)
+	o.Clock, o.Random = clock, breaker.NewRandom(1)
+	o.ConflictBackoff = cmp.Or(o.ConflictBackoff, -1)
+	b, err := breaker.New(store, testPolicy, o)
 	require.NoError(t, err)
 	return b
 }
@@ -84,29 +88,22 @@ func TestNewRejects(t *testing.T) {
 		name  string
 		store breaker.Store
 		p     breaker.Policy
-		opt   breaker.Option
+		o     breaker.Options
 		msg   string
 	}{
-		{"nil store", nil, breaker.Policy{}, nil, "breaker: nil store"},
-		{"invalid policy", store, breaker.Policy{WindowSize: 65}, nil, "breaker: policy WindowSize 65: must be at most 64"},
-		{"nil clock", store, breaker.Policy{}, breaker.WithClock(nil), "breaker: option WithClock: nil clock"},
-		{"nil randomness", store, breaker.Policy{}, breaker.WithRandom(nil), "breaker: option WithRandom: nil randomness"},
-		{"negative retries", store, breaker.Policy{}, breaker.WithMaxConflictRetries(-1), "breaker: option WithMaxConflictRetries -1: must not be negative"},
-		{"negative backoff", store, breaker.Policy{}, breaker.WithConflictBackoff(-time.Second), "breaker: option WithConflictBackoff -1s: must not be negative"},
+		{"nil store", nil, breaker.Policy{}, breaker.Options{}, "breaker: nil store"},
+		{"invalid policy", store, breaker.Policy{WindowSize: 65}, breaker.Options{}, "breaker: policy WindowSize 65: must be at most 64"},
+		{"negative retries", store, breaker.Policy{}, breaker.Options{MaxConflictRetries: -1}, "breaker: options: MaxConflictRetries -1: must not be negative"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var opts []breaker.Option
-			if tc.opt != nil {
-				opts = append(opts, tc.opt)
-			}
-			b, err := breaker.New(tc.store, tc.p, opts...)
+			b, err := breaker.New(tc.store, tc.p, tc.o)
 			assert.Nil(t, b)
 			assert.EqualError(t, err, tc.msg)
 		})
 	}
 
-	b, err := breaker.New(store, breaker.Policy{})
+	b, err := breaker.New(store, breaker.Policy{}, breaker.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, breaker.Policy{}.WithDefaults(), b.Policy())
 }
@@ -115,9 +112,9 @@ func TestBreakerLifecycle(t *testing.T) {
 	ctx := context.Background()
 	clock := breakertest.NewClock(t0)
 	var transitions []breaker.Transition
-	b := newBreaker(t, breaker.NewMemStore(), clock, breaker.WithObserver(func(tr breaker.Transition) {
+	b := newBreaker(t, breaker.NewMemStore(), clock, breaker.Options{Observer: func(tr breaker.Transition) {
 		transitions = append(transitions, tr)
-	}))
+	}})
 
 	admit := func(want breaker.Verdict) breaker.Decision {
 		t.Helper()
@@ -231,8 +228,7 @@ func TestBreakerProbeAloneCloses(t *testing.T) {
 	var transitions []breaker.Transition
 	p := testPolicy
 	p.SuccessesToClose = 1
-	b, err := breaker.New(breaker.NewMemStore(), p, breaker.WithClock(clock.Now), breaker.WithSeed(1),
-		breaker.WithObserver(func(tr breaker.Transition) { transitions = append(transitions, tr) }))
+	b, err := breaker.New(breaker.NewMemStore(), p, breaker.Options{Clock: clock, Random: breaker.NewRandom(1), Observer: func(tr breaker.Transition) { transitions = append(transitions, tr) }})
 	require.NoError(t, err)
 
 	for range 3 {
@@ -258,7 +254,7 @@ func TestBreakerProbeAloneCloses(t *testing.T) {
 func TestBreakerRowIO(t *testing.T) {
 	ctx := context.Background()
 	clock := breakertest.NewClock(t0)
-	b := newBreaker(t, breaker.NewMemStore(), clock)
+	b := newBreaker(t, breaker.NewMemStore(), clock, breaker.Options{})
 	try := func(o breaker.Outcome) {
 		t.Helper()
 		d, err := b.Admit(ctx, "k")
@@ -326,12 +322,12 @@ func TestBreakerRecordFromSeenRow(t *testing.T) {
 			clock := breakertest.NewClock(t0)
 			store := breaker.NewMemStore()
 			require.NoError(t, store.Save(ctx, 0, tc.start))
-			b := newBreaker(t, store, clock)
+			b := newBreaker(t, store, clock, breaker.Options{})
 
 			d, err := b.Admit(ctx, "k")
 			require.NoError(t, err)
 			if tc.interfere {
-				other := newBreaker(t, store, clock)
+				other := newBreaker(t, store, clock, breaker.Options{})
 				od, err := other.Admit(ctx, "k")
 				require.NoError(t, err)
 				_, err = other.Record(ctx, "k", od.Row, od.Ticket, breaker.Transient)
@@ -358,7 +354,7 @@ func TestBreakerRetriesConflicts(t *testing.T) {
 
 	t.Run("a lost race is retried on a fresh row", func(t *testing.T) {
 		store := &interferingStore{MemStore: breaker.NewMemStore(), n: 3}
-		b := newBreaker(t, store, clock)
+		b := newBreaker(t, store, clock, breaker.Options{})
 		r, err := b.Record(ctx, "k", breaker.Row{}, breaker.Ticket{}, breaker.Transient)
 		require.NoError(t, err)
 		assert.Equal(t, int64(1), r.Totals.Failures)
@@ -369,7 +365,7 @@ func TestBreakerRetriesConflicts(t *testing.T) {
 
 	t.Run("too many lost races give a ConflictError", func(t *testing.T) {
 		store := &interferingStore{MemStore: breaker.NewMemStore(), n: 100}
-		b := newBreaker(t, store, clock, breaker.WithMaxConflictRetries(2))
+		b := newBreaker(t, store, clock, breaker.Options{MaxConflictRetries: 2})
 		_, err := b.Record(ctx, "k", breaker.Row{}, breaker.Ticket{}, breaker.Transient)
 		require.Error(t, err)
 		assert.ErrorIs(t, err, breaker.ErrConflict)
@@ -385,7 +381,7 @@ func TestBreakerRetriesConflicts(t *testing.T) {
 	t.Run("a cancelled context stops the retries", func(t *testing.T) {
 		cctx, cancel := context.WithCancel(ctx)
 		store := &interferingStore{MemStore: breaker.NewMemStore(), n: 100, onInterfere: cancel}
-		b := newBreaker(t, store, clock, breaker.WithConflictBackoff(time.Hour))
+		b := newBreaker(t, store, clock, breaker.Options{ConflictBackoff: time.Hour})
 		_, err := b.Record(cctx, "k", breaker.Row{}, breaker.Ticket{}, breaker.Transient)
 		assert.ErrorIs(t, err, context.Canceled)
 		assert.EqualError(t, err, `record TRANSIENT: retry breaker "k" after conflict: context canceled`)
@@ -397,8 +393,8 @@ func TestBreakerErrors(t *testing.T) {
 	ctx := context.Background()
 	clock := breakertest.NewClock(t0)
 	down := errors.New("table unavailable")
-	broken := newBreaker(t, &failingStore{MemStore: breaker.NewMemStore(), loadErr: down}, clock)
-	ok := newBreaker(t, breaker.NewMemStore(), clock)
+	broken := newBreaker(t, &failingStore{MemStore: breaker.NewMemStore(), loadErr: down}, clock, breaker.Options{})
+	ok := newBreaker(t, breaker.NewMemStore(), clock, breaker.Options{})
 
 	cases := []struct {
 		name string
@@ -434,7 +430,7 @@ func TestBreakerErrors(t *testing.T) {
 
 	t.Run("a save error is not retried", func(t *testing.T) {
 		store := &failingStore{MemStore: breaker.NewMemStore(), saveErr: down}
-		b := newBreaker(t, store, clock)
+		b := newBreaker(t, store, clock, breaker.Options{})
 		_, err := b.Record(ctx, "k", breaker.Row{}, breaker.Ticket{}, breaker.Transient)
 		assert.ErrorIs(t, err, down)
 		assert.EqualError(t, err, fmt.Sprintf(`record TRANSIENT: save breaker "k" version 1: %v`, down))
@@ -444,7 +440,7 @@ func TestBreakerErrors(t *testing.T) {
 
 func TestRecordOnceCountsADeliveryOnce(t *testing.T) {
 	store := breaker.NewMemStore()
-	b := newBreaker(t, store, breakertest.NewClock(t0))
+	b := newBreaker(t, store, breakertest.NewClock(t0), breaker.Options{})
 	ctx := t.Context()
 	d, err := b.Admit(ctx, "k")
 	require.NoError(t, err)

@@ -28,7 +28,7 @@ func (s yieldingStore) Load(ctx context.Context, key string) (breaker.Row, error
 }
 
 func TestHammerMemStore(t *testing.T) {
-	b, err := breaker.New(yieldingStore{breaker.NewMemStore()}, testPolicy, breaker.WithSeed(2))
+	b, err := breaker.New(yieldingStore{breaker.NewMemStore()}, testPolicy, breaker.Options{Random: breaker.NewRandom(2)})
 	require.NoError(t, err)
 	res := breakertest.Hammer(t, b, "hammer", breakertest.HammerConfig{Goroutines: 64, Calls: 20, Seed: 2})
 	stats := b.Stats()
@@ -43,7 +43,7 @@ func TestHammerCanariesMemStore(t *testing.T) {
 			p.HalfOpenPermits = permits
 			p.Jitter = 0.2
 			clock := breakertest.NewClock(t0)
-			b, err := breaker.New(yieldingStore{breaker.NewMemStore()}, p, breaker.WithClock(clock.Now), breaker.WithSeed(3))
+			b, err := breaker.New(yieldingStore{breaker.NewMemStore()}, p, breaker.Options{Clock: clock, Random: breaker.NewRandom(3)})
 			require.NoError(t, err)
 			breakertest.HammerCanaries(t, b, clock, "canaries", 64)
 		})
@@ -54,7 +54,7 @@ func TestHammerScoutMemStore(t *testing.T) {
 	p := testPolicy
 	p.Jitter = 0.2
 	clock := breakertest.NewClock(t0)
-	b, err := breaker.New(yieldingStore{breaker.NewMemStore()}, p, breaker.WithClock(clock.Now), breaker.WithSeed(6))
+	b, err := breaker.New(yieldingStore{breaker.NewMemStore()}, p, breaker.Options{Clock: clock, Random: breaker.NewRandom(6)})
 	require.NoError(t, err)
 	breakertest.HammerScout(t, b, clock, "scout", 64)
 }
@@ -108,7 +108,7 @@ func TestHammersCatchLostUpdates(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := breakertest.NewClock(t0)
-			b, err := breaker.New(lossyStore{yieldingStore{breaker.NewMemStore()}}, testPolicy, breaker.WithClock(clock.Now), breaker.WithSeed(4))
+			b, err := breaker.New(lossyStore{yieldingStore{breaker.NewMemStore()}}, testPolicy, breaker.Options{Clock: clock, Random: breaker.NewRandom(4)})
 			require.NoError(t, err)
 			rec := &recordingTB{TB: t}
 			done := make(chan struct{})
@@ -166,12 +166,11 @@ func TestConcurrentTransitionsFormAChain(t *testing.T) {
 		transitions []breaker.Transition
 	)
 	store := &historyStore{yieldingStore: yieldingStore{breaker.NewMemStore()}}
-	b, err := breaker.New(store, p, breaker.WithClock(clock.Now), breaker.WithSeed(5),
-		breaker.WithObserver(func(tr breaker.Transition) {
-			mu.Lock()
-			defer mu.Unlock()
-			transitions = append(transitions, tr)
-		}))
+	b, err := breaker.New(store, p, breaker.Options{Clock: clock, Random: breaker.NewRandom(5), Observer: func(tr breaker.Transition) {
+		mu.Lock()
+		defer mu.Unlock()
+		transitions = append(transitions, tr)
+	}})
 	require.NoError(t, err)
 
 	ctx := context.Background()

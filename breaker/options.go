@@ -1,11 +1,14 @@
 package breaker
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/redrive/redrive/clock"
 )
 
-// Defaults of a Breaker's options.
+// Defaults of a Breaker's Options.
 const (
 	// DefaultMaxConflictRetries is how many times a change is retried after
 	// losing the conditional write.
@@ -14,49 +17,50 @@ const (
 	DefaultConflictBackoff = 20 * time.Millisecond
 )
 
-// Option configures a Breaker in New.
-type Option func(*Breaker)
-
-// WithClock sets where the Breaker reads the time; default time.Now. The
-// local executor passes its virtual clock.
-func WithClock(now func() time.Time) Option {
-	return func(b *Breaker) { b.now = now }
+// Options tunes how a Breaker runs; its Policy says how it decides. The
+// zero value means the defaults, each given with its field.
+type Options struct {
+	// Clock is where the Breaker reads the time. Default clock.Wall; a
+	// local stack passes its executor's clock.
+	Clock clock.Clock
+	// Random is the randomness for jitter and lease IDs; it must be safe
+	// for concurrent use. Default: NewRandom with a random seed; pass
+	// NewRandom(seed) for reproducible decisions.
+	Random Random
+	// MaxConflictRetries bounds the retries after a lost conditional
+	// write. Default DefaultMaxConflictRetries; it may not be negative.
+	MaxConflictRetries int
+	// ConflictBackoff caps the random pause before each retry, doubling
+	// from 1ms up to it. Default DefaultConflictBackoff; a negative value
+	// retries at once.
+	ConflictBackoff time.Duration
+	// Observer, if set, is called after every saved state change, for a
+	// log line and a metric; it runs on the caller's goroutine, so it must
+	// be quick and safe for concurrent use.
+	Observer func(Transition)
 }
 
-// WithRandom sets the randomness for jitter and lease IDs; it must be
-// safe for concurrent use (see NewRandom). Default: NewRandom with a random
-// seed.
-func WithRandom(rnd Random) Option {
-	return func(b *Breaker) { b.rnd = rnd }
+// withDefaults fills the zero fields.
+func (o Options) withDefaults() Options {
+	if o.Clock == nil {
+		o.Clock = clock.Wall
+	}
+	if o.Random == nil {
+		o.Random = NewRandom(rand.Uint64())
+	}
+	if o.MaxConflictRetries == 0 {
+		o.MaxConflictRetries = DefaultMaxConflictRetries
+	}
+	if o.ConflictBackoff == 0 {
+		o.ConflictBackoff = DefaultConflictBackoff
+	}
+	return o
 }
 
-// WithSeed is WithRandom(NewRandom(seed)): reproducible decisions.
-func WithSeed(seed uint64) Option {
-	return WithRandom(NewRandom(seed))
-}
-
-// WithMaxConflictRetries bounds the retries after a lost conditional write;
-// default DefaultMaxConflictRetries.
-func WithMaxConflictRetries(n int) Option {
-	return func(b *Breaker) { b.maxRetries = n }
-}
-
-// WithConflictBackoff caps the random pause before each retry, doubling
-// from 1ms up to ceiling; 0 retries at once. Default DefaultConflictBackoff.
-func WithConflictBackoff(ceiling time.Duration) Option {
-	return func(b *Breaker) { b.backoff = ceiling }
-}
-
-// WithObserver is called after every saved state change, for a log line
-// and a metric; it runs on the caller's goroutine, so it must be quick and
-// safe for concurrent use.
-func WithObserver(observe func(Transition)) Option {
-	return func(b *Breaker) { b.observer = observe }
-}
-
-func defaultOptions(b *Breaker) {
-	b.now = time.Now
-	b.rnd = NewRandom(rand.Uint64())
-	b.maxRetries = DefaultMaxConflictRetries
-	b.backoff = DefaultConflictBackoff
+// validate checks the fields that have no default for every value.
+func (o Options) validate() error {
+	if o.MaxConflictRetries < 0 {
+		return fmt.Errorf("breaker: options: MaxConflictRetries %d: must not be negative", o.MaxConflictRetries)
+	}
+	return nil
 }

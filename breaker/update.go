@@ -24,7 +24,7 @@ func (b *Breaker) update(ctx context.Context, key string, first *Row,
 		} else if before, err = b.load(ctx, key); err != nil {
 			return Row{}, Row{}, err
 		}
-		after, changed, err := apply(before, b.now())
+		after, changed, err := apply(before, b.clock.Now())
 		if err != nil {
 			return Row{}, Row{}, fmt.Errorf("breaker %q: %w", key, err)
 		}

@@ -38,7 +38,7 @@ func newEnv(tb testing.TB) env {
 	})
 	tb.Logf("backend %s, table %s", backend, table)
 	clock := breakertest.NewClock(t0)
-	return env{ledger: delivery.New(client, table, clock.Now), clock: clock, client: client, table: table}
+	return env{ledger: delivery.New(client, table, clock), clock: clock, client: client, table: table}
 }
 
 // getRaw reads id's item as stored.

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/message"
 )
@@ -39,16 +40,16 @@ const beginTries = 3
 type Ledger struct {
 	api   API
 	table string
-	now   func() time.Time
+	clock clock.Clock
 }
 
-// New returns a Ledger on table through api, reading the time from now
-// (nil means time.Now; the local executor passes its virtual clock).
-func New(api API, table string, now func() time.Time) *Ledger {
-	if now == nil {
-		now = time.Now
+// New returns a Ledger on table through api, reading the time from clk
+// (nil means clock.Wall; the local executor passes its virtual clock).
+func New(api API, table string, clk clock.Clock) *Ledger {
+	if clk == nil {
+		clk = clock.Wall
 	}
-	return &Ledger{api: api, table: table, now: now}
+	return &Ledger{api: api, table: table, clock: clk}
 }
 
 // Begin takes the record of delivery try id for a delivery admitted with
@@ -67,7 +68,7 @@ func (l *Ledger) Begin(ctx context.Context, id ID, ticket breaker.Ticket, lease 
 		return Record{}, false, fmt.Errorf("begin delivery %s: %w: lease %v, want more than zero", id, ErrInvalid, lease)
 	}
 	for range beginTries {
-		now := l.now().UTC()
+		now := l.clock.Now().UTC()
 		rec = Record{
 			ID:        id,
 			Status:    InProgress,
@@ -215,7 +216,7 @@ func (l *Ledger) Complete(ctx context.Context, held Record, outcome breaker.Outc
 	if held.Holder == "" {
 		return Record{}, fmt.Errorf("complete delivery %s: %w: no holder (use the record Begin returned)", id, ErrInvalid)
 	}
-	now := l.now().UTC()
+	now := l.clock.Now().UTC()
 	done := held
 	done.Status, done.Outcome, done.ErrorType, done.Message, done.CompletedAt = Completed, outcome, errorType, message.Truncate(msg, message.MaxFailureMessage), now
 

@@ -17,7 +17,7 @@ import (
 func TestBreakerOverStore(t *testing.T) {
 	e := newEnv(t)
 	clock := breakertest.NewClock(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
-	b, err := breaker.New(e.store, breaker.Policy{HalfOpenPermits: 3}, breaker.WithClock(clock.Now), breaker.WithSeed(7))
+	b, err := breaker.New(e.store, breaker.Policy{HalfOpenPermits: 3}, breaker.Options{Clock: clock, Random: breaker.NewRandom(7)})
 	require.NoError(t, err)
 
 	t.Run("mixed outcomes from 64 goroutines", func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/message"
 )
 
@@ -32,8 +33,8 @@ var _ Parker = (*Lot)(nil)
 type Handler struct {
 	// Lot sends to the parking lot.
 	Lot Parker
-	// Now stamps the Record; default time.Now.
-	Now func() time.Time
+	// Clock stamps the Record; default clock.Wall.
+	Clock clock.Clock
 }
 
 // Handle parks the input's message: the document's message with its
@@ -42,11 +43,11 @@ type Handler struct {
 // Errors (SendMessage, ErrTooLarge) are returned, for the state machine to
 // retry and finally fail as ParkFailed with the message in its input.
 func (h *Handler) Handle(ctx context.Context, in Input) (Parked, error) {
-	now := time.Now
-	if h.Now != nil {
-		now = h.Now
+	clk := h.Clock
+	if clk == nil {
+		clk = clock.Wall
 	}
-	msg, rec := parcelOf(in, now())
+	msg, rec := parcelOf(in, clk.Now())
 	p, err := h.Lot.Park(ctx, msg, rec)
 	if err != nil {
 		return Parked{}, fmt.Errorf("park task: %w", err)

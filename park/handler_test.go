@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/lambda/telemetry"
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/park"
@@ -21,7 +21,7 @@ func handle(t *testing.T, e *lotEnv, input []byte) (park.Parked, error) {
 	t.Helper()
 	var in park.Input
 	require.NoError(t, json.Unmarshal(input, &in))
-	h := &park.Handler{Lot: e.lot, Now: func() time.Time { return t0 }}
+	h := &park.Handler{Lot: e.lot, Clock: breakertest.NewClock(t0)}
 	return h.Handle(context.Background(), in)
 }
 

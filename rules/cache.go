@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/redrive/redrive/clock"
 )
 
 // CacheTTL is how long a Cache serves the rules it read before it reads
@@ -30,7 +32,7 @@ var _ Source = (*Cache)(nil)
 // and tries again at the next call. It is safe for concurrent use.
 type Cache struct {
 	loader Loader
-	now    func() time.Time
+	clock  clock.Clock
 	logger *slog.Logger
 
 	mu     sync.Mutex
@@ -39,10 +41,10 @@ type Cache struct {
 	at     time.Time
 }
 
-// NewCache returns a Cache reading loader, on the clock now, logging failed
-// reads to logger.
-func NewCache(loader Loader, now func() time.Time, logger *slog.Logger) *Cache {
-	return &Cache{loader: loader, now: now, logger: logger}
+// NewCache returns a Cache reading loader, on clk, logging failed reads to
+// logger.
+func NewCache(loader Loader, clk clock.Clock, logger *slog.Logger) *Cache {
+	return &Cache{loader: loader, clock: clk, logger: logger}
 }
 
 // Rules returns the rules in force. The error is a failed read when no
@@ -50,7 +52,7 @@ func NewCache(loader Loader, now func() time.Time, logger *slog.Logger) *Cache {
 func (c *Cache) Rules(ctx context.Context) (Set, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	now := c.now()
+	now := c.clock.Now()
 	if c.loaded && now.Sub(c.at) < CacheTTL {
 		return c.set, nil
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/emulate/ddbtest"
 	"github.com/redrive/redrive/rules"
@@ -154,9 +155,9 @@ func (f *flaky) Load(ctx context.Context) (rules.Book, error) {
 
 func TestTheCacheReadsAgainAfterItsTTLAndKeepsTheLastRulesOnAFailure(t *testing.T) {
 	s := newStore(t)
-	now := t0
+	clock := breakertest.NewClock(t0)
 	loader := &flaky{Loader: s, failing: true}
-	c := rules.NewCache(loader, func() time.Time { return now }, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c := rules.NewCache(loader, clock, slog.New(slog.NewTextHandler(io.Discard, nil)))
 
 	_, err := c.Rules(t.Context())
 	require.Error(t, err, "no rules read yet: the caller cannot know")
@@ -165,18 +166,18 @@ func TestTheCacheReadsAgainAfterItsTTLAndKeepsTheLastRulesOnAFailure(t *testing.
 	set, err := c.Rules(t.Context())
 	require.NoError(t, err)
 	assert.Zero(t, set.Len())
-	_, err = s.Add(t.Context(), quarantineAcme, "alice", "broken client", time.Time{}, now)
+	_, err = s.Add(t.Context(), quarantineAcme, "alice", "broken client", time.Time{}, clock.Now())
 	require.NoError(t, err)
 
-	now = now.Add(rules.CacheTTL - time.Second)
+	clock.Advance(rules.CacheTTL - time.Second)
 	set, _ = c.Rules(t.Context())
 	assert.Zero(t, set.Len(), "within the TTL the cached rules serve")
-	now = now.Add(time.Second)
+	clock.Advance(time.Second)
 	set, _ = c.Rules(t.Context())
 	assert.Equal(t, 1, set.Len(), "a change applies once the TTL has passed")
 
 	loader.failing = true
-	now = now.Add(rules.CacheTTL)
+	clock.Advance(rules.CacheTTL)
 	set, err = c.Rules(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, 1, set.Len(), "a failed read keeps the last rules")

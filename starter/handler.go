@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/lambda/telemetry"
 	"github.com/redrive/redrive/park"
 	"github.com/redrive/redrive/room/pace"
@@ -69,9 +70,9 @@ type Handler struct {
 	// Metrics and Logger report what happened to each record.
 	Metrics Counter
 	Logger  *slog.Logger
-	// Now stamps receivedAt; default time.Now. The local executor passes
-	// its virtual clock.
-	Now func() time.Time
+	// Clock stamps receivedAt; default clock.Wall. The local executor
+	// passes its virtual clock.
+	Clock clock.Clock
 }
 
 // Handle processes an SQS batch from the DLQ, Config.Concurrency records at
@@ -127,8 +128,8 @@ func forEach(n, workers int, fn func(i int)) {
 
 // now reads the handler's clock.
 func (h *Handler) now() time.Time {
-	if h.Now != nil {
-		return h.Now()
+	if h.Clock != nil {
+		return h.Clock.Now()
 	}
-	return time.Now()
+	return clock.Wall.Now()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/lambda/telemetry"
 	"github.com/redrive/redrive/message"
 )
@@ -52,7 +53,7 @@ func TestDuplicateDeliveryStartsNothingNew(t *testing.T) {
 
 	// The same records again, received later: the event source's
 	// at-least-once delivery, or a retried batch.
-	e.h.Now = func() time.Time { return t0.Add(time.Minute) }
+	e.h.Clock = breakertest.NewClock(t0.Add(time.Minute))
 	resp := e.handle(t, event)
 	assert.Empty(t, failures(resp), "a duplicate is not a failure")
 	assert.ElementsMatch(t, []string{"m-1-a1", "o-2-a5-m8ae2a410"}, e.sfn.Executions(t), "no new execution")

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/emulate/sqslocal"
 	"github.com/redrive/redrive/emulate/sqslocal/sqstest"
 	"github.com/redrive/redrive/lambda/telemetry"
@@ -61,7 +62,7 @@ func newEnv(t testing.TB, vars map[string]string) *env {
 		Config:  cfg,
 		Metrics: m,
 		Logger:  logger,
-		Now:     func() time.Time { return t0 },
+		Clock:   breakertest.NewClock(t0),
 	}
 	return &env{sfn: sf, sqs: b, lot: lot, metrics: m, h: h}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/emulate/ddbtest"
 	"github.com/redrive/redrive/lambda/telemetry"
@@ -38,7 +39,7 @@ func withBreaker(t *testing.T, e *env) *breaker.Breaker {
 	cfg, err := starter.ConfigFromEnv(func(name string) string { return vars[name] })
 	require.NoError(t, err)
 	require.True(t, cfg.RecordsReturns())
-	b, err := breaker.New(dynamo.New(client, table), cfg.Policy, breaker.WithClock(func() time.Time { return t0 }), breaker.WithSeed(1))
+	b, err := breaker.New(dynamo.New(client, table), cfg.Policy, breaker.Options{Clock: breakertest.NewClock(t0), Random: breaker.NewRandom(1)})
 	require.NoError(t, err)
 	e.h.Config = cfg
 	e.h.Breaker = b
@@ -81,7 +82,7 @@ func TestReturnIsAConsumerFailureWithTheSQSTarget(t *testing.T) {
 	assert.Equal(t, int64(1), e.metrics.Get("orders", telemetry.Transient))
 
 	// Its duplicate delivery counts nothing more.
-	e.h.Now = func() time.Time { return t0.Add(time.Second) }
+	e.h.Clock = breakertest.NewClock(t0.Add(time.Second))
 	require.Empty(t, failures(e.handle(t, events.SQSEvent{Records: []events.SQSMessage{first}})))
 	assert.Equal(t, int64(1), e.metrics.Get("orders", telemetry.Duplicates))
 	assert.Equal(t, int64(1), row().Totals.Failures)
@@ -115,7 +116,7 @@ func TestBreakerErrorStillStarts(t *testing.T) {
 	e := newEnv(t, nil)
 	withBreaker(t, e)
 	client, _ := ddbtest.Client(t)
-	missing, err := breaker.New(dynamo.New(client, "redrive-test-no-such-table"), breaker.Policy{})
+	missing, err := breaker.New(dynamo.New(client, "redrive-test-no-such-table"), breaker.Policy{}, breaker.Options{})
 	require.NoError(t, err)
 	e.h.Breaker = missing
 

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Clock is a manual clock for breaker.WithClock, and a clock.Clock for
+// Clock is a manual clock.Clock, for a breaker (breaker.Options.Clock) and for
 // the handlers: time moves only when a test advances it or a handler
 // sleeps. It is safe for concurrent use.
 type Clock struct {

@@ -161,7 +161,7 @@ func failedCondition(err error) bool {
 // writes with no lost update, one scout, never more canaries than permits.
 func TestBreakerOverStore(t *testing.T) {
 	clock := breakertest.NewClock(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
-	b, err := breaker.New(dynamo.New(newDB(t), table), breaker.Policy{HalfOpenPermits: 3}, breaker.WithClock(clock.Now), breaker.WithSeed(7))
+	b, err := breaker.New(dynamo.New(newDB(t), table), breaker.Policy{HalfOpenPermits: 3}, breaker.Options{Clock: clock, Random: breaker.NewRandom(7)})
 	require.NoError(t, err)
 	t.Run("mixed outcomes", func(t *testing.T) {
 		breakertest.Hammer(t, b, "hammer", breakertest.HammerConfig{Goroutines: 32, Calls: 10, Seed: 7})

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/delivery"
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/lambda/telemetry"
@@ -82,7 +83,7 @@ func TestTableTTL(t *testing.T) {
 func TestDeliveryRecordsExpireByTheTableTTL(t *testing.T) {
 	now := time.Date(2026, 4, 1, 9, 30, 0, 0, time.UTC)
 	api := &puts{}
-	ledger := delivery.New(api, "Table", func() time.Time { return now })
+	ledger := delivery.New(api, "Table", breakertest.NewClock(now))
 	_, began, err := ledger.Begin(context.Background(), delivery.ID{OriginID: "m-1", Attempt: 1, Try: 1}, breaker.Ticket{}, time.Minute)
 	require.NoError(t, err)
 	require.True(t, began)

@@ -3,15 +3,15 @@ package telemetry_test
 import (
 	"io"
 	"testing"
-	"time"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/lambda/telemetry"
 )
 
 // BenchmarkCount is the cost on every Attempt: one EMF line.
 func BenchmarkCount(b *testing.B) {
-	m := telemetry.NewMetrics(io.Discard, nil, func() time.Time { return t0 })
+	m := telemetry.NewMetrics(io.Discard, nil, breakertest.NewClock(t0))
 	b.ReportAllocs()
 	for b.Loop() {
 		m.Count("orders", telemetry.Delivered, 1)

@@ -5,5 +5,5 @@
 // Every metric is in the namespace "Redrive" with the one dimension
 // "Breaker" (the breaker key), so a dashboard shows each breaker's counts
 // and state. Metrics.OnTransition is the breaker's observer
-// (breaker.WithObserver): one log line and one metric line per state change.
+// (breaker.Options.Observer): one log line and one metric line per state change.
 package telemetry

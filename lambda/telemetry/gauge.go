@@ -40,5 +40,5 @@ func (m *Metrics) Gauges(key string, gauges ...Gauge) {
 	for i, g := range gauges {
 		ms[i] = metric{name: string(g.Name), unit: g.Unit, value: g.Value}
 	}
-	m.emit(key, m.now(), ms...)
+	m.emit(key, m.clock.Now(), ms...)
 }

@@ -4,17 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/lambda/telemetry"
 )
 
 func TestGauges(t *testing.T) {
 	var buf bytes.Buffer
-	m := telemetry.NewMetrics(&buf, nil, func() time.Time { return t0 })
+	m := telemetry.NewMetrics(&buf, nil, breakertest.NewClock(t0))
 	m.Gauges("orders") // nothing to write
 	assert.Zero(t, buf.Len())
 	m.Gauges("orders",

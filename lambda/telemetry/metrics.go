@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/clock"
 )
 
 // Namespace and Dimension name where the metrics go in CloudWatch.
@@ -103,8 +104,8 @@ func StateValue(s breaker.State) int64 {
 // Metrics writes EMF lines to one writer, each with one Write call. It is
 // safe for concurrent use, and Count does not allocate.
 type Metrics struct {
-	log *slog.Logger
-	now func() time.Time
+	log   *slog.Logger
+	clock clock.Clock
 
 	mu  sync.Mutex
 	w   io.Writer
@@ -113,29 +114,29 @@ type Metrics struct {
 }
 
 // NewMetrics returns Metrics writing to w (stdout in Lambda), logging
-// state changes to log and reading the time from now; nil means io.Discard,
-// no logging and time.Now.
-func NewMetrics(w io.Writer, log *slog.Logger, now func() time.Time) *Metrics {
+// state changes to log and reading the time from clk; nil means io.Discard,
+// no logging and clock.Wall.
+func NewMetrics(w io.Writer, log *slog.Logger, clk clock.Clock) *Metrics {
 	if w == nil {
 		w = io.Discard
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if now == nil {
-		now = time.Now
+	if clk == nil {
+		clk = clock.Wall
 	}
-	return &Metrics{w: w, log: log, now: now, buf: make([]byte, 0, 512)}
+	return &Metrics{w: w, log: log, clock: clk, buf: make([]byte, 0, 512)}
 }
 
 // Count writes one line adding n to the metric name of breaker key.
 func (m *Metrics) Count(key string, name Name, n int64) {
-	m.emit(key, m.now(), metric{name: string(name), unit: unitCount, value: n})
+	m.emit(key, m.clock.Now(), metric{name: string(name), unit: unitCount, value: n})
 }
 
 // OnTransition reports a breaker state change: one log line (warning when
 // the breaker stops traffic) and one metric line with BreakerState, plus
-// Trips on a trip or Closes on a recovery. Pass it to breaker.WithObserver.
+// Trips on a trip or Closes on a recovery. Pass it as breaker.Options.Observer.
 func (m *Metrics) OnTransition(t breaker.Transition) {
 	level := slog.LevelInfo
 	if t.To == breaker.Open || t.To == breaker.ForcedOpen {

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/lambda/telemetry"
 )
 
@@ -94,7 +95,7 @@ func TestCount(t *testing.T) {
 	} {
 		t.Run(string(name), func(t *testing.T) {
 			var out bytes.Buffer
-			m := telemetry.NewMetrics(&out, nil, func() time.Time { return t0 })
+			m := telemetry.NewMetrics(&out, nil, breakertest.NewClock(t0))
 			m.Count("orders", name, 3)
 
 			got := lines(t, out.String())
@@ -161,7 +162,7 @@ func TestOnTransition(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var metricsOut, logOut bytes.Buffer
-			m := telemetry.NewMetrics(&metricsOut, telemetry.JSONLogger(&logOut), func() time.Time { return t0.Add(time.Hour) })
+			m := telemetry.NewMetrics(&metricsOut, telemetry.JSONLogger(&logOut), breakertest.NewClock(t0.Add(time.Hour)))
 			m.OnTransition(breaker.Transition{Key: "orders", From: tt.from, To: tt.to, Generation: 8, Cause: tt.cause, At: t0})
 
 			metricLines := lines(t, metricsOut.String())
@@ -196,9 +197,8 @@ func TestOnTransition(t *testing.T) {
 func TestObserverOfARealBreaker(t *testing.T) {
 	var metricsOut, logOut bytes.Buffer
 	now := t0
-	m := telemetry.NewMetrics(&metricsOut, telemetry.JSONLogger(&logOut), func() time.Time { return now })
-	b, err := breaker.New(breaker.NewMemStore(), breaker.Policy{ConsecutiveFailures: 2},
-		breaker.WithClock(func() time.Time { return now }), breaker.WithSeed(1), breaker.WithObserver(m.OnTransition))
+	m := telemetry.NewMetrics(&metricsOut, telemetry.JSONLogger(&logOut), breakertest.NewClock(now))
+	b, err := breaker.New(breaker.NewMemStore(), breaker.Policy{ConsecutiveFailures: 2}, breaker.Options{Clock: breakertest.NewClock(now), Random: breaker.NewRandom(1), Observer: m.OnTransition})
 	require.NoError(t, err)
 	for range 2 {
 		d, err := b.Admit(t.Context(), "orders")

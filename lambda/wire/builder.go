@@ -56,7 +56,7 @@ func NewBuilder(d Deps) *Builder {
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
-	return &Builder{deps: d, seed: seed, metrics: telemetry.NewMetrics(d.MetricLines, d.Logger, d.Clock.Now)}
+	return &Builder{deps: d, seed: seed, metrics: telemetry.NewMetrics(d.MetricLines, d.Logger, d.Clock)}
 }
 
 // Breakers returns the breakers built so far, for their Stats.
@@ -76,7 +76,7 @@ func (b *Builder) Starter(cfg starter.Config) (*starter.Handler, error) {
 		return nil, fmt.Errorf("wire: starter: %w", err)
 	}
 	h := &starter.Handler{
-		SFN: c.SFN, Lot: b.lot(cfg.Lot, cfg.Table), Config: cfg, Metrics: b.metrics, Logger: b.deps.Logger, Now: b.deps.Clock.Now,
+		SFN: c.SFN, Lot: b.lot(cfg.Lot, cfg.Table), Config: cfg, Metrics: b.metrics, Logger: b.deps.Logger, Clock: b.deps.Clock,
 	}
 	if cfg.Table != "" {
 		h.Gate = pace.NewStore(c.DynamoDB, cfg.Table)
@@ -121,9 +121,9 @@ func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 	retry := cfg.Retry
 	retry.RoomTimeout, retry.RoomMaxWait = cfg.Room.Timeout, cfg.Room.MaxWait
 	retry = retry.WithDefaults() // validated above; the handler uses it as is
-	return &attempt.Handler{
+	h, err := attempt.New(attempt.Handler{
 		Breaker:  br,
-		Ledger:   delivery.New(c.DynamoDB, cfg.Table, b.deps.Clock.Now),
+		Ledger:   delivery.New(c.DynamoDB, cfg.Table, b.deps.Clock),
 		Target:   tgt,
 		Metrics:  b.metrics,
 		Logger:   b.deps.Logger,
@@ -134,13 +134,17 @@ func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 		Launcher: launcher,
 		Rules:    b.rules(cfg.Table),
 		Config:   retry,
-	}, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("wire: attempt: %w", err)
+	}
+	return h, nil
 }
 
 // rules is the routing rules of table, read through a cache on the
 // builder's clock.
 func (b *Builder) rules(table string) *rules.Cache {
-	return rules.NewCache(rules.NewStore(b.deps.Clients.DynamoDB, table), b.deps.Clock.Now, b.deps.Logger)
+	return rules.NewCache(rules.NewStore(b.deps.Clients.DynamoDB, table), b.deps.Clock, b.deps.Logger)
 }
 
 // Park builds the park handler. It needs Clients.ParkingLot, and with
@@ -151,7 +155,7 @@ func (b *Builder) Park(cfg park.Config) (*park.Handler, error) {
 		need{"ParkingLot", c.ParkingLot != nil}, need{"DynamoDB", c.DynamoDB != nil || cfg.Table == ""})); err != nil {
 		return nil, fmt.Errorf("wire: park: %w", err)
 	}
-	return &park.Handler{Lot: b.lot(cfg.Lot, cfg.Table), Now: b.deps.Clock.Now}, nil
+	return &park.Handler{Lot: b.lot(cfg.Lot, cfg.Table), Clock: b.deps.Clock}, nil
 }
 
 // Continuer builds the continuer, which has no settings. It needs
@@ -179,7 +183,7 @@ func (b *Builder) Admin(cfg admin.Config, rc RoomConfig) (*admin.Handler, error)
 		return nil, err
 	}
 	rm, launcher := b.room(rc)
-	h := &admin.Handler{Breaker: br, Launcher: launcher, Repair: store, Logger: b.deps.Logger, Now: b.deps.Clock.Now,
+	h := &admin.Handler{Breaker: br, Launcher: launcher, Repair: store, Logger: b.deps.Logger, Clock: b.deps.Clock,
 		Rules: rules.NewStore(c.DynamoDB, cfg.Table), Room: rm, Tasks: c.SFN}
 	if cfg.Replays() {
 		if err := needs("admin", need{"Replay", c.Replay != nil}); err != nil {
@@ -205,8 +209,7 @@ func (b *Builder) lot(cfg park.LotConfig, table string) *park.Lot {
 // breaker builds function's breaker on store, seeded at offset from the
 // Builder's seed, and keeps it for Breakers.
 func (b *Builder) breaker(function string, store breaker.Store, p breaker.Policy, offset uint64) (*breaker.Breaker, error) {
-	br, err := breaker.New(store, p,
-		breaker.WithClock(b.deps.Clock.Now), breaker.WithSeed(b.seed+offset), breaker.WithObserver(b.observe))
+	br, err := breaker.New(store, p, breaker.Options{Clock: b.deps.Clock, Random: breaker.NewRandom(b.seed + offset), Observer: b.observe})
 	if err != nil {
 		return nil, fmt.Errorf("wire: %s: breaker: %w", function, err)
 	}

@@ -160,7 +160,7 @@ func TestHandlersAreBuiltOnTheirSettingsAndDeps(t *testing.T) {
 		assert.Equal(t, &park.Lot{SQS: clients.ParkingLot, Config: lot, Metrics: h.Metrics, Logger: h.Logger, Clock: clock}, h.Lot, "no table: no index")
 		assert.Nil(t, h.Gate)
 		assert.Nil(t, h.Breaker)
-		assert.Equal(t, t0, h.Now())
+		assert.Equal(t, t0, h.Clock.Now())
 	})
 	t.Run("starter with the sqs target records returns on a breaker", func(t *testing.T) {
 		cfg := starterCfg
@@ -191,7 +191,7 @@ func TestHandlersAreBuiltOnTheirSettingsAndDeps(t *testing.T) {
 		assert.Equal(t, lot, got.Config)
 		assert.Equal(t, clients.ParkingLot, got.SQS)
 		assert.Nil(t, got.Index, "no table, no index")
-		assert.Equal(t, t0, h.Now())
+		assert.Equal(t, t0, h.Clock.Now())
 	})
 	t.Run("park with a table indexes the lot there", func(t *testing.T) {
 		h, err := b.Park(park.Config{Lot: lot, Table: "redrive"})

@@ -126,7 +126,7 @@ func (c RoomConfig) ttl() time.Duration {
 func (b *Builder) room(cfg RoomConfig) (*room.Room, *release.Launcher) {
 	c := b.deps.Clients
 	l := &release.Launcher{Pace: pace.NewStore(c.DynamoDB, cfg.Table), Policy: cfg.Pace.WithDefaults(), SFN: c.SFN,
-		StateMachineARN: cfg.ReleaseStateMachineARN, Now: b.deps.Clock.Now}
+		StateMachineARN: cfg.ReleaseStateMachineARN, Clock: b.deps.Clock}
 	return room.New(c.DynamoDB, cfg.Table, cfg.ttl()), l
 }
 
@@ -142,7 +142,7 @@ func (b *Builder) WaitingRoom(cfg RoomConfig, p breaker.Policy) (*waitroom.Handl
 		return nil, err
 	}
 	rm, l := b.room(cfg)
-	return &waitroom.Handler{Room: rm, Breaker: br, Launcher: l, Logger: b.deps.Logger, Now: b.deps.Clock.Now}, nil
+	return &waitroom.Handler{Room: rm, Breaker: br, Launcher: l, Logger: b.deps.Logger, Clock: b.deps.Clock}, nil
 }
 
 // Release builds the releaser's tick handler. It needs Clients.DynamoDB
@@ -159,7 +159,7 @@ func (b *Builder) Release(cfg RoomConfig, p breaker.Policy) (*release.Handler, e
 	}
 	rm, l := b.room(cfg)
 	return &release.Handler{Breaker: br, Room: rm, Tasks: c.SFN, Launcher: l, Metrics: b.metrics,
-		Logger: b.deps.Logger, Now: b.deps.Clock.Now, Sleep: b.deps.Clock.Sleep}, nil
+		Logger: b.deps.Logger, Clock: b.deps.Clock}, nil
 }
 
 // RoomFromEnv reads the settings of a function that works the waiting room

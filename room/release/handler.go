@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/lambda/retryable"
 	"github.com/redrive/redrive/room"
 	"github.com/redrive/redrive/room/pace"
@@ -73,10 +74,9 @@ type Handler struct {
 	// Metrics, if set, gets each tick's Released count and the room's
 	// gauges (report).
 	Metrics Metrics
-	// Now is the clock; Sleep waits on it (in AWS, a timer; in the local
-	// executor, virtual time).
-	Now   func() time.Time
-	Sleep func(context.Context, time.Duration)
+	// Clock is the clock the ticks read and wait on (in AWS, the wall
+	// clock; in the local executor, virtual time).
+	Clock clock.Clock
 }
 
 // Handle runs up to TicksPerInvocation ticks, until one says the releaser
@@ -120,7 +120,7 @@ func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 		var mine bool
 		st, mine, err = h.Launcher.Pace.Update(ctx, key, in.Epoch, func(s pace.State) pace.State {
 			s, quota = pol.Step(s, row.Totals.Throttles)
-			s.ReleaserUntil = h.Now().Add(pol.Lease)
+			s.ReleaserUntil = h.Clock.Now().Add(pol.Lease)
 			return s
 		})
 		if err != nil || !mine {
@@ -129,9 +129,9 @@ func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 		}
 		out.Rate = st.Rate
 	case breaker.HalfOpen:
-		quota = h.Breaker.Policy().HalfOpenPermits - liveLeases(row, h.Now())
+		quota = h.Breaker.Policy().HalfOpenPermits - liveLeases(row, h.Clock.Now())
 		if _, mine, err := h.Launcher.Pace.Update(ctx, key, in.Epoch, func(s pace.State) pace.State {
-			s.ReleaserUntil = h.Now().Add(pol.Lease)
+			s.ReleaserUntil = h.Clock.Now().Add(pol.Lease)
 			return s
 		}); err != nil || !mine {
 			out.Done = true
@@ -140,16 +140,16 @@ func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 	default:
 		return h.stop(ctx, out)
 	}
-	if pause := row.ThrottledUntil.Sub(h.Now()); pause > 0 {
+	if pause := row.ThrottledUntil.Sub(h.Clock.Now()); pause > 0 {
 		// The target throttled: a message released now would only be
 		// turned back to the room, and would start a releaser again at
 		// once. Wait the pause out, a tick at most, keeping the lease.
-		h.Sleep(ctx, min(pause, pol.Tick))
+		h.Clock.Sleep(ctx, min(pause, pol.Tick))
 		return out, nil
 	}
 
-	start := h.Now()
-	c, err := h.Room.ReleaseOldest(ctx, h.Tasks, key, quota, room.Spread(pol.Tick, quota, h.Sleep, h.unthrottled(key)))
+	start := h.Clock.Now()
+	c, err := h.Room.ReleaseOldest(ctx, h.Tasks, key, quota, room.Spread(pol.Tick, quota, h.Clock.Sleep, h.unthrottled(key)))
 	out.Released, out.Dropped = c.Resumed, c.Gone
 	if c.Undeleted > 0 {
 		h.Logger.WarnContext(ctx, "released messages left in the room: their entries could not be deleted; the next release drops them",
@@ -172,8 +172,8 @@ func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 	if drained && row.State != breaker.HalfOpen {
 		return h.stop(ctx, out)
 	}
-	if rest := pol.Tick - h.Now().Sub(start); rest > 0 {
-		h.Sleep(ctx, rest)
+	if rest := pol.Tick - h.Clock.Now().Sub(start); rest > 0 {
+		h.Clock.Sleep(ctx, rest)
 	}
 	if out.Ticks >= MaxTicks {
 		return h.handOver(ctx, out)
@@ -193,9 +193,9 @@ const throttleCheck = 100 * time.Millisecond
 // tick releases one message per free permit), reading the row at most
 // every throttleCheck.
 func (h *Handler) unthrottled(key string) func(context.Context) bool {
-	last := h.Now()
+	last := h.Clock.Now()
 	return func(ctx context.Context) bool {
-		now := h.Now()
+		now := h.Clock.Now()
 		if now.Sub(last) < throttleCheck {
 			return true
 		}

@@ -58,17 +58,13 @@ func newFixture(t *testing.T) fixture {
 	t.Helper()
 	client, table := roomtest.Table(t)
 	clock := breakertest.NewClock(t0)
-	b, err := breaker.New(dynamo.New(client, table), policy, breaker.WithClock(clock.Now), breaker.WithSeed(1))
+	b, err := breaker.New(dynamo.New(client, table), policy, breaker.Options{Clock: clock, Random: breaker.NewRandom(1)})
 	require.NoError(t, err)
 	f := fixture{breaker: b, room: room.New(client, table, time.Hour), pace: pace.NewStore(client, table),
 		sfn: &roomtest.SFN{}, clock: clock, slept: new(time.Duration), api: client, table: table}
-	launcher := &release.Launcher{Pace: f.pace, Policy: pace.Policy{}.WithDefaults(), SFN: f.sfn, StateMachineARN: releaseARN, Now: clock.Now}
+	launcher := &release.Launcher{Pace: f.pace, Policy: pace.Policy{}.WithDefaults(), SFN: f.sfn, StateMachineARN: releaseARN, Clock: clock}
 	f.handler = &release.Handler{Breaker: b, Room: f.room, Tasks: f.sfn, Launcher: launcher,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clock.Now,
-		Sleep: func(_ context.Context, d time.Duration) {
-			*f.slept += d
-			clock.Advance(d)
-		}}
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Clock: countingSleeps{clock, f.slept}}
 	return f
 }
 
@@ -177,4 +173,17 @@ type failingStart struct{}
 
 func (failingStart) StartExecution(context.Context, *sfn.StartExecutionInput, ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error) {
 	return nil, errStart
+}
+
+// countingSleeps is a manual clock that adds up how long it was asked to
+// sleep.
+type countingSleeps struct {
+	*breakertest.Clock
+	slept *time.Duration
+}
+
+// Sleep counts d and advances the clock by it.
+func (c countingSleeps) Sleep(ctx context.Context, d time.Duration) {
+	*c.slept += d
+	c.Clock.Sleep(ctx, d)
 }

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 
+	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/room/pace"
 )
@@ -33,14 +33,14 @@ type Launcher struct {
 	SFN StartAPI
 	// StateMachineARN is the release state machine.
 	StateMachineARN string
-	// Now is the clock.
-	Now func() time.Time
+	// Clock is the clock the lease is taken on.
+	Clock clock.Clock
 }
 
 // Ensure makes sure a releaser runs for key and reports whether it started
 // one. When a live releaser holds the lease it does nothing.
 func (l *Launcher) Ensure(ctx context.Context, key string) (bool, error) {
-	st, took, err := l.Pace.Acquire(ctx, key, l.Policy, l.Now())
+	st, took, err := l.Pace.Acquire(ctx, key, l.Policy, l.Clock.Now())
 	if err != nil || !took {
 		return false, err
 	}

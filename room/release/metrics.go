@@ -35,7 +35,7 @@ func (h *Handler) report(ctx context.Context, out Output, tick time.Duration) {
 		h.Metrics.Count(key, telemetry.Released, int64(out.Released))
 	}
 	every := max(int(depthEvery/max(tick, time.Millisecond)), 1)
-	gauges, err := h.Room.Gauges(ctx, key, h.Now(), (out.Ticks-1)%every == 0)
+	gauges, err := h.Room.Gauges(ctx, key, h.Clock.Now(), (out.Ticks-1)%every == 0)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "could not read the room for its metrics", "breaker", key, "error", err.Error())
 	}

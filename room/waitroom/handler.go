@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/lambda/retryable"
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/room"
@@ -47,8 +47,8 @@ type Handler struct {
 	Launcher Launcher
 	// Logger gets one line per entry.
 	Logger *slog.Logger
-	// Now is the clock.
-	Now func() time.Time
+	// Clock stamps the entry.
+	Clock clock.Clock
 }
 
 // Handle enters the message. Its result is ignored: the execution resumes
@@ -67,7 +67,7 @@ func (h *Handler) enter(ctx context.Context, in Input) (struct{}, error) {
 	if in.TaskToken == "" {
 		return struct{}{}, &InvalidEntry{Problem: "taskToken is empty"}
 	}
-	e := room.Entry{Key: doc.BreakerKey, MessageID: doc.RoomID(), Token: in.TaskToken, EnteredAt: h.Now(), Since: doc.LastTurn()}
+	e := room.Entry{Key: doc.BreakerKey, MessageID: doc.RoomID(), Token: in.TaskToken, EnteredAt: h.Clock.Now(), Since: doc.LastTurn()}
 	if doc.HeldBy != "" {
 		// A routing rule holds it: it waits in the rule's room, which no
 		// releaser releases; removing the rule does.

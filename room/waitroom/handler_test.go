@@ -37,12 +37,11 @@ func newFixture(t *testing.T) fixture {
 	t.Helper()
 	client, table := roomtest.Table(t)
 	clock := breakertest.NewClock(t0)
-	b, err := breaker.New(dynamo.New(client, table), breaker.Policy{ConsecutiveFailures: 1, FailureRateThreshold: -1},
-		breaker.WithClock(clock.Now))
+	b, err := breaker.New(dynamo.New(client, table), breaker.Policy{ConsecutiveFailures: 1, FailureRateThreshold: -1}, breaker.Options{Clock: clock})
 	require.NoError(t, err)
 	f := fixture{breaker: b, room: room.New(client, table, time.Hour), launcher: &roomtest.Launcher{}}
 	f.handler = &waitroom.Handler{Room: f.room, Breaker: b, Launcher: f.launcher,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clock.Now}
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Clock: clock}
 	return f
 }
 
