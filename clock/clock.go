@@ -86,6 +86,13 @@ func (c *Scaled) ToWall(t time.Time) time.Time {
 	return c.origin.Add(time.Duration(math.Ceil(float64(t.Sub(c.reading)) / c.scale)))
 }
 
+// After returns a channel that receives c's time once d has passed on c.
+func (c *Scaled) After(d time.Duration) <-chan time.Time {
+	out := make(chan time.Time, 1)
+	time.AfterFunc(c.WallDuration(d), func() { out <- c.Now() })
+	return out
+}
+
 // WallDuration is how long d on c takes on the wall clock.
 func (c *Scaled) WallDuration(d time.Duration) time.Duration {
 	return time.Duration(math.Ceil(float64(d) / c.scale))

@@ -123,7 +123,7 @@ func newReplayEnv(t *testing.T, capacity int, extra ...lotMessage) *replayEnv {
 		Target:              simtarget.Options{Poison: simtarget.BodyContains("POISON"), Reject: simtarget.BodyContains("FLAKY")},
 	})
 	e := &replayEnv{s: s, clock: &stackClock{s: s}, byOrigin: map[string]lotMessage{}, parkedAt: map[string]time.Time{}}
-	e.sqs = &replaytest.SQS{Client: s.SQS, Now: s.Executor.Now}
+	e.sqs = &replaytest.SQS{Client: s.SQS, Clock: s.Executor}
 	msg := func(i int, m lotMessage) message.Message {
 		return message.Message{
 			Body:              fmt.Sprintf(`{"order":"%s-%d","region":"%s"}`, m.marker, i, m.region),
@@ -153,7 +153,7 @@ func newReplayEnv(t *testing.T, capacity int, extra ...lotMessage) *replayEnv {
 
 	e.before = s.Target.Ledger().Deliveries()
 	require.Len(t, e.before, 2, "the healthy messages are delivered")
-	require.NoError(t, s.Target.Reset(simtarget.Options{Now: s.Executor.Now, Capacity: capacity}))
+	require.NoError(t, s.Target.Reset(simtarget.Options{Clock: s.Executor, Capacity: capacity}))
 	assertAllVisible(t, s, len(e.byOrigin))
 	return e
 }

@@ -33,6 +33,13 @@ func (c *Clock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
+// Set moves the clock to t, forward or back.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
 // Sleep advances the clock by d: a handler's wait passes at once.
 func (c *Clock) Sleep(_ context.Context, d time.Duration) { c.Advance(max(d, 0)) }
 

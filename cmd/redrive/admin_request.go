@@ -11,6 +11,7 @@ import (
 
 	"github.com/redrive/redrive/admin"
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/rules"
 )
 
@@ -62,11 +63,11 @@ type adminCall struct {
 type host struct {
 	getenv   func(string) string
 	hostname func() (string, error)
-	now      func() time.Time
+	clock    clock.Clock
 }
 
 // osHost is the process's environment, host name and wall clock.
-func osHost() host { return host{getenv: os.Getenv, hostname: os.Hostname, now: time.Now} }
+func osHost() host { return host{getenv: os.Getenv, hostname: os.Hostname, clock: clock.Wall} }
 
 // validate checks f and builds the call. Every error is a usage error: it
 // says what is wrong with the command line.

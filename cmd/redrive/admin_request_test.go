@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/admin"
+	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/rules"
 )
 
@@ -22,7 +23,7 @@ func fixedHost(env map[string]string) host {
 	return host{
 		getenv:   func(name string) string { return env[name] },
 		hostname: func() (string, error) { return "box", nil },
-		now:      func() time.Time { return time.Date(2026, 1, 2, 15, 0, 0, 0, time.UTC) },
+		clock:    breakertest.NewClock(time.Date(2026, 1, 2, 15, 0, 0, 0, time.UTC)),
 	}
 }
 

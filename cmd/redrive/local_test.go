@@ -26,6 +26,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/emulate/local"
 	"github.com/redrive/redrive/emulate/loopback"
 	"github.com/redrive/redrive/emulate/simtarget"
@@ -106,7 +107,7 @@ func TestLocalRedrivesAMessageSentToTheDLQ(t *testing.T) {
 func TestLocalAdminCommands(t *testing.T) {
 	_, env := serveLocal(t)
 	h := fixedHost(env)
-	h.now = time.Now // the admin function checks --until against its clock, the wall clock at time scale 1
+	h.clock = clock.Wall // the admin function checks --until against its clock, the wall clock at time scale 1
 
 	type summary struct {
 		State       string    `json:"state"`

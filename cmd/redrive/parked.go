@@ -92,7 +92,7 @@ func parseParked(args []string, h host, stderr io.Writer) (call parkedCall, code
 	if code, ok := parseFlags(fs, args[1:]); !ok {
 		return parkedCall{}, code, false
 	}
-	if err := call.validate(h.now(), *since, *until); err != nil {
+	if err := call.validate(h.clock.Now(), *since, *until); err != nil {
 		fmt.Fprintf(stderr, "redrive parked: %v\n", err)
 		fs.Usage()
 		return parkedCall{}, exitUsage, false

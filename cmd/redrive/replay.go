@@ -155,7 +155,7 @@ func parseReplay(args []string, h host, stderr io.Writer) (call replayCall, code
 // filter's window. Every error is a usage error.
 func (c *replayCall) validate(h host, set map[string]bool, since, until string) error {
 	p := &c.plan
-	now := h.now()
+	now := h.clock.Now()
 	if p.Actor = strings.TrimSpace(p.Actor); p.Actor == "" {
 		p.Actor = defaultActor(h)
 	}

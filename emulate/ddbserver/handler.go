@@ -12,8 +12,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
+	"github.com/redrive/redrive/clock"
 	"github.com/truora/minidyn/server"
 )
 
@@ -68,8 +68,8 @@ type Handler struct {
 	// tables holds the tables created through the handler.
 	tables map[string]tableState
 
-	// now is the clock TTL expiry reads (see Sweep); nil: none expire.
-	now func() time.Time
+	// clock is the clock TTL expiry reads (see Sweep); nil: none expire.
+	clock clock.Clock
 	// written counts writes, for the sweeps; sweeping is set while one
 	// runs.
 	written  atomic.Uint64
@@ -87,8 +87,8 @@ type tableState struct {
 // New returns a Handler with a new, empty minidyn server. With a clock,
 // items whose TTL has passed on it are deleted (see Sweep); nil keeps
 // every item.
-func New(now func() time.Time) *Handler {
-	return &Handler{ddb: server.NewServer(), tables: map[string]tableState{}, now: now}
+func New(clk clock.Clock) *Handler {
+	return &Handler{ddb: server.NewServer(), tables: map[string]tableState{}, clock: clk}
 }
 
 // ServeHTTP answers one DynamoDB API request, named by its X-Amz-Target.

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -15,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/emulate/ddbserver"
 )
@@ -33,10 +33,10 @@ type env struct {
 // newEnv serves a new handler for t, without TTL expiry.
 func newEnv(t *testing.T) *env { return newEnvAt(t, nil) }
 
-// newEnvAt serves a new handler for t on the clock now.
-func newEnvAt(t *testing.T, now func() time.Time) *env {
+// newEnvAt serves a new handler for t on clk.
+func newEnvAt(t *testing.T, clk clock.Clock) *env {
 	t.Helper()
-	h := ddbserver.New(now)
+	h := ddbserver.New(clk)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return &env{t: t, url: srv.URL, handler: h, client: dynamodb.New(dynamodb.Options{

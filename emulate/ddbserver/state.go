@@ -109,7 +109,7 @@ var writes = map[string]bool{"PutItem": true, "UpdateItem": true, "BatchWriteIte
 // background, so that write's caller does not wait for a scan of the
 // table; one sweep at a time.
 func (h *Handler) afterWrite(op string) {
-	if h.now == nil || !writes[op] || h.written.Add(1)%sweepEvery != 0 || !h.sweeping.CompareAndSwap(false, true) {
+	if h.clock == nil || !writes[op] || h.written.Add(1)%sweepEvery != 0 || !h.sweeping.CompareAndSwap(false, true) {
 		return
 	}
 	go func() {
@@ -123,13 +123,13 @@ func (h *Handler) afterWrite(op string) {
 // DynamoDB's TTL deletes expired items (there, within days; here, every
 // sweepEvery writes). A handler made without a clock keeps every item.
 func (h *Handler) Sweep() error {
-	if h.now == nil {
+	if h.clock == nil {
 		return nil
 	}
 	h.mu.RLock()
 	tables := maps.Clone(h.tables)
 	h.mu.RUnlock()
-	now := h.now().Unix()
+	now := h.clock.Now().Unix()
 	var errs []error
 	for name, t := range tables {
 		if !t.ttl.enabled {

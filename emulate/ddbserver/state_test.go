@@ -49,7 +49,7 @@ func (e *env) enableTTL() {
 
 func TestSweepDeletesExpiredItems(t *testing.T) {
 	clock := breakertest.NewClock(time.Unix(1_000_000, 0))
-	e := newEnvAt(t, clock.Now)
+	e := newEnvAt(t, clock)
 	e.createTable(table)
 	e.enableTTL()
 	e.putTTL("expired", 999_999)

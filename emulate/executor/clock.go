@@ -23,6 +23,18 @@ func clockOf(ctx context.Context) clock.Clock {
 // Sleep waits d on the executor's clock (see Delay).
 func (e *Executor) Sleep(ctx context.Context, d time.Duration) { Delay(ctx, d) }
 
+// After returns a channel that receives the executor's time once d has
+// passed on its clock: on the virtual clock, when the run reaches that
+// time; on a scaled one, after d's wall-clock share.
+func (e *Executor) After(d time.Duration) <-chan time.Time {
+	if sc, ok := e.clock.(scaledTime); ok {
+		return sc.c.After(d)
+	}
+	out := make(chan time.Time, 1)
+	e.At(e.Now().Add(d), func(context.Context) { out <- e.Now() })
+	return out
+}
+
 // Deadline is when ctx ends on the executor's clock: for a handler the
 // executor invokes, the earliest of its Task state's timeout and the
 // deadlines set on its context with WithDeadline.

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	mrand "math/rand/v2"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/emulate/ddbmem"
 	"github.com/redrive/redrive/emulate/ddbserver"
@@ -111,9 +111,8 @@ func (b *dynamoBackend) close(ctx context.Context) error {
 // ids and receipt handles come from a reader seeded by the Seed, so a run
 // replays; a service's are random.
 func (s *Stack) newSQSServer() (*sqslocal.Server, error) {
-	opts := sqslocal.Options{Account: account, Region: region, Now: s.Executor.Now}
-	if sc := s.opts.Scaled; sc != nil {
-		opts.After = func(d time.Duration) <-chan time.Time { return time.After(sc.WallDuration(d)) }
+	opts := sqslocal.Options{Account: account, Region: region, Clock: s.Executor}
+	if s.opts.Scaled != nil {
 		var restored *sqslocal.Server
 		if _, err := s.restoreFrom(stateSQS, func(r io.Reader) (err error) {
 			restored, err = sqslocal.Restore(r, opts)
@@ -126,11 +125,6 @@ func (s *Stack) newSQSServer() (*sqslocal.Server, error) {
 	var key [32]byte
 	binary.LittleEndian.PutUint64(key[:], uint64(s.opts.Seed))
 	opts.Rand = mrand.NewChaCha8(key)
-	opts.After = func(d time.Duration) <-chan time.Time {
-		c := make(chan time.Time, 1)
-		s.Executor.At(s.Executor.Now().Add(d), func(context.Context) { c <- s.Executor.Now() })
-		return c
-	}
 	return sqslocal.NewServer(opts)
 }
 
@@ -140,11 +134,11 @@ func (s *Stack) newSQSServer() (*sqslocal.Server, error) {
 // scan the table for expired ones, which slowed the large scenario by a
 // seventh; DynamoDB too deletes expired items only within days, so
 // nothing relies on it.
-func (s *Stack) expiryClock() func() time.Time {
+func (s *Stack) expiryClock() clock.Clock {
 	if s.opts.Scaled == nil {
 		return nil
 	}
-	return s.Executor.Now
+	return s.Executor
 }
 
 // addr is the address Options.Serve gives an API, or "" when it serves

@@ -16,7 +16,7 @@ const demoCalls = 10000
 // simtarget.PoisonMarker as poison. It returns the consumer.
 func (s *Stack) UseConsumer(b simtarget.Behaviour, fromFirstCall bool) (*simtarget.Target, error) {
 	err := s.Target.Reset(simtarget.Options{
-		Now:           s.Executor.Now,
+		Clock:         s.Executor,
 		Schedule:      b.Schedule(s.Executor.Now()),
 		FromFirstCall: fromFirstCall,
 		Poison:        simtarget.BodyContains(simtarget.PoisonMarker),

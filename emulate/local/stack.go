@@ -183,7 +183,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 		return nil, err
 	}
 	targetOpts := opts.Target
-	targetOpts.Now = s.Executor.Now
+	targetOpts.Clock = s.Executor
 	if s.Target, err = simtarget.New(targetOpts); err != nil {
 		return nil, fmt.Errorf("local: %w", err)
 	}
@@ -257,7 +257,7 @@ func (s *Stack) startSQS(ctx context.Context) error {
 // StartExecution throttle), or uses Options.StepFunctionsEndpoint, and
 // creates the state machines through it.
 func (s *Stack) startSFN(ctx context.Context) error {
-	s.throttle = &startThrottle{next: sfnapi.NewServer(s.Executor), now: s.Executor.Now}
+	s.throttle = &startThrottle{next: sfnapi.NewServer(s.Executor), clock: s.Executor}
 	url, client := s.opts.StepFunctionsEndpoint, aws.HTTPClient(loopback.NewHTTPClient())
 	if url == "" {
 		var err error

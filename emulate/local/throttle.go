@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/smithy-go"
 
+	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/emulate/executor/sfnapi"
 )
 
@@ -18,8 +19,8 @@ import (
 // answers ThrottlingException, as Step Functions does when the account's
 // StartExecution token bucket is empty. Other calls pass.
 type startThrottle struct {
-	next http.Handler
-	now  func() time.Time
+	next  http.Handler
+	clock clock.Clock
 
 	mu      sync.Mutex
 	windows [][2]time.Time
@@ -35,7 +36,7 @@ func (t *startThrottle) throttle(from, until time.Time) {
 
 // throttled reports whether now is in a window, counting a refusal.
 func (t *startThrottle) throttled() bool {
-	now := t.now()
+	now := t.clock.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, w := range t.windows {

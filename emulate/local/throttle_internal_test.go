@@ -21,7 +21,7 @@ import (
 func TestThrottledStartIsAThrottleBothWays(t *testing.T) {
 	e := executor.New(executor.Options{})
 	t.Cleanup(e.Close)
-	throttle := &startThrottle{next: sfnapi.NewServer(e), now: e.Now}
+	throttle := &startThrottle{next: sfnapi.NewServer(e), clock: e}
 	throttle.throttle(e.Now(), e.Now().Add(time.Minute))
 	wire := sfn.New(sfn.Options{Region: region, BaseEndpoint: aws.String("http://states.local"), Credentials: credentialsProvider,
 		HTTPClient: &http.Client{Transport: handlerTransport{h: throttle}}, Retryer: aws.NopRetryer{}})

@@ -72,7 +72,7 @@ func (b BulkMove) Run(ctx context.Context, s Scenario, msgs []Message, obs Obser
 	wall := time.Now()
 	exec := executor.New(executor.Options{Start: Epoch, Seed: s.Seed})
 	calls := NewCallTally(s)
-	opts := s.TargetOptions(exec.Now, tallyCalls(calls, b.Name(), obs))
+	opts := s.TargetOptions(exec, tallyCalls(calls, b.Name(), obs))
 	// The model spends the consumer's latency itself: executor.Delay outside
 	// an execution would sleep in wall time.
 	opts.Latency = 0

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/clock"
 )
 
 // Console is the Observer of `redrive run`: a line per breaker state
@@ -32,8 +33,8 @@ type Console struct {
 	// Horizon is the scenario's horizon, when a strategy stops at the
 	// latest: it bounds the estimate of the time left. Zero: unknown.
 	Horizon time.Duration
-	// Now is the wall clock; default time.Now.
-	Now func() time.Time
+	// Clock is the wall clock the pace is measured on; default clock.Wall.
+	Clock clock.Clock
 
 	mu       sync.Mutex
 	progress map[string]*progress
@@ -111,7 +112,7 @@ func (c *Console) Transition(strategy string, t breaker.Transition) {
 	defer c.mu.Unlock()
 	c.clear()
 	fmt.Fprintf(c.Lines, "%s  %-8s breaker %-12s %s -> %s (%s)\n",
-		clock(t.At.Sub(Epoch)), strategy, t.Key, t.From, t.To, t.Cause)
+		hms(t.At.Sub(Epoch)), strategy, t.Key, t.From, t.To, t.Cause)
 	if c.Bar != nil {
 		c.draw()
 	}
@@ -134,10 +135,10 @@ func (c *Console) Status() string {
 
 // wall reads the wall clock. Call with c.mu held.
 func (c *Console) wall() time.Time {
-	if c.Now != nil {
-		return c.Now()
+	if c.Clock != nil {
+		return c.Clock.Now()
 	}
-	return time.Now()
+	return clock.Wall.Now()
 }
 
 // status is Status. Call with c.mu held.
@@ -145,11 +146,11 @@ func (c *Console) status() string {
 	var parts []string
 	for _, name := range c.order {
 		p := c.progress[name]
-		part := fmt.Sprintf("%s %s %d/%d t=%s", name, bar(p.settled, p.total, 12), p.settled, p.total, clock(p.now))
+		part := fmt.Sprintf("%s %s %d/%d t=%s", name, bar(p.settled, p.total, 12), p.settled, p.total, hms(p.now))
 		if p.simPerSecond > 0 {
 			part += fmt.Sprintf(" %s/s %.0fx", rate(p.perSecond), p.simPerSecond)
 			if left, ok := c.left(p); ok {
-				part += " ~" + clock(left) + " left"
+				part += " ~" + hms(left) + " left"
 			}
 		}
 		parts = append(parts, part)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/emulate/sim"
 )
 
@@ -46,30 +47,30 @@ func TestConsoleWithoutBarPrintsOnlyLines(t *testing.T) {
 // horizon's estimates.
 func TestConsolePaceAndTimeLeft(t *testing.T) {
 	var bar bytes.Buffer
-	wall := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	c := &sim.Console{Lines: &bytes.Buffer{}, Bar: &bar, Every: time.Nanosecond, Horizon: 3 * time.Hour, Now: func() time.Time { return wall }}
+	wall := breakertest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	c := &sim.Console{Lines: &bytes.Buffer{}, Bar: &bar, Every: time.Nanosecond, Horizon: 3 * time.Hour, Clock: wall}
 	c.Progress("redrive", 0, 0, 1000)
-	wall = wall.Add(10 * time.Second)
+	wall.Advance(10 * time.Second)
 	c.Progress("redrive", 10*time.Minute, 100, 1000)
 	// 10 per second: 900 left is 90s; 10 simulated minutes in 10s is 60x,
 	// and 2h50m to the horizon at 60x is 170s.
 	assert.Equal(t, "redrive [#...........] 100/1000 t=0:10:00 10/s 60x ~0:01:30 left", c.Status())
 	assert.Contains(t, bar.String(), "~0:01:30 left")
 
-	wall = wall.Add(10 * time.Second)
+	wall.Advance(10 * time.Second)
 	c.Progress("redrive", 20*time.Minute, 100, 1000)
 	assert.Equal(t, "redrive [#...........] 100/1000 t=0:20:00 0.0/s 60x ~0:02:40 left", c.Status(), "nothing settled: the horizon bounds it")
 }
 
 func TestConsoleLogsProgressWithoutABar(t *testing.T) {
 	var lines, log bytes.Buffer
-	wall := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	c := &sim.Console{Lines: &lines, Log: &log, LogEvery: time.Minute, Now: func() time.Time { return wall }}
+	wall := breakertest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	c := &sim.Console{Lines: &lines, Log: &log, LogEvery: time.Minute, Clock: wall}
 	c.Progress("redrive", 0, 0, 10)
-	wall = wall.Add(30 * time.Second)
+	wall.Advance(30 * time.Second)
 	c.Progress("redrive", time.Minute, 1, 10)
 	assert.Empty(t, log.String(), "nothing before a minute")
-	wall = wall.Add(30 * time.Second)
+	wall.Advance(30 * time.Second)
 	c.Progress("redrive", 2*time.Minute, 2, 10)
 	assert.Equal(t, "redrive [##..........] 2/10 t=0:02:00 0.0/s 2x ~0:04:00 left\n", log.String())
 	assert.Empty(t, lines.String())

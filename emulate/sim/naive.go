@@ -105,7 +105,7 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 		}})
 	journeys.attach(exec)
 	calls := NewCallTally(s)
-	target, err := simtarget.New(s.TargetOptions(exec.Now, tallyCalls(calls, n.Name(), obs)))
+	target, err := simtarget.New(s.TargetOptions(exec, tallyCalls(calls, n.Name(), obs)))
 	if err != nil {
 		return Outcome{}, fmt.Errorf("sim: naive: consumer: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/emulate/simtarget"
 )
 
@@ -102,12 +103,12 @@ func healthOf(state string) simtarget.Health {
 	}
 }
 
-// TargetOptions is the simulated consumer for every strategy; now is the
+// TargetOptions is the simulated consumer for every strategy; clk is the
 // strategy's virtual clock, and tally takes the consumer's calls (see
 // simtarget.Options.Tally).
-func (s Scenario) TargetOptions(now func() time.Time, tally func(simtarget.Call)) simtarget.Options {
+func (s Scenario) TargetOptions(clk clock.Clock, tally func(simtarget.Call)) simtarget.Options {
 	return simtarget.Options{
-		Now:      now,
+		Clock:    clk,
 		Tally:    tally,
 		Capacity: s.Target.Capacity,
 		Schedule: s.Schedule(),

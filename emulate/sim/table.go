@@ -38,9 +38,9 @@ func scenarioText(s Scenario) string {
 // sentences.
 func scenarioProse(s Scenario) []string {
 	m := s.Messages
-	arrival := "all at " + clock(m.Start)
+	arrival := "all at " + hms(m.Start)
 	if m.Rate > 0 {
-		arrival = fmt.Sprintf("from %s on, %g per second", clock(m.Start), m.Rate)
+		arrival = fmt.Sprintf("from %s on, %g per second", hms(m.Start), m.Rate)
 	}
 	return []string{
 		fmt.Sprintf("%s messages (%s poison, %s) are dead-lettered %s.",
@@ -161,18 +161,18 @@ func recoveryCell(f Figures) string {
 // is".
 func outageText(s Scenario) string {
 	if from, to, ok := s.Outage(); ok {
-		return fmt.Sprintf("unhealthy from %s to %s", clock(from), clock(to))
+		return fmt.Sprintf("unhealthy from %s to %s", hms(from), hms(to))
 	}
 	for _, p := range s.Target.Health {
 		if p.State != StateHealthy {
-			return fmt.Sprintf("unhealthy from %s and never recovers", clock(p.At))
+			return fmt.Sprintf("unhealthy from %s and never recovers", hms(p.At))
 		}
 	}
 	return "healthy throughout"
 }
 
-// clock formats d as h:mm:ss.
-func clock(d time.Duration) string {
+// hms formats d as h:mm:ss.
+func hms(d time.Duration) string {
 	d = d.Round(time.Second)
 	sign := ""
 	if d < 0 {
@@ -182,7 +182,7 @@ func clock(d time.Duration) string {
 }
 
 // clockSeconds formats a figure's seconds as h:mm:ss.
-func clockSeconds(s float64) string { return clock(time.Duration(s * float64(time.Second))) }
+func clockSeconds(s float64) string { return hms(time.Duration(s * float64(time.Second))) }
 
 // thousands formats n with thousands separators.
 func thousands(n int64) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/emulate/liveheap"
 	"github.com/redrive/redrive/emulate/racecheck"
 	"github.com/redrive/redrive/emulate/sim"
@@ -34,14 +35,14 @@ func TestCallTallyMemoryFollowsSecondsAndMessages(t *testing.T) {
 	// feed makes n calls and returns the live heap while the consumer
 	// and its tally are still reachable.
 	feed := func(n int) int64 {
-		now := sim.Epoch
+		clock := breakertest.NewClock(sim.Epoch)
 		calls := sim.NewCallTally(s)
-		opts := s.TargetOptions(func() time.Time { return now }, calls.Add)
+		opts := s.TargetOptions(clock, calls.Add)
 		opts.Latency = 0 // outside an executor, latency would be wall time
 		target, err := simtarget.New(opts)
 		require.NoError(t, err)
 		for i := range n {
-			now = sim.Epoch.Add(seconds * time.Duration(i) / time.Duration(n))
+			clock.Set(sim.Epoch.Add(seconds * time.Duration(i) / time.Duration(n)))
 			_, _ = target.Handle(context.Background(), events.SQSEvent{Records: records[i%len(records) : i%len(records)+1]})
 		}
 		m := sim.Measure(s, s.Plan(), sim.Outcome{Calls: *calls}, sim.ListPrices)

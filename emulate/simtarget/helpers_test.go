@@ -3,13 +3,13 @@ package simtarget_test
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/emulate/executor"
 	"github.com/redrive/redrive/emulate/simtarget"
 )
@@ -18,36 +18,20 @@ import (
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // clock is a settable test clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
 
 // hosted is a Target registered as "consumer" in a Registry, invoked the
 // way Lambda invokes it.
 type hosted struct {
 	target *simtarget.Target
 	reg    *executor.Registry
-	clock  *clock
+	clock  *breakertest.Clock
 }
 
 func host(t testing.TB, opts simtarget.Options) *hosted {
 	t.Helper()
-	c := &clock{now: t0}
-	if opts.Now == nil {
-		opts.Now = c.Now
+	c := breakertest.NewClock(t0)
+	if opts.Clock == nil {
+		opts.Clock = c
 	}
 	target, err := simtarget.New(opts)
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/emulate/executor"
 	"github.com/redrive/redrive/message"
 )
@@ -23,11 +24,11 @@ func BodyContains(marker string) Predicate {
 	return func(m events.SQSMessage) bool { return strings.Contains(m.Body, marker) }
 }
 
-// Options configures a Target. Now is required; the zero value of every
+// Options configures a Target. Clock is required; the zero value of every
 // other field means "none" or the documented default.
 type Options struct {
-	// Now is the clock the target lives on: the executor's Now.
-	Now func() time.Time
+	// Clock is the clock the target lives on: the executor's.
+	Clock clock.Clock
 	// Capacity is how many invocations per virtual second the target
 	// takes; the ones beyond it fail with *Throttled. 0 means unlimited.
 	Capacity int
@@ -99,8 +100,8 @@ func (t *Target) Reset(opts Options) error {
 // invalid option.
 func (opts Options) withDefaults() (Options, error) {
 	switch {
-	case opts.Now == nil:
-		return opts, errors.New("simtarget: options: Now is required (the executor's clock)")
+	case opts.Clock == nil:
+		return opts, errors.New("simtarget: options: Clock is required (the executor's)")
 	case opts.Capacity < 0:
 		return opts, fmt.Errorf("simtarget: options: Capacity %d is negative (0 means unlimited)", opts.Capacity)
 	case opts.Latency < 0:
@@ -152,7 +153,7 @@ func (t *Target) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEven
 // for delivered) per record, or an error for the whole invocation; and
 // how long the invocation takes.
 func (t *Target) arrive(records []events.SQSMessage) ([]error, time.Duration, error) {
-	now := t.opts.Now()
+	now := t.opts.Clock.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	phase := t.phase(now)

@@ -11,21 +11,22 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/emulate/executor"
 	"github.com/redrive/redrive/emulate/simtarget"
 )
 
 func TestNewRejectsBadOptions(t *testing.T) {
-	now := func() time.Time { return t0 }
+	now := breakertest.NewClock(t0)
 	tests := []struct {
 		name string
 		opts simtarget.Options
 		want string
 	}{
-		{"no clock", simtarget.Options{}, "Now is required"},
-		{"negative capacity", simtarget.Options{Now: now, Capacity: -1}, "Capacity -1 is negative"},
-		{"negative latency", simtarget.Options{Now: now, Latency: -time.Second}, "Latency -1s is negative"},
-		{"bad schedule", simtarget.Options{Now: now, Schedule: simtarget.Schedule{{From: t0, Health: simtarget.Degraded}}},
+		{"no clock", simtarget.Options{}, "Clock is required"},
+		{"negative capacity", simtarget.Options{Clock: now, Capacity: -1}, "Capacity -1 is negative"},
+		{"negative latency", simtarget.Options{Clock: now, Latency: -time.Second}, "Latency -1s is negative"},
+		{"bad schedule", simtarget.Options{Clock: now, Schedule: simtarget.Schedule{{From: t0, Health: simtarget.Degraded}}},
 			"phase 0: DEGRADED needs an ErrorRate"},
 	}
 	for _, tt := range tests {
@@ -196,7 +197,7 @@ func TestEmptyEventIsAnError(t *testing.T) {
 func TestLatencyIsExecutorTime(t *testing.T) {
 	reg := executor.NewRegistry()
 	e := executor.New(executor.Options{Invoker: reg})
-	target, err := simtarget.New(simtarget.Options{Now: e.Now, Latency: 90 * time.Second})
+	target, err := simtarget.New(simtarget.Options{Clock: e, Latency: 90 * time.Second})
 	require.NoError(t, err)
 	require.NoError(t, reg.Register("consumer", target.Handle))
 	sm, err := e.CreateStateMachine(context.Background(), "deliver", `{

@@ -75,8 +75,7 @@ func newPaths(t *testing.T) (sdk, local *path, url string) {
 		srv, err := sqslocal.NewServer(sqslocal.Options{
 			MaxMessageSize: 1024,
 			Rand:           rand.NewChaCha8([32]byte{'s', 'q', 's'}),
-			Now:            clock.Now,
-			After:          clock.After,
+			Clock:          clock,
 		})
 		require.NoError(t, err)
 		serve(t, srv, "CreateQueue", `{"QueueName":"q"}`)
@@ -427,7 +426,7 @@ func TestClientLongPoll(t *testing.T) {
 // changing the value sent, or one received, changes no message.
 func TestClientCopiesBinaryValues(t *testing.T) {
 	clock := sqstest.NewClock(epoch)
-	srv, err := sqslocal.NewServer(sqslocal.Options{Now: clock.Now, After: clock.After})
+	srv, err := sqslocal.NewServer(sqslocal.Options{Clock: clock})
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
 	url := serve(t, srv, "CreateQueue", `{"QueueName":"q"}`)["QueueUrl"].(string)

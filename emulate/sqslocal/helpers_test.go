@@ -48,7 +48,7 @@ func newEnv(t *testing.T) *env {
 func newEnvWith(t *testing.T, opts sqslocal.Options) *env {
 	t.Helper()
 	clock := sqstest.NewClock(epoch)
-	opts.Now, opts.After = clock.Now, clock.After
+	opts.Clock = clock
 	b := sqstest.Start(t, opts)
 	e := &env{t: t, b: b, client: b.Client}
 	if b.Server != nil {

@@ -123,7 +123,7 @@ func (s *Server) Depth(name string) (Depth, error) {
 func inspect[T any](s *Server, name string, fn func(q *queue, now time.Time) T) (T, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.opts.Now()
+	now := s.opts.Clock.Now()
 	q, err := s.lookup(name, now)
 	if err != nil {
 		var zero T

@@ -90,7 +90,7 @@ func (s *Server) startMessageMoveTask(_ call, in *startMessageMoveTaskInput) (an
 	handle, _ := json.Marshal(taskHandle{id, in.SourceArn}) // two strings: cannot fail
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.opts.Now()
+	now := s.opts.Clock.Now()
 	src, err := s.queueByARN(in.SourceArn, "SourceArn", now)
 	if err != nil {
 		return nil, err
@@ -158,7 +158,7 @@ func (s *Server) startMove(t *moveTask) {
 		defer s.moving.Done()
 		for ok {
 			select {
-			case <-s.opts.After(wait):
+			case <-s.opts.Clock.After(wait):
 			case <-t.cancel:
 			case <-s.closed:
 			}
@@ -175,7 +175,7 @@ func (s *Server) startMove(t *moveTask) {
 // the rate is never exceeded. It runs under s.mu, so a message is on
 // exactly one queue at any time.
 func (s *Server) step(t *moveTask) (time.Duration, bool) {
-	now := s.opts.Now()
+	now := s.opts.Clock.Now()
 	switch {
 	case s.isClosed():
 		t.status, t.failure = moveFailed, failureClosed
@@ -280,7 +280,7 @@ func (s *Server) cancelMessageMoveTask(_ call, in *cancelMessageMoveTaskInput) (
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	src, apiErr := s.queueByARN(h.SourceArn, "SourceArn", s.opts.Now())
+	src, apiErr := s.queueByARN(h.SourceArn, "SourceArn", s.opts.Clock.Now())
 	if apiErr != nil {
 		return nil, apiErr
 	}
@@ -332,7 +332,7 @@ func (s *Server) listMessageMoveTasks(_ call, in *listMessageMoveTasksInput) (an
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	src, err := s.queueByARN(in.SourceArn, "SourceArn", s.opts.Now())
+	src, err := s.queueByARN(in.SourceArn, "SourceArn", s.opts.Clock.Now())
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"regexp"
 	"time"
+
+	"github.com/redrive/redrive/clock"
 )
 
 // DefaultMaxMessageSize is SQS's maximum message size, 1 MiB, since AWS
@@ -32,17 +34,24 @@ type Options struct {
 	// bytes. Default DefaultMaxMessageSize (1 MiB); 262144 gives the limit
 	// SQS had before 2025.
 	MaxMessageSize int
-	// Now reads the clock for timestamps, delays, visibility timeouts and
-	// retention. Default time.Now. Set it together with After.
-	Now func() time.Time
-	// After returns a channel that receives once d has passed on the Now
-	// clock; long-polling receives wait on it. Default time.After. A
-	// virtual clock provides both, so a simulation drives long polls.
-	After func(d time.Duration) <-chan time.Time
+	// Clock is the clock timestamps, delays, visibility timeouts and
+	// retention read, and long-polling receives wait on. Default
+	// clock.Wall; a virtual clock (the local executor) drives long polls
+	// in a simulation.
+	Clock Clock
 	// Rand supplies the randomness of message IDs, receipt handles and
 	// request IDs. Default crypto/rand.Reader; a seeded reader makes a
 	// simulation's IDs reproducible. The server serialises its reads.
 	Rand io.Reader
+}
+
+// Clock is the time the server lives on: *clock.Scaled, the local
+// executor and sqstest.Clock satisfy it.
+type Clock interface {
+	// Now is the current time.
+	Now() time.Time
+	// After returns a channel that receives once d has passed.
+	After(d time.Duration) <-chan time.Time
 }
 
 var (
@@ -62,11 +71,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.MaxMessageSize == 0 {
 		o.MaxMessageSize = DefaultMaxMessageSize
 	}
-	if (o.Now == nil) != (o.After == nil) {
-		return o, fmt.Errorf("sqslocal: options: Now and After must be set together (a virtual Now with a wall-clock After would stall long polls)")
-	}
-	if o.Now == nil {
-		o.Now, o.After = time.Now, time.After
+	if o.Clock == nil {
+		o.Clock = clock.Wall
 	}
 	if o.Rand == nil {
 		o.Rand = rand.Reader

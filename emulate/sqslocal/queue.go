@@ -163,7 +163,7 @@ func (s *Server) lookupURL(url string, now time.Time) (*queue, *apiError) {
 func onQueue[T any](s *Server, url string, fn func(q *queue, now time.Time) (T, *apiError)) (T, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.opts.Now()
+	now := s.opts.Clock.Now()
 	q, err := s.lookupURL(url, now)
 	if err != nil {
 		var zero T

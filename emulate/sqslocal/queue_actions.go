@@ -42,7 +42,7 @@ func (s *Server) createQueue(c call, in *createQueueInput) (any, *apiError) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.opts.Now()
+	now := s.opts.Clock.Now()
 	if q := s.queues[in.QueueName]; q != nil {
 		want, err := s.applyQueueAttributes(q.cfg, in.Attributes, q.name)
 		if err != nil {
@@ -85,7 +85,7 @@ func (s *Server) getQueueURL(c call, in *getQueueURLInput) (any, *apiError) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q, err := s.lookup(in.QueueName, s.opts.Now())
+	q, err := s.lookup(in.QueueName, s.opts.Clock.Now())
 	if err != nil {
 		return nil, err
 	}

@@ -67,10 +67,10 @@ func (s *Server) receiveMessage(c call, in *receiveMessageInput) (any, *apiError
 		}
 		var eventC <-chan time.Time
 		if wake.event > 0 {
-			eventC = s.opts.After(wake.event)
+			eventC = s.opts.Clock.After(wake.event)
 		}
 		if deadlineC == nil {
-			deadlineC = s.opts.After(wake.deadline)
+			deadlineC = s.opts.Clock.After(wake.deadline)
 		}
 		select {
 		case <-wake.changed:
@@ -138,7 +138,7 @@ func (s *Server) newReceive(in *receiveMessageInput) (*receive, *apiError) {
 func (s *Server) poll(r *receive) ([]wireMessage, *wakeup, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.opts.Now()
+	now := s.opts.Clock.Now()
 	if r.q.gone {
 		return nil, nil, nil
 	}

@@ -105,7 +105,7 @@ func (s *Server) Snapshot(w io.Writer) error {
 func (s *Server) snapshot() snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.opts.Now()
+	now := s.opts.Clock.Now()
 	snap := snapshot{Format: snapshotFormat, TakenAt: now, Account: s.opts.Account, Region: s.opts.Region, Queues: []snapshotQueue{}}
 	for _, name := range slices.Sorted(maps.Keys(s.queues)) {
 		q := s.queues[name]

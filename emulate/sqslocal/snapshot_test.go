@@ -34,7 +34,7 @@ func (e *env) snapshot() []byte {
 // restoreServer restores snap on clock with otherwise default options.
 func restoreServer(t *testing.T, snap []byte, clock *sqstest.Clock) *sqslocal.Server {
 	t.Helper()
-	srv, err := sqslocal.Restore(bytes.NewReader(snap), sqslocal.Options{Now: clock.Now, After: clock.After})
+	srv, err := sqslocal.Restore(bytes.NewReader(snap), sqslocal.Options{Clock: clock})
 	require.NoError(t, err)
 	return srv
 }

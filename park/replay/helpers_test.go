@@ -62,7 +62,7 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	clk := &stepClock{Clock: sqstest.NewClock(t0)}
-	b := sqstest.Start(t, sqslocal.Options{Now: clk.Now, After: clk.After})
+	b := sqstest.Start(t, sqslocal.Options{Clock: clk})
 	if b.Server == nil {
 		t.Skip("these tests drive the embedded SQS server's clock; SQS_ENDPOINT is set")
 	}
@@ -73,7 +73,7 @@ func newEnv(t *testing.T) *env {
 		return dynamo.CreateTable(ctx, client, name)
 	})
 	e := &env{
-		clock: clk, sqs: &replaytest.SQS{Client: b.Client, Now: clk.Now}, ddb: client, table: table,
+		clock: clk, sqs: &replaytest.SQS{Client: b.Client, Clock: clk}, ddb: client, table: table,
 		lotURL: lot.URL, dlqURL: dlq.URL,
 	}
 	e.lot = &park.Lot{SQS: b.Client, Config: park.LotConfig{QueueURL: lot.URL, MaxMessageSize: park.DefaultMaxMessageSize},

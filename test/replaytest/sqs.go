@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/redrive/redrive/clock"
 )
 
 // SQS is a replay's SQS client for tests: it notes when each message went
@@ -20,8 +21,8 @@ import (
 // runs, not during one.
 type SQS struct {
 	*sqs.Client
-	// Now is the clock the sends are noted on.
-	Now func() time.Time
+	// Clock is the clock the sends are noted on.
+	Clock clock.Clock
 	// FailDeleteAt fails the delete that follows that send (1-based,
 	// over every run; 0: none).
 	FailDeleteAt int
@@ -79,7 +80,7 @@ func (f *SQS) SendMessage(ctx context.Context, in *sqs.SendMessageInput, optFns 
 		return out, err
 	}
 	f.mu.Lock()
-	f.sent = append(f.sent, f.Now())
+	f.sent = append(f.sent, f.Clock.Now())
 	n := len(f.sent)
 	f.mu.Unlock()
 	if f.Cancel != nil && n == f.CancelAt {

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Clock is a manual clock for sqslocal.Options.Now and After: time moves
+// Clock is a manual clock for sqslocal.Options.Clock: time moves
 // only when a test advances it, and After's channels fire then. It is safe
 // for concurrent use.
 type Clock struct {
