@@ -1,9 +1,17 @@
-// Package dynamo is the DynamoDB breaker.Store: one item per breaker
-// key, changed only by one conditional UpdateItem on its version.
+// Package dynamo is the one DynamoDB table Redrive keeps, and the breaker
+// rows in it.
 //
-// The item's partition key is pk = "breaker#<key>", so breaker rows share a
-// table with other records (delivery records use other prefixes). Every
-// other attribute mirrors a breaker.Row field:
+// The table (table.go): its schema, with the partition key pk, the key
+// prefix of every kind of item (breaker rows, delivery records, the
+// waiting room, the pace rows, the parking lot's index, replay journals,
+// the routing rules) and the sparse indexes; CreateTable. The codec
+// (codec.go): how every item kind writes and reads strings, numbers and
+// times (S, N, Time, Reader), so no package has its own.
+//
+// The breaker.Store (store.go, item.go): one item per breaker key,
+// changed only by one conditional UpdateItem on its version. Its partition
+// key is pk = "breaker#<key>"; every other attribute mirrors a breaker.Row
+// field:
 //
 //	state                 S  state name, e.g. "HALF_OPEN"
 //	version, generation   N
