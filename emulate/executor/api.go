@@ -104,4 +104,11 @@ var (
 	// ErrClosed is what StartExecution, Run and RunUntil return once the
 	// executor is closed.
 	ErrClosed = errors.New("executor: executor closed")
+
+	// ErrThrottled is a call beyond its bucket of Options.Quotas
+	// (ThrottlingException).
+	ErrThrottled = errors.New("executor: rate exceeded")
+	// ErrExecutionLimitExceeded is a StartExecution beyond the open
+	// Standard executions of Options.Quotas (ExecutionLimitExceeded).
+	ErrExecutionLimitExceeded = errors.New("executor: execution limit exceeded")
 )

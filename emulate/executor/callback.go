@@ -34,6 +34,7 @@ import (
 	"github.com/ohler55/ojg/oj"
 
 	"github.com/redrive/redrive/emulate/asl"
+	"github.com/redrive/redrive/emulate/quota"
 )
 
 // Task token layout: a header (version, the execution's index, the
@@ -95,6 +96,9 @@ type outcome struct {
 // (the task already succeeded, failed or timed out, or its execution
 // ended), ErrInvalidOutput.
 func (e *Executor) SendTaskSuccess(ctx context.Context, token, output string) error {
+	if err := e.takeQuota(quota.SendTaskSuccess); err != nil {
+		return err
+	}
 	f, attempt, err := e.tokenExecution(token)
 	if err != nil {
 		return err
@@ -114,6 +118,9 @@ func (e *Executor) SendTaskSuccess(ctx context.Context, token, output string) er
 // apply. Otherwise it behaves as SendTaskSuccess, with the same errors
 // but ErrInvalidOutput.
 func (e *Executor) SendTaskFailure(ctx context.Context, token, errName, cause string) error {
+	if err := e.takeQuota(quota.SendTaskFailure); err != nil {
+		return err
+	}
 	f, attempt, err := e.tokenExecution(token)
 	if err != nil {
 		return err
@@ -128,6 +135,9 @@ func (e *Executor) SendTaskFailure(ctx context.Context, token, errName, cause st
 // heartbeat is not yet enforced). TimeoutSeconds still applies. It records
 // no event. Errors: ErrInvalidToken, ErrTaskDoesNotExist, ErrTaskTimedOut.
 func (e *Executor) SendTaskHeartbeat(ctx context.Context, token string) error {
+	if err := e.takeQuota(quota.SendTaskHeartbeat); err != nil {
+		return err
+	}
 	f, attempt, err := e.tokenExecution(token)
 	if err != nil {
 		return err

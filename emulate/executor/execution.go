@@ -12,6 +12,7 @@ import (
 	"github.com/ohler55/ojg/oj"
 
 	"github.com/redrive/redrive/emulate/asl"
+	"github.com/redrive/redrive/emulate/quota"
 )
 
 // execution is one running or finished execution. Its state is guarded by
@@ -39,7 +40,11 @@ type execution struct {
 	cause       string
 	stop        int64
 	transitions int
-	history     []Event
+	// open says the execution counts among Options.Quotas' open Standard
+	// executions until it closes; transitionPaid that the transition to
+	// next has its token (it waited for it).
+	open, transitionPaid bool
+	history              []Event
 	// events counts the events so far, recorded or not.
 	events int
 	// epoch increases when the execution ends, making the continuations
@@ -84,10 +89,31 @@ func (x *execution) arn() string { return x.sm.executionARN(x.rec.name) }
 // interval, a handler's Delay) or ends. Call with x.mu held.
 func (x *execution) run(ctx context.Context) {
 	for x.status == Running && x.next != nil {
+		if x.waitForTransition() {
+			return // it resumes once the account's bucket has its token
+		}
 		st, in := x.next, x.nextInput
 		x.next, x.nextInput = nil, nil
 		x.enter(ctx, st, in)
 	}
+}
+
+// waitForTransition takes the transition to x.next from Options.Quotas'
+// bucket; when that puts it in debt, it suspends the execution until the
+// token is there and reports true. Call with x.mu held.
+func (x *execution) waitForTransition() bool {
+	q := x.e.opts.Quotas
+	if q == nil || x.transitionPaid {
+		x.transitionPaid = false
+		return false
+	}
+	d := q.Wait(quota.Transitions, x.e.Now())
+	if d <= 0 {
+		return false
+	}
+	x.transitionPaid = true
+	x.suspend(x.e.clock.now()+int64(d), resumption{kind: resumeTransition})
+	return true
 }
 
 // later schedules fn at clock time at, unless the execution ends first.
@@ -170,6 +196,10 @@ func (x *execution) close(status Status, name, cause string) {
 	x.epoch.Add(1)
 	x.next, x.nextInput, x.pending = nil, nil, nil
 	x.sm.counts.ended(status)
+	if x.open {
+		x.open = false
+		x.e.opts.Quotas.Leave(quota.OpenStandard)
+	}
 	if x.e.opts.RunningHistories > 0 && !x.unrecorded {
 		x.e.recording.Add(-1)
 	}

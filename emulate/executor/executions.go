@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/redrive/redrive/emulate/asl"
+	"github.com/redrive/redrive/emulate/quota"
 )
 
 // StartExecution starts an execution (name "" means a generated UUID) with
@@ -21,6 +22,9 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 	}
 	sm, err := e.machine(stateMachineARN)
 	if err != nil {
+		return Execution{}, err
+	}
+	if err := e.takeQuota(quota.StandardStart); err != nil {
 		return Execution{}, err
 	}
 	if name == "" {
@@ -54,7 +58,13 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 		}
 		return Execution{}, fmt.Errorf("%w: %s", ErrExecutionAlreadyExists, sm.executionARN(name))
 	}
-	x := &execution{e: e, sm: sm, inputText: input, input: parsed, start: e.clock.now(), status: Running}
+	if q := e.opts.Quotas; q != nil {
+		if err := q.Enter(quota.OpenStandard); err != nil {
+			e.mu.Unlock()
+			return Execution{}, fmt.Errorf("%w: %v", ErrExecutionLimitExceeded, err)
+		}
+	}
+	x := &execution{e: e, sm: sm, inputText: input, input: parsed, start: e.clock.now(), status: Running, open: e.opts.Quotas != nil}
 	if sm.readsInput {
 		x.ctxInput = parsed
 	}
@@ -213,4 +223,15 @@ func (e *Executor) StopExecution(ctx context.Context, arn, errName, cause string
 		x.close(Aborted, errName, cause)
 	}
 	return x.describe(), nil
+}
+
+// takeQuota takes a token of the rated call n from Options.Quotas:
+// ErrThrottled when its bucket is empty.
+func (e *Executor) takeQuota(n quota.Name) error {
+	if q := e.opts.Quotas; q != nil {
+		if err := q.Take(n, e.Now()); err != nil {
+			return fmt.Errorf("%w: %v", ErrThrottled, err)
+		}
+	}
+	return nil
 }

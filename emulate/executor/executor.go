@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redrive/redrive/clock"
+	"github.com/redrive/redrive/emulate/quota"
 )
 
 // Options configures an Executor. Zero values mean the documented defaults.
@@ -81,6 +82,15 @@ type Options struct {
 	// but for At (which only puts an event on the timeline).
 	// Executions restored by Restore do not end again.
 	Finished func(Execution)
+	// Quotas, if set, holds the executor to an AWS account's quotas
+	// (package quota): StartExecution is throttled past its bucket
+	// (ErrThrottled) and refused past the open Standard executions
+	// (ErrExecutionLimitExceeded), a state transition past the account's
+	// bucket waits for its token, SendTask* calls past theirs are
+	// throttled, and a Task's Lambda invocation past the account's
+	// concurrency fails as Lambda.TooManyRequestsException. Not with
+	// Snapshot. Default nil: no quotas.
+	Quotas *quota.Account
 	// Retention evicts an execution entirely, description and history,
 	// once Retention has passed on the executor's clock since it stopped,
 	// as AWS forgets executions 90 days after they close: DescribeExecution

@@ -6,11 +6,12 @@ import "context"
 type resumeKind uint8
 
 const (
-	resumeStart   resumeKind = iota // entering its start state
-	resumeWait                      // leaving a Wait state
-	resumeRetry                     // a Task state's next attempt
-	resumeOutcome                   // a callback task's settled outcome
-	resumeCall                      // invoking a Task state's function again (Restore)
+	resumeStart      resumeKind = iota // entering its start state
+	resumeWait                         // leaving a Wait state
+	resumeRetry                        // a Task state's next attempt
+	resumeOutcome                      // a callback task's settled outcome
+	resumeCall                         // invoking a Task state's function again (Restore)
+	resumeTransition                   // entering next once Options.Quotas has the transition's token
 )
 
 // resumption is a suspended execution's continuation: data rather than a
@@ -61,5 +62,6 @@ func (x *execution) resume(ctx context.Context, r *resumption) {
 		x.apply(ctx, r.outcome)
 	case resumeCall:
 		x.invoke(ctx, r.call)
+	case resumeTransition: // x.next is where it goes
 	}
 }

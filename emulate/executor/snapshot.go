@@ -3,6 +3,7 @@ package executor
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -17,6 +18,9 @@ import (
 // before Close, after which it fails with ErrClosed. Events scheduled with
 // At are not in it.
 func (e *Executor) Snapshot(w io.Writer) error {
+	if e.opts.Quotas != nil {
+		return errors.New("executor: snapshot: an executor under Options.Quotas has none (its waits for quota are not recorded)")
+	}
 	snap, err := e.snapshot()
 	if err == nil {
 		enc := json.NewEncoder(w)

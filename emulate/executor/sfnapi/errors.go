@@ -35,6 +35,8 @@ var apiCodes = []struct {
 	{executor.ErrTaskDoesNotExist, "TaskDoesNotExist"},
 	{executor.ErrTaskTimedOut, "TaskTimedOut"},
 	{executor.ErrInvalidOutput, "InvalidOutput"},
+	{executor.ErrThrottled, "ThrottlingException"},
+	{executor.ErrExecutionLimitExceeded, "ExecutionLimitExceeded"},
 }
 
 // writeError answers with err as the API does: HTTP 400 and
