@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 
 	"github.com/redrive/redrive/emulate/asl"
-	"github.com/redrive/redrive/emulate/quota"
 )
 
 // call is one Lambda invocation in flight. The timebase runs its handler
@@ -84,13 +83,6 @@ func (c *call) runHandler() {
 		}
 		c.finished.Store(true)
 	}()
-	if q := c.x.e.opts.Quotas; q != nil {
-		if err := q.Enter(quota.LambdaConcurrency); err != nil {
-			c.inv, c.err, returned = Invocation{}, tooManyRequests(err), true
-			return
-		}
-		defer q.Leave(quota.LambdaConcurrency)
-	}
 	c.inv, c.err = c.x.e.opts.Invoker.Invoke(c.ctx, c.function, c.payload)
 	returned = true
 }

@@ -87,9 +87,8 @@ type Options struct {
 	// (ErrThrottled) and refused past the open Standard executions
 	// (ErrExecutionLimitExceeded), a state transition past the account's
 	// bucket waits for its token, SendTask* calls past theirs are
-	// throttled, and a Task's Lambda invocation past the account's
-	// concurrency fails as Lambda.TooManyRequestsException. Not with
-	// Snapshot. Default nil: no quotas.
+	// throttled (the account's Lambda concurrency is the Invoker's:
+	// LimitConcurrency). Not with Snapshot. Default nil: no quotas.
 	Quotas *quota.Account
 	// Retention evicts an execution entirely, description and history,
 	// once Retention has passed on the executor's clock since it stopped,

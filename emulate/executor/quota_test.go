@@ -111,14 +111,16 @@ func TestSendTaskSuccessIsThrottledPastItsBucket(t *testing.T) {
 }
 
 // TestLambdaConcurrencyRefusesInvocationsPastTheLimit runs two executions
-// whose function takes a minute, under a concurrency of one: the second
-// invocation fails as Lambda.TooManyRequestsException.
+// whose function takes a minute, under a concurrency of one
+// (LimitConcurrency): the second invocation fails as
+// Lambda.TooManyRequestsException, and the account counts it.
 func TestLambdaConcurrencyRefusesInvocationsPastTheLimit(t *testing.T) {
 	slow := funcInvoker{"slow": func(ctx context.Context, _ []byte) (Invocation, error) {
 		Delay(ctx, time.Minute)
 		return Invocation{Payload: []byte(`{}`)}, nil
 	}}
-	e := newQuotaExecutor(slow, nil, map[quota.Name]int{quota.LambdaConcurrency: 1})
+	account := quota.NewAccount(quota.Profile{Name: "test", Limits: map[quota.Name]int{quota.LambdaConcurrency: 1}})
+	e := New(Options{Invoker: LimitConcurrency(slow, account)})
 	ctx := context.Background()
 	arn, err := e.CreateStateMachine(ctx, "m", asltest.Wrap(invokeTask("slow", `,"End":true`)), "")
 	require.NoError(t, err)
@@ -135,6 +137,7 @@ func TestLambdaConcurrencyRefusesInvocationsPastTheLimit(t *testing.T) {
 	assert.Equal(t, Failed, second.Status)
 	assert.Equal(t, "Lambda.TooManyRequestsException", second.Error)
 	assert.Contains(t, second.Cause, "Status Code: 429")
+	assert.Equal(t, int64(1), account.Report().Throttles[quota.LambdaConcurrency])
 }
 
 // TestSnapshotRefusesQuotas: an executor under quotas cannot be

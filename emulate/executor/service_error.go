@@ -38,10 +38,3 @@ func (e *ServiceError) Error() string {
 
 // Unwrap returns Err.
 func (e *ServiceError) Unwrap() error { return e.Err }
-
-// tooManyRequests is the service error of an invocation beyond the
-// account's concurrency: Lambda.TooManyRequestsException.
-func tooManyRequests(err error) error {
-	return &ServiceError{StatusCode: 429, Err: &smithy.GenericAPIError{Code: "TooManyRequestsException",
-		Message: "Rate Exceeded. (" + err.Error() + ")"}}
-}

@@ -13,6 +13,7 @@ import (
 	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/delivery/target"
 	"github.com/redrive/redrive/emulate/executor"
+	"github.com/redrive/redrive/emulate/quota"
 	"github.com/redrive/redrive/emulate/simtarget"
 	"github.com/redrive/redrive/lambda/wire"
 	"github.com/redrive/redrive/room/pace"
@@ -49,6 +50,13 @@ type Options struct {
 	// histories) is this one. Default nil: the executor's virtual clock,
 	// driven by RunUntil and RunUntilDrained.
 	Scaled *clock.Scaled
+	// Quotas, if set, holds the stack to an AWS account's quotas (see
+	// package quota; Stack.Quotas reports their use): the executor's Step
+	// Functions calls and transitions, every Lambda invocation's
+	// concurrency, and the tasks' DynamoDB throughput per partition. On
+	// the virtual clock only (a service's executor snapshots). Default
+	// nil: none.
+	Quotas *quota.Profile
 	// Serve, if set, serves the Lambda, Step Functions, DynamoDB and SQS
 	// APIs on sockets at these addresses, for clients outside the process
 	// (the AWS CLI, the SDKs, Step Functions Local). Default nil: every
@@ -225,6 +233,8 @@ func (o Options) validateBackends() error {
 	switch {
 	case o.State != "" && (o.Scaled == nil || o.DynamoDBEndpoint != "" || o.StepFunctionsEndpoint != ""):
 		return errors.New("local: options: State needs Scaled, the executor and the embedded DynamoDB: it keeps a service's own executions, queues and table")
+	case o.Quotas != nil && o.Scaled != nil:
+		return errors.New("local: options: Quotas are for the virtual clock: a service's executor keeps snapshots, which do not record waits for quota")
 	case o.InProcess && (o.Serve != nil || o.State != "" || o.DynamoDBEndpoint != "" || o.StepFunctionsEndpoint != ""):
 		return errors.New("local: options: InProcess serves the table, queues and executor to the tasks alone: not with Serve, State, DynamoDBEndpoint or StepFunctionsEndpoint")
 	case o.StepFunctionsEndpoint != "" && (o.Serve == nil || o.Scaled == nil):

@@ -56,6 +56,11 @@ func (s *Stack) ReceiveParked(ctx context.Context) ([]Parked, error) {
 	}
 }
 
+// MovedByRedrivePolicy is the park reason of a message SQS moved to the
+// parking lot from the DLQ itself, after the DLQ's maxReceiveCount
+// receives, without a record of Redrive's.
+const MovedByRedrivePolicy = "moved by the DLQ's redrive policy: received too often without an execution"
+
 // decodeParked unwraps a parking-lot message and decodes its Record.
 func decodeParked(m sqstypes.Message) (Parked, error) {
 	msg, enveloped, err := message.Unwrap(message.FromSQS(m))
@@ -64,7 +69,11 @@ func decodeParked(m sqstypes.Message) (Parked, error) {
 	}
 	attr, ok := msg.MessageAttributes[message.AttributeName]
 	if !ok {
-		return Parked{}, fmt.Errorf("local: parked message %s has no %q attribute", msg.ID, message.AttributeName)
+		// SQS moved it from the DLQ by the DLQ's redrive policy: it was
+		// received dlqMaxReceives times and never started (the account's
+		// quotas refused its execution every time). Its id is its origin.
+		return Parked{Message: msg, Enveloped: enveloped, Record: park.Record{
+			Lineage: message.Lineage{OriginID: msg.ID, Attempt: 1}, Reason: MovedByRedrivePolicy}}, nil
 	}
 	var rec park.Record
 	if err := json.Unmarshal([]byte(attr.StringValue), &rec); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/redrive/redrive/emulate/executor/lambdaapi"
 	"github.com/redrive/redrive/emulate/executor/sfnapi"
 	"github.com/redrive/redrive/emulate/loopback"
+	"github.com/redrive/redrive/emulate/quota"
 	"github.com/redrive/redrive/emulate/simtarget"
 	"github.com/redrive/redrive/emulate/sqslocal"
 	"github.com/redrive/redrive/lambda/wire"
@@ -77,6 +78,9 @@ func functionARN(name string) string {
 type Stack struct {
 	// Executor runs the state machines; it is every component's clock.
 	Executor *executor.Executor
+	// Quotas is the account whose quotas the stack is held to
+	// (Options.Quotas); nil without.
+	Quotas *quota.Account
 	// Registry hosts the handlers and the consumer.
 	Registry *executor.Registry
 	// Target is the simulated consumer (see UseConsumer).
@@ -160,10 +164,16 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 			err = errors.Join(err, s.Close())
 		}
 	}()
-	s.invoker = &countingInvoker{next: s.Registry}
+	var functions executor.Invoker = s.Registry
+	if opts.Quotas != nil {
+		s.Quotas = quota.NewAccount(*opts.Quotas)
+		functions = executor.LimitConcurrency(functions, s.Quotas)
+	}
+	s.invoker = &countingInvoker{next: functions}
 	if s.Executor, err = s.newExecutor(executor.Options{Invoker: s.invoker, Seed: opts.Seed, Workers: opts.Workers, Start: opts.Start,
 		FinishedHistories: opts.FinishedHistories, Compact: opts.Compact, Finished: opts.Finished,
-		RunningHistories: opts.RunningHistories, Retention: opts.Retention, Scaled: opts.Scaled, Region: region, Account: account}); err != nil {
+		RunningHistories: opts.RunningHistories, Retention: opts.Retention, Scaled: opts.Scaled, Region: region, Account: account,
+		Quotas: s.Quotas}); err != nil {
 		return nil, err
 	}
 
@@ -175,6 +185,9 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	}
 	s.DynamoDB, s.Table, s.DynamoDBBackend, s.Endpoints.DynamoDB = s.dynamo.client, s.dynamo.table, s.dynamo.name, s.dynamo.url
 	s.db = &countingDB{next: s.dynamo.api}
+	if s.Quotas != nil {
+		s.db.next = partitionThroughput{next: s.dynamo.api, account: s.Quotas, clock: s.Executor}
+	}
 
 	if err = s.startSQS(ctx); err != nil {
 		return nil, err

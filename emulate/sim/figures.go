@@ -110,6 +110,17 @@ type Figures struct {
 	PeakRoomDepth         *int     `json:"peakRoomDepth"`
 	PeakReleasesPerSecond *float64 `json:"peakReleasesPerSecond"`
 
+	// QuotaPeakUse is each account quota's peak use as a fraction of it
+	// (see quota.Report), QuotaThrottles the calls each throttled
+	// (refused, or state transitions delayed), both keyed by the quota's
+	// name; null when the scenario has no quotas, or the strategy keeps
+	// no account (the bulk move). PeakOpenStandardExecutions is the most
+	// Standard executions open at once, quotas or not; null for a
+	// strategy without executions.
+	QuotaPeakUse               map[string]float64 `json:"quotaPeakUse"`
+	QuotaThrottles             map[string]int64   `json:"quotaThrottles"`
+	PeakOpenStandardExecutions *int               `json:"peakOpenStandardExecutions"`
+
 	// SimulatedSeconds is the simulated time the run took, WallSeconds the
 	// wall-clock time.
 	SimulatedSeconds float64 `json:"simulatedSeconds"`
@@ -172,6 +183,18 @@ func (m Metrics) Figures() Figures {
 	}
 	if m.HasRoom {
 		f.PeakRoomDepth, f.PeakReleasesPerSecond = ptr(m.PeakRoomDepth), ptr(m.PeakReleaseRate)
+	}
+	if q := m.Quotas; q != nil {
+		f.PeakOpenStandardExecutions = ptr(q.PeakOpenStandard)
+		if m.QuotasOn {
+			f.QuotaPeakUse, f.QuotaThrottles = map[string]float64{}, map[string]int64{}
+			for n, u := range q.PeakUse {
+				f.QuotaPeakUse[string(n)] = u
+			}
+			for n, c := range q.Throttles {
+				f.QuotaThrottles[string(n)] = c
+			}
+		}
 	}
 	return f
 }

@@ -159,6 +159,26 @@ var tableChecks = map[string]cellCheck{
 	"messages delivered twice":            count("deliveredTwice"),
 	"peak room depth":                     orDash("peakRoomDepth", count("peakRoomDepth")),
 	"peak release rate":                   orDash("peakReleasesPerSecond", rounded(1, "peakReleasesPerSecond")),
+	"open Standard executions (peak)":     orDash("peakOpenStandardExecutions", count("peakOpenStandardExecutions")),
+	"account quota calls throttled": func(t *testing.T, cell string, f map[string]any) {
+		throttles, _ := f["quotaThrottles"].(map[string]any)
+		if throttles == nil {
+			assert.Equal(t, "-", cell)
+			return
+		}
+		var total float64
+		for _, c := range throttles {
+			total += c.(float64)
+		}
+		if total == 0 {
+			assert.Equal(t, "none", cell)
+			return
+		}
+		n, _, _ := strings.Cut(cell, " ")
+		got, err := strconv.Atoi(strings.ReplaceAll(n, ",", ""))
+		require.NoError(t, err, cell)
+		assert.EqualValues(t, total, got)
+	},
 	"simulated time / wall time": func(t *testing.T, cell string, f map[string]any) {
 		simulated, wall, ok := strings.Cut(cell, " / ")
 		require.True(t, ok, cell)

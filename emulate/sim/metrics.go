@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/emulate/quota"
 )
 
 // Metrics are one strategy's figures on a scenario, the table's column.
@@ -64,6 +65,11 @@ type Metrics struct {
 	PeakRoomDepth   int
 	PeakReleaseRate float64
 
+	// Quotas is what the strategy's account used of its quotas (nil for
+	// one without an account); QuotasOn says the scenario has quotas.
+	Quotas   *quota.Report
+	QuotasOn bool
+
 	// End is the simulated time the run took; Wall the wall-clock time.
 	End  time.Duration
 	Wall time.Duration
@@ -74,6 +80,7 @@ func Measure(s Scenario, msgs []Message, o Outcome, prices Prices) Metrics {
 	m := Metrics{
 		Strategy: o.Strategy, Messages: len(msgs), Calls: o.Calls.calls, Capacity: s.Target.Capacity,
 		HasBreaker: o.HasBreaker, End: o.End.Sub(Epoch), Wall: o.Wall, BreakerChanges: len(o.Transitions),
+		Quotas: o.Quotas, QuotasOn: s.Quotas != "" && s.Quotas != quotasNone.Name,
 	}
 	_, to, recovered := s.Outage()
 	m.Recovered, m.Recovery = recovered, to

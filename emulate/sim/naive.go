@@ -12,6 +12,7 @@ import (
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	"github.com/redrive/redrive/emulate/executor"
+	"github.com/redrive/redrive/emulate/quota"
 	"github.com/redrive/redrive/emulate/simtarget"
 	"github.com/redrive/redrive/lambda/typedhandler"
 )
@@ -80,6 +81,11 @@ func naiveDefinition(s Scenario) (string, error) {
 func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs Observer) (Outcome, error) {
 	wall := time.Now()
 	reg := executor.NewRegistry()
+	profile, err := s.QuotaProfile()
+	if err != nil {
+		return Outcome{}, fmt.Errorf("sim: naive: %w", err)
+	}
+	account := quota.NewAccount(profile)
 	out := Outcome{
 		Strategy:  n.Name(),
 		Delivered: map[string]time.Time{},
@@ -95,7 +101,7 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 		first := msgs[0].ID
 		journeys.setFirst(func(name string) bool { return name == first })
 	}
-	exec := executor.New(executor.Options{Invoker: reg, Start: Epoch, Seed: s.Seed, FinishedHistories: keptHistories, RunningHistories: keptHistories, Compact: true,
+	exec := executor.New(executor.Options{Invoker: executor.LimitConcurrency(reg, account), Quotas: account, Start: Epoch, Seed: s.Seed, FinishedHistories: keptHistories, RunningHistories: keptHistories, Compact: true,
 		Finished: func(x executor.Execution) {
 			outcome, err := n.account(&out, x)
 			if err != nil && accountErr == nil {
@@ -125,11 +131,18 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 	var started int
 	var startErr error
 	for _, m := range msgs {
-		// The input is made as the message arrives, not all up front.
-		exec.At(Epoch.Add(m.Arrival), func(ctx context.Context) {
+		// The input is made as the message arrives, not all up front. A
+		// start the account's quotas refuse is tried again a second
+		// later, as an event source would.
+		var start func(ctx context.Context)
+		start = func(ctx context.Context) {
 			input, err := json.Marshal(events.SQSEvent{Records: []events.SQSMessage{m.Event()}})
 			if err == nil {
 				_, err = exec.StartExecution(ctx, sm, m.ID, string(input))
+			}
+			if quotaRefused(err) {
+				exec.At(exec.Now().Add(time.Second), start)
+				return
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -137,7 +150,8 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 			if err != nil && startErr == nil {
 				startErr = fmt.Errorf("sim: naive: start execution for %s: %w", m.ID, err)
 			}
-		})
+		}
+		exec.At(Epoch.Add(m.Arrival), start)
 	}
 	p := newSampler(exec, n.Name(), s, obs, func() (Usage, int, bool) {
 		c, err := exec.Counts(ctx, sm)
@@ -179,6 +193,7 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 	if out.Journeys, err = journeys.journeys(ctx, func(name string) string { return name }); err != nil {
 		return Outcome{}, fmt.Errorf("sim: naive: sample journeys: %w", err)
 	}
+	out.Quotas = ptr(account.Report())
 	out.Wall = time.Since(wall)
 	return out, nil
 }

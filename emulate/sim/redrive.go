@@ -76,6 +76,9 @@ func (r Redrive) options(s Scenario, book *redriveBook, tally func(simtarget.Cal
 	if s.Messages.Tenants > 1 {
 		opts.BreakerKeyAttribute = TenantAttribute
 	}
+	if p, err := s.QuotaProfile(); err == nil { // Validate said so
+		opts.Quotas = &p
+	}
 	opts.Finished = book.finished
 	return opts
 }
@@ -133,6 +136,9 @@ func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observ
 	}
 	w.report()
 	out := Outcome{Strategy: r.Name(), Calls: *calls, HasBreaker: true, Transitions: stack.BreakerChanges(), HasRoom: p.room != nil}
+	if stack.Quotas != nil {
+		out.Quotas = ptr(stack.Quotas.Report())
+	}
 	out.Samples, out.End = p.finish()
 	if out.Usage, err = usageOf(ctx, stack); err != nil {
 		return Outcome{}, fmt.Errorf("sim: redrive: %w", err)

@@ -33,6 +33,14 @@ type Scenario struct {
 	Retry Retry `yaml:"retry"`
 	// Bulk configures the fixed-rate bulk move baseline.
 	Bulk Bulk `yaml:"bulk"`
+	// Quotas are the AWS account quotas every strategy runs under (each
+	// in an account of its own; package quota): "standard" (most
+	// Regions), "large" (the largest) or "none" (the default, for now).
+	Quotas string `yaml:"quotas"`
+	// OpenExecutionsLimit lowers the account's quota of open Standard
+	// executions (1,000,000) to show what happens when it fills; 0 keeps
+	// the quota.
+	OpenExecutionsLimit int `yaml:"open_executions_limit"`
 }
 
 // Messages describes the dead-lettered messages and their arrival in the

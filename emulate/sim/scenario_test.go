@@ -119,6 +119,19 @@ func TestValidateReportsEveryField(t *testing.T) {
 	assert.Contains(t, err.Error(), "scenario: bulk.rate: must be 1 to 500")
 }
 
+func TestValidateQuotas(t *testing.T) {
+	s := sim.Default()
+	s.Quotas, s.OpenExecutionsLimit = "huge", -1
+	err := s.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `scenario: quotas: must be none, standard or large, got "huge"`)
+	assert.Contains(t, err.Error(), "scenario: open_executions_limit: must be >= 0")
+	for _, name := range []string{"", "none", "standard", "large"} {
+		s.Quotas, s.OpenExecutionsLimit = name, 0
+		assert.NoError(t, s.Validate(), name)
+	}
+}
+
 func TestLoadMissingFile(t *testing.T) {
 	_, err := sim.Load(filepath.Join(t.TempDir(), "nope.yaml"))
 	require.Error(t, err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/emulate/quota"
 	"github.com/redrive/redrive/emulate/simtarget"
 )
 
@@ -72,6 +73,10 @@ type Outcome struct {
 	End time.Time
 	// Wall is how long the run took in wall-clock time.
 	Wall time.Duration
+	// Quotas is what the strategy's account used of its quotas; nil for
+	// a strategy that keeps no account (the bulk move, which has its own
+	// rate).
+	Quotas *quota.Report
 	// Journeys are a few messages followed step by step through the
 	// Step Functions execution that settled them, read from the
 	// executor's histories before it closed, for the report only (not

@@ -138,6 +138,13 @@ func Table(r Result) [][]string {
 		}
 		return fmt.Sprintf("%.1f/s", *f.PeakReleasesPerSecond)
 	})
+	row("open Standard executions (peak)", func(f Figures) string {
+		if f.PeakOpenStandardExecutions == nil {
+			return "-"
+		}
+		return thousands(int64(*f.PeakOpenStandardExecutions))
+	})
+	row("account quota calls throttled", quotaCell)
 	row("simulated time / wall time", func(f Figures) string {
 		return fmt.Sprintf("%s / %.1fs", clockSeconds(f.SimulatedSeconds), f.WallSeconds)
 	})
@@ -209,3 +216,23 @@ func plural(n int, noun string) string {
 
 // percent formats a share.
 func percent(f float64) string { return fmt.Sprintf("%g%%", f*100) }
+
+// quotaCell is the calls the account's quotas throttled, in all, and the
+// quota that throttled most.
+func quotaCell(f Figures) string {
+	if f.QuotaThrottles == nil {
+		return "-"
+	}
+	var total int64
+	top := ""
+	for n, c := range f.QuotaThrottles {
+		total += c
+		if top == "" || c > f.QuotaThrottles[top] || c == f.QuotaThrottles[top] && n < top {
+			top = n
+		}
+	}
+	if total == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%s (most: %s)", thousands(total), top)
+}

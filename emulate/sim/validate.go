@@ -94,6 +94,10 @@ func (s Scenario) Validate() error {
 	v.check(b.MaxReceiveCount < 1 || b.MaxReceiveCount > maxReceives, "bulk.max_receive_count", fmt.Sprintf("must be 1 to %d, got %d", maxReceives, b.MaxReceiveCount))
 	v.check(b.VisibilityTimeout < time.Second || b.VisibilityTimeout > maxVisibility, "bulk.visibility_timeout", fmt.Sprintf("must be 1s to %v, got %v", maxVisibility, b.VisibilityTimeout))
 	v.check(b.Concurrency < 2 || b.Concurrency > 1000, "bulk.concurrency", fmt.Sprintf("must be 2 to 1000, as Lambda's event source allows, got %d", b.Concurrency))
+	if _, err := s.QuotaProfile(); err != nil {
+		v.fail("quotas", fmt.Sprintf("must be none, standard or large, got %q", s.Quotas))
+	}
+	v.check(s.OpenExecutionsLimit < 0, "open_executions_limit", fmt.Sprintf("must be >= 0 (0 = the quota), got %d", s.OpenExecutionsLimit))
 	return errors.Join(v.errs...)
 }
 
