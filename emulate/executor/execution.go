@@ -102,12 +102,11 @@ func (x *execution) run(ctx context.Context) {
 // bucket; when that puts it in debt, it suspends the execution until the
 // token is there and reports true. Call with x.mu held.
 func (x *execution) waitForTransition() bool {
-	q := x.e.opts.Quotas
-	if q == nil || x.transitionPaid {
+	if !x.e.ratesTransitions || x.transitionPaid {
 		x.transitionPaid = false
 		return false
 	}
-	d := q.Wait(quota.Transitions, x.e.Now())
+	d := x.e.opts.Quotas.Wait(quota.Transitions, x.e.Now())
 	if d <= 0 {
 		return false
 	}

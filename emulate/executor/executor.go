@@ -115,9 +115,12 @@ type Options struct {
 // be called from a goroutine locked to its thread; the Go runtime may stop
 // the process otherwise. Close ends the goroutines it started.
 type Executor struct {
-	opts  Options
-	clock timebase // Options.Scaled, or a virtual clock
-	sched scheduler
+	opts Options
+	// ratesTransitions says Options.Quotas has a bucket of state
+	// transitions, which every transition then takes from.
+	ratesTransitions bool
+	clock            timebase // Options.Scaled, or a virtual clock
+	sched            scheduler
 	// tokenKey authenticates the task tokens the executor issues; it
 	// derives from the Seed, so tokens replay too.
 	tokenKey []byte
@@ -179,14 +182,15 @@ func New(opts Options) *Executor {
 	}
 	key := sha256.Sum256(binary.BigEndian.AppendUint64([]byte("redrive emulate/executor task token "+opts.Region+" "+opts.Account+" "), uint64(opts.Seed)))
 	e := &Executor{
-		opts:      opts,
-		clock:     newTimebase(opts),
-		tokenKey:  key[:],
-		inputSeed: maphash.MakeSeed(),
-		rng:       *rand.NewPCG(uint64(opts.Seed), 0x5eed),
-		machines:  map[string]*stateMachine{},
-		done:      make(chan struct{}),
-		waiting:   make(chan func()),
+		opts:             opts,
+		ratesTransitions: opts.Quotas != nil && opts.Quotas.Has(quota.Transitions),
+		clock:            newTimebase(opts),
+		tokenKey:         key[:],
+		inputSeed:        maphash.MakeSeed(),
+		rng:              *rand.NewPCG(uint64(opts.Seed), 0x5eed),
+		machines:         map[string]*stateMachine{},
+		done:             make(chan struct{}),
+		waiting:          make(chan func()),
 	}
 	e.sched.kick = make(chan struct{}, 1)
 	return e

@@ -167,7 +167,9 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	var functions executor.Invoker = s.Registry
 	if opts.Quotas != nil {
 		s.Quotas = quota.NewAccount(*opts.Quotas)
-		functions = executor.LimitConcurrency(functions, s.Quotas)
+		if s.Quotas.Has(quota.LambdaConcurrency) {
+			functions = executor.LimitConcurrency(functions, s.Quotas)
+		}
 	}
 	s.invoker = &countingInvoker{next: functions}
 	if s.Executor, err = s.newExecutor(executor.Options{Invoker: s.invoker, Seed: opts.Seed, Workers: opts.Workers, Start: opts.Start,
@@ -185,7 +187,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	}
 	s.DynamoDB, s.Table, s.DynamoDBBackend, s.Endpoints.DynamoDB = s.dynamo.client, s.dynamo.table, s.dynamo.name, s.dynamo.url
 	s.db = &countingDB{next: s.dynamo.api}
-	if s.Quotas != nil {
+	if s.Quotas != nil && (s.Quotas.Has(quota.PartitionRead) || s.Quotas.Has(quota.PartitionWrite)) {
 		s.db.next = partitionThroughput{next: s.dynamo.api, account: s.Quotas, clock: s.Executor}
 	}
 

@@ -54,6 +54,13 @@ func NewAccount(p Profile) *Account {
 	return a
 }
 
+// Has reports whether the account keeps quota n: a bucket or a limit.
+func (a *Account) Has(n Name) bool {
+	_, rated := a.profile.Rates[n]
+	_, limited := a.profile.Limits[n]
+	return rated || limited
+}
+
 // Profile is the account's quotas.
 func (a *Account) Profile() Profile { return a.profile.clone() }
 

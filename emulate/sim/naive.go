@@ -101,7 +101,11 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 		first := msgs[0].ID
 		journeys.setFirst(func(name string) bool { return name == first })
 	}
-	exec := executor.New(executor.Options{Invoker: executor.LimitConcurrency(reg, account), Quotas: account, Start: Epoch, Seed: s.Seed, FinishedHistories: keptHistories, RunningHistories: keptHistories, Compact: true,
+	var functions executor.Invoker = reg
+	if account.Has(quota.LambdaConcurrency) {
+		functions = executor.LimitConcurrency(reg, account)
+	}
+	exec := executor.New(executor.Options{Invoker: functions, Quotas: account, Start: Epoch, Seed: s.Seed, FinishedHistories: keptHistories, RunningHistories: keptHistories, Compact: true,
 		Finished: func(x executor.Execution) {
 			outcome, err := n.account(&out, x)
 			if err != nil && accountErr == nil {

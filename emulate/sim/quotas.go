@@ -9,10 +9,9 @@ import (
 )
 
 // quotasNone is the quotas of "none": no bucket and no limit that a run
-// could meet, so a run is held to nothing, but what is open at once is
-// still counted.
-var quotasNone = quota.Profile{Name: "none", Limits: map[quota.Name]int{
-	quota.OpenStandard: math.MaxInt32, quota.LambdaConcurrency: math.MaxInt32}}
+// could meet, so a run is held to nothing, but the Standard executions
+// open at once are still counted.
+var quotasNone = quota.Profile{Name: "none", Limits: map[quota.Name]int{quota.OpenStandard: math.MaxInt32}}
 
 // QuotaProfile is the account quotas s's strategies run under.
 func (s Scenario) QuotaProfile() (quota.Profile, error) {
