@@ -20,6 +20,19 @@ func (d *Definition) StartAt() *State { return d.startAt }
 // State is the state called name, or nil if there is none.
 func (d *Definition) State(name string) *State { return d.states[name] }
 
+// CallbackStates names the states whose Task waits for a task token
+// (".waitForTaskToken"), in name order.
+func (d *Definition) CallbackStates() []string {
+	var out []string
+	for name, st := range d.states {
+		if st.task != nil && st.task.Callback {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Timeout is the definition's TimeoutSeconds, or 0 without one.
 func (d *Definition) Timeout() time.Duration { return d.timeout }
 

@@ -54,7 +54,7 @@ func (x *execution) executionContext() map[string]any {
 	return map[string]any{
 		"Id":           x.arn(),
 		"Input":        x.ctxInput,
-		"Name":         x.rec.name,
+		"Name":         x.name(),
 		"RoleArn":      x.sm.RoleARN,
 		"StartTime":    clockTime(x.start).Format(isoMillis),
 		"RedriveCount": int64(0),
@@ -93,4 +93,14 @@ func withTaskToken(ctxObj any, token string) any {
 	m = maps.Clone(m)
 	m["Task"] = map[string]any{"Token": token}
 	return m
+}
+
+// name is the execution's name: its record's, but for an Express
+// execution without the id that makes the record's unique.
+func (x *execution) name() string {
+	if x.sm.Type == Express {
+		name, _, _ := strings.Cut(x.rec.name, ":")
+		return name
+	}
+	return x.rec.name
 }

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"sync/atomic"
+	"time"
 
 	"github.com/redrive/redrive/emulate/asl"
 )
@@ -24,7 +25,13 @@ type Counts struct {
 	// under "Task").
 	Transitions       int64
 	TransitionsByType map[string]int64
+	// BilledDuration is the ended Express executions' durations as AWS
+	// bills them, each rounded up to the next 100 ms; 0 for Standard.
+	BilledDuration time.Duration
 }
+
+// billingStep is what AWS rounds an Express execution's duration up to.
+const billingStep = 100 * time.Millisecond
 
 // typeNames are the ASL names of the state types, by asl.Type.
 var typeNames = [...]string{
@@ -38,6 +45,7 @@ type counters struct {
 	started, running                     atomic.Int64
 	succeeded, failed, timedOut, aborted atomic.Int64
 	byType                               [len(typeNames)]atomic.Int64
+	billed                               atomic.Int64 // nanoseconds
 }
 
 // add counts x in, as running or as ended with its status (a restored
@@ -67,10 +75,15 @@ func (c *counters) status(s Status) *atomic.Int64 {
 // transition counts one transition into a state of type t.
 func (c *counters) transition(t asl.Type) { c.byType[t].Add(1) }
 
-// ended moves an execution from running to status s.
-func (c *counters) ended(s Status) {
+// ended moves an execution from running to status s; an Express one
+// adds its duration, rounded up to the billing step, to what is billed.
+func (c *counters) ended(s Status, typ Type, duration time.Duration) {
 	c.running.Add(-1)
 	c.status(s).Add(1)
+	if typ == Express {
+		steps := (max(duration, 0) + billingStep - 1) / billingStep
+		c.billed.Add(int64(max(steps, 1) * billingStep))
+	}
 }
 
 // Counts returns a state machine's running totals.
@@ -84,6 +97,7 @@ func (e *Executor) Counts(ctx context.Context, stateMachineARN string) (Counts, 
 		Started: c.started.Load(), Running: c.running.Load(),
 		Succeeded: c.succeeded.Load(), Failed: c.failed.Load(), TimedOut: c.timedOut.Load(), Aborted: c.aborted.Load(),
 		TransitionsByType: make(map[string]int64, len(typeNames)),
+		BilledDuration:    time.Duration(c.billed.Load()),
 	}
 	for t, name := range typeNames {
 		n := c.byType[t].Load()

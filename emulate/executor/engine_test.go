@@ -318,7 +318,7 @@ func TestCreateStateMachine(t *testing.T) {
 	assert.ErrorIs(t, err, ErrInvalidDefinition)
 	sm, err := e.DescribeStateMachine(ctx, arn)
 	require.NoError(t, err)
-	assert.Equal(t, StateMachine{ARN: arn, Name: "m", Definition: def, RoleARN: "role", CreationDate: e.Now()}, sm)
+	assert.Equal(t, StateMachine{ARN: arn, Name: "m", Type: Standard, Definition: def, RoleARN: "role", CreationDate: e.Now()}, sm)
 	_, err = e.DescribeStateMachine(ctx, "arn:aws:states:eu-west-1:111122223333:stateMachine:nope")
 	assert.ErrorIs(t, err, ErrStateMachineDoesNotExist)
 	_, err = e.DescribeStateMachine(ctx, "nope")

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ohler55/ojg/oj"
 
@@ -102,7 +103,7 @@ func (x *execution) run(ctx context.Context) {
 // bucket; when that puts it in debt, it suspends the execution until the
 // token is there and reports true. Call with x.mu held.
 func (x *execution) waitForTransition() bool {
-	if !x.e.ratesTransitions || x.transitionPaid {
+	if !x.e.ratesTransitions || x.sm.Type == Express || x.transitionPaid {
 		x.transitionPaid = false
 		return false
 	}
@@ -194,7 +195,7 @@ func (x *execution) close(status Status, name, cause string) {
 	x.stop = x.e.clock.now()
 	x.epoch.Add(1)
 	x.next, x.nextInput, x.pending = nil, nil, nil
-	x.sm.counts.ended(status)
+	x.sm.counts.ended(status, x.sm.Type, time.Duration(x.stop-x.start))
 	if x.open {
 		x.open = false
 		x.e.opts.Quotas.Leave(quota.OpenStandard)

@@ -24,7 +24,11 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 	if err != nil {
 		return Execution{}, err
 	}
-	if err := e.takeQuota(quota.StandardStart); err != nil {
+	start := quota.StandardStart
+	if sm.Type == Express {
+		start = quota.ExpressStart
+	}
+	if err := e.takeQuota(start); err != nil {
 		return Execution{}, err
 	}
 	if name == "" {
@@ -34,6 +38,13 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 	}
 	if err := validateName("execution", name); err != nil {
 		return Execution{}, err
+	}
+	if sm.Type == Express {
+		// Not deduplicated by name: each start is an execution of its
+		// own, named by its name and an id.
+		e.mu.Lock()
+		name += ":" + formatUUID(e.rng.Uint64(), e.rng.Uint64())
+		e.mu.Unlock()
 	}
 	if input == "" {
 		input = "{}"
@@ -58,13 +69,13 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 		}
 		return Execution{}, fmt.Errorf("%w: %s", ErrExecutionAlreadyExists, sm.executionARN(name))
 	}
-	if q := e.opts.Quotas; q != nil {
+	if q := e.opts.Quotas; q != nil && sm.Type == Standard {
 		if err := q.Enter(quota.OpenStandard); err != nil {
 			e.mu.Unlock()
 			return Execution{}, fmt.Errorf("%w: %v", ErrExecutionLimitExceeded, err)
 		}
 	}
-	x := &execution{e: e, sm: sm, inputText: input, input: parsed, start: e.clock.now(), status: Running, open: e.opts.Quotas != nil}
+	x := &execution{e: e, sm: sm, inputText: input, input: parsed, start: e.clock.now(), status: Running, open: e.opts.Quotas != nil && sm.Type == Standard}
 	if sm.readsInput {
 		x.ctxInput = parsed
 	}
@@ -78,7 +89,9 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 	defer x.mu.Unlock()
 	x.rec = &record{name: name, index: e.started, x: x}
 	e.started++
-	if n := e.opts.RunningHistories; n > 0 {
+	if sm.Type == Express {
+		x.unrecorded = true // Express keeps no history (AWS logs it instead)
+	} else if n := e.opts.RunningHistories; n > 0 {
 		x.unrecorded = e.recording.Add(1) > int64(n)
 		if x.unrecorded {
 			e.recording.Add(-1)
@@ -89,8 +102,8 @@ func (e *Executor) StartExecution(ctx context.Context, stateMachineARN, name, in
 
 	x.appendEvent("ExecutionStarted", executionStartedDetails{Input: jsonDoc{parsed}, RoleArn: sm.RoleARN})
 	x.suspend(e.clock.now(), resumption{kind: resumeStart})
-	if sm.def.Timeout() > 0 {
-		x.timeout = x.later(e.after(sm.def.Timeout()), x.timeOut)
+	if limit := sm.timeout(); limit > 0 {
+		x.timeout = x.later(e.after(limit), x.timeOut)
 	}
 	return x.describe(), nil
 }
@@ -118,9 +131,16 @@ func (x *execution) timeOut(context.Context) {
 
 // lookup finds an execution by ARN.
 func (e *Executor) lookup(arn string) (found, error) {
-	names, err := parseARN(arn, "execution")
+	kind := "execution"
+	if strings.HasPrefix(arn, e.arnPrefix()+"express:") {
+		kind = "express"
+	}
+	names, err := parseARN(arn, kind)
 	if err != nil {
 		return found{}, err
+	}
+	if kind == "express" {
+		names = []string{names[0], names[1] + ":" + names[2]}
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -46,16 +46,11 @@ func (e *Executor) stateMachineARN(name string) string {
 // or account: an ARN for another account is well formed but does not exist.
 func parseARN(arn, kind string) ([]string, error) {
 	parts := strings.Split(arn, ":")
-	want := 7
-	if kind == "execution" {
-		want = 8
-	}
+	want := map[string]int{"stateMachine": 7, "execution": 8, "express": 9}[kind]
 	if len(parts) != want || parts[0] != "arn" || !strings.HasPrefix(parts[1], "aws") ||
 		parts[2] != "states" || parts[3] == "" || parts[4] == "" || parts[5] != kind {
-		shape := "stateMachine:<name>"
-		if kind == "execution" {
-			shape = "execution:<stateMachineName>:<name>"
-		}
+		shape := map[string]string{"stateMachine": "stateMachine:<name>", "execution": "execution:<stateMachineName>:<name>",
+			"express": "express:<stateMachineName>:<name>:<id>"}[kind]
 		return nil, fmt.Errorf("%w: %q is not a %s ARN (arn:aws:states:<region>:<account>:%s)", ErrInvalidArn, arn, kind, shape)
 	}
 	names := parts[6:]

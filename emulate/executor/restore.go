@@ -74,7 +74,7 @@ func (e *Executor) load(snap *snapshot) error {
 
 // loadStateMachine compiles and adds a state machine.
 func (e *Executor) loadStateMachine(ss snapshotStateMachine) error {
-	sm, err := e.newStateMachine(ss.Name, ss.Definition, ss.RoleARN, ss.CreationDate)
+	sm, err := e.newStateMachine(ss.Name, cmp.Or(ss.Type, Standard), ss.Definition, ss.RoleARN, ss.CreationDate)
 	if err != nil {
 		return err
 	}

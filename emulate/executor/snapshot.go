@@ -49,7 +49,7 @@ func (e *Executor) snapshot() (*snapshot, error) {
 	e.mu.Lock()
 	for _, sm := range e.created {
 		snap.StateMachines = append(snap.StateMachines, snapshotStateMachine{
-			Name: sm.Name, Definition: sm.Definition, RoleARN: sm.RoleARN, CreationDate: sm.CreationDate,
+			Name: sm.Name, Type: omitStandard(sm.Type), Definition: sm.Definition, RoleARN: sm.RoleARN, CreationDate: sm.CreationDate,
 		})
 	}
 	var err error
@@ -206,4 +206,13 @@ func unixNano(t time.Time) int64 {
 		return 0
 	}
 	return t.UnixNano()
+}
+
+// omitStandard is t, but "" for Standard: snapshots written before
+// Express machines existed have no type, and read as Standard.
+func omitStandard(t Type) Type {
+	if t == Standard {
+		return ""
+	}
+	return t
 }

@@ -34,6 +34,7 @@ type snapshot struct {
 // snapshotStateMachine is one state machine, oldest first.
 type snapshotStateMachine struct {
 	Name         string    `json:"name"`
+	Type         Type      `json:"type,omitempty"` // "" is STANDARD
 	Definition   string    `json:"definition"`
 	RoleARN      string    `json:"roleArn"`
 	CreationDate time.Time `json:"creationDate"`

@@ -14,10 +14,29 @@ import (
 type StateMachine struct {
 	ARN          string
 	Name         string
+	Type         Type
 	Definition   string
 	RoleARN      string
 	CreationDate time.Time
 }
+
+// Type is a state machine's workflow type.
+type Type string
+
+// The workflow types. An Express execution lasts at most ExpressMaxDuration
+// (then it times out), records no history, is not deduplicated by name
+// (each start is a new execution, which may run a second time as AWS's
+// asynchronous Express executions may), takes its starts from the
+// account's Express bucket and counts neither among the open Standard
+// executions nor against the state transition bucket; its state machine
+// may not wait for a task token.
+const (
+	Standard Type = "STANDARD"
+	Express  Type = "EXPRESS"
+)
+
+// ExpressMaxDuration is how long an Express execution may run.
+const ExpressMaxDuration = 5 * time.Minute
 
 // stateMachine is a created state machine and its executions.
 type stateMachine struct {
@@ -45,14 +64,21 @@ type stateMachine struct {
 // An invalid definition is ErrInvalidDefinition, wrapping the
 // *asl.DefinitionError that locates it.
 func (e *Executor) CreateStateMachine(ctx context.Context, name, definition, roleARN string) (string, error) {
-	sm, err := e.newStateMachine(name, definition, roleARN, e.Now())
+	return e.CreateStateMachineOfType(ctx, name, Standard, definition, roleARN)
+}
+
+// CreateStateMachineOfType is CreateStateMachine of a Standard or an
+// Express state machine. An Express definition with a task that waits for
+// a task token is ErrInvalidDefinition, as AWS refuses it.
+func (e *Executor) CreateStateMachineOfType(ctx context.Context, name string, typ Type, definition, roleARN string) (string, error) {
+	sm, err := e.newStateMachine(name, typ, definition, roleARN, e.Now())
 	if err != nil {
 		return "", err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if old := e.machines[sm.ARN]; old != nil {
-		if old.Definition == definition && old.RoleARN == roleARN {
+		if old.Definition == definition && old.RoleARN == roleARN && old.Type == typ {
 			return sm.ARN, nil
 		}
 		return "", fmt.Errorf("%w: %s", ErrStateMachineExists, sm.ARN)
@@ -64,21 +90,28 @@ func (e *Executor) CreateStateMachine(ctx context.Context, name, definition, rol
 
 // newStateMachine validates and compiles a state machine created at
 // created.
-func (e *Executor) newStateMachine(name, definition, roleARN string, created time.Time) (*stateMachine, error) {
+func (e *Executor) newStateMachine(name string, typ Type, definition, roleARN string, created time.Time) (*stateMachine, error) {
 	if err := validateName("state machine", name); err != nil {
 		return nil, err
+	}
+	if typ != Standard && typ != Express {
+		return nil, fmt.Errorf("%w: type %q is not %s or %s", ErrInvalidDefinition, typ, Standard, Express)
 	}
 	def, err := asl.Parse(definition)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidDefinition, err)
 	}
+	if callbacks := def.CallbackStates(); typ == Express && len(callbacks) > 0 {
+		return nil, fmt.Errorf("%w: SCHEMA_VALIDATION_FAILED: Express state machines do not support the '.waitForTaskToken' service integration pattern (state %q)",
+			ErrInvalidDefinition, callbacks[0])
+	}
 	arn := e.stateMachineARN(name)
 	return &stateMachine{
-		StateMachine:    StateMachine{ARN: arn, Name: name, Definition: definition, RoleARN: roleARN, CreationDate: created},
+		StateMachine:    StateMachine{ARN: arn, Name: name, Type: typ, Definition: definition, RoleARN: roleARN, CreationDate: created},
 		def:             def,
 		ctxObj:          map[string]any{"Id": arn, "Name": name},
 		readsInput:      readsExecutionInput(definition),
-		executionPrefix: e.arnPrefix() + "execution:" + name + ":",
+		executionPrefix: e.arnPrefix() + executionKind(typ) + ":" + name + ":",
 		names:           map[string]*record{},
 	}, nil
 }
@@ -115,6 +148,24 @@ func (e *Executor) machine(arn string) (*stateMachine, error) {
 		return nil, fmt.Errorf("%w: %s", ErrStateMachineDoesNotExist, arn)
 	}
 	return sm, nil
+}
+
+// executionKind is the resource type of the ARNs of a type's executions.
+func executionKind(typ Type) string {
+	if typ == Express {
+		return "express"
+	}
+	return "execution"
+}
+
+// timeout is how long its executions may run: its TimeoutSeconds, within
+// ExpressMaxDuration for an Express machine; 0 for no limit.
+func (sm *stateMachine) timeout() time.Duration {
+	t := sm.def.Timeout()
+	if sm.Type == Express && (t == 0 || t > ExpressMaxDuration) {
+		t = ExpressMaxDuration
+	}
+	return t
 }
 
 // executionARN returns the ARN of its execution called name.

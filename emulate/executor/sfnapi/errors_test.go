@@ -132,7 +132,7 @@ func TestClientErrors(t *testing.T) {
 		{"state machine name with a space", create("has space", cooldownDef, roleARN, ""), "InvalidName", false},
 		{"state machine name over 80 characters", create(strings.Repeat("m", 81), cooldownDef, roleARN, ""), "InvalidName", false},
 		{"role that is not an IAM role ARN", create("m", cooldownDef, "arn:aws:iam::123456789012:user/ops", ""), "InvalidArn", false},
-		{"express workflow", create("m", cooldownDef, roleARN, sfntypes.StateMachineTypeExpress), "ValidationException", false},
+		{"express workflow waiting for a task token", create("m", callbackDef, roleARN, sfntypes.StateMachineTypeExpress), "InvalidDefinition", false},
 		{"unknown workflow type", create("m", cooldownDef, roleARN, "BATCH"), "ValidationException", false},
 		{"describe unknown state machine", func(ctx context.Context) error {
 			_, err := v.client.DescribeStateMachine(ctx, &sfn.DescribeStateMachineInput{StateMachineArn: aws.String(unknownMachine)})
@@ -166,7 +166,6 @@ func TestClientErrors(t *testing.T) {
 		{"state machine of execution with unknown includedData", machineOf(running, "SOME_DATA"), "ValidationException", true},
 		{"list state machines page over 1000", listMachines(1001, ""), "ValidationException", true},
 		{"list state machines with a foreign token", listMachines(0, "not-a-token"), "InvalidToken", false},
-		{"validate an express workflow", validate(cooldownDef, sfntypes.StateMachineTypeExpress, "", 0), "ValidationException", false},
 		{"validate with unknown severity", validate(cooldownDef, "", "FATAL", 0), "ValidationException", false},
 		{"validate with over 100 results", validate(cooldownDef, "", "", 101), "ValidationException", false},
 		{"validate a definition over 1 MiB characters", validate(`"`+strings.Repeat("x", 1<<20)+`"`, "", "", 0), "ValidationException", false},

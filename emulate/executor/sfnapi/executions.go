@@ -3,6 +3,8 @@ package sfnapi
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/redrive/redrive/emulate/executor"
@@ -71,6 +73,9 @@ type dataDetails struct {
 
 func (s *server) describeExecution(ctx context.Context, in *executionArnInput) (describeExecutionOutput, error) {
 	if err := required("executionArn", in.ExecutionArn); err != nil {
+		return describeExecutionOutput{}, err
+	}
+	if err := notExpress("DescribeExecution", in.ExecutionArn); err != nil {
 		return describeExecutionOutput{}, err
 	}
 	withData, err := includeData(in.IncludedData)
@@ -206,4 +211,13 @@ func listItem(ex executor.Execution) executionListItem {
 		StartDate:       epochTime(ex.StartDate),
 		StopDate:        optionalTime(ex.StopDate),
 	}
+}
+
+// notExpress refuses op on an Express execution, which AWS records only
+// in its state machine's logs.
+func notExpress(op, arn string) error {
+	if parts := strings.Split(arn, ":"); len(parts) > 5 && parts[5] == "express" {
+		return &apiError{code: "InvalidArn", message: fmt.Sprintf("Invalid Arn: '%s': %s does not support EXPRESS executions", arn, op)}
+	}
+	return nil
 }

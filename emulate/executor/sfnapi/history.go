@@ -28,6 +28,9 @@ func (s *server) getExecutionHistory(ctx context.Context, in *getExecutionHistor
 	if err := required("executionArn", in.ExecutionArn); err != nil {
 		return getExecutionHistoryOutput{}, err
 	}
+	if err := notExpress("GetExecutionHistory", in.ExecutionArn); err != nil {
+		return getExecutionHistoryOutput{}, err
+	}
 	events, err := s.e.History(ctx, in.ExecutionArn)
 	if err != nil {
 		return getExecutionHistoryOutput{}, err

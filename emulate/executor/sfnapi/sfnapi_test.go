@@ -53,6 +53,11 @@ const (
     "Done": {"Type": "Succeed"}
   }
 }`
+
+	// callbackDef waits for a task token: a Standard state machine only.
+	callbackDef = `{"StartAt":"Wait","States":{"Wait":{"Type":"Task",
+  "Resource":"arn:aws:states:::lambda:invoke.waitForTaskToken",
+  "Parameters":{"FunctionName":"attempt","Payload":{"token.$":"$$.Task.Token"}},"End":true}}}`
 )
 
 // env is an executor behind the HTTP facade and the real sfn client.
@@ -358,4 +363,26 @@ func TestDescribeStateMachineForExecution(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, aws.ToString(meta.Definition))
 	assert.Equal(t, "redrive", aws.ToString(meta.Name))
+}
+
+// TestExpressThroughTheAPI creates an EXPRESS state machine through the
+// API: DescribeStateMachine says so, StartExecution answers an ARN under
+// "express:", and DescribeExecution and GetExecutionHistory refuse it, as
+// AWS records Express executions only in logs.
+func TestExpressThroughTheAPI(t *testing.T) {
+	v := newEnv(t)
+	ctx := t.Context()
+	created, err := v.client.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("fast"),
+		Definition: aws.String(cooldownDef), RoleArn: aws.String(roleARN), Type: sfntypes.StateMachineTypeExpress})
+	require.NoError(t, err)
+	sm, err := v.client.DescribeStateMachine(ctx, &sfn.DescribeStateMachineInput{StateMachineArn: created.StateMachineArn})
+	require.NoError(t, err)
+	assert.Equal(t, sfntypes.StateMachineTypeExpress, sm.Type)
+	started, err := v.client.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: created.StateMachineArn, Name: aws.String("x")})
+	require.NoError(t, err)
+	assert.Contains(t, aws.ToString(started.ExecutionArn), ":express:fast:x:")
+	_, err = v.client.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: started.ExecutionArn})
+	assert.ErrorContains(t, err, "DescribeExecution does not support EXPRESS executions")
+	_, err = v.client.GetExecutionHistory(ctx, &sfn.GetExecutionHistoryInput{ExecutionArn: started.ExecutionArn})
+	assert.ErrorContains(t, err, "GetExecutionHistory does not support EXPRESS executions")
 }

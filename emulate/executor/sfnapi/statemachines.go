@@ -1,6 +1,7 @@
 package sfnapi
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
@@ -52,7 +53,7 @@ func (s *server) createStateMachine(ctx context.Context, in *createStateMachineI
 	if err != nil {
 		return createStateMachineOutput{}, err
 	}
-	arn, err := s.e.CreateStateMachine(ctx, in.Name, in.Definition, in.RoleArn)
+	arn, err := s.e.CreateStateMachineOfType(ctx, in.Name, cmp.Or(executor.Type(in.Type), executor.Standard), in.Definition, in.RoleArn)
 	if err != nil {
 		return createStateMachineOutput{}, err
 	}
@@ -76,14 +77,11 @@ func (s *server) created(arn string, tags []tag) {
 }
 
 // checkType checks the type member of CreateStateMachine and
-// ValidateStateMachineDefinition: STANDARD, the default, as the local
-// executor runs no EXPRESS workflows.
+// ValidateStateMachineDefinition: STANDARD, the default, or EXPRESS.
 func checkType(typ string) error {
-	switch typ {
-	case "", "STANDARD":
+	switch executor.Type(typ) {
+	case "", executor.Standard, executor.Express:
 		return nil
-	case "EXPRESS":
-		return validation("type", "the local executor runs STANDARD workflows only")
 	}
 	return validation("type", "Member must satisfy enum value set: [STANDARD, EXPRESS]")
 }
@@ -146,7 +144,7 @@ func (s *server) describeStateMachine(ctx context.Context, in *describeStateMach
 	return describeStateMachineOutput{
 		stateMachineDetails: details(sm, withData),
 		Status:              "ACTIVE",
-		Type:                "STANDARD",
+		Type:                string(sm.Type),
 		CreationDate:        epochTime(sm.CreationDate),
 	}, nil
 }
@@ -218,7 +216,7 @@ func (s *server) listStateMachines(ctx context.Context, in *listStateMachinesInp
 	out := listStateMachinesOutput{StateMachines: make([]stateMachineListItem, len(items)), NextToken: next}
 	for i, sm := range items {
 		out.StateMachines[i] = stateMachineListItem{
-			StateMachineArn: sm.ARN, Name: sm.Name, Type: "STANDARD", CreationDate: epochTime(sm.CreationDate),
+			StateMachineArn: sm.ARN, Name: sm.Name, Type: string(sm.Type), CreationDate: epochTime(sm.CreationDate),
 		}
 	}
 	return out, nil
