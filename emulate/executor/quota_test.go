@@ -121,16 +121,8 @@ func TestLambdaConcurrencyRefusesInvocationsPastTheLimit(t *testing.T) {
 	}}
 	account := quota.NewAccount(quota.Profile{Name: "test", Limits: map[quota.Name]int{quota.LambdaConcurrency: 1}})
 	e := New(Options{Invoker: LimitConcurrency(slow, account)})
-	ctx := context.Background()
-	arn, err := e.CreateStateMachine(ctx, "m", asltest.Wrap(invokeTask("slow", `,"End":true`)), "")
-	require.NoError(t, err)
-	var arns []string
-	for range 2 {
-		x, err := e.StartExecution(ctx, arn, "", `{}`)
-		require.NoError(t, err)
-		arns = append(arns, x.ARN)
-	}
-	require.NoError(t, e.Run(ctx))
+	arns := startN(t, e, "slow", 2)
+	require.NoError(t, e.Run(t.Context()))
 	first, _ := describe(t, e, arns[0])
 	second, _ := describe(t, e, arns[1])
 	assert.Equal(t, Succeeded, first.Status)
