@@ -133,21 +133,15 @@ func (s *eventSource) poll(ctx context.Context, at time.Time) {
 // scheduleNext wakes the source when the earliest message left on the
 // queue becomes visible; with none left it stays idle.
 func (s *eventSource) scheduleNext() error {
-	msgs, err := s.server.Messages(s.queueName)
+	due, err := s.server.NextDue(s.queueName)
 	if err != nil {
 		return err
 	}
-	var next time.Time
-	for _, m := range msgs {
-		due := m.VisibleAt
-		if m.State == sqslocal.StateVisible {
-			// Visible yet not received just now: poll again a second
-			// later, as the mapping's pollers would, rather than spin.
-			due = s.exec.Now().Add(time.Second)
-		}
-		if next.IsZero() || due.Before(next) {
-			next = due
-		}
+	next := due.Next
+	if soon := s.exec.Now().Add(time.Second); due.Visible && (next.IsZero() || soon.Before(next)) {
+		// Visible yet not received just now: poll again a second later,
+		// as the mapping's pollers would, rather than spin.
+		next = soon
 	}
 	if !next.IsZero() {
 		s.wake(next)

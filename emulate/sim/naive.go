@@ -30,6 +30,11 @@ type NaiveBackoff struct{}
 // Name implements Strategy.
 func (NaiveBackoff) Name() string { return "naive backoff" }
 
+// naiveRetryAfter is when the naive starter tries a refused start again:
+// the DLQ's visibility timeout, after which its event source receives the
+// message again.
+const naiveRetryAfter = 30 * time.Second
+
 // naiveConsumer is the consumer's function name in the naive run.
 const naiveConsumer = "consumer"
 
@@ -136,8 +141,8 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 	var startErr error
 	for _, m := range msgs {
 		// The input is made as the message arrives, not all up front. A
-		// start the account's quotas refuse is tried again a second
-		// later, as an event source would.
+		// start the account's quotas refuse is tried again once the
+		// message is visible again, as with an SQS event source.
 		var start func(ctx context.Context)
 		start = func(ctx context.Context) {
 			input, err := json.Marshal(events.SQSEvent{Records: []events.SQSMessage{m.Event()}})
@@ -145,7 +150,7 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 				_, err = exec.StartExecution(ctx, sm, m.ID, string(input))
 			}
 			if quotaRefused(err) {
-				exec.At(exec.Now().Add(time.Second), start)
+				exec.At(exec.Now().Add(naiveRetryAfter), start)
 				return
 			}
 			mu.Lock()

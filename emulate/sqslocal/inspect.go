@@ -98,6 +98,31 @@ func (s *Server) Messages(name string) ([]Message, error) {
 	})
 }
 
+// Due is what a poller of a queue needs to know to poll again in time.
+type Due struct {
+	// Visible says a message can be received now.
+	Visible bool
+	// Next is the earliest time a delayed or in-flight message becomes
+	// visible; zero when none will.
+	Next time.Time
+}
+
+// NextDue reads queue name's Due without copying its messages.
+func (s *Server) NextDue(name string) (Due, error) {
+	return inspect(s, name, func(q *queue, now time.Time) Due {
+		var d Due
+		for _, m := range q.messages {
+			switch {
+			case m.state(now) == StateVisible:
+				d.Visible = true
+			case d.Next.IsZero() || m.visibleAt.Before(d.Next):
+				d.Next = m.visibleAt
+			}
+		}
+		return d
+	})
+}
+
 // cloneAttributes deep-copies attributes, so a snapshot shares no bytes
 // with the queue.
 func cloneAttributes(attrs map[string]MessageAttribute) map[string]MessageAttribute {
