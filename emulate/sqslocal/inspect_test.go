@@ -49,6 +49,10 @@ func TestInspectMessagesAndDepth(t *testing.T) {
 	assert.Equal(t, []sqslocal.MessageState{sqslocal.StateVisible, sqslocal.StateDelayed}, []sqslocal.MessageState{msgs[1].State, msgs[2].State})
 	assert.Equal(t, epoch.Add(61*time.Second), msgs[2].VisibleAt)
 
+	due, err := srv.NextDue(q.Name)
+	require.NoError(t, err)
+	assert.Equal(t, sqslocal.Due{Visible: true, Next: epoch.Add(11 * time.Second)}, due, "one visible; the in-flight one is next")
+
 	// A snapshot is a copy: changing it changes nothing on the queue.
 	msgs[0].Attributes["k"] = sqslocal.MessageAttribute{DataType: "String", StringValue: "changed"}
 	msgs[0].Attributes["b"].BinaryValue[0] = 9
@@ -73,6 +77,8 @@ func TestInspectUnknownQueue(t *testing.T) {
 	assert.ErrorIs(t, err, sqslocal.ErrQueueNotFound)
 	assert.Contains(t, err.Error(), `"nope"`)
 	_, err = srv.Depth("nope")
+	assert.ErrorIs(t, err, sqslocal.ErrQueueNotFound)
+	_, err = srv.NextDue("nope")
 	assert.ErrorIs(t, err, sqslocal.ErrQueueNotFound)
 }
 
