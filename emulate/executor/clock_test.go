@@ -150,11 +150,11 @@ func TestRegistryTimeoutOnTheExecutorsClock(t *testing.T) {
 	reg := NewRegistry()
 	e := New(Options{Invoker: reg})
 	var deadline time.Time
-	require.NoError(t, reg.Register("slow", func(ctx context.Context, in map[string]any) (map[string]any, error) {
+	require.NoError(t, reg.RegisterFunction("slow", func(ctx context.Context, in map[string]any) (map[string]any, error) {
 		deadline, _ = e.Deadline(ctx)
 		e.Sleep(ctx, 2*time.Minute)
 		return in, nil
-	}, Timeout(time.Minute)))
+	}, Function{Timeout: time.Minute}))
 	start := e.Now()
 	arn := startCallback(t, e, asltest.Wrap(invokeTask("slow", `,"End":true`)), `{}`)
 	x, _ := describe(t, e, arn)

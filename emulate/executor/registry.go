@@ -57,15 +57,14 @@ type hostedFunction struct {
 	timeout  time.Duration // 0: none
 }
 
-// FunctionOption configures a hosted function.
-type FunctionOption func(*hostedFunction)
-
-// Timeout gives the function Lambda's timeout d: its handler's context
-// ends at d on the executor's clock (the wall clock when it is invoked
-// outside an execution), and an invocation that runs past it fails as
-// Lambda's do, with Sandbox.Timedout.
-func Timeout(d time.Duration) FunctionOption {
-	return func(f *hostedFunction) { f.timeout = d }
+// Function is a hosted function's configuration, as Lambda's; the zero
+// value is a function without a timeout.
+type Function struct {
+	// Timeout is Lambda's timeout: the handler's context ends at it on
+	// the executor's clock (the wall clock when it is invoked outside an
+	// execution), and an invocation that runs past it fails as Lambda's
+	// do, with Sandbox.Timedout. Zero: none.
+	Timeout time.Duration
 }
 
 // functionRef is a parsed FunctionName.
@@ -85,8 +84,14 @@ func NewRegistry() *Registry {
 // is anything aws-lambda-go's lambda.NewHandler accepts; a function of a
 // signature it rejects fails every invocation with aws-lambda-go's own
 // error, as it would in Lambda. An unqualified registration serves every
-// qualifier that has no registration of its own.
-func (r *Registry) Register(name string, handler any, opts ...FunctionOption) error {
+// qualifier that has no registration of its own. It is RegisterFunction
+// with no configuration.
+func (r *Registry) Register(name string, handler any) error {
+	return r.RegisterFunction(name, handler, Function{})
+}
+
+// RegisterFunction is Register of a function configured by fn.
+func (r *Registry) RegisterFunction(name string, handler any, fn Function) error {
 	ref, err := parseFunctionName(name)
 	if err != nil {
 		return fmt.Errorf("register %q: %w", name, err)
@@ -97,10 +102,10 @@ func (r *Registry) Register(name string, handler any, opts ...FunctionOption) er
 	if _, ok := handler.(lambda.Handler); !ok && reflect.TypeOf(handler).Kind() != reflect.Func {
 		return fmt.Errorf("register %q: handler is a %T, not a function or lambda.Handler", name, handler)
 	}
-	f := &hostedFunction{}
-	for _, o := range opts {
-		o(f)
+	if fn.Timeout < 0 {
+		return fmt.Errorf("register %q: timeout %v is negative", name, fn.Timeout)
 	}
+	f := &hostedFunction{timeout: fn.Timeout}
 	f.handlers.New = func() any { return lambda.NewHandler(handler) }
 	r.mu.Lock()
 	r.functions[ref.key()] = f

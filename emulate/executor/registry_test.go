@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/aws/aws-lambda-go/lambdacontext"
@@ -299,6 +300,8 @@ func TestRegistryRegisterRejects(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
+	err := NewRegistry().RegisterFunction("fn", func() error { return nil }, Function{Timeout: -time.Second})
+	assert.EqualError(t, err, `register "fn": timeout -1s is negative`)
 }
 
 func TestRegistryReplacesHandler(t *testing.T) {

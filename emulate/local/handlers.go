@@ -59,11 +59,11 @@ func (s *Stack) register() error {
 	hosted := s.Handlers.ByName()
 	hosted[FunctionConsumer] = typedhandler.New(s.Target.Handle)
 	for name, h := range hosted {
-		var opts []executor.FunctionOption
+		var fn executor.Function
 		if name == FunctionAttempt {
-			opts = append(opts, executor.Timeout(s.opts.AttemptTimeout))
+			fn.Timeout = s.opts.AttemptTimeout
 		}
-		if err := s.Registry.Register(name, h, opts...); err != nil {
+		if err := s.Registry.RegisterFunction(name, h, fn); err != nil {
 			return fmt.Errorf("local: %w", err)
 		}
 	}
