@@ -186,8 +186,8 @@ func (c *replayCall) validate(h host, set map[string]bool, since, until string) 
 	switch {
 	case !p.Filter.Since.IsZero() && !p.Filter.Until.IsZero() && !p.Filter.Since.Before(p.Filter.Until):
 		return fmt.Errorf("--since %s is not before --until %s", p.Filter.Since.Format(time.RFC3339), p.Filter.Until.Format(time.RFC3339))
-	case !p.Resume && (math.IsNaN(p.Rate) || p.Rate <= 0 || p.Rate > replay.MaxRate):
-		return fmt.Errorf("--rate %v: want more than 0 and at most %d messages per second", p.Rate, replay.MaxRate)
+	case !p.Resume && replay.CheckRate(p.Rate) != nil:
+		return fmt.Errorf("--rate %v: want from %g to %d messages per second", p.Rate, replay.MinRate, replay.MaxRate)
 	case strings.TrimSpace(c.config.ParkingLotURL) == "":
 		return fmt.Errorf("--parking-lot-url is required (or set %s)", envParkingLotURL)
 	case strings.TrimSpace(c.config.DLQURL) == "":

@@ -40,7 +40,20 @@ const (
 	// faster than this is a bulk move, which the DLQ's starter would meet
 	// as one.
 	MaxRate = 1000
+	// MinRate bounds Rate from below: one message every 100 seconds is
+	// slower than any replay needs, and keeps every pause (1/Rate) and
+	// every estimate of a lot's sending time far inside a time.Duration.
+	MinRate = 0.01
 )
+
+// CheckRate reports a replay rate, in messages per second, that is not
+// from MinRate to MaxRate.
+func CheckRate(rate float64) error {
+	if math.IsNaN(rate) || rate < MinRate || rate > MaxRate {
+		return fmt.Errorf("replay: rate %v: want from %g to %d messages per second", rate, MinRate, MaxRate)
+	}
+	return nil
+}
 
 // ErrInFlightQuota says a scan stopped at SQS's quota of messages in
 // flight (about 120,000 per standard queue): it could hide no more. A run
@@ -192,8 +205,10 @@ func (p Plan) Check() error {
 		return errors.New("replay: a dry run cannot resume a replay")
 	case p.Resume && (p.Rate != 0 || !isZero(p.Filter)):
 		return errors.New("replay: a resume takes its filter and rate from the replay's record")
-	case math.IsNaN(p.Rate) || p.Rate < 0 || p.Rate > MaxRate:
-		return fmt.Errorf("replay: rate %v: want more than 0 and at most %d messages per second", p.Rate, MaxRate)
+	case p.Rate != 0: // 0 is DefaultRate
+		if err := CheckRate(p.Rate); err != nil {
+			return err
+		}
 	}
 	return p.Filter.Validate()
 }
@@ -250,6 +265,9 @@ func (r *Replayer) Run(ctx context.Context, plan Plan) (Result, error) {
 		var err error
 		if entry, err = r.journal.Resume(ctx, plan.ID, plan.Actor, now, lease); err != nil {
 			return Result{}, err
+		}
+		if err := CheckRate(entry.Rate); err != nil {
+			return Result{}, fmt.Errorf("replay %s: its record's %w", plan.ID, err)
 		}
 	} else {
 		entry = Entry{ID: plan.ID, Actor: plan.Actor, LastActor: plan.Actor, Filter: plan.Filter, DryRun: plan.DryRun,

@@ -359,12 +359,14 @@ func TestPlanErrors(t *testing.T) {
 	e := newEnv(t)
 	r := e.replayer(t)
 	tests := map[string]replay.Plan{
-		"no replay id":              {Actor: "ops"},
-		"no actor":                  {ID: "r"},
-		"rate -1":                   {ID: "r", Actor: "ops", Rate: -1},
-		"a dry run cannot resume":   {ID: "r", Actor: "ops", Resume: true, DryRun: true},
-		"takes its filter and rate": {ID: "r", Actor: "ops", Resume: true, Filter: replay.Filter{Breaker: "x"}},
-		"is not before until":       {ID: "r", Actor: "ops", Filter: replay.Filter{Since: t0, Until: t0}},
+		"no replay id":               {Actor: "ops"},
+		"no actor":                   {ID: "r"},
+		"rate -1":                    {ID: "r", Actor: "ops", Rate: -1},
+		"rate 1e-10: want from 0.01": {ID: "r", Actor: "ops", Rate: 1e-10}, // its pause, 1/rate, would overflow a Duration
+		"rate 1001":                  {ID: "r", Actor: "ops", Rate: 1001},
+		"a dry run cannot resume":    {ID: "r", Actor: "ops", Resume: true, DryRun: true},
+		"takes its filter and rate":  {ID: "r", Actor: "ops", Resume: true, Filter: replay.Filter{Breaker: "x"}},
+		"is not before until":        {ID: "r", Actor: "ops", Filter: replay.Filter{Since: t0, Until: t0}},
 	}
 	for want, plan := range tests {
 		_, err := r.Run(t.Context(), plan)
