@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 )
 
@@ -70,6 +71,13 @@ func decodeEnvelope(data []byte) (envelope, error) {
 	}
 	if _, err := decodeLineage(env.Lineage); err != nil {
 		return envelope{}, fmt.Errorf("lineage: %w", err)
+	}
+	// What is unwrapped must be a message SQS takes back (into the
+	// parking lot, say): one it would refuse is no envelope of ours.
+	for _, name := range slices.Sorted(maps.Keys(env.MessageAttributes)) {
+		if err := env.MessageAttributes[name].Check(); err != nil {
+			return envelope{}, fmt.Errorf("message attribute %q: %w", name, err)
+		}
 	}
 	return env, nil
 }

@@ -96,6 +96,13 @@ func TestUnwrapMalformedEnvelope(t *testing.T) {
 		{name: "bad lineage", body: `{"redriveEnvelope":1,"body":"b","lineage":{"attempt":1}}`, problem: "lineage: originId is missing"},
 		{name: "body not a string", body: `{"redriveEnvelope":1,"body":{"order":1},` + lineage + `}`, problem: "cannot unmarshal"},
 		{name: "bad attributes", body: `{"redriveEnvelope":1,"body":"b","messageAttributes":[1],` + lineage + `}`, problem: "cannot unmarshal"},
+		// What SQS would refuse, as the parking lot would: never unwrapped.
+		{name: "an attribute without a value", body: `{"redriveEnvelope":1,"body":"b","messageAttributes":{"k":{"dataType":"String"}},` + lineage + `}`,
+			problem: `message attribute "k": String attribute without a value`},
+		{name: "a binary attribute without a value", body: `{"redriveEnvelope":1,"body":"b","messageAttributes":{"k":{"dataType":"Binary.raw"}},` + lineage + `}`,
+			problem: `message attribute "k": Binary.raw attribute without a value`},
+		{name: "an attribute of an unknown type", body: `{"redriveEnvelope":1,"body":"b","messageAttributes":{"k":{"dataType":"Text","stringValue":"v"}},` + lineage + `}`,
+			problem: `message attribute "k": data type "Text" is not String, Number or Binary`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package message
 
 import (
+	"fmt"
 	"maps"
 	"strings"
 
@@ -39,6 +40,18 @@ type Attribute struct {
 // type, custom suffix or not.
 func (a Attribute) IsString() bool {
 	return baseType(a.DataType) == "String" || baseType(a.DataType) == "Number"
+}
+
+// Check reports an attribute SQS would refuse: a data type that is not
+// String, Number or Binary (a custom suffix allowed), or no value.
+func (a Attribute) Check() error {
+	switch base := baseType(a.DataType); {
+	case base != "String" && base != "Number" && base != "Binary":
+		return fmt.Errorf("data type %q is not String, Number or Binary", a.DataType)
+	case base == "Binary" && len(a.BinaryValue) == 0, base != "Binary" && a.StringValue == "":
+		return fmt.Errorf("%s attribute without a value", a.DataType)
+	}
+	return nil
 }
 
 func baseType(dataType string) string {

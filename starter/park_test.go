@@ -104,6 +104,11 @@ func TestMalformedLineageIsParkedAsPoison(t *testing.T) {
 		{"no origin", record("m-1", "payload", map[string]string{"redrive": `{"attempt":2}`, "tenant": "acme"}), "originId is missing", `{"attempt":2}`},
 		{"binary", binaryLineage(record("m-1", "payload", map[string]string{"tenant": "acme"})), `data type "Binary", want String`, "AQI="},
 		{"a broken envelope", record("m-1", `{"redriveEnvelope":1,"body":"payload"}`, map[string]string{"tenant": "acme"}), "envelope of message \"m-1\"", ""},
+		// An envelope whose attribute SQS would refuse is parked as it
+		// came, the envelope its body: unwrapped, the lot would refuse it.
+		{"an envelope attribute without a value", record("m-1",
+			`{"redriveEnvelope":1,"body":"payload","messageAttributes":{"k":{"dataType":"String"}},"lineage":{"originId":"m-1","attempt":1}}`,
+			map[string]string{"tenant": "acme"}), `message attribute "k": String attribute without a value`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
