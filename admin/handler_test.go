@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -189,6 +190,10 @@ func TestInvalidRequests(t *testing.T) {
 			[]admin.Problem{{"untill", "unknown field; want command, breaker, reason, until, actor, rule, id, replay"}}},
 		{"value not a string", `{"request": {"command": "open", "breaker": "orders", "reason": "r", "until": 3600}, "executionName": "x"}`,
 			[]admin.Problem{{"until", "want a string"}}},
+		{"a reason over 512 bytes", `{"request": {"command": "open", "breaker": "orders", "reason": "` + strings.Repeat("x", 513) + `"}, "executionName": "x"}`,
+			[]admin.Problem{{"reason", "513 bytes, want at most 512"}}},
+		{"an actor over 512 bytes", `{"request": {"command": "reset", "breaker": "orders", "reason": "r", "actor": "` + strings.Repeat("a", 600) + `"}, "executionName": "x"}`,
+			[]admin.Problem{{"actor", "600 bytes, want at most 512"}}},
 		{"no actor and no execution name", `{"request": {"command": "reset", "breaker": "orders", "reason": "r"}}`,
 			[]admin.Problem{{"actor", "required when the input has no executionName to default it from"}}},
 		{"every problem at once", `{"request": {"command": "open", "until": "soon", "extra": true}, "executionName": "x"}`,

@@ -3,6 +3,7 @@ package admin
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -134,6 +135,19 @@ const actorRequired = "required when the input has no executionName to default i
 
 // actor is who made the request: its actor, else
 // "execution:<execution name>"; "" without either.
+// MaxText bounds an actor and a reason, in bytes: they are kept on the
+// breaker row or with a rule and its audit trail, and shown in every
+// output, which Step Functions bounds to 256 KiB.
+const MaxText = rules.MaxText
+
+// tooLong names a text over MaxText; "" when it is not.
+func tooLong(s string) string {
+	if len(s) <= MaxText {
+		return ""
+	}
+	return fmt.Sprintf("%d bytes, want at most %d", len(s), MaxText)
+}
+
 func (in Input) actor() string {
 	if a := strings.TrimSpace(in.Request.Actor); a != "" || in.ExecutionName == "" {
 		return a
@@ -199,6 +213,9 @@ func parse(in Input, now time.Time) (parsed, error) {
 	if changes && p.change.Reason == "" {
 		fail("reason", "required for "+r.Command+": it is kept on the breaker for the audit trail")
 	}
+	if problem := tooLong(p.change.Reason); problem != "" {
+		fail("reason", problem)
+	}
 	if r.Until != "" {
 		until, problem := parseUntil(r.Until, p.change.Kind, now)
 		if problem != "" {
@@ -209,6 +226,9 @@ func parse(in Input, now time.Time) (parsed, error) {
 	p.change.Actor = in.actor()
 	if changes && p.change.Actor == "" {
 		fail("actor", actorRequired)
+	}
+	if problem := tooLong(p.change.Actor); problem != "" {
+		fail("actor", problem)
 	}
 
 	if len(problems) > 0 {

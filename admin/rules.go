@@ -97,6 +97,12 @@ func parseRule(in Input, now time.Time) (ruleCommand, error) {
 			fail("actor", actorRequired)
 		}
 	}
+	if problem := tooLong(c.reason); problem != "" {
+		fail("reason", problem)
+	}
+	if problem := tooLong(c.actor); problem != "" {
+		fail("actor", problem)
+	}
 	if len(problems) > 0 {
 		sortProblems(problems)
 		return ruleCommand{}, &InvalidCommand{Problems: problems}

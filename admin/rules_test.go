@@ -1,6 +1,8 @@
 package admin_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,4 +118,21 @@ func TestInvalidRuleCommandsNameEveryProblem(t *testing.T) {
 			assert.Equal(t, tt.want, f.problemsOf(t, tt.request))
 		})
 	}
+}
+
+// TestOversizeTextIsRefusedBeforeAnyWrite adds a rule with a 130 KiB
+// reason, then removes one with an oversize actor: each is an
+// *InvalidCommand naming the field, and no rule was written, so an
+// operator never sees a failure while a rule is in force.
+func TestOversizeTextIsRefusedBeforeAnyWrite(t *testing.T) {
+	f := withRules(newFixture(t, nil))
+	long := strings.Repeat("x", 130<<10)
+	assert.Equal(t, []admin.Problem{{Field: "reason", Problem: fmt.Sprintf("%d bytes, want at most %d", len(long), admin.MaxText)}},
+		f.problemsOf(t, `{"command": "rule-add", "reason": "`+long+`", "rule": {"on": "breaker", "equals": "orders", "action": "hold"}}`))
+	assert.Equal(t, []admin.Problem{{Field: "actor", Problem: fmt.Sprintf("%d bytes, want at most %d", 513, admin.MaxText)}},
+		f.problemsOf(t, `{"command": "rule-remove", "id": "r1", "reason": "r", "actor": "`+strings.Repeat("a", 513)+`"}`))
+	out, err := f.command(t, admin.Request{Command: admin.CommandRuleList})
+	require.NoError(t, err)
+	assert.Empty(t, out.Rules, "nothing was written")
+	assert.Empty(t, out.Audit)
 }
