@@ -478,8 +478,8 @@ func (h *Handler) tableFailed(doc message.Document, cfg Config, t tableTrouble, 
 	}
 	if now.Sub(doc.TableSince) >= cfg.TableRetryBudget {
 		doc.Next = message.NextPark
-		doc.ParkReason = fmt.Sprintf("table unavailable: the table has failed this message's Attempts since %s, past TABLE_RETRY_BUDGET (%s): %s",
-			doc.TableSince.UTC().Format(time.RFC3339), cfg.TableRetryBudget, unavailable.Error())
+		doc.ParkReason = message.BoundReason(fmt.Sprintf("table unavailable: the table has failed this message's Attempts since %s, past TABLE_RETRY_BUDGET (%s): %s",
+			doc.TableSince.UTC().Format(time.RFC3339), cfg.TableRetryBudget, unavailable.Error()))
 		return doc, nil
 	}
 	return h.wait(doc, min(tableWait, cfg.TableRetryBudget)), nil
@@ -510,18 +510,18 @@ func (h *Handler) next(doc message.Document, done delivery.Record, row breaker.R
 		ErrorType: done.ErrorType, Message: done.Message, BreakerState: doc.BreakerState}
 	doc.AddFailure(failure)
 	if done.ErrorType == ErrorTypeUnknownOutcome {
-		doc.Next, doc.ParkReason = message.NextPark, "unknown outcome: "+done.Message
+		doc.Next, doc.ParkReason = message.NextPark, message.BoundReason("unknown outcome: "+done.Message)
 		return doc
 	}
 	if done.Outcome == breaker.Poison {
 		h.Metrics.Count(key, telemetry.Poison, 1)
-		doc.Next, doc.ParkReason = message.NextPark, "poison: "+describe(failure)
+		doc.Next, doc.ParkReason = message.NextPark, message.BoundReason("poison: "+describe(failure))
 		return doc
 	}
 	h.Metrics.Count(key, telemetry.Transient, 1)
 	if doc.Tries >= cfg.MaxAttempts {
 		doc.Next = message.NextPark
-		doc.ParkReason = fmt.Sprintf("exhausted: %d attempts, last error %s", doc.Tries, describe(failure))
+		doc.ParkReason = message.BoundReason(fmt.Sprintf("exhausted: %d attempts, last error %s", doc.Tries, describe(failure)))
 		return doc
 	}
 	if row.State != breaker.Closed && row.State != breaker.ForcedClosed {
@@ -559,7 +559,7 @@ func (h *Handler) route(doc message.Document, v rules.Verdict, cfg Config) (_ me
 	case v.Quarantine != nil:
 		h.Metrics.Count(key, telemetry.Quarantined, 1)
 		doc.HeldBy, doc.Decision = "", message.DecisionQuarantine
-		doc.Next, doc.ParkReason = message.NextPark, "quarantined: "+v.Quarantine.Describe()
+		doc.Next, doc.ParkReason = message.NextPark, message.BoundReason("quarantined: "+v.Quarantine.Describe())
 		return doc, true
 	case v.Hold != nil:
 		h.Metrics.Count(key, telemetry.Held, 1)

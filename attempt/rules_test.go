@@ -3,6 +3,8 @@ package attempt_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,4 +84,27 @@ func TestQuarantineParksAndDelayLengthensTheBackoff(t *testing.T) {
 	assert.Equal(t, message.NextWait, doc.Next)
 	assert.Equal(t, 3600, doc.WaitSeconds, "the rule's hour, not the backoff's seconds")
 	assert.Equal(t, 1, f.target.calls())
+}
+
+// TestAQuarantineOfTheLargestRuleKeepsTheDocumentSmall quarantines by a
+// rule at its documented limits (rules.MaxValues values of rules.MaxText
+// bytes, about 50 KB when described): the park reason is cut to
+// message.MaxParkReason and says so, so the Attempt's output stays far
+// inside Step Functions' payload limit.
+func TestAQuarantineOfTheLargestRuleKeepsTheDocumentSmall(t *testing.T) {
+	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
+	values := []string{"orders"}
+	for i := len(values); i < rules.MaxValues; i++ {
+		values = append(values, fmt.Sprintf("%03d", i)+strings.Repeat("v", rules.MaxText-3))
+	}
+	big := rules.Rule{ID: "r9", Spec: rules.Spec{On: "breaker", In: values, Action: rules.Quarantine}}
+	require.Greater(t, len(big.Describe()), 40<<10, "the rule described is large")
+	f.handler.Rules = ruleSet(big)
+	doc, err := f.run(t, newDocument("orders"))
+	require.NoError(t, err)
+	assert.Equal(t, message.NextPark, doc.Next)
+	assert.LessOrEqual(t, len(doc.ParkReason), message.MaxParkReason)
+	assert.True(t, strings.HasPrefix(doc.ParkReason, "quarantined: "), doc.ParkReason[:40])
+	assert.True(t, strings.HasSuffix(doc.ParkReason, "(truncated)"), "marked as cut")
+	assert.Zero(t, f.target.calls())
 }

@@ -112,6 +112,24 @@ func appendFailure(history []Failure, f Failure) []Failure {
 	return append(out, f)
 }
 
+// MaxParkReason bounds a document's ParkReason, in bytes: a reason quotes
+// what it can (an error, a rule), and every field a task adds to a
+// document must stay small, or the execution would pass Step Functions'
+// payload limit.
+const MaxParkReason = 1 << 10
+
+// truncatedMark ends a park reason that was cut.
+const truncatedMark = " … (truncated)"
+
+// BoundReason is a park reason within MaxParkReason: reason as it is, or
+// cut, without splitting a UTF-8 sequence, and marked as cut.
+func BoundReason(reason string) string {
+	if len(reason) <= MaxParkReason {
+		return reason
+	}
+	return Truncate(reason, MaxParkReason-len(truncatedMark)) + truncatedMark
+}
+
 // Truncate cuts s to at most max bytes without splitting a UTF-8 sequence.
 func Truncate(s string, max int) string {
 	if len(s) <= max {

@@ -272,3 +272,13 @@ func TestRoomIDTellsApartMessagesOfOneLineage(t *testing.T) {
 	assert.NotEqual(t, a.RoomID(), b.RoomID())
 	assert.Equal(t, "m-1#2#"+a.MessageTag(), a.RoomID())
 }
+
+func TestBoundReason(t *testing.T) {
+	assert.Equal(t, "poison: bad", message.BoundReason("poison: bad"), "a short reason as it is")
+	long := "quarantined: " + strings.Repeat("é", message.MaxParkReason)
+	got := message.BoundReason(long)
+	assert.LessOrEqual(t, len(got), message.MaxParkReason)
+	assert.True(t, utf8.ValidString(got), "no sequence split")
+	assert.True(t, strings.HasPrefix(got, "quarantined: éé"))
+	assert.True(t, strings.HasSuffix(got, " … (truncated)"))
+}

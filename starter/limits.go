@@ -15,10 +15,12 @@ const StepFunctionsPayloadLimit = 256 << 10
 //     32,768 characters of Cause, 32 KiB;
 //   - the lambda:invoke result the Attempt's output is cut from
 //     (Payload plus SdkHttpMetadata, headers and status), about 2 KiB;
+//   - the park reason, at most message.MaxParkReason (1 KiB), whatever it
+//     quotes (a rule at its limits describes itself in about 50 KB);
 //   - the Attempt's result fields, the Park and Continue wrappers and the
 //     execution ARN, under 1 KiB.
 //
-// That is about 40 KiB; 48 KiB leaves a margin for escaping.
+// That is about 41 KiB; 48 KiB leaves a margin for escaping.
 const InputHeadroom = 48 << 10
 
 // MaxInputBytes is the largest execution input the starter starts; a

@@ -58,11 +58,11 @@ func (h *Handler) process(ctx context.Context, p prepared, paced bool) error {
 		doc.AddFailure(returnFailure(now, doc.Attempt-1))
 	}
 	if err := doc.Validate(); err != nil {
-		doc.ParkReason = "poison: " + strings.ReplaceAll(err.Error(), "\n", "; ")
+		doc.ParkReason = message.BoundReason("poison: " + strings.ReplaceAll(err.Error(), "\n", "; "))
 		return h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
 	}
 	if rule := h.quarantine(ctx, doc); rule != nil {
-		doc.ParkReason = "quarantined: " + rule.Describe()
+		doc.ParkReason = message.BoundReason("quarantined: " + rule.Describe())
 		h.Metrics.Count(doc.BreakerKey, telemetry.Quarantined, 1)
 		return h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
 	}
@@ -72,8 +72,8 @@ func (h *Handler) process(ctx context.Context, p prepared, paced bool) error {
 		return fmt.Errorf("starter: encode document of %q: %w", msg.ID, err)
 	}
 	if len(input) > MaxInputBytes {
-		doc.ParkReason = fmt.Sprintf("oversize: %d bytes exceeds the %d-byte limit on an execution input (Step Functions' %d less %d of headroom)",
-			len(input), MaxInputBytes, StepFunctionsPayloadLimit, InputHeadroom)
+		doc.ParkReason = message.BoundReason(fmt.Sprintf("oversize: %d bytes exceeds the %d-byte limit on an execution input (Step Functions' %d less %d of headroom)",
+			len(input), MaxInputBytes, StepFunctionsPayloadLimit, InputHeadroom))
 		return h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
 	}
 
@@ -91,7 +91,7 @@ func (h *Handler) process(ctx context.Context, p prepared, paced bool) error {
 		return nil
 	}
 	if invalid, ok := errors.AsType[*sfntypes.InvalidExecutionInput](err); ok {
-		doc.ParkReason = "poison: Step Functions refused the execution input: " + invalid.ErrorMessage()
+		doc.ParkReason = message.BoundReason("poison: Step Functions refused the execution input: " + invalid.ErrorMessage())
 		return h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
 	}
 	if err != nil {
