@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -122,10 +123,17 @@ func (f Reader) signed(name string, required bool, bits int) int64 {
 		return 0
 	}
 	v, err := strconv.ParseInt(s, 10, bits)
-	if err != nil {
-		f.Fail(name, "want a %d-bit integer, got %q", bits, s)
+	if err == nil {
+		return v
 	}
-	return v
+	// An emulator that evaluates update expressions in float64 may write
+	// a whole number in a float's form ("1.7e+12"): read it as the integer
+	// it is, as the journal's decoder did before this codec.
+	if x, ferr := strconv.ParseFloat(s, 64); ferr == nil && x == math.Trunc(x) && math.Abs(x) < math.Ldexp(1, bits-1) {
+		return int64(x)
+	}
+	f.Fail(name, "want a %d-bit integer, got %q", bits, s)
+	return 0
 }
 
 // Int64 reads an integer N attribute.
