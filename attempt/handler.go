@@ -521,7 +521,7 @@ func (h *Handler) next(doc message.Document, done delivery.Record, row breaker.R
 	h.Metrics.Count(key, telemetry.Transient, 1)
 	if doc.Tries >= cfg.MaxAttempts {
 		doc.Next = message.NextPark
-		doc.ParkReason = message.BoundReason(fmt.Sprintf("exhausted: %d attempts, last error %s", doc.Tries, describe(failure)))
+		doc.ParkReason = message.BoundReason(exhaustedReason(doc.Tries, failure))
 		return doc
 	}
 	if row.State != breaker.Closed && row.State != breaker.ForcedClosed {
@@ -625,6 +625,18 @@ func verdictOf(t breaker.Ticket) breaker.Verdict {
 		return breaker.Canary
 	}
 	return breaker.Proceed
+}
+
+// exhaustedReason is the park reason of a message whose tries ran out.
+// A last try that timed out may have been processed by a consumer that
+// carried on past its deadline: its class, "timed out", keeps it apart
+// from the exhausted, so that a person checks before replaying it.
+func exhaustedReason(tries int, last message.Failure) string {
+	if last.ErrorType == target.ErrorTimeout {
+		return fmt.Sprintf("timed out: %d attempts, the last past its deadline, so the consumer may have processed it: check before replaying; last error %s",
+			tries, describe(last))
+	}
+	return fmt.Sprintf("exhausted: %d attempts, last error %s", tries, describe(last))
 }
 
 // describe is a failure as "<errorType>: <message>", either part omitted

@@ -18,6 +18,7 @@ import (
 	"github.com/redrive/redrive/delivery/target"
 	"github.com/redrive/redrive/lambda/telemetry"
 	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/park/lotindex"
 )
 
 func TestHealthyDeliveryIsDone(t *testing.T) {
@@ -45,6 +46,26 @@ func TestHealthyDeliveryIsDone(t *testing.T) {
 	assert.Equal(t, delivery.Completed, rec.Status)
 	assert.Equal(t, breaker.Success, rec.Outcome)
 	assert.Equal(t, map[telemetry.Name]int64{telemetry.Delivered: 1}, f.counts(t))
+}
+
+// TestTimedOutCallsParkApart times out every try: the message is parked
+// as "timed out", not "exhausted", saying the consumer may have processed
+// it, so a person checks before replaying it (the lot's index and replay
+// group by that class).
+func TestTimedOutCallsParkApart(t *testing.T) {
+	timeout := target.Result{Outcome: breaker.Transient, ErrorType: target.ErrorTimeout, Message: "context deadline exceeded"}
+	f := newFixture(t, options{policy: neverTrips, config: testConfig}, timeout)
+	doc := newDocument("orders")
+	for doc.Next != message.NextPark {
+		var err error
+		doc, err = f.run(t, doc)
+		require.NoError(t, err)
+		f.clock.Advance(time.Duration(doc.WaitSeconds) * time.Second)
+	}
+	assert.Equal(t, "timed out: 5 attempts, the last past its deadline, so the consumer may have processed it: "+
+		"check before replaying; last error Timeout: context deadline exceeded", doc.ParkReason)
+	assert.Equal(t, "timed out", lotindex.ReasonClass(doc.ParkReason))
+	assert.Equal(t, 5, f.target.calls())
 }
 
 func TestTransientBacksOffThenParksExhausted(t *testing.T) {

@@ -38,6 +38,10 @@ func apiFailure(err error, poisonCodes ...string) Result {
 // codes carry it.
 const sqsLegacyPrefix = "AWS.SimpleQueueService."
 
+// ErrorTimeout is the error type of a call that ran past its deadline:
+// the consumer may have processed the message all the same.
+const ErrorTimeout = "Timeout"
+
 // errorCode names a failed AWS call: the service's error code when there
 // is one (e.g. "TooManyRequestsException", SQS's without its legacy
 // prefix), else what went wrong on the way: "Timeout", "Canceled",
@@ -50,7 +54,7 @@ func errorCode(err error) string {
 	case errors.As(err, &apiErr):
 		return strings.TrimPrefix(apiErr.ErrorCode(), sqsLegacyPrefix)
 	case errors.Is(err, context.DeadlineExceeded):
-		return "Timeout"
+		return ErrorTimeout
 	case errors.Is(err, context.Canceled):
 		return "Canceled"
 	case errors.As(err, &sendErr):
