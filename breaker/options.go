@@ -1,6 +1,7 @@
 package breaker
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -48,12 +49,8 @@ func (o Options) withDefaults() Options {
 	if o.Random == nil {
 		o.Random = NewRandom(rand.Uint64())
 	}
-	if o.MaxConflictRetries == 0 {
-		o.MaxConflictRetries = DefaultMaxConflictRetries
-	}
-	if o.ConflictBackoff == 0 {
-		o.ConflictBackoff = DefaultConflictBackoff
-	}
+	o.MaxConflictRetries = cmp.Or(o.MaxConflictRetries, DefaultMaxConflictRetries)
+	o.ConflictBackoff = cmp.Or(o.ConflictBackoff, DefaultConflictBackoff)
 	return o
 }
 

@@ -61,11 +61,9 @@ func (a *Account) Has(n Name) bool {
 	return rated || limited
 }
 
-// Profile is the account's quotas.
-func (a *Account) Profile() Profile { return a.profile.clone() }
-
-// Take takes the token of one call of quota n made at now: ErrThrottled, counted, when the
-// bucket is empty; nil when it is not, or n has no bucket.
+// Take takes the token of one call of quota n made at now: ErrThrottled,
+// counted, when the bucket is empty; nil when it is not, or n has no
+// bucket.
 func (a *Account) Take(n Name, now time.Time) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
