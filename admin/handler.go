@@ -11,7 +11,6 @@ import (
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/lambda/retryable"
 	"github.com/redrive/redrive/park/replay"
-	"github.com/redrive/redrive/room"
 	"github.com/redrive/redrive/rules"
 )
 
@@ -58,8 +57,6 @@ type Output struct {
 	Rules []rules.Rule `json:"rules,omitempty"`
 	// Audit is rule-list's trail of the last changes, oldest first.
 	Audit []rules.Change `json:"audit,omitempty"`
-	// Released counts the held messages a rule-remove resumed.
-	Released int `json:"released,omitempty"`
 	// Replay is what a replay command did.
 	Replay *ReplayOutput `json:"replay,omitempty"`
 	// Notes say what the operator may not expect, such as a rule on a
@@ -67,8 +64,8 @@ type Output struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// Launcher starts a breaker's releaser when none runs; *release.Launcher
-// satisfies it.
+// Launcher starts a breaker's controller when none runs;
+// *release.Launcher satisfies it.
 type Launcher interface {
 	Ensure(ctx context.Context, key string) (bool, error)
 }
@@ -77,8 +74,9 @@ type Launcher interface {
 type Handler struct {
 	// Breaker reads and changes breaker rows.
 	Breaker Breaker
-	// Launcher, if set, starts the waiting room's releaser after a
-	// command that lets messages through (reset, close, release).
+	// Launcher, if set, starts the breaker's controller after a command
+	// that lets messages through (reset, close, release), so its room is
+	// released.
 	Launcher Launcher
 	// Repair, if set, shows (status) and replaces (reset) a row that does
 	// not decode; without it such a row fails the command.
@@ -90,10 +88,6 @@ type Handler struct {
 	// Rules, if set, keeps the routing rules; without it the rule
 	// commands fail.
 	Rules RuleStore
-	// Room and Tasks, if set, let a rule-remove resume the messages its
-	// hold rule held; without them they come back at their room timeout.
-	Room  *room.Room
-	Tasks room.TaskAPI
 	// Replayer, if set, runs the replay command; without it the command
 	// fails.
 	Replayer *replay.Replayer

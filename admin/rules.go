@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/redrive/redrive/lambda/retryable"
-	"github.com/redrive/redrive/room"
 	"github.com/redrive/redrive/rules"
 )
 
@@ -21,16 +20,6 @@ type RuleStore interface {
 }
 
 var _ RuleStore = (*rules.Store)(nil)
-
-// MaxReleasedOnRemove bounds how many held messages a rule-remove resumes
-// itself, within the admin function's timeout and the account's
-// SendTaskSuccess quota; the others come back when their stay in the room
-// times out (the attempt's ROOM_TIMEOUT).
-const MaxReleasedOnRemove = 1000
-
-// releaseBatch is how many held messages one round of a rule-remove lists
-// and resumes.
-const releaseBatch = 100
 
 // ruleCommand is a valid rule request, ready to apply.
 type ruleCommand struct {
@@ -153,10 +142,10 @@ func (h *Handler) handleRule(ctx context.Context, in Input) (Output, error) {
 		}
 		out.Rule, out.Changed = &removed, true
 		if removed.Action == rules.Hold {
-			out.Released, out.Notes = h.releaseHeld(ctx, removed)
+			out.Notes = []string{heldNote}
 		}
 		h.Logger.InfoContext(ctx, "rule command", "command", c.command, "rule", removed.ID, "actor", c.actor, "reason", c.reason,
-			"released", out.Released, "describe", removed.Describe())
+			"describe", removed.Describe())
 	}
 	book, err := h.Rules.Load(ctx)
 	if err != nil {
@@ -205,26 +194,5 @@ func (h *Handler) unknownKeys(ctx context.Context, r rules.Rule) []string {
 	return notes
 }
 
-// releaseHeld resumes up to MaxReleasedOnRemove of the messages the hold
-// rule r held: back in the Attempt, they queue behind their breaker's room
-// and its releaser paces them. It returns how many it resumed, and notes
-// on what it left.
-func (h *Handler) releaseHeld(ctx context.Context, r rules.Rule) (int, []string) {
-	later := "the held messages not resumed here come back when their stay in the room times out (within the attempt's ROOM_TIMEOUT)"
-	if h.Room == nil || h.Tasks == nil {
-		return 0, []string{later}
-	}
-	key, released := room.HoldKey(r.ID), 0
-	for released < MaxReleasedOnRemove {
-		c, err := h.Room.ReleaseOldest(ctx, h.Tasks, key, min(releaseBatch, MaxReleasedOnRemove-released), nil)
-		released += c.Resumed
-		if err != nil {
-			h.Logger.WarnContext(ctx, "could not resume every held message", "rule", r.ID, "released", released, "error", err.Error())
-			return released, []string{"resuming the held messages failed: " + err.Error() + "; " + later}
-		}
-		if c.Listed < releaseBatch {
-			return released, nil
-		}
-	}
-	return released, []string{fmt.Sprintf("resumed the first %d held messages; %s", released, later)}
-}
+// heldNote tells an operator who removed a hold when its messages go.
+const heldNote = "the messages the hold held wait in their breakers' rooms and are looked at again every minute: they go at their breaker's pace within a minute"

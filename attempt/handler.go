@@ -16,7 +16,6 @@ import (
 	"github.com/redrive/redrive/lambda/retryable"
 	"github.com/redrive/redrive/lambda/telemetry"
 	"github.com/redrive/redrive/message"
-	"github.com/redrive/redrive/room"
 	"github.com/redrive/redrive/rules"
 )
 
@@ -71,12 +70,8 @@ type Handler struct {
 	Clock clock.Clock
 	// Rand jitters the per-message backoff.
 	Rand Random
-	// Room is the waiting room, from which a failed probe's Attempt
-	// releases the next scout.
-	Room *room.Room
-	// Tasks resumes waiting executions.
-	Tasks room.TaskAPI
-	// Launcher starts the room's releaser when a canary succeeds.
+	// Launcher makes sure the breaker's controller runs when a canary
+	// succeeds or a forced mode ends, so the room is released.
 	Launcher Launcher
 	// Rules, if set, are the operators' routing rules, applied before the
 	// breaker is asked (see route); nil applies none.
@@ -87,8 +82,8 @@ type Handler struct {
 	Config Config
 }
 
-// Launcher starts a breaker's releaser when none runs; *release.Launcher
-// satisfies it.
+// Launcher starts a breaker's controller when none runs;
+// *release.Launcher satisfies it.
 type Launcher interface {
 	Ensure(ctx context.Context, key string) (bool, error)
 }
@@ -109,11 +104,10 @@ func (h *Handler) Handle(ctx context.Context, event json.RawMessage) (message.Do
 			"attempt", doc.Attempt, "try", doc.Tries+1, "error", err.Error())
 		return message.Document{}, err
 	}
-	doc = h.watch(ctx, doc, h.Config)
 	h.Logger.InfoContext(ctx, "attempt",
 		"breaker", doc.BreakerKey, "originId", doc.OriginID, "attempt", doc.Attempt, "tries", doc.Tries,
 		"cycles", doc.Cycles, "decision", doc.Decision, "outcome", doc.Outcome, "breakerState", doc.BreakerState,
-		"next", doc.Next, "waitSeconds", doc.WaitSeconds, "parkReason", doc.ParkReason)
+		"next", doc.Next, "waitSeconds", doc.WaitSeconds, "notBefore", doc.NotBefore, "parkReason", doc.ParkReason)
 	return doc, nil
 }
 
@@ -129,7 +123,7 @@ func New(h Handler) (*Handler, error) {
 	}{
 		{"Breaker", h.Breaker == nil}, {"Ledger", h.Ledger == nil}, {"Target", h.Target == nil},
 		{"Metrics", h.Metrics == nil}, {"Logger", h.Logger == nil}, {"Clock", h.Clock == nil}, {"Rand", h.Rand == nil},
-		{"Room", h.Room == nil}, {"Tasks", h.Tasks == nil}, {"Launcher", h.Launcher == nil},
+		{"Launcher", h.Launcher == nil},
 	} {
 		if dep.isNil {
 			missing = append(missing, dep.name)
@@ -146,14 +140,9 @@ func New(h Handler) (*Handler, error) {
 
 // attempt is one cycle on a valid document.
 func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config) (message.Document, error) {
-	doc.Next, doc.WaitSeconds, doc.RoomTimeoutSeconds = "", 0, 0
-	backFromRoom := doc.RoomExit != nil
-	doc.Decision, doc.Outcome, doc.BreakerState, doc.ParkReason, doc.RoomExit = "", "", "", "", nil
+	doc.Next, doc.WaitSeconds, doc.NotBefore = "", 0, time.Time{}
+	doc.Decision, doc.Outcome, doc.BreakerState, doc.ParkReason = "", "", "", ""
 	doc.Cycles++
-	if doc.Cycles > cfg.MaxCycles {
-		doc.Next = message.NextContinue
-		return doc, nil
-	}
 	key := doc.BreakerKey
 	id := delivery.ID{OriginID: doc.OriginID, Attempt: doc.Attempt, Try: doc.Tries + doc.Throttled + 1, Message: doc.MessageTag()}
 	// The table failed earlier Attempts of this message: it is set again
@@ -164,17 +153,9 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 	if err != nil {
 		return h.tableFailed(doc, cfg, table, &TableUnavailable{Breaker: key, Op: "read the routing rules", Cause: err.Error()})
 	}
-	if routed, ok := h.route(doc, verdict, cfg); ok {
+	if routed, ok := h.route(doc, verdict); ok {
 		return routed, nil
 	}
-	if doc.Paced {
-		// The starter counted it beyond the pace: it queues behind the
-		// room without asking the breaker.
-		doc.Paced = false
-		doc.Decision = breaker.Queue.String()
-		return h.queue(doc, cfg), nil
-	}
-
 	d, err := h.Breaker.Admit(ctx, key)
 	if c := retryable.Contention("admit", err); c != nil && !table.waiting {
 		return doc, c
@@ -183,22 +164,27 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 		return h.tableFailed(doc, cfg, table, &TableUnavailable{Breaker: key, Op: "admit", Cause: err.Error()})
 	}
 	doc.Decision, doc.BreakerState = d.Verdict.String(), d.State.String()
-	if d.Lifted || backFromRoom && d.State != breaker.Open && d.State != breaker.ForcedOpen {
-		// A timed hold just ended (its scout, most likely), or the room
-		// timed a message out (its watcher, most likely) while the
-		// breaker lets messages through: release the room, in case its
-		// releases stopped.
-		h.startReleaser(ctx, key)
+	if d.Lifted {
+		// A timed forced mode just ended: release the room.
+		h.startController(ctx, key)
 	}
 	switch d.Verdict {
 	case breaker.Queue:
-		return h.queue(doc, cfg), nil
+		return h.queue(doc), nil
 	case breaker.Wait:
 		return h.wait(doc, d.Wait), nil
 	}
 	done, err := h.deliver(ctx, doc, id, d, cfg)
 	if unavailable, ok := err.(*TableUnavailable); ok {
 		return h.tableFailed(doc, cfg, table, unavailable)
+	}
+	if busy, ok := err.(*DeliveryInProgress); ok {
+		// Another invocation holds this try (a duplicate of this Express
+		// execution, or the retry of one that died mid-call): the message
+		// waits in the room until its lease ends, when the record tells
+		// what became of the try.
+		doc.Decision = breaker.Queue.String()
+		return h.wait(doc, max(busy.ExpiresAt.Sub(h.Clock.Now()), time.Second)), nil
 	}
 	if err != nil {
 		return doc, err
@@ -216,84 +202,22 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 	doc.Outcome = done.Outcome.String()
 	doc.BreakerState = row.State.String()
 	if verdictOf(done.Ticket) == breaker.Canary && (row.State == breaker.HalfOpen || row.State == breaker.Closed) {
-		// The probe or a canary succeeded: the room's releaser sends the
-		// next canaries, then the backlog.
-		h.startReleaser(ctx, key)
+		// The probe or a canary succeeded: the controller sends the next
+		// canaries, then the backlog (it runs already, most likely).
+		h.startController(ctx, key)
 	}
-	doc = h.next(doc, done, row, cfg, verdict.Delay)
-	if row.State == breaker.Open && !row.ScoutUntil.After(h.Clock.Now()) {
-		doc = h.ensureScout(ctx, doc, cfg)
-	}
-	return doc, nil
+	return h.next(doc, done, row, cfg, verdict.Delay), nil
 }
 
-// ensureScout gives an OPEN breaker whose probe just failed (or that just
-// tripped) its next scout: the oldest message in the room, released to
-// wait out the cooldown, or, when the room is empty, this message itself
-// unless it is parked (then the next arrival scouts).
-func (h *Handler) ensureScout(ctx context.Context, doc message.Document, cfg Config) message.Document {
-	key := doc.BreakerKey
-	h.reportRoom(ctx, key)
-	resumed, err := h.releaseScout(ctx, key)
-	if resumed {
-		h.Metrics.Count(key, telemetry.Released, 1)
-		return doc
-	}
-	if err != nil {
-		h.Logger.WarnContext(ctx, "could not release a scout from the room", "breaker", key, "error", err.Error())
-	}
-	if doc.Next == message.NextPark {
-		return doc
-	}
-	d, err := h.Breaker.Admit(ctx, key)
-	if err != nil || d.Verdict != breaker.Wait {
-		return doc // another caller scouts, or the next arrival will
-	}
-	doc.Decision = d.Verdict.String()
-	return h.wait(doc, d.Wait)
-}
-
-// scoutTries is how many of the room's oldest entries releaseScout tries:
-// one may hold a spent token (a releaser died between resuming it and
-// taking it out of the room), which is dropped, and the next one scouts.
-const scoutTries = 5
-
-// releaseScout resumes the first of key's oldest entries whose execution
-// still waits, and reports whether it did.
-func (h *Handler) releaseScout(ctx context.Context, key string) (bool, error) {
-	entries, err := h.Room.Oldest(ctx, key, scoutTries)
-	if err != nil {
-		return false, err
-	}
-	for _, e := range entries {
-		o, err := h.Room.Release(ctx, h.Tasks, e)
-		if err != nil || o == room.Resumed || o == room.Undeleted {
-			return err == nil, err
-		}
-	}
-	return false, nil
-}
-
-// startReleaser starts key's releaser unless one runs. A failure is
+// startController starts key's controller unless one runs. A failure is
 // logged and counted (ReleaserNotStarted, which an alarm watches), not
-// returned: the delivery's outcome stands, and the room's watcher, if one
-// still waits, starts one within ROOM_TIMEOUT.
-func (h *Handler) startReleaser(ctx context.Context, key string) {
+// returned: the delivery's outcome stands, and the next message to enter
+// the room starts one.
+func (h *Handler) startController(ctx context.Context, key string) {
 	if _, err := h.Launcher.Ensure(ctx, key); err != nil {
 		h.Metrics.Count(key, telemetry.ReleaserNotStarted, 1)
-		h.Logger.WarnContext(ctx, "could not start the releaser; the room's watcher covers it, if one waits", "breaker", key, "error", err.Error())
+		h.Logger.WarnContext(ctx, "could not start the controller; the next message to enter the room starts it", "breaker", key, "error", err.Error())
 	}
-}
-
-// reportRoom writes the room's gauges (oldest entry's age, depth) while
-// the breaker is OPEN, when no releaser runs to write them: once per
-// failed probe, so once per cooldown.
-func (h *Handler) reportRoom(ctx context.Context, key string) {
-	gauges, err := h.Room.Gauges(ctx, key, h.Clock.Now(), true)
-	if err != nil {
-		h.Logger.WarnContext(ctx, "could not read the room for its metrics", "breaker", key, "error", err.Error())
-	}
-	h.Metrics.Gauges(key, gauges...)
 }
 
 // deliver takes the delivery record for id, delivers, and stores the
@@ -454,8 +378,8 @@ type tableTrouble struct {
 	since   time.Time
 }
 
-// tableWait is how long a message waits before it tries a failing table
-// again, once the Attempt state's own retries are spent.
+// tableWait is how long a message waits (in the room) before it tries a
+// failing table again, once the Attempt state's own retries are spent.
 const tableWait = 5 * time.Minute
 
 // tableFailed handles a table that failed the Attempt before it delivered
@@ -504,7 +428,7 @@ func (h *Handler) next(doc message.Document, done delivery.Record, row breaker.R
 		return doc
 	case breaker.Throttled:
 		h.Metrics.Count(key, telemetry.Throttled, 1)
-		return h.queue(doc, cfg)
+		return h.queue(doc)
 	}
 	failure := message.Failure{At: done.CompletedAt, Try: done.ID.Try, Outcome: done.Outcome.String(),
 		ErrorType: done.ErrorType, Message: done.Message, BreakerState: doc.BreakerState}
@@ -527,7 +451,7 @@ func (h *Handler) next(doc message.Document, done delivery.Record, row breaker.R
 	if row.State != breaker.Closed && row.State != breaker.ForcedClosed {
 		// The breaker is not letting messages through: wait for its
 		// recovery in the room rather than on a timer of our own.
-		return h.queue(doc, cfg)
+		return h.queue(doc)
 	}
 	return h.wait(doc, max(cfg.backoff(doc.Tries, h.Rand.Float64()), minBackoff))
 }
@@ -546,14 +470,13 @@ func (h *Handler) rules(ctx context.Context, doc message.Document) (rules.Verdic
 }
 
 // route applies the routing rules' verdict v before the breaker is asked:
-// a quarantine parks the message; a hold sends it to the hold's own room
-// (room.HoldKey) until the rule ends, is removed (the admin command
-// releases its room) or the room's timeout brings it back to be matched
-// again; a message whose hold ended queues behind its breaker's room, so
-// the releaser paces it with the rest; a delay waits out what is left of
-// it since the message's last failed try (or its arrival). ok is false
-// when the rules let the Attempt go on.
-func (h *Handler) route(doc message.Document, v rules.Verdict, cfg Config) (_ message.Document, ok bool) {
+// a quarantine parks the message; a hold sends it to its breaker's room,
+// to be looked at again in holdLook (or when the rule ends, if sooner); a
+// message whose hold ended queues behind its breaker's room, so the
+// controller paces it with the rest; a delay waits out what is left of it
+// since the message's last failed try (or its arrival). ok is false when
+// the rules let the Attempt go on.
+func (h *Handler) route(doc message.Document, v rules.Verdict) (_ message.Document, ok bool) {
 	key, now := doc.BreakerKey, h.Clock.Now()
 	switch {
 	case v.Quarantine != nil:
@@ -563,16 +486,16 @@ func (h *Handler) route(doc message.Document, v rules.Verdict, cfg Config) (_ me
 		return doc, true
 	case v.Hold != nil:
 		h.Metrics.Count(key, telemetry.Held, 1)
-		timeout := cfg.RoomTimeout
+		look := holdLook
 		if !v.Hold.Until.IsZero() {
-			timeout = min(timeout, v.Hold.Until.Sub(now))
+			look = min(look, max(v.Hold.Until.Sub(now), 0))
 		}
 		doc.HeldBy, doc.Decision = v.Hold.ID, message.DecisionHold
-		doc.Next, doc.RoomTimeoutSeconds = message.NextRoom, waitSeconds(timeout)
+		doc.Next, doc.NotBefore = message.NextRoom, now.Add(look)
 		return doc, true
 	case doc.HeldBy != "":
 		doc.HeldBy, doc.Decision = "", breaker.Queue.String()
-		return h.queue(doc, cfg), true
+		return h.queue(doc), true
 	case v.Delay > 0:
 		if rest := doc.LastTurn().Add(v.Delay).Sub(now); rest > 0 {
 			h.Metrics.Count(key, telemetry.Delayed, 1)
@@ -583,38 +506,28 @@ func (h *Handler) route(doc message.Document, v rules.Verdict, cfg Config) (_ me
 	return doc, false
 }
 
-// wait routes the document to the Cooldown state for d.
+// holdLook is how often a held message is looked at again: a removed or
+// changed hold takes effect on the messages it held within it.
+const holdLook = time.Minute
+
+// wait routes the document to wait d: within the execution (the Backoff
+// state) when d is short and the execution young (MaxInlineWait,
+// InlineCycles), else in the room until d has passed.
 func (h *Handler) wait(doc message.Document, d time.Duration) message.Document {
 	h.Metrics.Count(doc.BreakerKey, telemetry.Waits, 1)
-	doc.Next, doc.WaitSeconds = message.NextWait, waitSeconds(d)
-	return doc
-}
-
-// queue routes the document to the waiting room, for at most RoomMaxWait
-// unless it watches the room (see watch).
-func (h *Handler) queue(doc message.Document, cfg Config) message.Document {
-	h.Metrics.Count(doc.BreakerKey, telemetry.Queued, 1)
-	doc.Next, doc.RoomTimeoutSeconds = message.NextRoom, waitSeconds(cfg.RoomMaxWait)
-	return doc
-}
-
-// watch makes a document bound for its breaker's room the room's watcher
-// when the room has none (room.Watch): the watcher waits RoomTimeout at
-// most, so a room whose releases stopped while it waits has a message
-// back at its breaker within that, while the others wait up to
-// RoomMaxWait and cost no cycles however long the outage. When the watch
-// cannot be checked, the document watches.
-func (h *Handler) watch(ctx context.Context, doc message.Document, cfg Config) message.Document {
-	if doc.Next != message.NextRoom || doc.HeldBy != "" || cfg.RoomMaxWait == cfg.RoomTimeout {
+	if d <= MaxInlineWait && doc.Cycles < InlineCycles {
+		doc.Next, doc.WaitSeconds = message.NextWait, waitSeconds(d)
 		return doc
 	}
-	took, err := h.Room.Watch(ctx, doc.BreakerKey, doc.RoomID(), h.Clock.Now(), cfg.RoomTimeout)
-	if err != nil {
-		h.Logger.WarnContext(ctx, "could not check the room's watch; this message watches it", "breaker", doc.BreakerKey, "error", err.Error())
-	}
-	if took || err != nil {
-		doc.RoomTimeoutSeconds = waitSeconds(cfg.RoomTimeout)
-	}
+	doc.Next, doc.NotBefore = message.NextRoom, h.Clock.Now().Add(d)
+	return doc
+}
+
+// queue routes the document to its breaker's room, to go as soon as the
+// controller's pace allows.
+func (h *Handler) queue(doc message.Document) message.Document {
+	h.Metrics.Count(doc.BreakerKey, telemetry.Queued, 1)
+	doc.Next = message.NextRoom
 	return doc
 }
 

@@ -60,7 +60,6 @@ func newMachine(t *testing.T, o options, results ...target.Result) *machine {
 	def, err := statemachine.Redrive().Render(map[string]string{
 		statemachine.AttemptFunctionArn:     arn("attempt"),
 		statemachine.ParkFunctionArn:        arn("park"),
-		statemachine.ContinueFunctionArn:    arn("continue"),
 		statemachine.WaitingRoomFunctionArn: arn("waitroom"),
 	})
 	require.NoError(t, err)

@@ -11,19 +11,19 @@ import (
 // Next tells the state machine's Route state where to go after an Attempt.
 type Next string
 
-// The routes the redrive state machine knows.
+// The routes the attempt state machine knows.
 const (
 	// NextDone: delivered; the execution succeeds.
 	NextDone Next = "DONE"
-	// NextWait: wait WaitSeconds, then attempt again.
+	// NextWait: wait WaitSeconds (a short backoff, within the execution),
+	// then attempt again.
 	NextWait Next = "WAIT"
-	// NextRoom: wait in the waiting room until released (or until
-	// RoomTimeoutSeconds pass), then attempt again.
+	// NextRoom: the document goes into its breaker's waiting room, to be
+	// released by the breaker's controller no sooner than NotBefore; the
+	// execution ends.
 	NextRoom Next = "ROOM"
 	// NextPark: send the message to the parking lot.
 	NextPark Next = "PARK"
-	// NextContinue: carry on in a new execution (history limit).
-	NextContinue Next = "CONTINUE"
 )
 
 // The Attempt's decisions on a routing rule's verdict (rules), beside
@@ -56,18 +56,16 @@ type Document struct {
 	// Throttled counts delivery tries the target throttled: they use no
 	// attempt, the message waits in the room instead.
 	Throttled int `json:"throttled,omitempty"`
-	// Cycles counts Attempt cycles in this execution.
+	// Cycles counts Attempt cycles in this execution: a delivery try
+	// waits within its execution (NextWait) only for its first few
+	// cycles, so an Express execution ends far within its five minutes.
 	Cycles int `json:"cycles"`
-	// Continuation counts how many times the redrive continued as a new
-	// execution.
-	Continuation int `json:"continuation"`
-	// Paced is set by the starter on a message that arrived beyond its
-	// breaker's pace (or while its waiting room holds messages): the first
-	// Attempt sends it to the room without delivering.
-	Paced bool `json:"paced,omitempty"`
-	// HeldBy names the routing rule (rules) holding the message: the
-	// WaitingRoom state keeps it apart from its breaker's room, under
-	// room.HoldKey, until the rule ends or is removed.
+	// Runs counts the executions this round trip had before this one:
+	// each release from the room starts the next, named after it.
+	Runs int `json:"runs,omitempty"`
+	// HeldBy names the routing rule (rules) holding the message: it waits
+	// in its breaker's room and is looked at again every minute until the
+	// rule ends or is removed.
 	HeldBy string `json:"heldBy,omitempty"`
 	// History holds the most recent failures, oldest first, at most
 	// MaxHistory.
@@ -86,10 +84,10 @@ type Document struct {
 	Next Next `json:"next"`
 	// WaitSeconds is how long to wait when Next is NextWait.
 	WaitSeconds int `json:"waitSeconds"`
-	// RoomTimeoutSeconds bounds a wait in the room when Next is NextRoom
-	// (the WaitingRoom state's TimeoutSecondsPath): a lost release never
-	// strands the message.
-	RoomTimeoutSeconds int `json:"roomTimeoutSeconds,omitempty"`
+	// NotBefore is when a document bound for the room (NextRoom) may be
+	// released: the end of its backoff, a delay rule's or a cooldown;
+	// zero means as soon as the controller's pace allows.
+	NotBefore time.Time `json:"notBefore,omitzero"`
 	// Decision is the breaker's verdict: "PROCEED", "CANARY", "WAIT" or
 	// "QUEUE"; or a routing rule's: "QUARANTINE", "HOLD" or "DELAY".
 	Decision string `json:"decision"`
@@ -104,10 +102,6 @@ type Document struct {
 	// Failure is set by the state machine's Catch (ResultPath $.failure)
 	// when a task failed for good, for the Park task to report.
 	Failure *TaskFailure `json:"failure,omitempty"`
-	// RoomExit is set by the WaitingRoom state's Catch (ResultPath
-	// $.roomExit) when the message left the room without a release (its
-	// timeout, or the room's task failing); the next Attempt clears it.
-	RoomExit *TaskFailure `json:"roomExit,omitempty"`
 	// TableFailure is set by the Attempt state's Catch (ResultPath
 	// $.tableFailure) when the table kept failing the Attempt
 	// (TableUnavailable) through the state's Retry; TableSince is when the

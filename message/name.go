@@ -16,10 +16,13 @@ const MaxExecutionName = 80
 const nameHashLen = 12
 
 // ExecutionName names the execution that redrives attempt (from 1) of the
-// message originID, continued continuation times: "<origin>-a<attempt>",
-// plus "-c<continuation>" when continuation > 0. It is deterministic, so a
-// duplicate delivery of a DLQ message maps to the same name and Step
-// Functions' ExecutionAlreadyExists marks it a duplicate.
+// message originID, its run-th execution after the first:
+// "<origin>-a<attempt>", plus "-r<run>" when run > 0. It is
+// deterministic, so a duplicate delivery of a DLQ message (or a second
+// release of one run from the room) maps to the same name, and a Standard
+// state machine's ExecutionAlreadyExists marks it a duplicate (Express
+// does not deduplicate names; the delivery ledger makes a duplicate
+// harmless there).
 //
 // The origin part keeps only ASCII letters, digits, '-' and '_': stricter
 // than Step Functions' rules (which also allow other Unicode) because only
@@ -30,12 +33,12 @@ const nameHashLen = 12
 // part is cut to fit and followed by "-" and a hash of the whole origin id,
 // so that distinct origins never share a name. SQS message ids (UUIDs) are
 // kept as they are.
-func ExecutionName(originID string, attempt, continuation int) string {
-	return executionName(originID, attempt, continuation, "")
+func ExecutionName(originID string, attempt, run int) string {
+	return executionName(originID, attempt, run, "")
 }
 
 // ExecutionName names d's execution: ExecutionName of its origin, attempt
-// and continuation, with "-m" and a hash of its DLQ message's id after the
+// and run (Runs), with "-m" and a hash of its DLQ message's id after the
 // attempt from the second attempt on (a message back in the DLQ with its
 // lineage). A duplicate delivery of that DLQ message has the same id, and
 // so the same name; another message that carries a copy of the same
@@ -47,7 +50,7 @@ func (d Document) ExecutionName() string {
 	if tag != "" {
 		tag = "-" + tag
 	}
-	return executionName(d.OriginID, d.Attempt, d.Continuation, tag)
+	return executionName(d.OriginID, d.Attempt, d.Runs, tag)
 }
 
 // RoomID names the message in its breaker's waiting room: its origin id,
@@ -86,10 +89,10 @@ func (d Document) MessageTag() string {
 const messageHashLen = 8
 
 // executionName is ExecutionName with tag after the attempt.
-func executionName(originID string, attempt, continuation int, tag string) string {
+func executionName(originID string, attempt, run int, tag string) string {
 	suffix := "-a" + strconv.Itoa(attempt) + tag
-	if continuation > 0 {
-		suffix += "-c" + strconv.Itoa(continuation)
+	if run > 0 {
+		suffix += "-r" + strconv.Itoa(run)
 	}
 	clean, replaced := sanitizeName(originID)
 	room := MaxExecutionName - len(suffix)

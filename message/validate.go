@@ -32,7 +32,7 @@ func (e *FieldError) Unwrap() error { return ErrInvalidDocument }
 // The values a Document's breaker fields may hold, "" included where a
 // field may be unset.
 var (
-	nexts     = []Next{"", NextDone, NextWait, NextRoom, NextPark, NextContinue}
+	nexts     = []Next{"", NextDone, NextWait, NextRoom, NextPark}
 	decisions = []string{"", breaker.Proceed.String(), breaker.Canary.String(), breaker.Wait.String(), breaker.Queue.String(),
 		DecisionQuarantine, DecisionHold, DecisionDelay}
 	outcomes = []string{"", breaker.Success.String(), breaker.Transient.String(), breaker.Poison.String(), breaker.Throttled.String()}
@@ -55,9 +55,8 @@ func (d Document) Validate() error {
 	check(d.ReceivedAt.IsZero(), "receivedAt", "missing")
 	check(d.Tries < 0, "tries", "%d, want at least 0", d.Tries)
 	check(d.Throttled < 0, "throttled", "%d, want at least 0", d.Throttled)
-	check(d.RoomTimeoutSeconds < 0, "roomTimeoutSeconds", "%d, want at least 0", d.RoomTimeoutSeconds)
 	check(d.Cycles < 0, "cycles", "%d, want at least 0", d.Cycles)
-	check(d.Continuation < 0, "continuation", "%d, want at least 0", d.Continuation)
+	check(d.Runs < 0, "runs", "%d, want at least 0", d.Runs)
 	check(len(d.Replay) > MaxReplayID, "replay", "%d bytes, want at most %d", len(d.Replay), MaxReplayID)
 	check(len(d.ReplayOf) > MaxReplayID, "replayOf", "%d bytes, want at most %d", len(d.ReplayOf), MaxReplayID)
 	check(d.ReplayAttempt < 0 || (d.ReplayAttempt > 0 && d.ReplayAttempt >= d.Attempt), "replayAttempt", "%d, want 0 to the attempt less one, %d", d.ReplayAttempt, d.Attempt-1)

@@ -16,9 +16,9 @@ type Record struct {
 	message.Lineage
 	// Tries counts delivery tries in the last round trip.
 	Tries int `json:"tries"`
-	// Continuation counts the executions the last round trip continued
-	// into.
-	Continuation int `json:"continuation,omitempty"`
+	// Runs counts the executions the last round trip had before the one
+	// that parked it (one per release from the waiting room).
+	Runs int `json:"runs,omitempty"`
 	// BreakerKey names the breaker the message was delivered through.
 	BreakerKey string `json:"breakerKey,omitempty"`
 	// BreakerState is the breaker's state at the last Attempt.
@@ -63,7 +63,7 @@ func RecordOf(doc message.Document, executionARN string, now time.Time) Record {
 	return Record{
 		Lineage:      doc.Lineage(),
 		Tries:        doc.Tries,
-		Continuation: doc.Continuation,
+		Runs:         doc.Runs,
 		BreakerKey:   doc.BreakerKey,
 		BreakerState: doc.BreakerState,
 		Reason:       reasonOf(doc),

@@ -1,8 +1,10 @@
-// Package room is the waiting room: the task tokens of executions that the
-// breaker turned away, stored under their breaker key in the breaker table
-// (in line through the sparse index "room": by when each message arrived
-// or last failed a try), their release (SendTaskSuccess, then a
-// conditional delete on the token, so a releaser that dies between the two
-// loses nothing), and the room's watch: one message at a time whose stay
-// is short, so a room whose releases stopped is noticed.
+// Package room is the waiting room: the documents of the messages that
+// wait for their breaker (turned away while it is not CLOSED, paced out,
+// backing off or delayed longer than a delivery try may last), stored
+// under their breaker key in the breaker table, in line through the sparse
+// index "room" by when each may go and then by when it arrived; and their
+// release: a claim (a conditional write with a lease), an Express
+// execution started with the document, then a conditional delete, so a
+// controller that dies between the three loses nothing and releases
+// nothing twice.
 package room

@@ -2,129 +2,155 @@ package room
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
-	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 )
 
-// TaskAPI is the part of the Step Functions client a release calls;
+// StartAPI is the part of the Step Functions client a release calls;
 // *sfn.Client satisfies it.
-type TaskAPI interface {
-	SendTaskSuccess(ctx context.Context, params *sfn.SendTaskSuccessInput, optFns ...func(*sfn.Options)) (*sfn.SendTaskSuccessOutput, error)
+type StartAPI interface {
+	StartExecution(ctx context.Context, params *sfn.StartExecutionInput, optFns ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error)
 }
 
-// ReleasedOutput is the output a released execution's waiting state gets.
-const ReleasedOutput = `{"released":true}`
+// Releaser starts the execution of released entries: the attempt state
+// machine (Express), one execution per delivery try.
+type Releaser struct {
+	// SFN starts executions.
+	SFN StartAPI
+	// StateMachineARN is the attempt state machine.
+	StateMachineARN string
+	// Name names an entry's execution (Express does not deduplicate names:
+	// they are for people reading the logs).
+	Name func(Entry) string
+	// Owner names the claims this releaser takes.
+	Owner string
+	// Lease is how long a claim holds: longer than a release takes, so a
+	// releaser that dies mid-release leaves a claim that expires.
+	Lease time.Duration
+	// Workers is how many releases of one batch run at once (each is three
+	// calls: claim, start, delete, so a release rate of thousands a second
+	// needs them in parallel); 0 or 1 releases one at a time, in line.
+	Workers int
+}
 
 // Outcome is what releasing one entry did.
 type Outcome int
 
 // The outcomes of a release.
 const (
-	// Resumed: the entry's execution was resumed, and the entry taken out
-	// of the room.
-	Resumed Outcome = iota + 1
-	// Gone: the entry's execution no longer waits on its token (timed
-	// out, stopped, resumed by an earlier release, or an old token); the
-	// entry is dropped.
-	Gone
-	// Undeleted: the entry's execution was resumed, but taking the entry
-	// out of the room failed; its spent token stays until the next
-	// release of it drops it.
+	// Released: the entry's execution was started, and the entry taken
+	// out of the room.
+	Released Outcome = iota + 1
+	// Skipped: the entry was gone, replaced, or claimed by another
+	// release; nothing was started.
+	Skipped
+	// Undeleted: the entry's execution was started, but taking the entry
+	// out of the room failed; its claim expires and the entry goes again
+	// (the delivery ledger makes that second execution harmless).
 	Undeleted
 )
 
 // Counts adds up what a batch of releases did.
 type Counts struct {
-	// Listed counts the entries the batch found in the room; fewer than
-	// asked for means the room ran short.
+	// Listed counts the entries the batch found due; fewer than asked for
+	// means the room ran short.
 	Listed int
-	// Resumed counts the executions resumed (Undeleted ones too), Gone
-	// the entries dropped, and Undeleted the resumed entries left in the
-	// room.
-	Resumed, Gone, Undeleted int
+	// Released counts the executions started (Undeleted ones too),
+	// Skipped the entries another release had, Undeleted the released
+	// entries left in the room, Failed the releases that failed.
+	Released, Skipped, Undeleted, Failed int
+	// Err is the first error of the batch.
+	Err error
 }
 
-// Release resumes e's execution with SendTaskSuccess, then takes e out of
-// the room. Resuming first means a releaser that dies between the two
-// loses nothing: the entry stays, and the next release of it finds its
-// token used (Step Functions completes a task token once) and drops it. A
-// token the execution no longer waits on is dropped the same way
-// (TaskTimedOut, TaskDoesNotExist, InvalidToken: the state's own timeout,
-// or an earlier release, brought the message back). Any other failure of
-// SendTaskSuccess leaves the entry in its place and returns the error.
-func (r *Room) Release(ctx context.Context, tasks TaskAPI, e Entry) (Outcome, error) {
-	_, err := tasks.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(e.Token), Output: aws.String(ReleasedOutput)})
-	outcome := Resumed
-	switch {
-	case gone(err):
-		outcome = Gone
-	case err != nil:
+// Release claims e, starts its execution with its document, then takes it
+// out of the room. Claiming first means two releasers never start one
+// entry twice; starting before taking means a releaser that dies between
+// the two loses nothing (the claim expires, and the entry goes again). A
+// start that fails gives the claim up and returns the error: the entry
+// stays in line.
+func (r *Room) Release(ctx context.Context, rel Releaser, e Entry, now time.Time, i int) (Outcome, error) {
+	claimed, ok, err := r.Claim(ctx, e, claimName(rel.Owner, now, i), now, rel.Lease)
+	if err != nil || !ok {
+		return Skipped, err
+	}
+	if _, err := rel.SFN.StartExecution(ctx, &sfn.StartExecutionInput{
+		StateMachineArn: aws.String(rel.StateMachineARN),
+		Name:            aws.String(rel.Name(claimed)),
+		Input:           aws.String(string(claimed.Document)),
+	}); err != nil {
+		if uerr := r.Unclaim(context.WithoutCancel(ctx), claimed); uerr != nil {
+			err = fmt.Errorf("%w (and its claim stays until it expires: %v)", err, uerr)
+		}
 		return 0, fmt.Errorf("room %q: release %s (left in the room): %w", e.Key, e.MessageID, err)
 	}
-	// An entry of the same message with a new token (it is back in the
-	// room already) stays; a failed delete leaves a spent token, which
-	// the next release drops.
-	if _, err := r.Take(context.WithoutCancel(ctx), e); err != nil {
-		if outcome == Gone {
-			return 0, err
-		}
+	if took, err := r.Take(context.WithoutCancel(ctx), claimed); err != nil || !took {
 		return Undeleted, nil
 	}
-	return outcome, nil
+	return Released, nil
 }
 
-// ReleaseOldest releases up to n of key's oldest entries, calling pause
-// before each release but the first (to spread them over time; nil means
-// no pause); a pause that returns false stops the batch there. It stops at
-// the first error, returning what it did so far.
-func (r *Room) ReleaseOldest(ctx context.Context, tasks TaskAPI, key string, n int, pause func(context.Context) bool) (Counts, error) {
+// ReleaseDue releases up to n of key's entries that are due at now, the
+// i-th of them no sooner than i*step after now (sleep waits on the
+// caller's clock), at most workers at a time; proceed, when not nil, is
+// asked before each release and stops the batch when it says no. A failed
+// release is counted and the batch goes on: a few errors slow a release,
+// they never stop it.
+func (r *Room) ReleaseDue(ctx context.Context, rel Releaser, key string, n int, now time.Time, step time.Duration,
+	sleep func(context.Context, time.Duration), proceed func(context.Context) bool) Counts {
 	var c Counts
-	entries, err := r.Oldest(ctx, key, n)
+	entries, err := r.Due(ctx, key, n, now)
 	if err != nil {
-		return c, err
+		c.Err = err
+		return c
 	}
 	c.Listed = len(entries)
-	for i, e := range entries {
-		if i > 0 && pause != nil && !pause(ctx) {
-			break
-		}
-		o, err := r.Release(ctx, tasks, e)
-		if err != nil {
-			return c, err
-		}
-		switch o {
-		case Resumed:
-			c.Resumed++
-		case Undeleted:
-			c.Resumed++
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(rel.Workers, 1))
+	release := func(i int, e Entry) {
+		o, err := r.Release(ctx, rel, e, now, i)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err != nil:
+			c.Failed++
+			if c.Err == nil {
+				c.Err = err
+			}
+		case o == Released:
+			c.Released++
+		case o == Undeleted:
+			c.Released++
 			c.Undeleted++
-		case Gone:
-			c.Gone++
+		default:
+			c.Skipped++
 		}
 	}
-	return c, nil
-}
-
-// gone reports a SendTaskSuccess error that means the execution no longer
-// waits on the token.
-func gone(err error) bool {
-	_, timedOut := errors.AsType[*sfntypes.TaskTimedOut](err)
-	_, missing := errors.AsType[*sfntypes.TaskDoesNotExist](err)
-	_, invalid := errors.AsType[*sfntypes.InvalidToken](err)
-	return timedOut || missing || invalid
-}
-
-// Spread returns a pause that spaces n releases evenly over d with sleep,
-// and asks proceed (when not nil) whether to go on.
-func Spread(d time.Duration, n int, sleep func(context.Context, time.Duration), proceed func(context.Context) bool) func(context.Context) bool {
-	step := d / time.Duration(max(n, 1))
-	return func(ctx context.Context) bool {
-		sleep(ctx, step)
-		return proceed == nil || proceed(ctx)
+	for i, e := range entries {
+		if i > 0 {
+			if step > 0 {
+				sleep(ctx, step)
+			}
+			if proceed != nil && !proceed(ctx) {
+				break
+			}
+		}
+		if rel.Workers <= 1 {
+			release(i, e)
+			continue
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			release(i, e)
+		}()
 	}
+	wg.Wait()
+	return c
 }

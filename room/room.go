@@ -2,10 +2,10 @@ package room
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -19,102 +19,110 @@ import (
 // Attribute and index names of a room item. The table's partition key is
 // pk; the sparse index (dynamo.RoomIndex: partition key room, sort
 // key seq) holds only room items, so a Query on it lists a breaker's
-// waiting messages oldest first.
+// waiting messages in the order they may go.
 const (
 	IndexName = dynamo.RoomIndex
 	AttrRoom  = dynamo.RoomAttr
 	AttrSeq   = dynamo.RoomSeqAttr
 
-	attrToken   = "token"
-	attrEntered = "entered_at"
-	attrSince   = "since"
-	attrTTL     = "ttl"
-	attrMessage = "message_id"
-	attrWatch   = "watch_until"
-	attrWatcher = "watcher"
+	attrDocument = "doc"
+	attrEntered  = "entered_at"
+	attrSince    = "since"
+	attrTTL      = "ttl"
+	attrMessage  = "message_id"
+	attrClaim    = "claim"
+	attrClaimEnd = "claim_until"
 )
 
-// seqTime formats Since so that sequence strings sort by time.
+// seqTime formats the times of a sequence so that sequence strings sort
+// by time.
 const seqTime = "2006-01-02T15:04:05.000000000Z"
 
 // API is the part of the DynamoDB client the room calls; *dynamodb.Client
 // satisfies it.
 type API interface {
-	GetItem(ctx context.Context, params *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	PutItem(ctx context.Context, params *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	UpdateItem(ctx context.Context, params *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 	DeleteItem(ctx context.Context, params *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 	Query(ctx context.Context, params *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
 }
 
-// Entry is one message waiting in the room: the task token its execution
-// waits on, under its breaker key.
+// Entry is one message waiting in the room: its execution document, under
+// its breaker key.
 type Entry struct {
 	// Key is the breaker key the message waits behind.
 	Key string
-	// MessageID names the waiting message (origin id and attempt): one
-	// entry per message, so a retried entry replaces the one before.
+	// MessageID names the waiting message (message.Document.RoomID): one
+	// entry per message, so a message that enters again (or a duplicate
+	// of its execution) replaces its entry.
 	MessageID string
-	// Token is the task token that resumes the execution.
-	Token string
+	// Document is the message's execution document, the input of the
+	// execution its release starts.
+	Document json.RawMessage
 	// EnteredAt is when the entry was made; the item expires the Room's
 	// ttl after it.
 	EnteredAt time.Time
-	// Since is when the message joined the line: it orders the room,
-	// oldest first, so a message that enters again (its wait timed out)
-	// keeps its place. Zero means EnteredAt.
+	// Since is when the message joined the line (its arrival or its last
+	// failed try): among messages that may go at the same time, the
+	// oldest goes first. Zero means EnteredAt.
 	Since time.Time
+	// NotBefore is when the message may go (its backoff, a delay rule, a
+	// hold's next look); zero means at once.
+	NotBefore time.Time
+
+	seq   string // the stored sequence, which a claim checks
+	claim string // the claim a Claim took, which Take checks
 }
 
-// Room keeps waiting messages' task tokens in the breaker table. It is safe
+// Due is when e may go: NotBefore, or Since when it may go at once.
+func (e Entry) Due() time.Time {
+	if e.NotBefore.After(e.Since) {
+		return e.NotBefore
+	}
+	return e.Since
+}
+
+// Room keeps waiting messages' documents in the breaker table. It is safe
 // for concurrent use.
 type Room struct {
 	api   API
 	table string
 	ttl   time.Duration
-	// watches is the last watch seen of each room (key: a watch), so
-	// that Watch skips the table while it knows the watch is live: a watch
-	// only ever ends later than seen, so the skip is always right.
-	watches sync.Map
-}
-
-// watch is a room's watch as last seen: its watcher, until when.
-type watch struct {
-	watcher string
-	until   int64 // Unix milliseconds
 }
 
 // New returns a Room on table through api. Items expire (DynamoDB TTL on
-// "ttl", the attribute the delivery records expire by too) ttl after they entered: set it above the waiting state's
-// timeout, after which the token is worthless anyway.
+// "ttl", the attribute the delivery records expire by too) ttl after they
+// entered: set it far beyond any wait in the room.
 func New(api API, table string, ttl time.Duration) *Room {
 	return &Room{api: api, table: table, ttl: ttl}
 }
 
-// Enter stores e, replacing an earlier entry of the same message.
+// Enter stores e, replacing an earlier entry of the same message (and any
+// claim on it: the message is back, with a newer document).
 func (r *Room) Enter(ctx context.Context, e Entry) error {
 	switch {
 	case e.Key == "":
 		return errors.New("room: enter: empty breaker key")
 	case e.MessageID == "":
 		return errors.New("room: enter: empty message id")
-	case e.Token == "":
-		return errors.New("room: enter: empty task token")
+	case len(e.Document) == 0:
+		return errors.New("room: enter: empty document")
 	}
-	at, since := e.EnteredAt.UTC(), e.Since.UTC()
+	e.EnteredAt = e.EnteredAt.UTC()
 	if e.Since.IsZero() {
-		since = at
+		e.Since = e.EnteredAt
 	}
 	_, err := r.api.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(r.table),
 		Item: map[string]types.AttributeValue{
 			dynamo.PKAttr: dynamo.S(pk(e.Key, e.MessageID)),
 			AttrRoom:      dynamo.S(e.Key),
-			AttrSeq:       dynamo.S(since.Format(seqTime) + "#" + e.MessageID),
-			attrToken:     dynamo.S(e.Token),
+			AttrSeq:       dynamo.S(sequence(e)),
+			attrDocument:  dynamo.S(string(e.Document)),
 			attrMessage:   dynamo.S(e.MessageID),
-			attrEntered:   dynamo.S(at.Format(time.RFC3339Nano)),
-			attrSince:     dynamo.S(since.Format(time.RFC3339Nano)),
-			attrTTL:       dynamo.N(at.Add(r.ttl).Unix()),
+			attrEntered:   dynamo.S(e.EnteredAt.Format(time.RFC3339Nano)),
+			attrSince:     dynamo.S(e.Since.UTC().Format(time.RFC3339Nano)),
+			attrTTL:       dynamo.N(e.EnteredAt.Add(r.ttl).Unix()),
 		},
 	})
 	if err != nil {
@@ -123,13 +131,37 @@ func (r *Room) Enter(ctx context.Context, e Entry) error {
 	return nil
 }
 
-// Oldest returns up to n of key's entries, oldest first. The index is
-// eventually consistent: an entry made a moment ago may be missing, and
-// one taken a moment ago may still be listed (a release of it finds its
-// token spent).
+// sequence is e's place in line: when it may go, then when it joined the
+// line, then its id.
+func sequence(e Entry) string {
+	return e.Due().UTC().Format(seqTime) + "#" + e.Since.UTC().Format(seqTime) + "#" + e.MessageID
+}
+
+// Due returns up to n of key's entries that may go at now, in line. The
+// index is eventually consistent: an entry made a moment ago may be
+// missing, and one taken a moment ago may still be listed (its claim
+// fails).
+func (r *Room) Due(ctx context.Context, key string, n int, now time.Time) ([]Entry, error) {
+	return r.list(ctx, key, n, now.UTC().Format(seqTime)+"~")
+}
+
+// Oldest returns up to n of key's entries in line, whether or not they
+// may go yet: the first is the one that goes next.
 func (r *Room) Oldest(ctx context.Context, key string, n int) ([]Entry, error) {
+	return r.list(ctx, key, n, "")
+}
+
+// list returns up to n of key's entries in line, those whose sequence is
+// at most upto ("" for all).
+func (r *Room) list(ctx context.Context, key string, n int, upto string) ([]Entry, error) {
 	if n <= 0 {
 		return nil, nil
+	}
+	cond, values := "#room = :key", map[string]types.AttributeValue{":key": dynamo.S(key)}
+	names := map[string]string{"#room": AttrRoom}
+	if upto != "" {
+		cond += " AND #seq <= :upto"
+		names["#seq"], values[":upto"] = AttrSeq, dynamo.S(upto)
 	}
 	var entries []Entry
 	var start map[string]types.AttributeValue
@@ -137,14 +169,14 @@ func (r *Room) Oldest(ctx context.Context, key string, n int) ([]Entry, error) {
 		out, err := r.api.Query(ctx, &dynamodb.QueryInput{
 			TableName:                 aws.String(r.table),
 			IndexName:                 aws.String(IndexName),
-			KeyConditionExpression:    aws.String("#room = :key"),
-			ExpressionAttributeNames:  map[string]string{"#room": AttrRoom},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":key": dynamo.S(key)},
+			KeyConditionExpression:    aws.String(cond),
+			ExpressionAttributeNames:  names,
+			ExpressionAttributeValues: values,
 			Limit:                     aws.Int32(int32(min(n-len(entries), 1000))),
 			ExclusiveStartKey:         start,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("room %q: list the oldest %d: %w", key, n, err)
+			return nil, fmt.Errorf("room %q: list %d: %w", key, n, err)
 		}
 		for _, item := range out.Items {
 			e, err := decode(key, item)
@@ -160,22 +192,77 @@ func (r *Room) Oldest(ctx context.Context, key string, n int) ([]Entry, error) {
 	return entries, nil
 }
 
-// Take removes e from the room if it is still there with the same token,
-// and reports whether it did: an entry the message made since, with a new
-// token, stays.
-func (r *Room) Take(ctx context.Context, e Entry) (bool, error) {
-	_, err := r.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName:                 aws.String(r.table),
-		Key:                       map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(pk(e.Key, e.MessageID))},
-		ConditionExpression:       aws.String("#token = :token"),
-		ExpressionAttributeNames:  map[string]string{"#token": attrToken},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":token": dynamo.S(e.Token)},
+// Claim takes e for a release until now+lease, if it is still in the room
+// as listed and no live claim holds it, and returns it as stored (read
+// with the write, so its document is the latest). It reports false when
+// e is gone, replaced, or claimed by another release. claim names the
+// release that takes it.
+func (r *Room) Claim(ctx context.Context, e Entry, claim string, now time.Time, lease time.Duration) (Entry, bool, error) {
+	out, err := r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(r.table),
+		Key:                 map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(pk(e.Key, e.MessageID))},
+		UpdateExpression:    aws.String("SET #claim = :claim, #until = :until"),
+		ConditionExpression: aws.String("#seq = :seq AND (attribute_not_exists(#until) OR #until <= :now)"),
+		ExpressionAttributeNames: map[string]string{
+			"#claim": attrClaim, "#until": attrClaimEnd, "#seq": AttrSeq,
+		},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":claim": dynamo.S(claim), ":until": dynamo.N(now.Add(lease).UnixMilli()),
+			":seq": dynamo.S(e.seq), ":now": dynamo.N(now.UnixMilli()),
+		},
+		ReturnValues: types.ReturnValueAllNew,
 	})
+	if _, lost := errors.AsType[*types.ConditionalCheckFailedException](err); lost {
+		return Entry{}, false, nil
+	}
+	if err != nil {
+		return Entry{}, false, fmt.Errorf("room %q: claim %s: %w", e.Key, e.MessageID, err)
+	}
+	got, err := decode(e.Key, out.Attributes)
+	if err != nil {
+		return Entry{}, false, err
+	}
+	got.claim = claim
+	return got, true, nil
+}
+
+// Take removes a claimed entry from the room if its claim still holds,
+// and reports whether it did: an entry the message made since (it is back)
+// stays.
+func (r *Room) Take(ctx context.Context, claimed Entry) (bool, error) {
+	return r.settle(ctx, claimed, "take", &dynamodb.DeleteItemInput{})
+}
+
+// Unclaim gives up a claim that was not used (the release could not start
+// its execution), so the entry goes with the next release rather than
+// after the claim's lease.
+func (r *Room) Unclaim(ctx context.Context, claimed Entry) error {
+	_, err := r.settle(ctx, claimed, "unclaim", nil)
+	return err
+}
+
+// settle deletes (del set) or unclaims claimed, on the condition that its
+// claim holds.
+func (r *Room) settle(ctx context.Context, claimed Entry, op string, del *dynamodb.DeleteItemInput) (bool, error) {
+	key := map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(pk(claimed.Key, claimed.MessageID))}
+	cond := aws.String("#claim = :claim")
+	names := map[string]string{"#claim": attrClaim}
+	values := map[string]types.AttributeValue{":claim": dynamo.S(claimed.claim)}
+	var err error
+	if del != nil {
+		_, err = r.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(r.table), Key: key,
+			ConditionExpression: cond, ExpressionAttributeNames: names, ExpressionAttributeValues: values})
+	} else {
+		names["#until"] = attrClaimEnd
+		_, err = r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(r.table), Key: key,
+			UpdateExpression: aws.String("REMOVE #claim, #until"), ConditionExpression: cond,
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values})
+	}
 	if _, lost := errors.AsType[*types.ConditionalCheckFailedException](err); lost {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("room %q: take %s: %w", e.Key, e.MessageID, err)
+		return false, fmt.Errorf("room %q: %s %s: %w", claimed.Key, op, claimed.MessageID, err)
 	}
 	return true, nil
 }
@@ -204,11 +291,11 @@ func (r *Room) Depth(ctx context.Context, key string) (int, error) {
 	}
 }
 
-// Gauges reads how key's room stands at now, for its metrics: the oldest
-// entry's age (0 when empty) and, when withDepth, how many entries wait
-// (Depth reads every entry through the index, so callers count about once
-// a minute). A gauge that could not be read is left out, and the errors
-// are returned joined.
+// Gauges reads how key's room stands at now, for its metrics: the next
+// entry's age (how long it has been in line; 0 when empty) and, when
+// withDepth, how many entries wait (Depth reads every entry through the
+// index, so callers count about once a minute). A gauge that could not be
+// read is left out, and the errors are returned joined.
 func (r *Room) Gauges(ctx context.Context, key string, now time.Time, withDepth bool) ([]telemetry.Gauge, error) {
 	var gauges []telemetry.Gauge
 	var errs []error
@@ -231,58 +318,6 @@ func (r *Room) Gauges(ctx context.Context, key string, now time.Time, withDepth 
 	return gauges, errors.Join(errs...)
 }
 
-// Watch makes message key's watcher until now+d when the room has none (no
-// watch, or one that ended by now) or message is its watcher already (back
-// in the room after a release, as a scout whose probe failed), and reports
-// whether it did: of many callers at once, one is. The watcher's message
-// waits in the room at most d, the others longer, so that a room whose
-// releases stopped (a releaser stopped, or never started; a broken chain
-// of scouts) while its watcher waits has a message back at its breaker
-// within d, without every message coming back. It reads the watch first (an eventually consistent
-// read, a quarter of a write's price and spread over more capacity) and
-// writes only when it may take it.
-func (r *Room) Watch(ctx context.Context, key, message string, now time.Time, d time.Duration) (bool, error) {
-	if seen, ok := r.watches.Load(key); ok && seen.(watch).watcher != message && seen.(watch).until > now.UnixMilli() {
-		return false, nil
-	}
-	pk := map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(dynamo.RoomWatchPrefix + key)}
-	got, err := r.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.table), Key: pk})
-	if err != nil {
-		return false, fmt.Errorf("room %q: read the watch: %w", key, err)
-	}
-	if n, ok := got.Item[attrWatch].(*types.AttributeValueMemberN); ok {
-		until, err := strconv.ParseInt(n.Value, 10, 64)
-		watcher, _ := got.Item[attrWatcher].(*types.AttributeValueMemberS)
-		if err == nil && watcher != nil {
-			r.watches.Store(key, watch{watcher: watcher.Value, until: until})
-		}
-		if err == nil && until > now.UnixMilli() && (watcher == nil || watcher.Value != message) {
-			return false, nil
-		}
-	}
-	until := now.Add(d)
-	_, err = r.api.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(r.table),
-		Item: map[string]types.AttributeValue{
-			dynamo.PKAttr: pk[dynamo.PKAttr],
-			attrWatch:     dynamo.N(until.UnixMilli()),
-			attrWatcher:   dynamo.S(message),
-			attrTTL:       dynamo.N(until.Add(r.ttl).Unix()),
-		},
-		ConditionExpression:       aws.String("attribute_not_exists(#watch) OR #watch <= :now OR #watcher = :me"),
-		ExpressionAttributeNames:  map[string]string{"#watch": attrWatch, "#watcher": attrWatcher},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":now": dynamo.N(now.UnixMilli()), ":me": dynamo.S(message)},
-	})
-	if _, taken := errors.AsType[*types.ConditionalCheckFailedException](err); taken {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("room %q: watch: %w", key, err)
-	}
-	r.watches.Store(key, watch{watcher: message, until: until.UnixMilli()})
-	return true, nil
-}
-
 // pk is a room item's partition key.
 func pk(key, messageID string) string { return dynamo.RoomPrefix + key + "#" + messageID }
 
@@ -292,21 +327,31 @@ func decode(key string, item map[string]types.AttributeValue) (Entry, error) {
 	e := Entry{
 		Key:       key,
 		MessageID: f.Str(attrMessage, true),
-		Token:     f.Str(attrToken, true),
+		Document:  json.RawMessage(f.Str(attrDocument, true)),
 		EnteredAt: f.Time(attrEntered, true),
-		Since:     f.Time(attrSince, false), // items entered before Since existed lack it
+		Since:     f.Time(attrSince, true),
+		seq:       f.Str(AttrSeq, true),
 	}
 	if err := f.Err(); err != nil {
 		return Entry{}, fmt.Errorf("room %q: malformed item %s: %w", key, e.MessageID, err)
 	}
-	if e.Since.IsZero() {
-		e.Since = e.EnteredAt
+	if due, ok := dueOf(e.seq); ok && due.After(e.Since) {
+		e.NotBefore = due
 	}
 	return e, nil
 }
 
-// HoldKey is the room key under which the messages that routing rule
-// ruleID holds wait (rules). It starts with a space, which no
-// breaker key may (message.CheckKey), so a hold never shares a breaker's
-// room, and no releaser, which runs per breaker key, ever releases it.
-func HoldKey(ruleID string) string { return " hold " + ruleID }
+// dueOf reads when an entry may go from its sequence.
+func dueOf(seq string) (time.Time, bool) {
+	if len(seq) < len(seqTime) {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(seqTime, seq[:len(seqTime)])
+	return t, err == nil
+}
+
+// claimName is a release's claim on an entry: who claimed it and when,
+// unique enough that two releases never share one.
+func claimName(owner string, now time.Time, i int) string {
+	return owner + "@" + strconv.FormatInt(now.UnixNano(), 36) + "." + strconv.Itoa(i)
+}

@@ -28,6 +28,11 @@ const (
 	// EnvConcurrency bounds the records started at once; default
 	// DefaultConcurrency.
 	EnvConcurrency = "START_CONCURRENCY"
+	// EnvControllerStateMachine is the controller state machine's ARN
+	// (lambda/wire's RELEASE_STATE_MACHINE_ARN); required with TABLE_NAME:
+	// a message that would only wait goes straight to its breaker's room,
+	// and its controller is started.
+	EnvControllerStateMachine = "RELEASE_STATE_MACHINE_ARN"
 )
 
 // Bounds of START_CONCURRENCY.
@@ -57,19 +62,24 @@ type Config struct {
 	// message back in the DLQ with lineage is a consumer failure the
 	// starter records on its breaker.
 	TargetKind target.Kind
-	// Table is TABLE_NAME, the breaker table, for the arrival pace, the
-	// parking lot's index and, with TargetKind sqs, the breaker.
+	// Table is TABLE_NAME, the breaker table, for the breakers' states,
+	// the arrival pace, the waiting room, the parking lot's index and,
+	// with TargetKind sqs, the failures it records.
 	Table string
-	// Policy is the breaker policy from BREAKER_*; used only with
-	// TargetKind sqs, and must be the Attempt task's.
+	// ControllerStateMachineARN is RELEASE_STATE_MACHINE_ARN, the
+	// controller state machine; required with Table.
+	ControllerStateMachineARN string
+	// Policy is the breaker policy from BREAKER_*; used with Table, and
+	// must be the Attempt task's.
 	Policy breaker.Policy
 	// Concurrency is START_CONCURRENCY, how many records are processed at
 	// once, from 1 to MaxConcurrency; default DefaultConcurrency.
 	Concurrency int
 	// Pace is the waiting room's pace (RELEASE_*): with TABLE_NAME set, a
 	// batch's fresh arrivals beyond Pace.Start per second and breaker key
-	// (or the last releaser's rate, if higher), or while the key's room is
-	// being released, start paced: they queue in the room.
+	// (or the last controller's rate, if higher), or while the key's room
+	// is being released, go straight to the room, as do all of them while
+	// their breaker is not CLOSED.
 	Pace pace.Policy
 }
 
@@ -91,7 +101,8 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		Concurrency:     env.Int(EnvConcurrency, DefaultConcurrency),
 		Pace:            pace.PolicyFromEnv(env),
 	}
-	if c.RecordsReturns() {
+	if c.Table != "" {
+		c.ControllerStateMachineARN = env.Value(EnvControllerStateMachine)
 		c.Policy = config.Policy(env)
 	}
 	env.FailAll(c.problems())
@@ -105,7 +116,7 @@ func (c Config) Validate() error {
 	for _, p := range c.problems() {
 		errs = append(errs, p)
 	}
-	if c.RecordsReturns() {
+	if c.Table != "" {
 		errs = append(errs, c.Policy.Validate())
 	}
 	return errors.Join(errs...)
@@ -128,6 +139,9 @@ func (c Config) problems() []*config.VarError {
 		}
 	default:
 		fail(target.EnvKind, string(c.TargetKind), `want "lambda" or "sqs", as the Attempt task's`)
+	}
+	if c.Table != "" && !stateMachineARN.MatchString(c.ControllerStateMachineARN) {
+		fail(EnvControllerStateMachine, c.ControllerStateMachineARN, "want the controller state machine's ARN (required with TABLE_NAME)")
 	}
 	if c.Concurrency < 1 || c.Concurrency > MaxConcurrency {
 		fail(EnvConcurrency, fmt.Sprint(c.Concurrency), fmt.Sprintf("want 1 to %d", MaxConcurrency))

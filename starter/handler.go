@@ -13,6 +13,7 @@ import (
 	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/lambda/telemetry"
 	"github.com/redrive/redrive/park"
+	"github.com/redrive/redrive/room"
 	"github.com/redrive/redrive/room/pace"
 	"github.com/redrive/redrive/rules"
 )
@@ -49,15 +50,39 @@ type Gate interface {
 
 var _ Gate = (*pace.Store)(nil)
 
+// Room takes the documents of messages that would only wait; *room.Room
+// is one.
+type Room interface {
+	Enter(ctx context.Context, e room.Entry) error
+}
+
+var _ Room = (*room.Room)(nil)
+
+// Launcher starts a breaker's controller when none runs;
+// *release.Launcher is one.
+type Launcher interface {
+	Ensure(ctx context.Context, key string) (bool, error)
+}
+
 // Handler is the starter: the DLQ's event source function.
 type Handler struct {
 	// SFN starts executions.
 	SFN StartExecutionAPI
 	// Lot parks what cannot be started.
 	Lot park.Parker
-	// Breaker records consumer failures; needed only when
-	// Config.RecordsReturns().
+	// Breaker tells each breaker's state (through States) and records
+	// consumer failures (when Config.RecordsReturns()); nil starts every
+	// record.
 	Breaker Breaker
+	// States caches Breaker's rows, at most about a second old; set by
+	// NewStates when Breaker is.
+	States *States
+	// Room and Launcher take the messages that would only wait (their
+	// breaker is not CLOSED, they are beyond the pace, or the room is
+	// being released) and start their breaker's controller; nil starts
+	// every record, and the Attempt queues them.
+	Room     Room
+	Launcher Launcher
 	// Gate paces fresh arrivals per breaker key; nil starts every record
 	// unpaced.
 	Gate Gate
@@ -84,11 +109,15 @@ func (h *Handler) Handle(ctx context.Context, event events.SQSEvent) (events.SQS
 	for i, r := range event.Records {
 		batch[i] = h.prepare(ctx, r)
 	}
-	paced := h.pace(ctx, batch)
+	waits := h.waits(ctx, batch)
 	failed := make([]bool, len(event.Records))
+	entered := make([]bool, len(event.Records))
 	forEach(len(batch), h.Config.Concurrency, func(i int) {
-		failed[i] = h.process(ctx, batch[i], paced[i]) != nil
+		var err error
+		entered[i], err = h.process(ctx, batch[i], waits[i])
+		failed[i] = err != nil
 	})
+	h.ensureControllers(ctx, batch, entered, failed)
 
 	resp := events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{}}
 	for i, f := range failed {

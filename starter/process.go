@@ -15,9 +15,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 
+	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/lambda/telemetry"
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/park"
+	"github.com/redrive/redrive/room/waitroom"
 	"github.com/redrive/redrive/rules"
 )
 
@@ -45,41 +47,44 @@ var throttles = retry.IsErrorThrottles(retry.DefaultThrottles)
 //   - Throttling (counted as StartThrottled) and any other error, and a
 //     park that failed: retried.
 //
-// A paced record starts with Paced set: its first Attempt queues it in the
-// waiting room.
-func (h *Handler) process(ctx context.Context, p prepared, paced bool) error {
+// A record that would only wait (wait) is not started: its document goes
+// straight to its breaker's room (entered reports that it did), and
+// Handle makes sure the breaker's controller runs.
+func (h *Handler) process(ctx context.Context, p prepared, wait bool) (entered bool, err error) {
 	msg, doc, now := p.msg, p.doc, p.now
 	if p.err != nil {
-		return h.parkMalformed(ctx, msg, p.err, now)
+		return false, h.parkMalformed(ctx, msg, p.err, now)
 	}
-	doc.Paced = paced
 	returned := doc.Attempt > 1 && !doc.Replayed() && h.Config.RecordsReturns()
 	if returned {
 		doc.AddFailure(returnFailure(now, doc.Attempt-1))
 	}
 	if err := doc.Validate(); err != nil {
 		doc.ParkReason = message.BoundReason("poison: " + strings.ReplaceAll(err.Error(), "\n", "; "))
-		return h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
+		return false, h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
 	}
 	if rule := h.quarantine(ctx, doc); rule != nil {
 		doc.ParkReason = message.BoundReason("quarantined: " + rule.Describe())
 		h.Metrics.Count(doc.BreakerKey, telemetry.Quarantined, 1)
-		return h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
+		return false, h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
 	}
 
 	input, err := doc.Input()
 	if err != nil {
-		return fmt.Errorf("starter: encode document of %q: %w", msg.ID, err)
+		return false, fmt.Errorf("starter: encode document of %q: %w", msg.ID, err)
 	}
 	if len(input) > MaxInputBytes {
 		doc.ParkReason = message.BoundReason(fmt.Sprintf("oversize: %d bytes exceeds the %d-byte limit on an execution input (Step Functions' %d less %d of headroom)",
 			len(input), MaxInputBytes, StepFunctionsPayloadLimit, InputHeadroom))
-		return h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
+		return false, h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
 	}
 
 	name := doc.ExecutionName()
 	log := h.Logger.With(slog.String("messageId", msg.ID), slog.String("originId", doc.OriginID),
 		slog.Int("attempt", doc.Attempt), slog.String("breaker", doc.BreakerKey), slog.String("execution", name))
+	if wait {
+		return true, h.enter(ctx, doc, now, returned, log)
+	}
 	out, err := h.SFN.StartExecution(ctx, &sfn.StartExecutionInput{
 		StateMachineArn: aws.String(h.Config.StateMachineARN),
 		Name:            aws.String(name),
@@ -88,20 +93,39 @@ func (h *Handler) process(ctx context.Context, p prepared, paced bool) error {
 	if _, ok := errors.AsType[*sfntypes.ExecutionAlreadyExists](err); ok {
 		h.Metrics.Count(doc.BreakerKey, telemetry.Duplicates, 1)
 		log.InfoContext(ctx, "duplicate DLQ delivery: execution already exists")
-		return nil
+		return false, nil
 	}
 	if invalid, ok := errors.AsType[*sfntypes.InvalidExecutionInput](err); ok {
 		doc.ParkReason = message.BoundReason("poison: Step Functions refused the execution input: " + invalid.ErrorMessage())
-		return h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
+		return false, h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
 	}
 	if err != nil {
 		if throttles.IsErrorThrottle(err) == aws.TrueTernary {
 			h.Metrics.Count(doc.BreakerKey, telemetry.StartThrottled, 1)
 		}
 		log.ErrorContext(ctx, "start execution failed; the message stays in the DLQ", slog.Any("error", err))
-		return fmt.Errorf("starter: start %s: %w", name, err)
+		return false, fmt.Errorf("starter: start %s: %w", name, err)
 	}
 	log.InfoContext(ctx, "execution started", slog.String("executionArn", aws.ToString(out.ExecutionArn)))
+	if returned {
+		h.recordReturn(ctx, doc.BreakerKey, log)
+	}
+	return false, nil
+}
+
+// enter puts doc in its breaker's room instead of starting it: it would
+// only wait. An error keeps the record in the DLQ.
+func (h *Handler) enter(ctx context.Context, doc message.Document, now time.Time, returned bool, log *slog.Logger) error {
+	h.Metrics.Count(doc.BreakerKey, telemetry.Queued, 1)
+	e, err := waitroom.Entry(doc, now)
+	if err == nil {
+		err = h.Room.Enter(ctx, e)
+	}
+	if err != nil {
+		log.ErrorContext(ctx, "could not enter the waiting room; the message stays in the DLQ", slog.Any("error", err))
+		return fmt.Errorf("starter: enter %s in the room: %w", doc.RoomID(), err)
+	}
+	log.InfoContext(ctx, "waiting in the room")
 	if returned {
 		h.recordReturn(ctx, doc.BreakerKey, log)
 	}
@@ -142,13 +166,15 @@ func (h *Handler) prepare(ctx context.Context, record events.SQSMessage) prepare
 	return p
 }
 
-// pace marks the records of a batch that start paced: per breaker key, the
-// ones beyond what the Gate admits. A Gate that fails lets them all go
-// (the breaker still guards the target), with a warning.
-func (h *Handler) pace(ctx context.Context, batch []prepared) []bool {
-	paced := make([]bool, len(batch))
-	if h.Gate == nil {
-		return paced
+// waits marks the records of a batch that would only wait, per breaker
+// key: all of them while their breaker is not CLOSED (or FORCED_CLOSED),
+// else the ones beyond what the Gate admits. Without a Room none waits; a
+// breaker or Gate that fails lets them go (the Attempt still asks the
+// breaker), with a warning.
+func (h *Handler) waits(ctx context.Context, batch []prepared) []bool {
+	waits := make([]bool, len(batch))
+	if h.Room == nil {
+		return waits
 	}
 	byKey := map[string][]int{}
 	var keys []string
@@ -163,19 +189,76 @@ func (h *Handler) pace(ctx context.Context, batch []prepared) []bool {
 	}
 	for _, key := range keys {
 		idx := byKey[key]
-		allowed, err := h.Gate.Admit(ctx, key, len(idx), h.Config.Pace, h.now())
-		if err != nil {
-			h.Logger.WarnContext(ctx, "could not pace the batch; its messages go to the breaker", slog.String("breaker", key), slog.Any("error", err))
-			continue
+		allowed := len(idx)
+		if h.letsThrough(ctx, key) {
+			if allowed = h.admit(ctx, key, len(idx)); allowed < len(idx) {
+				h.Metrics.Count(key, telemetry.Paced, int64(len(idx)-allowed))
+			}
+		} else {
+			allowed = 0
 		}
 		for _, i := range idx[allowed:] {
-			paced[i] = true
-		}
-		if n := len(idx) - allowed; n > 0 {
-			h.Metrics.Count(key, telemetry.Paced, int64(n))
+			waits[i] = true
 		}
 	}
-	return paced
+	return waits
+}
+
+// letsThrough reports whether key's breaker lets messages through (CLOSED
+// or FORCED_CLOSED), by a row at most about a second old; a row that
+// cannot be read lets them through.
+func (h *Handler) letsThrough(ctx context.Context, key string) bool {
+	if h.States == nil {
+		return true
+	}
+	row, err := h.States.Row(ctx, key)
+	if err != nil {
+		h.Logger.WarnContext(ctx, "could not read the breaker; its messages go to the Attempt", slog.String("breaker", key), slog.Any("error", err))
+		return true
+	}
+	return row.State == breaker.Closed || row.State == breaker.ForcedClosed
+}
+
+// admit is how many of n fresh arrivals of key the Gate lets go at once;
+// all of them without a Gate or when it fails.
+func (h *Handler) admit(ctx context.Context, key string, n int) int {
+	if h.Gate == nil {
+		return n
+	}
+	allowed, err := h.Gate.Admit(ctx, key, n, h.Config.Pace, h.now())
+	if err != nil {
+		h.Logger.WarnContext(ctx, "could not pace the batch; its messages go to the breaker", slog.String("breaker", key), slog.Any("error", err))
+		return n
+	}
+	return allowed
+}
+
+// ensureControllers makes sure the controller of every key whose room
+// records entered runs; when it cannot be started, those records are
+// failed too, so the DLQ delivers them again (their entries are replaced,
+// and the next try starts the controller).
+func (h *Handler) ensureControllers(ctx context.Context, batch []prepared, entered, failed []bool) {
+	byKey := map[string][]int{}
+	var keys []string
+	for i, in := range entered {
+		if !in || failed[i] {
+			continue
+		}
+		key := batch[i].doc.BreakerKey
+		if _, seen := byKey[key]; !seen {
+			keys = append(keys, key)
+		}
+		byKey[key] = append(byKey[key], i)
+	}
+	for _, key := range keys {
+		if _, err := h.Launcher.Ensure(ctx, key); err != nil {
+			h.Metrics.Count(key, telemetry.ReleaserNotStarted, 1)
+			h.Logger.ErrorContext(ctx, "could not start the breaker's controller; its messages stay in the DLQ", slog.String("breaker", key), slog.Any("error", err))
+			for _, i := range byKey[key] {
+				failed[i] = true
+			}
+		}
+	}
 }
 
 // key is the message's breaker key, or the fallback key (logged) when the

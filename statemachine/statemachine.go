@@ -27,24 +27,24 @@ type Definition struct {
 	Template string
 }
 
-// Redrive is the per-message redrive state machine.
+// Redrive is the attempt state machine: one execution (Express by
+// default) per delivery try of a message.
 func Redrive() Definition { return Definition{Name: "redrive.asl.json", Template: redriveASL} }
 
 // Admin is the operator's state machine.
 func Admin() Definition { return Definition{Name: "admin.asl.json", Template: adminASL} }
 
-// Release is the waiting room's releaser, one execution per breaker key
-// at a time.
+// Release is the breaker's controller, one execution (Standard) per
+// breaker key at a time while its room holds messages.
 func Release() Definition { return Definition{Name: "release.asl.json", Template: releaseASL} }
 
 // Substitution names, as used in the templates and by the CDK stack.
 const (
 	AttemptFunctionArn  = "AttemptFunctionArn"
-	ContinueFunctionArn = "ContinueFunctionArn"
 	ParkFunctionArn     = "ParkFunctionArn"
 	AdminFunctionArn    = "AdminFunctionArn"
 	// WaitingRoomFunctionArn and ReleaseFunctionArn are the waiting
-	// room's entry and the releaser's tick.
+	// room's entry (the Queue task) and the controller's tick.
 	WaitingRoomFunctionArn = "WaitingRoomFunctionArn"
 	ReleaseFunctionArn     = "ReleaseFunctionArn"
 )

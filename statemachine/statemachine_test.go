@@ -17,13 +17,13 @@ func arns(names ...string) map[string]string {
 }
 
 func TestPlaceholders(t *testing.T) {
-	assert.Equal(t, []string{AttemptFunctionArn, ContinueFunctionArn, ParkFunctionArn, WaitingRoomFunctionArn}, Redrive().Placeholders())
+	assert.Equal(t, []string{AttemptFunctionArn, ParkFunctionArn, WaitingRoomFunctionArn}, Redrive().Placeholders())
 	assert.Equal(t, []string{AdminFunctionArn}, Admin().Placeholders())
 	assert.Equal(t, []string{ReleaseFunctionArn}, Release().Placeholders())
 }
 
 // redriveArns are values for every placeholder of Redrive.
-var redriveArns = []string{AttemptFunctionArn, ContinueFunctionArn, ParkFunctionArn, WaitingRoomFunctionArn}
+var redriveArns = []string{AttemptFunctionArn, ParkFunctionArn, WaitingRoomFunctionArn}
 
 func TestRender(t *testing.T) {
 	tests := []struct {
@@ -59,9 +59,9 @@ func TestRenderErrors(t *testing.T) {
 		values map[string]string
 		want   string
 	}{
-		{"missing", arns(AttemptFunctionArn), "missing [ContinueFunctionArn ParkFunctionArn WaitingRoomFunctionArn]"},
+		{"missing", arns(AttemptFunctionArn), "missing [ParkFunctionArn WaitingRoomFunctionArn]"},
 		{"unknown", arns(append(redriveArns, "Extra")...), "unknown [Extra]"},
-		{"quote", map[string]string{AttemptFunctionArn: `a"b`, ContinueFunctionArn: "c", ParkFunctionArn: "p", WaitingRoomFunctionArn: "w"}, "must not contain quotes"},
+		{"quote", map[string]string{AttemptFunctionArn: `a"b`, ParkFunctionArn: "p", WaitingRoomFunctionArn: "w"}, "must not contain quotes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

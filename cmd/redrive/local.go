@@ -160,13 +160,13 @@ func localUsage(fs *flag.FlagSet) {
 func printLocal(w io.Writer, s *local.Stack, cfg localConfig, exports [][2]string) {
 	fmt.Fprintf(w, "redrive local: serving (time scale %s, consumer %s from its first call)\n", strconv.FormatFloat(cfg.scale, 'g', -1, 64), cfg.target)
 	fmt.Fprintf(w, "  Lambda Invoke API  %s (listening on %s)\n", s.Endpoints.Lambda, s.Endpoints.LambdaAddr)
-	fmt.Fprintf(w, "    functions        %s %s %s %s %s %s %s %s\n", local.FunctionStarter, local.FunctionAttempt,
-		local.FunctionPark, local.FunctionContinuer, local.FunctionAdmin, local.FunctionWaitRoom,
+	fmt.Fprintf(w, "    functions        %s %s %s %s %s %s %s\n", local.FunctionStarter, local.FunctionAttempt,
+		local.FunctionPark, local.FunctionAdmin, local.FunctionWaitRoom,
 		local.FunctionRelease, local.FunctionConsumer)
 	fmt.Fprintf(w, "  Step Functions     %s\n", s.Endpoints.StepFunctions)
-	fmt.Fprintf(w, "    redrive          %s\n", s.RedriveARN)
+	fmt.Fprintf(w, "    redrive          %s (Express: one execution per delivery try)\n", s.RedriveARN)
 	fmt.Fprintf(w, "    admin            %s\n", s.AdminARN)
-	fmt.Fprintf(w, "    release          %s\n", s.ReleaseARN)
+	fmt.Fprintf(w, "    release          %s (each breaker's controller)\n", s.ReleaseARN)
 	fmt.Fprintf(w, "  DynamoDB           %s table %s\n", s.Endpoints.DynamoDB, s.Table)
 	fmt.Fprintf(w, "  SQS                %s\n", s.Endpoints.SQS)
 	fmt.Fprintf(w, "    DLQ              %s\n", s.DLQURL)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/emulate/executor"
@@ -87,6 +86,9 @@ type countingDB struct {
 	io [4]RowIO
 	// waiting holds the room entries' keys.
 	waiting map[string]bool
+	// released counts the room's releases: a room entry is deleted only
+	// by a release that started its execution (room.Room.Take).
+	released atomic.Int64
 }
 
 var _ wire.DynamoDB = (*countingDB)(nil)
@@ -126,6 +128,7 @@ func (c *countingDB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInpu
 	out, err := c.next.DeleteItem(ctx, in, optFns...)
 	c.count(in.Key, err, false)
 	if pk, ok := roomKey(in.Key); ok && err == nil {
+		c.released.Add(1)
 		c.mu.Lock()
 		delete(c.waiting, pk)
 		c.mu.Unlock()
@@ -148,24 +151,6 @@ func (c *countingDB) roomDepth() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.waiting)
-}
-
-// releaseCounter counts the room's releases: SendTaskSuccess calls that
-// resumed an execution (the WaitingRoom state's tokens are the only task
-// tokens of the stack). A token dropped because its execution was gone
-// is not a release.
-type releaseCounter struct {
-	wire.StepFunctions
-	released *atomic.Int64
-}
-
-// SendTaskSuccess sends the token's success and counts it if it resumed.
-func (c releaseCounter) SendTaskSuccess(ctx context.Context, in *sfn.SendTaskSuccessInput, optFns ...func(*sfn.Options)) (*sfn.SendTaskSuccessOutput, error) {
-	out, err := c.StepFunctions.SendTaskSuccess(ctx, in, optFns...)
-	if err == nil {
-		c.released.Add(1)
-	}
-	return out, err
 }
 
 // Query lists items (the room's index) and counts a read.

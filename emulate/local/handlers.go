@@ -90,6 +90,7 @@ func (s *Stack) settings() func(string) string {
 		starter.EnvTable:               s.Table,
 		wire.EnvReleaseStateMachineARN: s.ReleaseARN,
 		park.EnvQueueURL:               s.ParkingLotURL,
+		wire.EnvReleaseWorkers:         "1", // releases in line, so that a run repeats
 		admin.EnvDLQURL:                s.DLQURL,
 		admin.EnvReplayShortPoll:       "true",                         // the queues are on the executor's clock
 		park.EnvRetention:              park.DefaultRetention.String(), // the lot's, as createQueues makes it
@@ -127,7 +128,6 @@ func (s *Stack) settings() func(string) string {
 // attempt's retries, the room and its pace.
 func (s *Stack) typed(cfg *wire.Config) {
 	cfg.Attempt.Policy, cfg.Attempt.Retry = s.opts.Policy, s.opts.Attempt
-	cfg.Attempt.Room.Timeout, cfg.Attempt.Room.MaxWait = s.opts.RoomTimeout, s.opts.RoomMaxWait
 	cfg.Attempt.Room.Pace = s.opts.Pace
 	cfg.Starter.Pace = s.opts.Pace
 }

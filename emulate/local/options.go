@@ -98,10 +98,10 @@ type Options struct {
 
 	// Env, if set, supplies the functions' settings as the Lambda
 	// functions read their environment (the BREAKER_* policy,
-	// MAX_ATTEMPTS, BACKOFF_*, DELIVERY_LEASE, ROOM_TIMEOUT, ROOM_MAX_WAIT,
-	// RELEASE_*, POISON_ERROR_TYPES, START_CONCURRENCY, BREAKER_KEY...),
-	// each checked by its function's own parser, instead of the typed
-	// fields Policy, Attempt, RoomTimeout, RoomMaxWait, Pace and the
+	// MAX_ATTEMPTS, BACKOFF_*, DELIVERY_LEASE, ROOM_TTL, RELEASE_*,
+	// POISON_ERROR_TYPES, START_CONCURRENCY, BREAKER_KEY...), each
+	// checked by its function's own parser, instead of the typed
+	// fields Policy, Attempt, Pace and the
 	// BreakerKey ones. The variables that wire the functions to the stack
 	// (TABLE_NAME, STATE_MACHINE_ARN, TARGET_*...) are the stack's. A
 	// message without a key goes to DefaultBreakerKey unless
@@ -111,8 +111,8 @@ type Options struct {
 	// Policy is the breaker policy; zero fields mean the breaker's
 	// defaults.
 	Policy breaker.Policy
-	// Attempt tunes the per-message retry and continuation; zero fields
-	// mean the attempt task's defaults.
+	// Attempt tunes the per-message retry; zero fields mean the attempt
+	// task's defaults.
 	Attempt attempt.Config
 	// Target configures the simulated consumer; its Now is set to the
 	// executor's clock and a zero Seed to this Seed.
@@ -126,10 +126,10 @@ type Options struct {
 	// AttemptTimeout is the attempt function's Lambda timeout, its
 	// deadline. Default attempt.DefaultFunctionTimeout, as deployed.
 	AttemptTimeout time.Duration
-	// RoomTimeout bounds the stay of a room's watcher, RoomMaxWait that
-	// of every other message in the room; zero means the default
-	// (ROOM_TIMEOUT's, ROOM_MAX_WAIT's).
-	RoomTimeout, RoomMaxWait time.Duration
+	// StandardAttempts deploys the attempt state machine as a Standard
+	// workflow (each try's history in the console, billed per state
+	// transition) instead of Express, as the stack's setting does.
+	StandardAttempts bool
 	// Pace is the waiting room's release pace; zero fields mean the
 	// defaults (RELEASE_*).
 	Pace pace.Policy

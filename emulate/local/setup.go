@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/redrive/redrive/park"
@@ -59,22 +60,26 @@ func (s *Stack) createQueues(ctx context.Context) error {
 // createStateMachines renders both definitions with the hosted functions'
 // ARNs and creates them through the Step Functions API.
 func (s *Stack) createStateMachines(ctx context.Context) error {
+	attempts := sfntypes.StateMachineTypeExpress
+	if s.opts.StandardAttempts {
+		attempts = sfntypes.StateMachineTypeStandard
+	}
 	machines := []struct {
 		name   string
 		def    statemachine.Definition
+		typ    sfntypes.StateMachineType
 		values map[string]string
 		arn    *string
 	}{
-		{RedriveStateMachine, statemachine.Redrive(), map[string]string{
+		{RedriveStateMachine, statemachine.Redrive(), attempts, map[string]string{
 			statemachine.AttemptFunctionArn:     functionARN(FunctionAttempt),
-			statemachine.ContinueFunctionArn:    functionARN(FunctionContinuer),
 			statemachine.ParkFunctionArn:        functionARN(FunctionPark),
 			statemachine.WaitingRoomFunctionArn: functionARN(FunctionWaitRoom),
 		}, &s.RedriveARN},
-		{AdminStateMachine, statemachine.Admin(), map[string]string{
+		{AdminStateMachine, statemachine.Admin(), sfntypes.StateMachineTypeStandard, map[string]string{
 			statemachine.AdminFunctionArn: functionARN(FunctionAdmin),
 		}, &s.AdminARN},
-		{ReleaseStateMachine, statemachine.Release(), map[string]string{
+		{ReleaseStateMachine, statemachine.Release(), sfntypes.StateMachineTypeStandard, map[string]string{
 			statemachine.ReleaseFunctionArn: functionARN(FunctionRelease),
 		}, &s.ReleaseARN},
 	}
@@ -84,7 +89,7 @@ func (s *Stack) createStateMachines(ctx context.Context) error {
 			return fmt.Errorf("local: %w", err)
 		}
 		out, err := s.SFN.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{
-			Name: aws.String(m.name), Definition: aws.String(definition), RoleArn: aws.String(roleARN),
+			Name: aws.String(m.name), Definition: aws.String(definition), RoleArn: aws.String(roleARN), Type: m.typ,
 		})
 		if err != nil {
 			return fmt.Errorf("local: create state machine %s: %w", m.name, err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -27,13 +26,12 @@ import (
 
 // The functions a Stack hosts in its Registry, by name.
 const (
-	FunctionStarter   = wire.FunctionStarter
-	FunctionAttempt   = wire.FunctionAttempt
-	FunctionPark      = wire.FunctionPark
-	FunctionContinuer = wire.FunctionContinuer
-	FunctionAdmin     = wire.FunctionAdmin
-	FunctionWaitRoom  = wire.FunctionWaitRoom
-	FunctionRelease   = wire.FunctionRelease
+	FunctionStarter  = wire.FunctionStarter
+	FunctionAttempt  = wire.FunctionAttempt
+	FunctionPark     = wire.FunctionPark
+	FunctionAdmin    = wire.FunctionAdmin
+	FunctionWaitRoom = wire.FunctionWaitRoom
+	FunctionRelease  = wire.FunctionRelease
 	// FunctionConsumer is the simulated consumer, the attempt's target.
 	FunctionConsumer = "consumer"
 )
@@ -122,7 +120,6 @@ type Stack struct {
 	rows     breaker.Store // uncounted reads for BreakerRow
 	source   *eventSource
 	throttle *startThrottle
-	released atomic.Int64 // the room's releases (releaseCounter)
 	dynamo   *dynamoBackend
 	lambda   *lambda.Client // the attempt's client of the consumer
 	servers  []*server
@@ -289,7 +286,7 @@ func (s *Stack) startSFN(ctx context.Context) error {
 	if s.opts.InProcess {
 		tasks = throttledClient{Client: sfnapi.NewClient(s.Executor), throttle: s.throttle}
 	}
-	s.tasksSFN = releaseCounter{StepFunctions: tasks, released: &s.released}
+	s.tasksSFN = tasks
 	return s.createStateMachines(ctx)
 }
 
@@ -364,3 +361,7 @@ func (s *Stack) close() error {
 	}
 	return nil
 }
+
+// ExpressAttempts reports whether the attempt state machine is an Express
+// one (the default; Options.StandardAttempts makes it Standard).
+func (s *Stack) ExpressAttempts() bool { return !s.opts.StandardAttempts }

@@ -44,10 +44,10 @@ func (s *Stack) Stats() Stats {
 }
 
 // Room returns how many messages wait in the waiting room (of every
-// breaker key) and how many it released so far (entries dropped because
-// their execution was gone are not releases). Safe for concurrent use.
+// breaker key) and how many it released so far (executions started for
+// room entries). Safe for concurrent use.
 func (s *Stack) Room() (depth int, released int64) {
-	return s.db.roomDepth(), s.released.Load()
+	return s.db.roomDepth(), s.db.released.Load()
 }
 
 // Cost is one redrive execution and what it cost, read from its history.

@@ -17,6 +17,14 @@ type Prices struct {
 	// TransitionsPerThousand is Step Functions Standard workflows' price of
 	// 1,000 state transitions (retries count).
 	TransitionsPerThousand float64
+	// ExpressRequestsPerMillion and ExpressGBSecond are Step Functions
+	// Express workflows' prices: per execution started, and per GB-second
+	// of duration (billed in ExpressMemoryMB steps, each execution rounded
+	// up to 100 ms).
+	ExpressRequestsPerMillion, ExpressGBSecond float64
+	// LogsPerGB is CloudWatch Logs' price of ingesting 1 GB (what Express
+	// executions log).
+	LogsPerGB float64
 	// LambdaRequestsPerMillion is Lambda's price of 1M requests.
 	LambdaRequestsPerMillion float64
 	// LambdaGBSecond is Lambda's price of one GB-second (arm64).
@@ -32,11 +40,14 @@ type Prices struct {
 // re-checked online when this was written (2026-11): check the pages
 // before quoting a figure.
 var ListPrices = Prices{
-	TransitionsPerThousand:   0.025,
-	LambdaRequestsPerMillion: 0.20,
-	LambdaGBSecond:           0.0000133334,
-	DynamoWritesPerMillion:   0.625,
-	DynamoReadsPerMillion:    0.125,
+	TransitionsPerThousand:    0.025,
+	ExpressRequestsPerMillion: 1.00,
+	ExpressGBSecond:           0.00001667,
+	LogsPerGB:                 0.50,
+	LambdaRequestsPerMillion:  0.20,
+	LambdaGBSecond:            0.0000133334,
+	DynamoWritesPerMillion:    0.625,
+	DynamoReadsPerMillion:     0.125,
 }
 
 // PriceSources are the pages the prices come from.
@@ -44,21 +55,31 @@ var PriceSources = []string{
 	"https://aws.amazon.com/step-functions/pricing/",
 	"https://aws.amazon.com/lambda/pricing/",
 	"https://aws.amazon.com/dynamodb/pricing/on-demand/",
+	"https://aws.amazon.com/cloudwatch/pricing/",
 }
+
+// ExpressMemoryMB is the memory an Express execution of the attempt state
+// machine is billed at: its document (at most 256 KiB) is far within the
+// smallest step, 64 MB.
+const ExpressMemoryMB = 64
+
+// ExpressLogBytes is what one Express execution that fails logs at the
+// stack's level (ERROR, with execution data: the failure events and their
+// payloads), an estimate; executions that succeed log nothing at ERROR.
+const ExpressLogBytes = 4 << 10
 
 // memoryMB is each function's memory size in MB, by its local name: the
 // orchestrator's seven as infra deploys them (infra/stack/functions.go,
 // `functions`; keep the two in step), and the consumer, which the stack
 // does not deploy, at Lambda's smallest size.
 var memoryMB = map[string]int{
-	local.FunctionStarter:   256,
-	local.FunctionAttempt:   256,
-	local.FunctionPark:      128,
-	local.FunctionContinuer: 128,
-	local.FunctionAdmin:     128,
-	local.FunctionWaitRoom:  128,
-	local.FunctionRelease:   256,
-	local.FunctionConsumer:  128,
+	local.FunctionStarter:  256,
+	local.FunctionAttempt:  256,
+	local.FunctionPark:     128,
+	local.FunctionAdmin:    128,
+	local.FunctionWaitRoom: 128,
+	local.FunctionRelease:  256,
+	local.FunctionConsumer: 128,
 }
 
 // Assumptions are the parts of the estimate a simulation cannot measure.
@@ -115,15 +136,15 @@ func (a Assumptions) memoryNote() string {
 
 // Cost is an estimate in US dollars.
 type Cost struct {
-	StepFunctions, Lambda, DynamoDB float64
+	StepFunctions, Lambda, DynamoDB, Logs float64
 }
 
 // Total is the sum of the parts.
-func (c Cost) Total() float64 { return c.StepFunctions + c.Lambda + c.DynamoDB }
+func (c Cost) Total() float64 { return c.StepFunctions + c.Lambda + c.DynamoDB + c.Logs }
 
 // Scale returns c times f, e.g. to a cost per million messages.
 func (c Cost) Scale(f float64) Cost {
-	return Cost{StepFunctions: c.StepFunctions * f, Lambda: c.Lambda * f, DynamoDB: c.DynamoDB * f}
+	return Cost{StepFunctions: c.StepFunctions * f, Lambda: c.Lambda * f, DynamoDB: c.DynamoDB * f, Logs: c.Logs * f}
 }
 
 // Estimate prices u: every request, and every function's billed duration
@@ -140,8 +161,11 @@ func (p Prices) Estimate(u Usage, a Assumptions) Cost {
 		requests += n
 		gbSeconds += float64(n) * d.Seconds() * a.gb(name)
 	}
+	express := float64(u.ExpressStarts)/1e6*p.ExpressRequestsPerMillion +
+		u.ExpressDuration.Seconds()*ExpressMemoryMB/1024*p.ExpressGBSecond
 	return Cost{
-		StepFunctions: float64(u.Transitions) / 1000 * p.TransitionsPerThousand,
+		StepFunctions: float64(u.Transitions)/1000*p.TransitionsPerThousand + express,
+		Logs:          float64(u.LogBytes) / (1 << 30) * p.LogsPerGB,
 		Lambda:        float64(requests)/1e6*p.LambdaRequestsPerMillion + gbSeconds*p.LambdaGBSecond,
 		DynamoDB: float64(u.DynamoWrites)/1e6*p.DynamoWritesPerMillion +
 			float64(u.DynamoReads)/1e6*p.DynamoReadsPerMillion,

@@ -654,13 +654,11 @@ func nextWords(next message.Next, waitSeconds int) string {
 	case message.NextDone:
 		return "done"
 	case message.NextWait:
-		return "cooldown " + shortDuration(time.Duration(waitSeconds)*time.Second)
+		return "backoff " + shortDuration(time.Duration(waitSeconds)*time.Second)
 	case message.NextRoom:
 		return "waiting room"
 	case message.NextPark:
 		return "park"
-	case message.NextContinue:
-		return "continue in a new execution"
 	}
 	return strings.ToLower(string(next))
 }

@@ -182,7 +182,8 @@ func (w *redriveWatch) read(ctx context.Context, total int) (Usage, int, bool) {
 		return Usage{}, 0, false
 	}
 	depth, err := w.stack.SQSServer.Depth(local.DLQName)
-	done := err == nil && w.stack.SentCount() == total && depth.Total() == 0 && counts.Running == 0
+	waiting, _ := w.stack.Room()
+	done := err == nil && w.stack.SentCount() == total && depth.Total() == 0 && counts.Running == 0 && waiting == 0
 	u, err := usageOf(ctx, w.stack)
 	if err != nil {
 		return Usage{}, 0, false
@@ -213,6 +214,12 @@ func usageOf(ctx context.Context, stack *local.Stack) (Usage, error) {
 		c, err := stack.Executor.Counts(ctx, arn)
 		if err != nil {
 			return Usage{}, fmt.Errorf("count executions: %w", err)
+		}
+		if arn == stack.RedriveARN && stack.ExpressAttempts() {
+			u.ExpressStarts += c.Started
+			u.ExpressDuration += c.BilledDuration
+			u.LogBytes += (c.Failed + c.TimedOut) * ExpressLogBytes
+			continue
 		}
 		u.Transitions += c.Transitions
 	}

@@ -92,8 +92,13 @@ type Outcome struct {
 
 // Usage counts the billable work of a run.
 type Usage struct {
-	// Transitions counts Step Functions state transitions.
+	// Transitions counts Standard workflows' state transitions.
 	Transitions int64
+	// ExpressStarts counts Express executions, ExpressDuration their
+	// billed durations, LogBytes what they log.
+	ExpressStarts   int64
+	ExpressDuration time.Duration
+	LogBytes        int64
 	// Invocations counts the orchestrator's own Lambda invocations, by
 	// function (local's names); each is billed at its function's
 	// memory size, the releaser's for the ticks it spreads its releases

@@ -8,7 +8,6 @@ import (
 
 	"github.com/redrive/redrive/admin"
 	"github.com/redrive/redrive/attempt"
-	"github.com/redrive/redrive/attempt/continuer"
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/delivery"
 	"github.com/redrive/redrive/delivery/target"
@@ -66,8 +65,9 @@ func (b *Builder) Breakers() []*breaker.Breaker {
 
 // Starter builds the starter. It needs Clients.SFN and
 // Clients.ParkingLot, and with TABLE_NAME set Clients.DynamoDB: for the
-// arrival pace, the parking lot's index and, with TARGET_KIND=sqs, the
-// breaker it records returned messages on.
+// breakers' states, the arrival pace, the waiting room (and its
+// controllers), the parking lot's index and, with TARGET_KIND=sqs, the
+// failures it records on the breaker.
 func (b *Builder) Starter(cfg starter.Config) (*starter.Handler, error) {
 	c := b.deps.Clients
 	if err := errors.Join(cfg.Validate(), needs("starter",
@@ -81,13 +81,12 @@ func (b *Builder) Starter(cfg starter.Config) (*starter.Handler, error) {
 	if cfg.Table != "" {
 		h.Gate = pace.NewStore(c.DynamoDB, cfg.Table)
 		h.Rules = b.rules(cfg.Table)
-	}
-	if cfg.RecordsReturns() {
 		br, err := b.breaker("starter", dynamo.New(c.DynamoDB, cfg.Table), cfg.Policy, seedStarterBreaker)
 		if err != nil {
 			return nil, err
 		}
-		h.Breaker = br
+		h.Breaker, h.States = br, starter.NewStates(br, b.deps.Clock)
+		h.Room, h.Launcher = b.room(RoomConfig{Table: cfg.Table, ReleaseStateMachineARN: cfg.ControllerStateMachineARN, Pace: cfg.Pace})
 	}
 	return h, nil
 }
@@ -117,10 +116,8 @@ func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	rm, launcher := b.room(cfg.Room)
-	retry := cfg.Retry
-	retry.RoomTimeout, retry.RoomMaxWait = cfg.Room.Timeout, cfg.Room.MaxWait
-	retry = retry.WithDefaults() // validated above; the handler uses it as is
+	_, launcher := b.room(cfg.Room)
+	retry := cfg.Retry.WithDefaults() // validated above; the handler uses it as is
 	h, err := attempt.New(attempt.Handler{
 		Breaker:  br,
 		Ledger:   delivery.New(c.DynamoDB, cfg.Table, b.deps.Clock),
@@ -129,8 +126,6 @@ func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 		Logger:   b.deps.Logger,
 		Clock:    b.deps.Clock,
 		Rand:     breaker.NewRandom(b.seed + seedBackoff),
-		Room:     rm,
-		Tasks:    c.SFN,
 		Launcher: launcher,
 		Rules:    b.rules(cfg.Table),
 		Config:   retry,
@@ -158,17 +153,8 @@ func (b *Builder) Park(cfg park.Config) (*park.Handler, error) {
 	return &park.Handler{Lot: b.lot(cfg.Lot, cfg.Table), Clock: b.deps.Clock}, nil
 }
 
-// Continuer builds the continuer, which has no settings. It needs
-// Clients.SFN.
-func (b *Builder) Continuer() (*continuer.Handler, error) {
-	if err := needs("continuer", need{"SFN", b.deps.Clients.SFN != nil}); err != nil {
-		return nil, fmt.Errorf("wire: continuer: %w", err)
-	}
-	return &continuer.Handler{SFN: b.deps.Clients.SFN, Logger: b.deps.Logger}, nil
-}
-
-// Admin builds the admin handler, which starts the waiting room's
-// releaser after a command that lets messages through. It needs
+// Admin builds the admin handler, which starts the breaker's controller
+// after a command that lets messages through. It needs
 // Clients.DynamoDB and Clients.SFN. Its breaker has the default policy:
 // commands read none.
 func (b *Builder) Admin(cfg admin.Config, rc RoomConfig) (*admin.Handler, error) {
@@ -182,9 +168,9 @@ func (b *Builder) Admin(cfg admin.Config, rc RoomConfig) (*admin.Handler, error)
 	if err != nil {
 		return nil, err
 	}
-	rm, launcher := b.room(rc)
+	_, launcher := b.room(rc)
 	h := &admin.Handler{Breaker: br, Launcher: launcher, Repair: store, Logger: b.deps.Logger, Clock: b.deps.Clock,
-		Rules: rules.NewStore(c.DynamoDB, cfg.Table), Room: rm, Tasks: c.SFN}
+		Rules: rules.NewStore(c.DynamoDB, cfg.Table)}
 	if cfg.Replays() {
 		if err := needs("admin", need{"Replay", c.Replay != nil}); err != nil {
 			return nil, fmt.Errorf("wire: admin: %w", err)

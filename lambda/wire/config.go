@@ -62,8 +62,8 @@ func tableProblem(table string) error {
 	return nil
 }
 
-// Config is every function's settings, for a host that runs all five
-// (the continuer has none).
+// Config is every function's settings, for a host that runs all six
+// (waitroom and release read the attempt's room settings).
 type Config struct {
 	Starter starter.Config
 	Attempt AttemptConfig

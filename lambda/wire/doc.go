@@ -1,5 +1,5 @@
-// Package wire builds the task handlers (starter, attempt, park,
-// continuer, admin, waitroom, release) from their settings and their dependencies, in one
+// Package wire builds the task handlers (starter, attempt, park, admin,
+// waitroom, release) from their settings and their dependencies, in one
 // place for every host: the Lambda mains under cmd/lambda (AWS clients,
 // the wall clock, Lambda's logger), the emulator behind `redrive local`
 // and the in-process stack of the tests and the simulation (local clients,
@@ -15,6 +15,6 @@
 //	...
 //	lambda.Start(h.Handle)
 //
-// A local host builds all seven on its own clients with Builder.All and
+// A local host builds all six on its own clients with Builder.All and
 // registers Handlers.ByName.
 package wire

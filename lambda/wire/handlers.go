@@ -7,7 +7,6 @@ import (
 
 	"github.com/redrive/redrive/admin"
 	"github.com/redrive/redrive/attempt"
-	"github.com/redrive/redrive/attempt/continuer"
 	"github.com/redrive/redrive/lambda/typedhandler"
 	"github.com/redrive/redrive/park"
 	"github.com/redrive/redrive/room/release"
@@ -18,39 +17,36 @@ import (
 // The functions' names: their mains' directories under cmd/lambda, and the
 // names local hosts register them under.
 const (
-	FunctionStarter   = "starter"
-	FunctionAttempt   = "attempt"
-	FunctionPark      = "park"
-	FunctionContinuer = "continuer"
-	FunctionAdmin     = "admin"
-	FunctionWaitRoom  = "waitroom"
-	FunctionRelease   = "release"
+	FunctionStarter  = "starter"
+	FunctionAttempt  = "attempt"
+	FunctionPark     = "park"
+	FunctionAdmin    = "admin"
+	FunctionWaitRoom = "waitroom"
+	FunctionRelease  = "release"
 )
 
-// Handlers are the seven task handlers of one deployment. A test may wrap
+// Handlers are the six task handlers of one deployment. A test may wrap
 // one by registering its own function under the handler's name.
 type Handlers struct {
-	Starter   *starter.Handler
-	Attempt   *attempt.Handler
-	Park      *park.Handler
-	Continuer *continuer.Handler
-	Admin     *admin.Handler
-	WaitRoom  *waitroom.Handler
-	Release   *release.Handler
+	Starter  *starter.Handler
+	Attempt  *attempt.Handler
+	Park     *park.Handler
+	Admin    *admin.Handler
+	WaitRoom *waitroom.Handler
+	Release  *release.Handler
 }
 
-// All builds the seven handlers from cfg; the error names every problem of
+// All builds the six handlers from cfg; the error names every problem of
 // every function.
 func (b *Builder) All(cfg Config) (Handlers, error) {
 	var h Handlers
-	var errs [7]error
+	var errs [6]error
 	h.Starter, errs[0] = b.Starter(cfg.Starter)
 	h.Attempt, errs[1] = b.Attempt(cfg.Attempt)
 	h.Park, errs[2] = b.Park(cfg.Park)
-	h.Continuer, errs[3] = b.Continuer()
-	h.Admin, errs[4] = b.Admin(cfg.Admin, cfg.Attempt.Room)
-	h.WaitRoom, errs[5] = b.WaitingRoom(cfg.Attempt.Room, cfg.Attempt.Policy)
-	h.Release, errs[6] = b.Release(cfg.Attempt.Room, cfg.Attempt.Policy)
+	h.Admin, errs[3] = b.Admin(cfg.Admin, cfg.Attempt.Room)
+	h.WaitRoom, errs[4] = b.WaitingRoom(cfg.Attempt.Room)
+	h.Release, errs[5] = b.Release(cfg.Attempt.Room, cfg.Attempt.Policy)
 	if err := errors.Join(errs[:]...); err != nil {
 		return Handlers{}, err
 	}
@@ -62,12 +58,11 @@ func (b *Builder) All(cfg Config) (Handlers, error) {
 // lambda/typedhandler).
 func (h Handlers) ByName() map[string]lambda.Handler {
 	return map[string]lambda.Handler{
-		FunctionStarter:   typedhandler.New(h.Starter.Handle),
-		FunctionAttempt:   typedhandler.New(h.Attempt.Handle),
-		FunctionPark:      typedhandler.New(h.Park.Handle),
-		FunctionContinuer: typedhandler.New(h.Continuer.Handle),
-		FunctionAdmin:     typedhandler.New(h.Admin.Handle),
-		FunctionWaitRoom:  typedhandler.New(h.WaitRoom.Handle),
-		FunctionRelease:   typedhandler.New(h.Release.Handle),
+		FunctionStarter:  typedhandler.New(h.Starter.Handle),
+		FunctionAttempt:  typedhandler.New(h.Attempt.Handle),
+		FunctionPark:     typedhandler.New(h.Park.Handle),
+		FunctionAdmin:    typedhandler.New(h.Admin.Handle),
+		FunctionWaitRoom: typedhandler.New(h.WaitRoom.Handle),
+		FunctionRelease:  typedhandler.New(h.Release.Handle),
 	}
 }

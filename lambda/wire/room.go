@@ -1,16 +1,17 @@
 package wire
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/redrive/redrive/admin"
-	"github.com/redrive/redrive/attempt"
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/delivery"
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/lambda/config"
+	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/park/lotindex"
 	"github.com/redrive/redrive/park/replay"
 	"github.com/redrive/redrive/room"
@@ -21,11 +22,28 @@ import (
 	"github.com/redrive/redrive/starter"
 )
 
-// The environment variables of the waiting room and its release.
+// The environment variables of the waiting room and its controller.
 const (
-	EnvReleaseStateMachineARN = "RELEASE_STATE_MACHINE_ARN"
-	EnvRoomTimeout            = attempt.EnvRoomTimeout
-	EnvRoomMaxWait            = attempt.EnvRoomMaxWait
+	EnvReleaseStateMachineARN = starter.EnvControllerStateMachine
+	EnvAttemptStateMachineARN = starter.EnvStateMachine
+	EnvRoomTTL                = "ROOM_TTL"
+	EnvReleaseWorkers         = "RELEASE_WORKERS"
+)
+
+// Defaults of the room's settings.
+const (
+	// DefaultRoomTTL is how long a message may wait in the room, as long
+	// as SQS keeps a message at most (14 days).
+	DefaultRoomTTL = 14 * 24 * time.Hour
+	// DefaultReleaseWorkers is how many releases a controller runs at
+	// once: each is a claim, an Express start and a delete, about 30 ms in
+	// all, so 16 release about 500 messages a second per controller.
+	DefaultReleaseWorkers = 16
+	// MaxReleaseWorkers bounds RELEASE_WORKERS.
+	MaxReleaseWorkers = 256
+	// claimLease is how long a release's claim on a room entry holds: far
+	// longer than a release takes.
+	claimLease = time.Minute
 )
 
 // DynamoDB is the part of the DynamoDB client the handlers call;
@@ -44,48 +62,45 @@ type DynamoDB interface {
 // call; *sfn.Client satisfies it.
 type StepFunctions interface {
 	starter.StartExecutionAPI
-	room.TaskAPI
 }
 
 // RoomConfig is the waiting room's settings, shared by the functions that
-// enter, release or scout it (attempt, waitroom, release, admin).
+// enter or release it (starter, attempt, waitroom, release, admin).
 type RoomConfig struct {
 	// Table is TABLE_NAME: the room lives beside the breaker rows.
 	Table string
-	// ReleaseStateMachineARN is RELEASE_STATE_MACHINE_ARN, the releaser's
-	// state machine. Required.
+	// ReleaseStateMachineARN is RELEASE_STATE_MACHINE_ARN, the
+	// controller's state machine. Required.
 	ReleaseStateMachineARN string
-	// Timeout is ROOM_TIMEOUT: how long the room's watcher waits before
-	// it attempts again on its own. Default attempt.DefaultRoomTimeout.
-	Timeout time.Duration
-	// MaxWait is ROOM_MAX_WAIT: how long any other message waits before
-	// it attempts again on its own. Default: attempt.Config's.
-	MaxWait time.Duration
-	// Pace is the release pace: RELEASE_START_RATE, RELEASE_MAX_RATE (the
-	// SendTaskSuccess budget per breaker key), RELEASE_BACKOFF,
-	// RELEASE_TICK, RELEASE_LEASE; zero fields mean pace's defaults.
+	// AttemptStateMachineARN is STATE_MACHINE_ARN, the attempt state
+	// machine a controller starts a released message's execution of;
+	// required by the release function only.
+	AttemptStateMachineARN string
+	// TTL is ROOM_TTL: how long an entry may wait before DynamoDB's TTL
+	// removes it. Default DefaultRoomTTL, at least 1h.
+	TTL time.Duration
+	// Workers is RELEASE_WORKERS: how many releases a controller runs at
+	// once. Default DefaultReleaseWorkers; 1 releases in line, one at a
+	// time (the local simulation does, so that its runs repeat).
+	Workers int
+	// Pace is the release pace: RELEASE_START_RATE, RELEASE_MAX_RATE (one
+	// controller's share of the Express StartExecution quota),
+	// RELEASE_BACKOFF, RELEASE_TICK, RELEASE_LEASE; zero fields mean
+	// pace's defaults.
 	Pace pace.Policy
 }
 
 // RoomConfigFromEnv reads a RoomConfig on table (the function's
 // TABLE_NAME, read by the caller) through env.
 func RoomConfigFromEnv(env *config.Env, table string) RoomConfig {
-	timeout := env.PositiveDuration(EnvRoomTimeout, attempt.DefaultRoomTimeout)
-	c := RoomConfig{
+	return RoomConfig{
 		Table:                  table,
 		ReleaseStateMachineARN: env.Required(EnvReleaseStateMachineARN),
-		Timeout:                timeout,
-		MaxWait:                env.PositiveDuration(EnvRoomMaxWait, attempt.Config{RoomTimeout: timeout}.WithDefaults().RoomMaxWait),
+		AttemptStateMachineARN: env.Value(EnvAttemptStateMachineARN),
+		TTL:                    env.PositiveDuration(EnvRoomTTL, DefaultRoomTTL),
+		Workers:                env.PositiveInt(EnvReleaseWorkers, DefaultReleaseWorkers),
 		Pace:                   pace.PolicyFromEnv(env),
 	}
-	if c.Timeout > 0 && c.MaxWait > 0 { // a value that did not parse, or is not positive, is reported already
-		for _, e := range config.Split(c.timeoutProblem()) {
-			if v, ok := errors.AsType[*config.VarError](e); ok {
-				env.Fail(v.Name, v.Problem)
-			}
-		}
-	}
-	return c
 }
 
 // Validate reports every problem with c.
@@ -94,63 +109,49 @@ func (c RoomConfig) Validate() error {
 	if c.ReleaseStateMachineARN == "" {
 		errs = append(errs, &config.VarError{Name: EnvReleaseStateMachineARN, Problem: "required but not set"})
 	}
-	errs = append(errs, c.timeoutProblem())
+	if c.TTL != 0 && c.TTL < time.Hour {
+		errs = append(errs, &config.VarError{Name: EnvRoomTTL, Value: c.TTL.String(), Problem: "must be at least 1h"})
+	}
+	if c.Workers < 0 || c.Workers > MaxReleaseWorkers {
+		errs = append(errs, &config.VarError{Name: EnvReleaseWorkers, Value: fmt.Sprint(c.Workers), Problem: fmt.Sprintf("want 1 to %d", MaxReleaseWorkers)})
+	}
 	if err := c.Pace.Validate(); err != nil {
 		errs = append(errs, &config.VarError{Name: pace.Variable(err), Problem: err.Error()})
 	}
 	return errors.Join(append(errs, tableProblem(c.Table))...)
 }
 
-// timeoutProblem is what the attempt's own check finds wrong with Timeout
-// and MaxWait (the range of the callback state's TimeoutSeconds), so that
-// a bad ROOM_TIMEOUT or ROOM_MAX_WAIT fails at start rather than every
-// Attempt invocation; nil when they are usable (zero means the default).
-func (c RoomConfig) timeoutProblem() error {
-	return c.attempt().Validate()
-}
-
-// attempt is the attempt's Config with the room's timeouts alone.
-func (c RoomConfig) attempt() attempt.Config {
-	return attempt.Config{RoomTimeout: c.Timeout, RoomMaxWait: c.MaxWait}
-}
-
-// ttl is how long room items live: twice the longest wait in the room,
-// after which their tokens are worthless.
-func (c RoomConfig) ttl() time.Duration {
-	return 2 * c.attempt().WithDefaults().RoomMaxWait
-}
-
-// room builds the room, the pace store and the releaser's launcher on cfg
-// (validated by the caller), the launcher's pace with its defaults
-// applied, as the releaser reads it.
+// room builds the room and the controller's launcher on cfg (validated by
+// the caller), the launcher's pace with its defaults applied, as the
+// controller reads it.
 func (b *Builder) room(cfg RoomConfig) (*room.Room, *release.Launcher) {
 	c := b.deps.Clients
 	l := &release.Launcher{Pace: pace.NewStore(c.DynamoDB, cfg.Table), Policy: cfg.Pace.WithDefaults(), SFN: c.SFN,
 		StateMachineARN: cfg.ReleaseStateMachineARN, Clock: b.deps.Clock}
-	return room.New(c.DynamoDB, cfg.Table, cfg.ttl()), l
+	return room.New(c.DynamoDB, cfg.Table, cmp.Or(cfg.TTL, DefaultRoomTTL)), l
 }
 
-// WaitingRoom builds the waiting room's entry handler. It needs
-// Clients.DynamoDB and Clients.SFN.
-func (b *Builder) WaitingRoom(cfg RoomConfig, p breaker.Policy) (*waitroom.Handler, error) {
+// WaitingRoom builds the waiting room's entry handler (the Queue task). It
+// needs Clients.DynamoDB and Clients.SFN.
+func (b *Builder) WaitingRoom(cfg RoomConfig) (*waitroom.Handler, error) {
 	c := b.deps.Clients
 	if err := errors.Join(cfg.Validate(), needs("waitroom", need{"DynamoDB", c.DynamoDB != nil}, need{"SFN", c.SFN != nil})); err != nil {
 		return nil, fmt.Errorf("wire: waitroom: %w", err)
 	}
-	br, err := b.breaker("waitroom", dynamo.New(c.DynamoDB, cfg.Table), p, seedRoomBreaker)
-	if err != nil {
-		return nil, err
-	}
 	rm, l := b.room(cfg)
-	return &waitroom.Handler{Room: rm, Breaker: br, Launcher: l, Logger: b.deps.Logger, Clock: b.deps.Clock}, nil
+	return &waitroom.Handler{Room: rm, Launcher: l, Logger: b.deps.Logger, Clock: b.deps.Clock}, nil
 }
 
-// Release builds the releaser's tick handler. It needs Clients.DynamoDB
-// and Clients.SFN; sleep waits on the clock (time-based in AWS, the
-// executor's virtual time locally).
+// Release builds the controller's tick handler. It needs Clients.DynamoDB
+// and Clients.SFN, and STATE_MACHINE_ARN (the attempt state machine it
+// starts released messages' executions of).
 func (b *Builder) Release(cfg RoomConfig, p breaker.Policy) (*release.Handler, error) {
 	c := b.deps.Clients
-	if err := errors.Join(cfg.Validate(), needs("release", need{"DynamoDB", c.DynamoDB != nil}, need{"SFN", c.SFN != nil})); err != nil {
+	var errs []error
+	if cfg.AttemptStateMachineARN == "" {
+		errs = append(errs, &config.VarError{Name: EnvAttemptStateMachineARN, Problem: "required but not set (the attempt state machine the controller starts)"})
+	}
+	if err := errors.Join(append(errs, cfg.Validate(), needs("release", need{"DynamoDB", c.DynamoDB != nil}, need{"SFN", c.SFN != nil}))...); err != nil {
 		return nil, fmt.Errorf("wire: release: %w", err)
 	}
 	br, err := b.breaker("release", dynamo.New(c.DynamoDB, cfg.Table), p, seedReleaseBreaker)
@@ -158,8 +159,20 @@ func (b *Builder) Release(cfg RoomConfig, p breaker.Policy) (*release.Handler, e
 		return nil, err
 	}
 	rm, l := b.room(cfg)
-	return &release.Handler{Breaker: br, Room: rm, Tasks: c.SFN, Launcher: l, Metrics: b.metrics,
+	rel := room.Releaser{SFN: c.SFN, StateMachineARN: cfg.AttemptStateMachineARN, Owner: "release",
+		Name: executionName, Lease: claimLease, Workers: cmp.Or(cfg.Workers, DefaultReleaseWorkers)}
+	return &release.Handler{Breaker: br, Room: rm, Releaser: rel, Launcher: l, Metrics: b.metrics,
 		Logger: b.deps.Logger, Clock: b.deps.Clock}, nil
+}
+
+// executionName names a released entry's execution after its document
+// (message.Document.ExecutionName: the message and its run).
+func executionName(e room.Entry) string {
+	doc, err := message.ParseDocument(e.Document)
+	if err != nil {
+		return message.ExecutionName(e.MessageID, 1, 0)
+	}
+	return doc.ExecutionName()
 }
 
 // RoomFromEnv reads the settings of a function that works the waiting room

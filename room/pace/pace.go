@@ -11,9 +11,9 @@ type Policy struct {
 	// Start is the release rate (messages per second) a releaser starts
 	// from. Default 10.
 	Start float64
-	// Max caps the release rate: the SendTaskSuccess budget of one
-	// releaser (the account's quota is 300-500 calls per second, shared by
-	// every breaker key). Default 300.
+	// Max caps the release rate of one controller: each released message
+	// is one Express StartExecution, whose quota (6,000 a second in every
+	// Region) every breaker key and the starter share. Default 3,000.
 	Max float64
 	// Backoff multiplies the rate after the target throttled, once slow
 	// start is over (the first throttle halves it, as TCP does). Default
@@ -30,7 +30,7 @@ type Policy struct {
 // The documented defaults.
 const (
 	defaultStart   = 10
-	defaultMax     = 300
+	defaultMax     = 3000
 	defaultBackoff = 0.9
 	defaultTick    = time.Second
 	defaultLease   = time.Minute
@@ -98,9 +98,6 @@ type State struct {
 	Full bool
 	// Carry is the fraction of a message the last tick's quota left over.
 	Carry float64
-
-	// slot and arrivals are Store.Admit's count, carried through Save.
-	slot, arrivals int64
 }
 
 // Step is one tick of the rate controller: throttles is the breaker's

@@ -44,10 +44,14 @@ type item struct {
 	SeenThrottles int64     `dynamodbav:"seen_throttles"`
 	Full          bool      `dynamodbav:"full"`
 	Carry         float64   `dynamodbav:"carry"`
-	// Slot and Arrivals count Admit's fresh arrivals per second; Save
-	// keeps them, Admit alone changes them (without a version).
+	// Slot and Arrivals count Admit's fresh arrivals per second; Admit
+	// alone changes them (without a version).
 	Slot     int64 `dynamodbav:"slot"`
 	Arrivals int64 `dynamodbav:"arrivals"`
+	// EnteredMS is when a message last entered the room (Unix
+	// milliseconds); Save keeps it, Entered alone changes it (without a
+	// version), and Quit checks it.
+	EnteredMS int64 `dynamodbav:"entered_ms"`
 }
 
 func rowKey(key string) map[string]types.AttributeValue {
@@ -66,35 +70,45 @@ func (s *Store) Load(ctx context.Context, key string) (State, error) {
 	if out.Item == nil {
 		return State{Key: key}, nil
 	}
+	return decodeState(key, out.Item)
+}
+
+// decodeState reads key's pace row.
+func decodeState(key string, row map[string]types.AttributeValue) (State, error) {
 	var it item
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+	if err := attributevalue.UnmarshalMap(row, &it); err != nil {
 		return State{}, fmt.Errorf("pace %q: malformed row: %w", key, err)
 	}
 	return State{Key: key, Version: it.Version, Epoch: it.Epoch, ReleaserUntil: it.ReleaserUntil, Rate: it.Rate,
-		Ceiling: it.Ceiling, SeenThrottles: it.SeenThrottles, Full: it.Full, Carry: it.Carry,
-		slot: it.Slot, arrivals: it.Arrivals}, nil
+		Ceiling: it.Ceiling, SeenThrottles: it.SeenThrottles, Full: it.Full, Carry: it.Carry}, nil
 }
 
 // Save writes st as the next version of its row, on the condition that the
-// stored version is still st.Version; it returns the saved state.
+// stored version is still st.Version; it returns the saved state. It sets
+// only the releaser's fields: Admit's count and Entered's time, written
+// without a version, stay as they are.
 func (s *Store) Save(ctx context.Context, st State) (State, error) {
 	next := st
 	next.Version++
-	av, err := attributevalue.MarshalMap(item{PK: dynamo.PacePrefix + st.Key, Version: next.Version, Epoch: next.Epoch,
-		ReleaserUntil: next.ReleaserUntil.UTC(), Rate: next.Rate, Ceiling: next.Ceiling,
-		SeenThrottles: next.SeenThrottles, Full: next.Full, Carry: next.Carry, Slot: next.slot, Arrivals: next.arrivals})
+	values, err := attributevalue.MarshalMap(map[string]any{
+		":version": next.Version, ":epoch": next.Epoch, ":until": next.ReleaserUntil.UTC(), ":rate": next.Rate,
+		":ceiling": next.Ceiling, ":seen": next.SeenThrottles, ":full": next.Full, ":carry": next.Carry,
+	})
 	if err != nil {
 		return State{}, fmt.Errorf("pace %q: encode: %w", st.Key, err)
 	}
-	cond := "attribute_not_exists(version)" // Admit may have made the item
-	values := map[string]types.AttributeValue(nil)
+	cond := "attribute_not_exists(#version)" // Admit or Entered may have made the item
 	if st.Version > 0 {
-		cond = "version = :v"
-		values = map[string]types.AttributeValue{":v": dynamo.N(st.Version)}
+		cond = "#version = :v"
+		values[":v"] = dynamo.N(st.Version)
 	}
-	_, err = s.api.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(s.table), Item: av,
+	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: rowKey(st.Key),
+		UpdateExpression: aws.String("SET #version = :version, #epoch = :epoch, #until = :until, #rate = :rate, " +
+			"#ceiling = :ceiling, #seen = :seen, #full = :full, #carry = :carry"),
 		ConditionExpression: aws.String(cond), ExpressionAttributeValues: values,
+		ExpressionAttributeNames: map[string]string{"#version": "version", "#epoch": "epoch", "#until": "releaser_until",
+			"#rate": "rate", "#ceiling": "ceiling", "#seen": "seen_throttles", "#full": "full", "#carry": "carry"},
 	})
 	if _, lost := errors.AsType[*types.ConditionalCheckFailedException](err); lost {
 		return State{}, fmt.Errorf("pace %q version %d: %w", st.Key, next.Version, ErrConflict)
@@ -103,6 +117,57 @@ func (s *Store) Save(ctx context.Context, st State) (State, error) {
 		return State{}, fmt.Errorf("pace %q: save version %d: %w", st.Key, next.Version, err)
 	}
 	return next, nil
+}
+
+// Entered notes at now that a message entered key's room, and takes the
+// releaser lease (as Acquire) when nobody holds it: it reports whether it
+// did. The note is what keeps a controller from ending while a message it
+// may not have seen yet (the room's index lags) just entered (see Quit).
+func (s *Store) Entered(ctx context.Context, key string, p Policy, now time.Time) (State, bool, error) {
+	out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: rowKey(key),
+		UpdateExpression:          aws.String("SET #entered = :now"),
+		ExpressionAttributeNames:  map[string]string{"#entered": "entered_ms"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":now": dynamo.N(now.UnixMilli())},
+		ReturnValues:              types.ReturnValueAllNew,
+	})
+	if err != nil {
+		return State{}, false, fmt.Errorf("pace %q: note an entry: %w", key, err)
+	}
+	st, err := decodeState(key, out.Attributes)
+	if err != nil {
+		return State{}, false, err
+	}
+	if st.ReleaserUntil.After(now) {
+		return st, false, nil
+	}
+	return s.Acquire(ctx, key, p, now)
+}
+
+// Quit gives up the lease of epoch's releaser unless a message entered
+// the room at or after checked (when the releaser last looked at the room,
+// less what the index may lag): it reports false, keeping the lease, when
+// one did, or when a newer releaser holds the row.
+func (s *Store) Quit(ctx context.Context, key string, epoch int64, checked time.Time) (bool, error) {
+	zero, err := attributevalue.Marshal(time.Time{})
+	if err != nil {
+		return false, fmt.Errorf("pace %q: encode: %w", key, err)
+	}
+	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: rowKey(key),
+		UpdateExpression:         aws.String("SET #until = :zero, #version = #version + :one"),
+		ConditionExpression:      aws.String("#epoch = :epoch AND (attribute_not_exists(#entered) OR #entered < :checked)"),
+		ExpressionAttributeNames: map[string]string{"#until": "releaser_until", "#version": "version", "#epoch": "epoch", "#entered": "entered_ms"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":zero": zero, ":one": dynamo.N(1),
+			":epoch": dynamo.N(epoch), ":checked": dynamo.N(checked.UnixMilli())},
+	})
+	if _, lost := errors.AsType[*types.ConditionalCheckFailedException](err); lost {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("pace %q: give up the lease of epoch %d: %w", key, epoch, err)
+	}
+	return true, nil
 }
 
 // Acquire takes the releaser lease of key at now when nobody holds it, for

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"time"
 
 	"github.com/redrive/redrive/breaker"
@@ -14,42 +15,52 @@ import (
 )
 
 // TicksPerInvocation is how many ticks one invocation runs (about ten
-// seconds), so the release state machine's loop costs two transitions per
-// ten ticks rather than per tick.
+// seconds), so the controller's loop costs two transitions per ten ticks
+// rather than per tick.
 const TicksPerInvocation = 10
 
-// MaxTicks is how many ticks one releaser execution runs before it hands
-// over to a new one, far below the 25,000-event history limit (each
-// invocation is two states, about seven events).
+// MaxTicks is how many ticks one controller execution runs before it
+// hands over to a new one, far below the 25,000-event history limit (each
+// invocation is at most three states, about ten events).
 const MaxTicks = 10000
 
-// Input is the release state machine's input and each tick's output.
+// indexLag is how far behind the room's index a controller assumes it may
+// be: a message that entered less than this before the controller last
+// looked at the room keeps it running (pace.Store.Quit).
+const indexLag = 5 * time.Second
+
+// Input is the controller state machine's input and each tick's output.
 type Input struct {
 	// BreakerKey is the breaker whose room is released.
 	BreakerKey string `json:"breakerKey"`
-	// Epoch is the releaser's lease epoch on the pace row.
+	// Epoch is the controller's lease epoch on the pace row.
 	Epoch int64 `json:"epoch"`
 	// Ticks counts this execution's ticks.
 	Ticks int `json:"ticks"`
 }
 
-// Output is one tick's result: the next tick's input, whether to stop, and
-// what the tick did.
+// Output is one invocation's result: the next invocation's input, whether
+// to stop or wait first, and what the ticks did.
 type Output struct {
 	Input
-	// Done ends the releaser execution.
+	// Done ends the controller execution.
 	Done bool `json:"done"`
-	// State is the breaker's state at the tick.
+	// WaitSeconds, when above zero, is how long the state machine waits
+	// (its Wait state, costing nothing) before the next invocation: a
+	// cooldown, a forced mode's end, or the next backoff in the room.
+	WaitSeconds int `json:"waitSeconds"`
+	// State is the breaker's state at the last tick.
 	State string `json:"breakerState"`
-	// Rate is the release rate after the tick, messages per second.
+	// Rate is the release rate after the last tick, messages per second.
 	Rate float64 `json:"rate"`
-	// Released counts the executions the invocation resumed (the tick's,
-	// from tick); Dropped the tokens whose executions were gone.
+	// Released counts the executions the invocation started; Skipped the
+	// entries another release had; Failed the releases that failed.
 	Released int `json:"released"`
-	Dropped  int `json:"dropped"`
+	Skipped  int `json:"skipped"`
+	Failed   int `json:"failed"`
 }
 
-// Breaker is the part of *breaker.Breaker the releaser calls.
+// Breaker is the part of *breaker.Breaker the controller calls.
 type Breaker interface {
 	Status(ctx context.Context, key string) (breaker.Row, error)
 	Policy() breaker.Policy
@@ -57,19 +68,20 @@ type Breaker interface {
 
 var _ Breaker = (*breaker.Breaker)(nil)
 
-// Handler runs one releaser tick. Every field is required.
+// Handler runs the controller's ticks. Every field but Metrics is
+// required.
 type Handler struct {
-	// Breaker tells whether the room may be released and how fast.
+	// Breaker tells what the room may release and how fast.
 	Breaker Breaker
 	// Room holds the waiting messages.
 	Room *room.Room
-	// Tasks resumes executions.
-	Tasks room.TaskAPI
-	// Launcher hands over to a new releaser after MaxTicks; its Policy,
+	// Releaser starts the released messages' executions.
+	Releaser room.Releaser
+	// Launcher hands over to a new controller after MaxTicks; its Policy,
 	// which must have its defaults applied (pace.Policy.WithDefaults, as
 	// the Builder in lambda/wire does), paces the ticks as it is.
 	Launcher *Launcher
-	// Logger gets one line per tick.
+	// Logger gets one line per tick that releases or waits.
 	Logger *slog.Logger
 	// Metrics, if set, gets each tick's Released count and the room's
 	// gauges (report).
@@ -79,30 +91,37 @@ type Handler struct {
 	Clock clock.Clock
 }
 
-// Handle runs up to TicksPerInvocation ticks, until one says the releaser
-// is done.
+// Handle runs up to TicksPerInvocation ticks, until one says the
+// controller is done or is to wait.
 func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 	out := Output{Input: in}
-	released, dropped := 0, 0
+	var sum Output
 	var err error
 	for range TicksPerInvocation {
 		out, err = h.tick(ctx, out.Input)
-		released, dropped = released+out.Released, dropped+out.Dropped
-		if err != nil || out.Done {
+		sum.Released, sum.Skipped, sum.Failed = sum.Released+out.Released, sum.Skipped+out.Skipped, sum.Failed+out.Failed
+		if err != nil || out.Done || out.WaitSeconds > 0 {
 			break
 		}
 	}
-	out.Released, out.Dropped = released, dropped
+	out.Released, out.Skipped, out.Failed = sum.Released, sum.Skipped, sum.Failed
 	return out, retryable.Name("release", err, func(error) bool { return false })
 }
 
-// tick runs one tick: while the target's throttle pause lasts it releases
-// nothing and waits; while the breaker is CLOSED (or forced closed) it
-// releases the tick's quota of the oldest messages spread over the tick;
-// while HALF_OPEN, one message per free canary permit; while OPEN or
-// forced open, nothing, and the releaser stops (the scout's probe, or an
-// operator's command, starts the next). It stops too when the room is
-// empty.
+// tick runs one tick. By the breaker's state:
+//
+//   - CLOSED, FORCED_CLOSED: the tick's quota of the room's due messages,
+//     at the pace, spread over the tick;
+//   - HALF_OPEN: one message per free canary permit;
+//   - OPEN: until the cooldown ends, a wait (the state machine's); then
+//     one message, the probe, once no probe is out;
+//   - FORCED_OPEN: a wait until the forced mode ends; without an end, the
+//     controller stops (the operator's release or close starts the next).
+//
+// While the target's throttle pause lasts it releases nothing. When the
+// room has nothing due, it waits for the next message's time; when the
+// room is empty, the controller stops, unless a message entered just
+// before (see indexLag).
 func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 	key, pol := in.BreakerKey, h.Launcher.Policy
 	out := Output{Input: in}
@@ -112,15 +131,14 @@ func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 		return out, fmt.Errorf("release: %w", err)
 	}
 	out.State = row.State.String()
+	now := h.Clock.Now()
 
-	var quota int
+	quota := 0
 	switch row.State {
 	case breaker.Closed, breaker.ForcedClosed:
-		var st pace.State
-		var mine bool
-		st, mine, err = h.Launcher.Pace.Update(ctx, key, in.Epoch, func(s pace.State) pace.State {
+		st, mine, err := h.Launcher.Pace.Update(ctx, key, in.Epoch, func(s pace.State) pace.State {
 			s, quota = pol.Step(s, row.Totals.Throttles)
-			s.ReleaserUntil = h.Clock.Now().Add(pol.Lease)
+			s.ReleaserUntil = now.Add(pol.Lease)
 			return s
 		})
 		if err != nil || !mine {
@@ -129,50 +147,61 @@ func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 		}
 		out.Rate = st.Rate
 	case breaker.HalfOpen:
-		quota = h.Breaker.Policy().HalfOpenPermits - liveLeases(row, h.Clock.Now())
-		if _, mine, err := h.Launcher.Pace.Update(ctx, key, in.Epoch, func(s pace.State) pace.State {
-			s.ReleaserUntil = h.Clock.Now().Add(pol.Lease)
-			return s
-		}); err != nil || !mine {
+		quota = h.Breaker.Policy().HalfOpenPermits - liveLeases(row, now)
+	case breaker.Open:
+		if row.OpenUntil.After(now) {
+			return h.waitUntil(ctx, out, row.OpenUntil)
+		}
+		if liveLeases(row, now) == 0 {
+			quota = 1 // the probe
+		}
+	case breaker.ForcedOpen:
+		if row.ForcedUntil.IsZero() {
+			return h.stop(ctx, out, now)
+		}
+		return h.waitUntil(ctx, out, row.ForcedUntil)
+	default:
+		return h.stop(ctx, out, now)
+	}
+	if row.State != breaker.Closed && row.State != breaker.ForcedClosed {
+		if mine, err := h.renew(ctx, in, now.Add(pol.Lease)); err != nil || !mine {
 			out.Done = true
 			return out, err
 		}
-	default:
-		return h.stop(ctx, out)
 	}
-	if pause := row.ThrottledUntil.Sub(h.Clock.Now()); pause > 0 {
+	if pause := row.ThrottledUntil.Sub(now); pause > 0 {
 		// The target throttled: a message released now would only be
-		// turned back to the room, and would start a releaser again at
-		// once. Wait the pause out, a tick at most, keeping the lease.
+		// turned back to the room. Wait the pause out, a tick at most.
 		h.Clock.Sleep(ctx, min(pause, pol.Tick))
 		return out, nil
 	}
 
-	start := h.Clock.Now()
-	c, err := h.Room.ReleaseOldest(ctx, h.Tasks, key, quota, room.Spread(pol.Tick, quota, h.Clock.Sleep, h.unthrottled(key)))
-	out.Released, out.Dropped = c.Resumed, c.Gone
+	c := h.Room.ReleaseDue(ctx, h.Releaser, key, quota, now, pol.Tick/time.Duration(max(quota, 1)), h.Clock.Sleep, h.unthrottled(key))
+	out.Released, out.Skipped, out.Failed = c.Released, c.Skipped, c.Failed
+	if c.Err != nil {
+		h.Logger.WarnContext(ctx, "releases failed; the messages stay in line", "breaker", key,
+			"failed", c.Failed, "released", c.Released, "error", c.Err.Error())
+	}
 	if c.Undeleted > 0 {
-		h.Logger.WarnContext(ctx, "released messages left in the room: their entries could not be deleted; the next release drops them",
+		h.Logger.WarnContext(ctx, "released messages left in the room: their entries could not be deleted; they go again when their claims expire (the delivery ledger makes that harmless)",
 			"breaker", key, "undeleted", c.Undeleted)
 	}
-	if err != nil {
-		return out, fmt.Errorf("release: %w", err)
-	}
-	full := c.Resumed+c.Gone >= quota
-	drained := c.Listed < quota
 	if _, _, err := h.Launcher.Pace.Update(ctx, key, in.Epoch, func(s pace.State) pace.State {
-		s.Full = full && row.State != breaker.HalfOpen
+		s.Full = c.Released+c.Skipped >= quota && quota > 0 && row.State != breaker.HalfOpen
 		return s
 	}); err != nil {
 		return out, fmt.Errorf("release: %w", err)
 	}
-	h.Logger.InfoContext(ctx, "release tick", "breaker", key, "epoch", in.Epoch, "tick", out.Ticks,
-		"breakerState", out.State, "rate", out.Rate, "quota", quota, "released", c.Resumed, "dropped", c.Gone)
-	h.report(ctx, out, pol.Tick)
-	if drained && row.State != breaker.HalfOpen {
-		return h.stop(ctx, out)
+	if quota > 0 || c.Listed > 0 {
+		h.Logger.InfoContext(ctx, "release tick", "breaker", key, "epoch", in.Epoch, "tick", out.Ticks,
+			"breakerState", out.State, "rate", out.Rate, "quota", quota, "released", c.Released, "skipped", c.Skipped, "failed", c.Failed)
 	}
-	if rest := pol.Tick - h.Clock.Now().Sub(start); rest > 0 {
+	h.report(ctx, out, pol.Tick)
+	if c.Err == nil && c.Listed < quota {
+		// The room ran short: wait for its next message, or stop.
+		return h.next(ctx, out, now)
+	}
+	if rest := pol.Tick - h.Clock.Now().Sub(now); rest > 0 {
 		h.Clock.Sleep(ctx, rest)
 	}
 	if out.Ticks >= MaxTicks {
@@ -181,17 +210,73 @@ func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 	return out, nil
 }
 
+// next handles a room that had fewer due messages than the tick's quota,
+// as listed at listed: it waits for the next message's time when one
+// waits, and stops when none does.
+func (h *Handler) next(ctx context.Context, out Output, listed time.Time) (Output, error) {
+	first, err := h.Room.Oldest(ctx, out.BreakerKey, 1)
+	if err != nil {
+		return out, fmt.Errorf("release: %w", err)
+	}
+	if len(first) == 0 {
+		return h.stop(ctx, out, listed)
+	}
+	if due := first[0].Due(); due.Sub(h.Clock.Now()) > h.Launcher.Policy.Tick {
+		return h.waitUntil(ctx, out, due)
+	}
+	return h.pauseRest(ctx, out, listed)
+}
+
+// pauseRest sleeps what is left of the tick that started at start.
+func (h *Handler) pauseRest(ctx context.Context, out Output, start time.Time) (Output, error) {
+	if rest := h.Launcher.Policy.Tick - h.Clock.Now().Sub(start); rest > 0 {
+		h.Clock.Sleep(ctx, rest)
+	}
+	return out, nil
+}
+
+// waitUntil has the state machine wait until t (or the invocation sleep,
+// when t is within a tick), holding the lease through the wait.
+func (h *Handler) waitUntil(ctx context.Context, out Output, t time.Time) (Output, error) {
+	now, pol := h.Clock.Now(), h.Launcher.Policy
+	d := t.Sub(now)
+	if d <= pol.Tick {
+		h.Clock.Sleep(ctx, max(d, 0))
+		return out, nil
+	}
+	mine, err := h.renew(ctx, out.Input, t.Add(pol.Lease))
+	if err != nil || !mine {
+		out.Done = true
+		return out, err
+	}
+	out.WaitSeconds = int(math.Ceil(d.Seconds()))
+	h.Logger.InfoContext(ctx, "controller waits", "breaker", out.BreakerKey, "epoch", out.Epoch,
+		"breakerState", out.State, "until", t, "waitSeconds", out.WaitSeconds)
+	return out, nil
+}
+
+// renew extends the controller's lease until until; false means a newer
+// controller took over.
+func (h *Handler) renew(ctx context.Context, in Input, until time.Time) (bool, error) {
+	_, mine, err := h.Launcher.Pace.Update(ctx, in.BreakerKey, in.Epoch, func(s pace.State) pace.State {
+		s.ReleaserUntil = until
+		return s
+	})
+	if err != nil {
+		return false, fmt.Errorf("release: renew the lease: %w", err)
+	}
+	return mine, nil
+}
+
 // throttleCheck is how often, at most, a tick looks at the breaker row for a
 // throttle while it releases: messages released after a throttle would
 // only be turned back to the room, so the tick stops early. Ten reads a
-// second per releaser, whatever the rate.
+// second per controller, whatever the rate.
 const throttleCheck = 100 * time.Millisecond
 
 // unthrottled returns a check that reports false once the target throttled
 // (the breaker row's ThrottledUntil is ahead) or the breaker stopped
-// letting messages through (CLOSED, FORCED_CLOSED, HALF_OPEN: a HALF_OPEN
-// tick releases one message per free permit), reading the row at most
-// every throttleCheck.
+// letting messages through, reading the row at most every throttleCheck.
 func (h *Handler) unthrottled(key string) func(context.Context) bool {
 	last := h.Clock.Now()
 	return func(ctx context.Context) bool {
@@ -209,51 +294,36 @@ func (h *Handler) unthrottled(key string) func(context.Context) bool {
 	}
 }
 
-// stop ends this releaser. When the breaker is closed it looks at the
-// room once more after giving up the lease, so a message that entered
-// while it was stopping still gets a releaser.
-func (h *Handler) stop(ctx context.Context, out Output) (Output, error) {
+// stop ends this controller, unless a message entered the room at or
+// after what the index may lag behind checked (when the room was last
+// looked at): then the controller goes on.
+func (h *Handler) stop(ctx context.Context, out Output, checked time.Time) (Output, error) {
+	quit, err := h.Launcher.Pace.Quit(ctx, out.BreakerKey, out.Epoch, checked.Add(-indexLag))
+	if err != nil {
+		return out, fmt.Errorf("release: %w", err)
+	}
+	if !quit {
+		// A message just entered (or a newer controller took over: the
+		// next tick finds the lease gone and stops).
+		return h.pauseRest(ctx, out, checked)
+	}
 	out.Done = true
-	if err := h.quit(ctx, out); err != nil {
-		return out, err
-	}
-	if out.State != breaker.Closed.String() && out.State != breaker.ForcedClosed.String() {
-		return out, nil
-	}
-	left, err := h.Room.Oldest(ctx, out.BreakerKey, 1)
-	if err != nil || len(left) == 0 {
-		return out, err
-	}
-	return out, h.relaunch(ctx, out)
+	return out, nil
 }
 
-// handOver ends this execution and starts the next releaser of the key.
+// handOver ends this execution and starts the next controller of the key.
 func (h *Handler) handOver(ctx context.Context, out Output) (Output, error) {
 	out.Done = true
-	if err := h.quit(ctx, out); err != nil {
-		return out, err
-	}
-	return out, h.relaunch(ctx, out)
-}
-
-// quit gives up this releaser's lease.
-func (h *Handler) quit(ctx context.Context, out Output) error {
-	_, _, err := h.Launcher.Pace.Update(ctx, out.BreakerKey, out.Epoch, func(s pace.State) pace.State {
+	if _, _, err := h.Launcher.Pace.Update(ctx, out.BreakerKey, out.Epoch, func(s pace.State) pace.State {
 		s.ReleaserUntil = time.Time{}
 		return s
-	})
-	if err != nil {
-		return fmt.Errorf("release: give up the lease: %w", err)
+	}); err != nil {
+		return out, fmt.Errorf("release: give up the lease: %w", err)
 	}
-	return nil
-}
-
-// relaunch starts the key's next releaser.
-func (h *Handler) relaunch(ctx context.Context, out Output) error {
 	if _, err := h.Launcher.Ensure(ctx, out.BreakerKey); err != nil {
-		return fmt.Errorf("release: start the next releaser: %w", err)
+		return out, fmt.Errorf("release: start the next controller: %w", err)
 	}
-	return nil
+	return out, nil
 }
 
 // liveLeases counts the row's unexpired canary leases.

@@ -21,9 +21,10 @@ type StartAPI interface {
 	StartExecution(ctx context.Context, params *sfn.StartExecutionInput, optFns ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error)
 }
 
-// Launcher starts a breaker's releaser when none runs: it takes the lease
-// on the breaker's pace row for a new epoch, then starts an execution of
-// the release state machine for it. Every field is required.
+// Launcher starts a breaker's controller when none runs: it takes the
+// lease on the breaker's pace row for a new epoch, then starts an
+// execution of the controller state machine for it. Every field is
+// required.
 type Launcher struct {
 	// Pace holds the pace rows and their leases.
 	Pace *pace.Store
@@ -31,22 +32,25 @@ type Launcher struct {
 	Policy pace.Policy
 	// SFN starts executions.
 	SFN StartAPI
-	// StateMachineARN is the release state machine.
+	// StateMachineARN is the controller state machine.
 	StateMachineARN string
 	// Clock is the clock the lease is taken on.
 	Clock clock.Clock
 }
 
-// Ensure makes sure a releaser runs for key and reports whether it started
-// one. When a live releaser holds the lease it does nothing.
+// Ensure makes sure a controller runs for key, after a message entered its
+// room (or an operator's command, or a canary's success, means the room
+// may be released), and reports whether it started one. It notes the
+// entry on the pace row either way (pace.Store.Entered), so a controller
+// about to stop looks again.
 func (l *Launcher) Ensure(ctx context.Context, key string) (bool, error) {
-	st, took, err := l.Pace.Acquire(ctx, key, l.Policy, l.Clock.Now())
+	st, took, err := l.Pace.Entered(ctx, key, l.Policy, l.Clock.Now())
 	if err != nil || !took {
 		return false, err
 	}
 	input, err := json.Marshal(Input{BreakerKey: key, Epoch: st.Epoch})
 	if err != nil {
-		return false, fmt.Errorf("release: start releaser of %q: %w", key, err)
+		return false, fmt.Errorf("release: start the controller of %q: %w", key, err)
 	}
 	_, err = l.SFN.StartExecution(ctx, &sfn.StartExecutionInput{
 		StateMachineArn: aws.String(l.StateMachineARN),
@@ -57,14 +61,14 @@ func (l *Launcher) Ensure(ctx context.Context, key string) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("release: start releaser of %q epoch %d (its lease expires in %v): %w",
+		return false, fmt.Errorf("release: start the controller of %q epoch %d (its lease expires in %v): %w",
 			key, st.Epoch, l.Policy.WithDefaults().Lease, err)
 	}
 	return true, nil
 }
 
-// ExecutionName names the releaser of key's epoch, "release-<key>-a<epoch>"
-// within Step Functions' name rules.
+// ExecutionName names the controller of key's epoch,
+// "release-<key>-a<epoch>" within Step Functions' name rules.
 func ExecutionName(key string, epoch int64) string {
 	return message.ExecutionName("release-"+key, int(epoch), 0)
 }

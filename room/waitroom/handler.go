@@ -5,45 +5,26 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"time"
 
-	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/lambda/retryable"
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/room"
 )
 
-// Input is the WaitingRoom state's payload: the execution's document and
-// the task token its execution waits on.
-type Input struct {
-	// Document is the execution document; its breaker key and lineage
-	// name the entry.
-	Document json.RawMessage `json:"document"`
-	// TaskToken is $$.Task.Token.
-	TaskToken string `json:"taskToken"`
-}
-
-// Breaker is the part of *breaker.Breaker the handler calls.
-type Breaker interface {
-	Status(ctx context.Context, key string) (breaker.Row, error)
-}
-
-// Launcher starts a releaser when none runs; *release.Launcher satisfies
-// it.
+// Launcher starts a breaker's controller when none runs;
+// *release.Launcher satisfies it.
 type Launcher interface {
 	Ensure(ctx context.Context, key string) (bool, error)
 }
 
-// Handler stores a turned-away message's task token in the room, then makes
-// sure the room has a releaser if the breaker lets messages through (the
-// Attempt saw it turn the message away, but it may have closed since).
-// Every field is required.
+// Handler stores a waiting message's document in its breaker's room, then
+// makes sure the breaker's controller runs. Every field is required.
 type Handler struct {
-	// Room holds the tokens.
+	// Room holds the documents.
 	Room *room.Room
-	// Breaker tells whether a releaser should run.
-	Breaker Breaker
-	// Launcher starts the releaser.
+	// Launcher starts the controller.
 	Launcher Launcher
 	// Logger gets one line per entry.
 	Logger *slog.Logger
@@ -51,53 +32,69 @@ type Handler struct {
 	Clock clock.Clock
 }
 
-// Handle enters the message. Its result is ignored: the execution resumes
-// when a releaser sends the token's success, or when the state times out.
-func (h *Handler) Handle(ctx context.Context, in Input) (struct{}, error) {
-	out, err := h.enter(ctx, in)
-	return out, retryable.Name("waitroom", err, func(err error) bool { _, ok := err.(*InvalidEntry); return ok })
+// Output is the Queue state's result: where the document waits.
+type Output struct {
+	// BreakerKey is the room's key.
+	BreakerKey string `json:"breakerKey"`
+	// NotBefore is when the message may go; zero means at the pace.
+	NotBefore time.Time `json:"notBefore,omitzero"`
+	// ControllerStarted says this entry started the breaker's controller
+	// (false: one ran already).
+	ControllerStarted bool `json:"controllerStarted"`
+}
+
+// Handle enters the document (the attempt state machine's state, as the
+// Attempt routed it), as the input of the message's next execution.
+func (h *Handler) Handle(ctx context.Context, event json.RawMessage) (Output, error) {
+	out, err := h.enter(ctx, event)
+	return out, retryable.Name("waitroom", err, func(err error) bool {
+		switch err.(type) {
+		case *InvalidEntry, *ControllerNotStarted:
+			return true
+		}
+		return false
+	})
 }
 
 // enter is Handle before its errors are named.
-func (h *Handler) enter(ctx context.Context, in Input) (struct{}, error) {
-	doc, err := message.ParseDocument(in.Document)
+func (h *Handler) enter(ctx context.Context, event json.RawMessage) (Output, error) {
+	doc, err := message.ParseDocument(event)
 	if err != nil {
-		return struct{}{}, &InvalidEntry{Problem: err.Error()}
+		return Output{}, &InvalidEntry{Problem: err.Error()}
 	}
-	if in.TaskToken == "" {
-		return struct{}{}, &InvalidEntry{Problem: "taskToken is empty"}
-	}
-	e := room.Entry{Key: doc.BreakerKey, MessageID: doc.RoomID(), Token: in.TaskToken, EnteredAt: h.Clock.Now(), Since: doc.LastTurn()}
-	if doc.HeldBy != "" {
-		// A routing rule holds it: it waits in the rule's room, which no
-		// releaser releases; removing the rule does.
-		e.Key = room.HoldKey(doc.HeldBy)
+	e, err := Entry(doc, h.Clock.Now())
+	if err != nil {
+		return Output{}, err
 	}
 	if err := h.Room.Enter(ctx, e); err != nil {
-		return struct{}{}, fmt.Errorf("waitroom: %w", err)
+		return Output{}, fmt.Errorf("waitroom: %w", err)
 	}
-	if doc.HeldBy != "" {
-		h.Logger.InfoContext(ctx, "held", "breaker", doc.BreakerKey, "originId", doc.OriginID, "attempt", doc.Attempt, "rule", doc.HeldBy)
-		return struct{}{}, nil
-	}
-	row, err := h.Breaker.Status(ctx, doc.BreakerKey)
-	if err != nil {
-		return struct{}{}, fmt.Errorf("waitroom: entered, but: %w", err)
-	}
-	started := false
-	switch row.State {
-	case breaker.Closed, breaker.ForcedClosed, breaker.HalfOpen:
-		if started, err = h.Launcher.Ensure(ctx, doc.BreakerKey); err != nil {
-			return struct{}{}, fmt.Errorf("waitroom: entered, but: %w", err)
-		}
+	out := Output{BreakerKey: e.Key, NotBefore: e.NotBefore}
+	if out.ControllerStarted, err = h.Launcher.Ensure(ctx, e.Key); err != nil {
+		return out, &ControllerNotStarted{Breaker: e.Key, Cause: err.Error()}
 	}
 	h.Logger.InfoContext(ctx, "waiting", "breaker", doc.BreakerKey, "originId", doc.OriginID, "attempt", doc.Attempt,
-		"breakerState", row.State.String(), "releaserStarted", started)
-	return struct{}{}, nil
+		"notBefore", e.NotBefore, "heldBy", doc.HeldBy, "controllerStarted", out.ControllerStarted)
+	return out, nil
+}
+
+// Entry is doc's room entry at now: the input of its next execution (the
+// next run, its cycles counted afresh, its routing cleared), in line by
+// when it last had its turn, to go no sooner than doc.NotBefore.
+func Entry(doc message.Document, now time.Time) (room.Entry, error) {
+	notBefore := doc.NotBefore
+	doc.Runs++
+	doc.Cycles, doc.Next, doc.WaitSeconds, doc.NotBefore = 0, "", 0, time.Time{}
+	input, err := doc.Input()
+	if err != nil {
+		return room.Entry{}, &InvalidEntry{Problem: "encode the document: " + err.Error()}
+	}
+	return room.Entry{Key: doc.BreakerKey, MessageID: doc.RoomID(), Document: input, EnteredAt: now,
+		Since: doc.LastTurn(), NotBefore: notBefore}, nil
 }
 
 // InvalidEntry reports a payload the room cannot take: the state machine
-// routes it back to the Attempt, which parks a malformed document.
+// parks it.
 type InvalidEntry struct {
 	// Problem says what is wrong.
 	Problem string
@@ -105,3 +102,19 @@ type InvalidEntry struct {
 
 // Error implements error.
 func (e *InvalidEntry) Error() string { return "waitroom: invalid entry: " + e.Problem }
+
+// ControllerNotStarted reports a document that is in the room while its
+// breaker's controller could not be started: the state machine tries
+// again, then ends the execution all the same (the message is safe in the
+// room; the next entry, or an operator's release, starts the controller).
+type ControllerNotStarted struct {
+	// Breaker is the breaker key.
+	Breaker string
+	// Cause is the failure.
+	Cause string
+}
+
+// Error implements error.
+func (e *ControllerNotStarted) Error() string {
+	return fmt.Sprintf("waitroom: the document is in breaker %q's room, but its controller could not be started: %s", e.Breaker, e.Cause)
+}

@@ -24,7 +24,6 @@ import (
 // The function ARNs the redrive definition is rendered with.
 const (
 	AttemptFunction  = "arn:aws:lambda:us-east-1:123456789012:function:redrive-attempt"
-	ContinueFunction = "arn:aws:lambda:us-east-1:123456789012:function:redrive-continue"
 	ParkFunction     = "arn:aws:lambda:us-east-1:123456789012:function:redrive-park"
 	WaitRoomFunction = "arn:aws:lambda:us-east-1:123456789012:function:redrive-waitroom"
 )
@@ -55,7 +54,6 @@ func Start(tb testing.TB, invoker executor.Invoker) *Env {
 	client := NewClient(srv.URL)
 	definition, err := statemachine.Redrive().Render(map[string]string{
 		statemachine.AttemptFunctionArn:     AttemptFunction,
-		statemachine.ContinueFunctionArn:    ContinueFunction,
 		statemachine.ParkFunctionArn:        ParkFunction,
 		statemachine.WaitingRoomFunctionArn: WaitRoomFunction,
 	})

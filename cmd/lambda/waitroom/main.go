@@ -17,7 +17,7 @@ import (
 )
 
 func main() {
-	cfg, policy, err := wire.RoomFromEnv(os.Getenv)
+	cfg, _, err := wire.RoomFromEnv(os.Getenv)
 	if err != nil {
 		log.Fatalf("waitroom: %v", err)
 	}
@@ -25,7 +25,7 @@ func main() {
 	if err != nil {
 		log.Fatalf("waitroom: %v", err)
 	}
-	h, err := b.WaitingRoom(cfg, policy)
+	h, err := b.WaitingRoom(cfg)
 	if err != nil {
 		log.Fatalf("waitroom: %v", err)
 	}
