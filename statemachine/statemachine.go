@@ -40,9 +40,9 @@ func Release() Definition { return Definition{Name: "release.asl.json", Template
 
 // Substitution names, as used in the templates and by the CDK stack.
 const (
-	AttemptFunctionArn  = "AttemptFunctionArn"
-	ParkFunctionArn     = "ParkFunctionArn"
-	AdminFunctionArn    = "AdminFunctionArn"
+	AttemptFunctionArn = "AttemptFunctionArn"
+	ParkFunctionArn    = "ParkFunctionArn"
+	AdminFunctionArn   = "AdminFunctionArn"
 	// WaitingRoomFunctionArn and ReleaseFunctionArn are the waiting
 	// room's entry (the Queue task) and the controller's tick.
 	WaitingRoomFunctionArn = "WaitingRoomFunctionArn"
