@@ -33,7 +33,7 @@ type fixture struct {
 	store   breaker.Store
 	clock   *breakertest.Clock
 	log     *bytes.Buffer
-	// launcher records the releasers the handler starts.
+	// launcher records the controllers the handler starts.
 	launcher *roomtest.Launcher
 	// client and table hold the rows, for writing one the store cannot read.
 	client *dynamodb.Client

@@ -1,6 +1,7 @@
 package admin_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -46,12 +47,33 @@ func TestRuleAddListRemove(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want, *out.Rule)
 	assert.Empty(t, out.Rules)
+	// The messages the hold held wait in their breakers' rooms, looked at
+	// again every minute: nothing to release, the note says when they go.
+	require.Len(t, out.Notes, 1)
+	assert.Contains(t, out.Notes[0], "looked at again every minute")
+	assert.Contains(t, out.Notes[0], "within a minute")
+	assert.Empty(t, f.launcher.Keys(), "a rule-remove starts no controller")
 	assert.Contains(t, f.log.String(), `"msg":"rule command","command":"rule-remove","rule":"r1","actor":"alice","reason":"done"`)
+	removed, err := json.Marshal(out)
+	require.NoError(t, err)
+	assert.NotContains(t, string(removed), `"released"`, "no count of resumed messages any more")
 
 	_, err = f.command(t, admin.Request{Command: admin.CommandRuleRemove, ID: "r1", Reason: "again"})
 	var invalid *admin.InvalidCommand
 	require.ErrorAs(t, err, &invalid)
 	assert.Equal(t, []admin.Problem{{Field: "id", Problem: `no rule "r1" is in force (rule-list shows them)`}}, invalid.Problems)
+}
+
+// Removing a rule that holds nothing (a quarantine) adds no note.
+func TestRemovingAQuarantineAddsNoNote(t *testing.T) {
+	f := withRules(newFixture(t, nil))
+	spec := rules.Spec{On: "breaker", Equals: "orders", Action: rules.Quarantine}
+	_, err := f.command(t, admin.Request{Command: admin.CommandRuleAdd, Rule: &spec, Reason: "r"})
+	require.NoError(t, err)
+	out, err := f.command(t, admin.Request{Command: admin.CommandRuleRemove, ID: "r1", Reason: "done"})
+	require.NoError(t, err)
+	assert.True(t, out.Changed)
+	assert.Empty(t, out.Notes)
 }
 
 func TestListLeavesOutRulesPastTheirEnd(t *testing.T) {

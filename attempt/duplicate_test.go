@@ -8,34 +8,60 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/attempt"
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/delivery"
 	"github.com/redrive/redrive/delivery/target"
+	"github.com/redrive/redrive/lambda/telemetry"
 	"github.com/redrive/redrive/message"
 )
 
-func TestDuplicateInvocationWhileDeliveringIsDeliveryInProgress(t *testing.T) {
+// A duplicate of this try (a second Express execution of the same
+// document, or the retry of an invocation still running) finds the
+// delivery record held: it delivers nothing and sends the document to the
+// room until the holder's lease ends, when the record tells what became
+// of the try.
+func TestADuplicateWhileDeliveringWaitsInTheRoomUntilTheLeaseEnds(t *testing.T) {
 	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
 	in := newDocument("orders")
+	var dup message.Document
 	var dupErr error
-	// The state machine retried the invocation while the first still runs.
 	f.target.during = func() {
 		f.target.during = nil
-		_, dupErr = f.run(t, in)
+		dup, dupErr = f.run(t, in)
 	}
 
 	out, err := f.run(t, in)
 	require.NoError(t, err)
 	assert.Equal(t, message.NextDone, out.Next)
 
-	require.Error(t, dupErr)
-	dup, ok := dupErr.(*attempt.DeliveryInProgress) // unwrapped: the ASL retries it by name
-	require.True(t, ok, "error %T %v", dupErr, dupErr)
-	assert.Equal(t, "m-1#1#1", dup.Delivery)
-	assert.Equal(t, t0.Add(testConfig.DeliveryLease), dup.ExpiresAt)
-	assert.Equal(t, `attempt: delivery m-1#1#1 is in progress in another invocation until 2026-05-04T10:01:00Z; retry`, dup.Error())
+	require.NoError(t, dupErr, "no longer an error for the state machine to retry")
+	assert.Equal(t, message.NextRoom, dup.Next)
+	assert.Equal(t, t0.Add(testConfig.DeliveryLease), dup.NotBefore, "until the holder's lease ends")
+	assert.Equal(t, "QUEUE", dup.Decision)
+	assert.Zero(t, dup.Tries, "no try of its own")
 	assert.Equal(t, 1, f.target.calls(), "only the lease holder delivers")
+
+	// Released at the lease's end, it finds the try completed: delivered,
+	// and not delivered again.
+	again, err := f.run(t, f.passOn(t, dup))
+	require.NoError(t, err)
+	assert.Equal(t, message.NextDone, again.Next)
+	assert.Equal(t, 1, f.target.calls(), "never twice")
+}
+
+// A lease that ends within MaxInlineWait is waited out inline, in the
+// first cycle, like any short wait.
+func TestADuplicateWaitsInlineForALeaseAboutToEnd(t *testing.T) {
+	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
+	_, began, err := f.ledger.Begin(t.Context(), delivery.ID{OriginID: "m-1", Attempt: 1, Try: 1}, breaker.Ticket{}, 10*time.Second)
+	require.NoError(t, err)
+	require.True(t, began)
+
+	doc, err := f.run(t, newDocument("orders"))
+	require.NoError(t, err)
+	assert.Equal(t, message.NextWait, doc.Next)
+	assert.Equal(t, 10, doc.WaitSeconds)
+	assert.Zero(t, f.target.calls())
 }
 
 func TestExpiredLeaseIsTakenOver(t *testing.T) {
@@ -45,15 +71,18 @@ func TestExpiredLeaseIsTakenOver(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, began)
 
-	_, err = f.run(t, newDocument("orders"))
-	assert.IsType(t, &attempt.DeliveryInProgress{}, err, "the lease is live")
+	doc, err := f.run(t, newDocument("orders"))
+	require.NoError(t, err)
+	assert.Equal(t, message.NextRoom, doc.Next, "the lease is live: the room, until it ends")
+	assert.Equal(t, t0.Add(time.Minute), doc.NotBefore)
 	assert.Zero(t, f.target.calls())
 
-	f.clock.Advance(time.Minute)
-	out, err := f.run(t, newDocument("orders"))
+	out, err := f.run(t, f.passOn(t, doc))
 	require.NoError(t, err)
+	assert.Equal(t, t0.Add(time.Minute), f.clock.Now())
 	assert.Equal(t, message.NextDone, out.Next)
 	assert.Equal(t, 1, f.target.calls())
+	assert.Equal(t, int64(1), f.counts(t)[telemetry.UnknownOutcomes], "taken over: its outcome was unknown")
 }
 
 // racingLedger hides records from Get, as if another invocation took the
@@ -73,10 +102,10 @@ func TestRecordTakenBetweenLookupAndBegin(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, began)
 
-		_, err = f.run(t, newDocument("orders"))
-		dup, ok := err.(*attempt.DeliveryInProgress)
-		require.True(t, ok, "error %T %v", err, err)
-		assert.Equal(t, t0.Add(time.Minute), dup.ExpiresAt)
+		doc, err := f.run(t, newDocument("orders"))
+		require.NoError(t, err)
+		assert.Equal(t, message.NextRoom, doc.Next)
+		assert.Equal(t, t0.Add(time.Minute), doc.NotBefore)
 		assert.Zero(t, f.target.calls())
 	})
 	t.Run("completed", func(t *testing.T) {

@@ -28,9 +28,11 @@ func (e *InvalidDocument) Error() string {
 func (e *InvalidDocument) Unwrap() error { return e.Err }
 
 // DeliveryInProgress reports that another invocation holds the delivery
-// record of this try and its lease has not expired: the same Attempt runs
-// twice at once (a Lambda invocation the state machine retried while the
-// first still ran). Nothing was delivered; the state machine retries.
+// record of this try and its lease has not expired: the same try runs
+// twice at once (a duplicate Express execution, or a Lambda invocation the
+// state machine retried while the first still ran). Nothing was
+// delivered; Handle sends the document to the room until the lease ends,
+// so the state machine never sees it.
 type DeliveryInProgress struct {
 	// Delivery names the delivery record, "<originId>#<attempt>#<try>".
 	Delivery string `json:"delivery"`
@@ -50,8 +52,8 @@ func (e *DeliveryInProgress) Error() string {
 // version wrote) or taking the delivery record. Nothing was delivered. It
 // is not the message's fault: the state machine retries it (Retry on
 // "TableUnavailable"), then its Catch brings the message back to the
-// Attempt, which waits the table out up to TABLE_RETRY_BUDGET before it
-// parks the message; the TableUnavailable metric feeds an alarm meanwhile.
+// Attempt, which sends it to the room five minutes at a time, up to
+// TABLE_RETRY_BUDGET, before it parks the message; the TableUnavailable metric feeds an alarm meanwhile.
 type TableUnavailable struct {
 	// Breaker is the message's breaker key.
 	Breaker string `json:"breaker"`
@@ -70,5 +72,5 @@ func (e *TableUnavailable) Error() string {
 // the redrive state machine's Retry and Catch rules, so a test can check
 // that every name the ASL matches exists and vice versa.
 func Errors() []error {
-	return []error{&InvalidDocument{}, &DeliveryInProgress{}, &TableUnavailable{}, &retryable.BreakerContention{}}
+	return []error{&InvalidDocument{}, &TableUnavailable{}, &retryable.BreakerContention{}}
 }

@@ -23,7 +23,7 @@ func TestGoldenEvents(t *testing.T) {
 		"delivered": target.Delivered(),
 		"transient": {Outcome: breaker.Transient, ErrorType: "Runtime.ExitError", Message: "RequestId: 1 Error: Runtime exited with error: exit status 2"},
 		"poison":    {Outcome: breaker.Poison, ErrorType: "ValidationError", Message: "order 42: customer is required"},
-		"continue":  target.Delivered(),
+		"backoff":   {Outcome: breaker.Transient, ErrorType: "Runtime.ExitError", Message: "RequestId: 1 Error: Runtime exited with error: exit status 2"},
 	}
 	inputs, err := filepath.Glob(filepath.Join("testdata", "*.input.json"))
 	require.NoError(t, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -56,11 +57,14 @@ func TestTimedOutCallsParkApart(t *testing.T) {
 	timeout := target.Result{Outcome: breaker.Transient, ErrorType: target.ErrorTimeout, Message: "context deadline exceeded"}
 	f := newFixture(t, options{policy: neverTrips, config: testConfig}, timeout)
 	doc := newDocument("orders")
-	for doc.Next != message.NextPark {
+	for {
 		var err error
 		doc, err = f.run(t, doc)
 		require.NoError(t, err)
-		f.clock.Advance(time.Duration(doc.WaitSeconds) * time.Second)
+		if doc.Next == message.NextPark {
+			break
+		}
+		doc = f.passOn(t, doc)
 	}
 	assert.Equal(t, "timed out: 5 attempts, the last past its deadline, so the consumer may have processed it: "+
 		"check before replaying; last error Timeout: context deadline exceeded", doc.ParkReason)
@@ -72,18 +76,33 @@ func TestTransientBacksOffThenParksExhausted(t *testing.T) {
 	f := newFixture(t, options{policy: neverTrips, config: testConfig}, transient("slow down"))
 	doc := newDocument("orders")
 	// BackoffBase 30s doubling, capped at 2m; equal jitter at 0.5 waits
-	// 3/4 of each step.
-	wantWaits := []int{23, 45, 90, 90}
-	for i, want := range wantWaits {
+	// 3/4 of each step. Only the first, 22.5 s in the execution's first
+	// cycle, is waited inline; the second comes in the second cycle, the
+	// others are too long: they wait in the room, each release a new
+	// execution.
+	wants := []struct {
+		next message.Next
+		wait time.Duration
+	}{
+		{message.NextWait, 23 * time.Second},
+		{message.NextRoom, 45 * time.Second},
+		{message.NextRoom, 90 * time.Second},
+		{message.NextRoom, 90 * time.Second},
+	}
+	for i, want := range wants {
 		var err error
 		doc, err = f.run(t, doc)
 		require.NoError(t, err, "try %d", i+1)
-		assert.Equal(t, message.NextWait, doc.Next, "try %d", i+1)
-		assert.Equal(t, want, doc.WaitSeconds, "try %d", i+1)
+		assert.Equal(t, want.next, doc.Next, "try %d", i+1)
+		if want.next == message.NextWait {
+			assert.Equal(t, int(want.wait/time.Second), doc.WaitSeconds, "try %d", i+1)
+		} else {
+			assert.Equal(t, f.clock.Now().Add(want.wait), doc.NotBefore, "try %d", i+1)
+		}
 		assert.Equal(t, "TRANSIENT", doc.Outcome)
 		assert.Equal(t, "PROCEED", doc.Decision)
 		assert.Equal(t, i+1, doc.Tries)
-		f.clock.Advance(time.Duration(doc.WaitSeconds) * time.Second)
+		doc = f.passOn(t, doc)
 	}
 
 	doc, err := f.run(t, doc)
@@ -91,7 +110,8 @@ func TestTransientBacksOffThenParksExhausted(t *testing.T) {
 	assert.Equal(t, message.NextPark, doc.Next)
 	assert.Equal(t, "exhausted: 5 attempts, last error TooManyRequestsException: slow down", doc.ParkReason)
 	assert.Equal(t, 5, doc.Tries)
-	assert.Equal(t, 5, doc.Cycles)
+	assert.Equal(t, 1, doc.Cycles, "the first cycle of its fourth execution")
+	assert.Equal(t, 3, doc.Runs)
 	assert.Equal(t, 5, f.target.calls())
 	require.Len(t, doc.History, 5)
 	for i, failure := range doc.History {
@@ -115,8 +135,21 @@ func TestBackoffIsCappedAtBackoffMax(t *testing.T) {
 		var err error
 		doc, err = f.run(t, doc)
 		require.NoError(t, err)
-		require.Equal(t, message.NextWait, doc.Next)
-		waits = append(waits, doc.WaitSeconds)
+		var wait time.Duration
+		switch doc.Next {
+		case message.NextWait:
+			wait = time.Duration(doc.WaitSeconds) * time.Second
+			assert.Equal(t, 1, doc.Cycles, "inline only in the first cycle")
+			assert.LessOrEqual(t, wait, attempt.MaxInlineWait)
+		case message.NextRoom:
+			wait = doc.NotBefore.Sub(f.clock.Now())
+			assert.True(t, wait > attempt.MaxInlineWait || doc.Cycles >= attempt.InlineCycles,
+				"a short wait in the first cycle is inline: %s in cycle %d", wait, doc.Cycles)
+		default:
+			t.Fatalf("next %q", doc.Next)
+		}
+		waits = append(waits, int(math.Ceil(wait.Seconds())))
+		doc = f.passOn(t, doc)
 	}
 	// Steps 1s, 2s, 4s ... 512s, then 900s for good; 3/4 of each, rounded up.
 	assert.Equal(t, []int{1, 2, 3, 6, 12, 24, 48, 96, 192, 384, 675, 675, 675, 675, 675}, waits)
@@ -156,11 +189,11 @@ func TestOpenBreakerWaitsForItsCooldownThenSendsACanary(t *testing.T) {
 	}{
 		{"canary success closes", target.Delivered(), message.NextDone, "CANARY", "CLOSED",
 			map[telemetry.Name]int64{telemetry.Waits: 1, telemetry.Canaries: 1, telemetry.Delivered: 1, telemetry.Trips: 1, telemetry.Closes: 1}},
-		// The failed probe keeps the breaker OPEN (no second trip),
-		// reports the room (empty: RoomDepth 0) and, with nobody waiting
-		// there, scouts again itself.
-		{"canary failure keeps it open and scouts again", transient("still down"), message.NextWait, "WAIT", "OPEN",
-			map[telemetry.Name]int64{telemetry.Waits: 2, telemetry.Canaries: 1, telemetry.Transient: 1, telemetry.Trips: 1, telemetry.Queued: 1, telemetry.RoomDepth: 0}},
+		// The failed probe keeps the breaker OPEN (no second trip) and
+		// sends its message to the room: the controller releases the next
+		// probe when the longer cooldown ends.
+		{"canary failure keeps it open and queues", transient("still down"), message.NextRoom, "CANARY", "OPEN",
+			map[telemetry.Name]int64{telemetry.Waits: 1, telemetry.Canaries: 1, telemetry.Transient: 1, telemetry.Trips: 1, telemetry.Queued: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -169,22 +202,21 @@ func TestOpenBreakerWaitsForItsCooldownThenSendsACanary(t *testing.T) {
 
 			doc, err := f.run(t, newDocument("orders"))
 			require.NoError(t, err)
-			assert.Equal(t, message.NextWait, doc.Next)
-			assert.Equal(t, 60, doc.WaitSeconds, "the breaker's cooldown")
+			assert.Equal(t, message.NextRoom, doc.Next, "a minute is the room's wait")
+			assert.Equal(t, t0.Add(time.Minute), doc.NotBefore, "the breaker's cooldown")
 			assert.Equal(t, "WAIT", doc.Decision)
 			assert.Equal(t, "OPEN", doc.BreakerState)
 			assert.Empty(t, doc.Outcome)
 			assert.Zero(t, doc.Tries, "no delivery, no try")
 			assert.Zero(t, f.target.calls(), "nothing reaches a target behind an open breaker")
 
-			f.clock.Advance(time.Duration(doc.WaitSeconds) * time.Second)
-			doc, err = f.run(t, doc)
+			doc, err = f.run(t, f.passOn(t, doc))
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantDecision, doc.Decision)
 			assert.Equal(t, tt.wantNext, doc.Next)
 			assert.Equal(t, tt.wantState, doc.BreakerState)
 			assert.Equal(t, 1, doc.Tries)
-			assert.Equal(t, 2, doc.Cycles)
+			assert.Equal(t, 1, doc.Cycles, "the first cycle of the execution its release started")
 			assert.Equal(t, 1, f.target.calls())
 			assert.Equal(t, tt.wantCounts, f.counts(t))
 		})
@@ -420,9 +452,9 @@ func TestACanaryThatHangsFailsWithinItsLease(t *testing.T) {
 	f.trip(t, "orders")
 	scout, err := f.run(t, newDocument("orders"))
 	require.NoError(t, err)
-	require.Equal(t, message.NextWait, scout.Next)
+	require.Equal(t, message.NextRoom, scout.Next)
 	tripsBefore := f.row(t, "orders").Trips
-	f.clock.Advance(time.Duration(scout.WaitSeconds) * time.Second)
+	scout = f.passOn(t, scout) // released at the cooldown's end
 
 	hang := hangingTarget{deadline: make(chan time.Time, 1)}
 	f.handler.Target = hang
@@ -433,7 +465,7 @@ func TestACanaryThatHangsFailsWithinItsLease(t *testing.T) {
 	assert.Equal(t, "TRANSIENT", probe.Outcome)
 	require.Len(t, probe.History, 1)
 	assert.Equal(t, "Timeout", probe.History[0].ErrorType)
-	assert.Equal(t, message.NextWait, probe.Next, "it scouts again, for the next probe")
+	assert.Equal(t, message.NextRoom, probe.Next, "it waits in the room; the controller releases the next probe")
 	row := f.row(t, "orders")
 	assert.Equal(t, breaker.Open, row.State)
 	assert.Equal(t, tripsBefore+1, row.Trips, "the failed probe counted: the next cooldown is longer")

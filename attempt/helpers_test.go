@@ -21,7 +21,7 @@ import (
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/lambda/telemetry"
 	"github.com/redrive/redrive/message"
-	"github.com/redrive/redrive/room"
+	"github.com/redrive/redrive/room/waitroom"
 	"github.com/redrive/redrive/test/roomtest"
 )
 
@@ -94,10 +94,7 @@ type fixture struct {
 	clock   *breakertest.Clock
 	metrics *bytes.Buffer
 	log     *bytes.Buffer
-	// room is the waiting room the handler releases scouts from; sfn
-	// records the tokens it resumes, launcher the releasers it starts.
-	room     *room.Room
-	sfn      *roomtest.SFN
+	// launcher records the controllers the handler starts.
 	launcher *roomtest.Launcher
 }
 
@@ -133,17 +130,14 @@ func newFixture(t testing.TB, o options, results ...target.Result) fixture {
 	require.NoError(t, err)
 	require.NotEmpty(t, results, "script at least one result")
 	f := fixture{
-		breaker: b,
-		ledger:  delivery.New(client, table, clk),
-		client:  client,
-		table:   table,
-		target:  &scriptedTarget{results: results},
-		clock:   manual,
-		metrics: &metricsOut,
-		log:     &logOut,
-
-		room:     room.New(client, table, time.Hour),
-		sfn:      &roomtest.SFN{},
+		breaker:  b,
+		ledger:   delivery.New(client, table, clk),
+		client:   client,
+		table:    table,
+		target:   &scriptedTarget{results: results},
+		clock:    manual,
+		metrics:  &metricsOut,
+		log:      &logOut,
 		launcher: &roomtest.Launcher{},
 	}
 	var ledger attempt.Ledger = f.ledger
@@ -151,7 +145,7 @@ func newFixture(t testing.TB, o options, results ...target.Result) fixture {
 		ledger = o.wrapLedger(ledger)
 	}
 	f.handler, err = attempt.New(attempt.Handler{Breaker: b, Ledger: ledger, Target: f.target, Metrics: metrics,
-		Logger: logger, Clock: clk, Rand: half{}, Room: f.room, Tasks: f.sfn, Launcher: f.launcher, Config: o.config.WithDefaults()})
+		Logger: logger, Clock: clk, Rand: half{}, Launcher: f.launcher, Config: o.config.WithDefaults()})
 	require.NoError(t, err)
 	return f
 }
@@ -174,6 +168,32 @@ func (f fixture) run(t *testing.T, doc message.Document) (message.Document, erro
 	event, err := json.Marshal(doc)
 	require.NoError(t, err)
 	return f.handler.Handle(t.Context(), event)
+}
+
+// passOn takes doc, an Attempt's output, where the attempt state machine
+// sends it and returns the next Attempt's input: after a WAIT the Backoff
+// state waits waitSeconds (the clock moves on) within the execution; after
+// a ROOM the Queue task enters it in the room (waitroom.Entry: the next
+// run, its cycles counted afresh) and the controller releases it at its
+// notBefore (the clock moves on to it), as a new execution.
+func (f fixture) passOn(t *testing.T, doc message.Document) message.Document {
+	t.Helper()
+	switch doc.Next {
+	case message.NextWait:
+		f.clock.Advance(time.Duration(doc.WaitSeconds) * time.Second)
+		return doc
+	case message.NextRoom:
+		e, err := waitroom.Entry(doc, f.clock.Now())
+		require.NoError(t, err)
+		if wait := e.NotBefore.Sub(f.clock.Now()); wait > 0 {
+			f.clock.Advance(wait)
+		}
+		next, err := message.ParseDocument(e.Document)
+		require.NoError(t, err)
+		return next
+	}
+	t.Fatalf("passOn: %q ends the execution", doc.Next)
+	return doc
 }
 
 // counts sums the EMF count metrics written so far, by metric name.

@@ -54,10 +54,10 @@ func TestNewRefusesAMisconfiguredHandler(t *testing.T) {
 		want   string
 	}{
 		{"no dependencies", func(h *attempt.Handler) { *h = attempt.Handler{} },
-			"attempt: handler is missing [Breaker Ledger Target Metrics Logger Clock Rand Room Tasks Launcher]"},
+			"attempt: handler is missing [Breaker Ledger Target Metrics Logger Clock Rand Launcher]"},
 		{"no ledger", func(h *attempt.Handler) { h.Ledger = nil }, "attempt: handler is missing [Ledger]"},
-		{"no room", func(h *attempt.Handler) { h.Room, h.Launcher = nil, nil }, "attempt: handler is missing [Room Launcher]"},
-		{"config without its defaults", func(h *attempt.Handler) { h.Config.MaxCycles = 0 },
+		{"no launcher", func(h *attempt.Handler) { h.Launcher = nil }, "attempt: handler is missing [Launcher]"},
+		{"config without its defaults", func(h *attempt.Handler) { h.Config.BackoffBase = 0 },
 			"attempt: handler's Config lacks its defaults (use Config.WithDefaults)"},
 	}
 	for _, tt := range tests {

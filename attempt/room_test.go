@@ -1,26 +1,17 @@
 package attempt_test
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/attempt"
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/delivery"
 	"github.com/redrive/redrive/delivery/target"
-	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/lambda/telemetry"
 	"github.com/redrive/redrive/message"
-	"github.com/redrive/redrive/room"
 )
 
 // throttled is the target's answer when it is overloaded.
@@ -39,20 +30,19 @@ func (f fixture) record(t *testing.T, key string, outcome breaker.Outcome) {
 	require.NoError(t, err)
 }
 
-// wait puts another message in key's room, entered before t0.
-func (f fixture) wait(t *testing.T, key, id string) room.Entry {
-	t.Helper()
-	e := room.Entry{Key: key, MessageID: id, Token: "token-" + id, EnteredAt: t0.Add(-time.Minute)}
-	require.NoError(t, f.room.Enter(t.Context(), e))
-	return e
-}
-
-func TestTurnedAwayByTheScoutWaitsInTheRoom(t *testing.T) {
+// After a trip, the first message (the scout) waits out the cooldown and
+// the others queue: both wait in the room, not in their executions; the
+// scout's document goes no sooner than the cooldown's end, the others' at
+// the controller's pace.
+func TestBehindAnOpenBreakerEveryMessageWaitsInTheRoom(t *testing.T) {
 	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
 	f.trip(t, "orders")
 	scout, err := f.run(t, newDocument("orders"))
 	require.NoError(t, err)
-	require.Equal(t, message.NextWait, scout.Next, "the first message after the trip scouts")
+	assert.Equal(t, message.NextRoom, scout.Next, "a minute's cooldown is too long to wait in an Express execution")
+	assert.Equal(t, "WAIT", scout.Decision)
+	assert.Equal(t, t0.Add(time.Minute), scout.NotBefore, "the cooldown's end")
+	assert.Zero(t, scout.WaitSeconds)
 
 	other := newDocument("orders")
 	other.OriginID, other.Message.ID = "m-2", "m-2"
@@ -61,21 +51,12 @@ func TestTurnedAwayByTheScoutWaitsInTheRoom(t *testing.T) {
 	assert.Equal(t, message.NextRoom, doc.Next)
 	assert.Equal(t, "QUEUE", doc.Decision)
 	assert.Equal(t, "OPEN", doc.BreakerState)
-	assert.Equal(t, int(attempt.DefaultRoomTimeout/time.Second), doc.RoomTimeoutSeconds)
+	assert.True(t, doc.NotBefore.IsZero(), "at the controller's pace")
 	assert.Zero(t, doc.WaitSeconds)
 	assert.Zero(t, doc.Tries)
 	assert.Zero(t, f.target.calls())
+	assert.Empty(t, f.launcher.Keys(), "the Queue task starts the controller, not the Attempt")
 	assert.Equal(t, map[telemetry.Name]int64{telemetry.Trips: 1, telemetry.Waits: 1, telemetry.Queued: 1}, f.counts(t))
-}
-
-func TestARoomTimeoutOfTheConfigIsTheStatesTimeout(t *testing.T) {
-	cfg := testConfig
-	cfg.RoomTimeout = 10 * time.Minute
-	f := newFixture(t, options{policy: tripping, config: cfg}, throttled())
-	doc, err := f.run(t, newDocument("orders"))
-	require.NoError(t, err)
-	assert.Equal(t, message.NextRoom, doc.Next)
-	assert.Equal(t, 600, doc.RoomTimeoutSeconds)
 }
 
 func TestThrottledWaitsInTheRoomWithoutUsingAnAttempt(t *testing.T) {
@@ -84,6 +65,7 @@ func TestThrottledWaitsInTheRoomWithoutUsingAnAttempt(t *testing.T) {
 	doc, err := f.run(t, newDocument("orders"))
 	require.NoError(t, err)
 	assert.Equal(t, message.NextRoom, doc.Next)
+	assert.True(t, doc.NotBefore.IsZero(), "the controller paces it")
 	assert.Equal(t, "THROTTLED", doc.Outcome)
 	assert.Equal(t, "CLOSED", doc.BreakerState, "throttling never trips")
 	assert.Zero(t, doc.Tries, "no attempt used")
@@ -95,11 +77,12 @@ func TestThrottledWaitsInTheRoomWithoutUsingAnAttempt(t *testing.T) {
 	assert.Equal(t, f.clock.Now().Add(breaker.Policy{}.WithDefaults().ThrottlePause), row.ThrottledUntil)
 
 	f.clock.Advance(time.Second)
-	doc, err = f.run(t, doc)
+	doc, err = f.run(t, f.passOn(t, doc))
 	require.NoError(t, err)
 	assert.Equal(t, message.NextDone, doc.Next)
 	assert.Equal(t, 1, doc.Tries)
 	assert.Equal(t, 1, doc.Throttled)
+	assert.Equal(t, 1, doc.Runs, "released from the room as its second execution")
 	for try, want := range map[int]breaker.Outcome{1: breaker.Throttled, 2: breaker.Success} {
 		rec, found, err := f.ledger.Get(t.Context(), delivery.ID{OriginID: "m-1", Attempt: 1, Try: try})
 		require.NoError(t, err)
@@ -109,47 +92,33 @@ func TestThrottledWaitsInTheRoomWithoutUsingAnAttempt(t *testing.T) {
 	assert.Equal(t, map[telemetry.Name]int64{telemetry.Throttled: 1, telemetry.Queued: 1, telemetry.Delivered: 1}, f.counts(t))
 }
 
-func TestATransientThatTripsReleasesTheOldestWaitingMessageToScout(t *testing.T) {
+// The failure that trips the breaker sends its message to the room: the
+// controller releases the probe when the cooldown ends; no message waits
+// in an execution to scout.
+func TestATransientThatTripsQueuesInTheRoom(t *testing.T) {
 	f := newFixture(t, options{policy: tripping, config: testConfig}, transient("down"))
 	for range tripping.ConsecutiveFailures - 1 {
 		f.record(t, "orders", breaker.Transient)
 	}
-	oldest := f.wait(t, "orders", "m-0#1")
 
 	doc, err := f.run(t, newDocument("orders"))
 	require.NoError(t, err)
 	assert.Equal(t, "OPEN", doc.BreakerState)
-	assert.Equal(t, message.NextRoom, doc.Next, "it waits in the room behind the scout")
+	assert.Equal(t, "TRANSIENT", doc.Outcome)
+	assert.Equal(t, message.NextRoom, doc.Next, "it waits for the breaker's recovery in the room")
+	assert.True(t, doc.NotBefore.IsZero())
 	assert.Equal(t, 1, doc.Tries)
-	assert.Equal(t, []string{oldest.Token}, f.sfn.Resumed(), "the oldest waiting message goes to scout")
-	left, err := f.room.Depth(t.Context(), "orders")
-	require.NoError(t, err)
-	assert.Zero(t, left)
-	assert.Equal(t, int64(1), f.counts(t)[telemetry.Released])
+	require.Len(t, doc.History, 1)
+	assert.False(t, f.row(t, "orders").ScoutUntil.After(f.clock.Now()), "no scout elected: the controller probes")
+	assert.Empty(t, f.launcher.Keys())
+	assert.Equal(t, int64(1), f.counts(t)[telemetry.Queued])
 }
 
-func TestATransientThatTripsScoutsItselfWhenNobodyWaits(t *testing.T) {
+func TestAMessageParkedAtItsLastTryParksWhenItTrips(t *testing.T) {
 	f := newFixture(t, options{policy: tripping, config: testConfig}, transient("down"))
 	for range tripping.ConsecutiveFailures - 1 {
 		f.record(t, "orders", breaker.Transient)
 	}
-
-	doc, err := f.run(t, newDocument("orders"))
-	require.NoError(t, err)
-	assert.Equal(t, "OPEN", doc.BreakerState)
-	assert.Equal(t, message.NextWait, doc.Next)
-	assert.Equal(t, "WAIT", doc.Decision)
-	assert.Equal(t, 60, doc.WaitSeconds, "until the cooldown ends")
-	assert.Empty(t, f.sfn.Resumed())
-	assert.True(t, f.row(t, "orders").ScoutUntil.After(f.clock.Now()), "elected scout")
-}
-
-func TestAMessageParkedAtItsLastTryStillReleasesTheNextScout(t *testing.T) {
-	f := newFixture(t, options{policy: tripping, config: testConfig}, transient("down"))
-	for range tripping.ConsecutiveFailures - 1 {
-		f.record(t, "orders", breaker.Transient)
-	}
-	oldest := f.wait(t, "orders", "m-0#1")
 	last := newDocument("orders")
 	last.Tries = testConfig.MaxAttempts - 1
 
@@ -157,51 +126,34 @@ func TestAMessageParkedAtItsLastTryStillReleasesTheNextScout(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "OPEN", doc.BreakerState)
 	assert.Equal(t, message.NextPark, doc.Next, "its tries are used up")
-	assert.Equal(t, []string{oldest.Token}, f.sfn.Resumed(), "without a scout the breaker would not probe again before the room's timeout")
+	assert.Empty(t, f.launcher.Keys())
 }
 
-func TestAMessageParkedAtItsLastTryDoesNotScoutWhenNobodyWaits(t *testing.T) {
-	f := newFixture(t, options{policy: tripping, config: testConfig}, transient("down"))
-	for range tripping.ConsecutiveFailures - 1 {
-		f.record(t, "orders", breaker.Transient)
-	}
-	last := newDocument("orders")
-	last.Tries = testConfig.MaxAttempts - 1
-
-	doc, err := f.run(t, last)
-	require.NoError(t, err)
-	assert.Equal(t, message.NextPark, doc.Next)
-	assert.Empty(t, f.sfn.Resumed())
-	assert.False(t, f.row(t, "orders").ScoutUntil.After(f.clock.Now()), "the next arrival scouts")
-}
-
-func TestACanarySuccessStartsTheReleaser(t *testing.T) {
+func TestACanarySuccessStartsTheController(t *testing.T) {
 	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
 	f.trip(t, "orders")
 	doc, err := f.run(t, newDocument("orders"))
 	require.NoError(t, err)
-	require.Equal(t, message.NextWait, doc.Next)
+	require.Equal(t, message.NextRoom, doc.Next)
 	assert.Empty(t, f.launcher.Keys(), "nothing to release while OPEN")
 
-	f.clock.Advance(time.Duration(doc.WaitSeconds) * time.Second)
-	doc, err = f.run(t, doc)
+	doc, err = f.run(t, f.passOn(t, doc)) // released at the cooldown's end
 	require.NoError(t, err)
 	assert.Equal(t, "CANARY", doc.Decision)
 	assert.Equal(t, "CLOSED", doc.BreakerState)
 	assert.Equal(t, []string{"orders"}, f.launcher.Keys())
 }
 
-func TestAReleaserThatFailsToStartDoesNotFailTheCanary(t *testing.T) {
+func TestAControllerThatFailsToStartDoesNotFailTheCanary(t *testing.T) {
 	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
 	f.launcher.Err = assert.AnError
 	f.trip(t, "orders")
 	doc, err := f.run(t, newDocument("orders"))
 	require.NoError(t, err)
-	f.clock.Advance(time.Duration(doc.WaitSeconds) * time.Second)
-	doc, err = f.run(t, doc)
+	doc, err = f.run(t, f.passOn(t, doc))
 	require.NoError(t, err)
 	assert.Equal(t, message.NextDone, doc.Next)
-	assert.Contains(t, f.log.String(), "could not start the releaser")
+	assert.Contains(t, f.log.String(), "could not start the controller")
 	assert.EqualValues(t, 1, f.counts(t)[telemetry.ReleaserNotStarted], "counted for its alarm")
 }
 
@@ -222,7 +174,7 @@ func TestTheHealthyPathReadsTheBreakerRowOnceAndWritesNothing(t *testing.T) {
 	assert.Empty(t, f.launcher.Keys())
 }
 
-func TestTheEndOfATimedHoldStartsTheReleaser(t *testing.T) {
+func TestTheEndOfATimedHoldStartsTheController(t *testing.T) {
 	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
 	_, _, err := f.breaker.Command(t.Context(), "orders", breaker.Command{Kind: breaker.ForceOpen,
 		Until: t0.Add(10 * time.Minute), Actor: "ops", Reason: "maintenance"})
@@ -230,82 +182,22 @@ func TestTheEndOfATimedHoldStartsTheReleaser(t *testing.T) {
 
 	scout, err := f.run(t, newDocument("orders"))
 	require.NoError(t, err)
-	assert.Equal(t, message.NextWait, scout.Next, "the hold's first message scouts until it ends")
-	assert.Equal(t, 600, scout.WaitSeconds)
+	assert.Equal(t, message.NextRoom, scout.Next, "the hold's first message waits for its end in the room")
+	assert.Equal(t, "WAIT", scout.Decision)
+	assert.Equal(t, t0.Add(10*time.Minute), scout.NotBefore)
 	other := newDocument("orders")
 	other.OriginID, other.Message.ID = "m-2", "m-2"
 	held, err := f.run(t, other)
 	require.NoError(t, err)
 	assert.Equal(t, message.NextRoom, held.Next, "the rest wait in the room")
+	assert.Equal(t, "QUEUE", held.Decision)
+	assert.True(t, held.NotBefore.IsZero())
 	assert.Empty(t, f.launcher.Keys(), "nothing to release during the hold")
 
-	f.clock.Advance(10 * time.Minute)
-	scout, err = f.run(t, scout)
+	scout, err = f.run(t, f.passOn(t, scout))
 	require.NoError(t, err)
+	assert.Equal(t, t0.Add(10*time.Minute), f.clock.Now())
 	assert.Equal(t, message.NextDone, scout.Next, "the scout goes first when the hold ends")
 	assert.Equal(t, []string{"orders"}, f.launcher.Keys(), "and starts the release of the messages the hold kept")
 	assert.Equal(t, 1, f.target.calls())
-}
-
-// queued runs a fresh message m-<n> on key, which the breaker turns away
-// to the room, and returns its room timeout.
-func (f fixture) queued(t *testing.T, key string, n int) time.Duration {
-	t.Helper()
-	doc := newDocument(key)
-	doc.OriginID = fmt.Sprintf("m-%d", n)
-	doc.Message.ID = doc.OriginID
-	out, err := f.run(t, doc)
-	require.NoError(t, err)
-	require.Equal(t, message.NextRoom, out.Next)
-	return time.Duration(out.RoomTimeoutSeconds) * time.Second
-}
-
-// One message at a time watches its room: it waits ROOM_TIMEOUT at most,
-// the others ROOM_MAX_WAIT; the watcher back in the room watches on; once
-// the watch ends, the next message to queue watches.
-func TestOneMessageAtATimeWatchesTheRoom(t *testing.T) {
-	cfg := testConfig
-	cfg.RoomTimeout, cfg.RoomMaxWait = 10*time.Minute, 5*time.Hour
-	policy := tripping
-	policy.CooldownBase, policy.CooldownMax = time.Hour, time.Hour // no probe while the test runs
-	f := newFixture(t, options{policy: policy, config: cfg}, target.Delivered())
-	f.trip(t, "orders")
-	scout, err := f.run(t, newDocument("orders"))
-	require.NoError(t, err)
-	require.Equal(t, message.NextWait, scout.Next, "the first message after the trip scouts")
-
-	assert.Equal(t, 10*time.Minute, f.queued(t, "orders", 2), "the first in the room watches it")
-	assert.Equal(t, 5*time.Hour, f.queued(t, "orders", 3))
-	f.clock.Advance(time.Minute)
-	assert.Equal(t, 10*time.Minute, f.queued(t, "orders", 2), "the watcher, back in the room, watches on")
-	f.clock.Advance(9 * time.Minute)
-	assert.Equal(t, 5*time.Hour, f.queued(t, "orders", 4), "watched until 10 minutes after the watcher queued again")
-	f.clock.Advance(time.Minute)
-	assert.Equal(t, 10*time.Minute, f.queued(t, "orders", 5), "the watch ended: this one takes it")
-}
-
-// watchFailing is a room API whose writes of the room's watch fail.
-type watchFailing struct{ room.API }
-
-func (w watchFailing) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	if pk, ok := in.Item["pk"].(*types.AttributeValueMemberS); ok && strings.HasPrefix(pk.Value, dynamo.RoomWatchPrefix) {
-		return nil, errors.New("injected: table unavailable")
-	}
-	return w.API.PutItem(ctx, in, opts...)
-}
-
-// When the watch cannot be checked, the message watches: a room is never
-// left without a message that comes back.
-func TestAMessageWatchesTheRoomWhenTheWatchCannotBeChecked(t *testing.T) {
-	cfg := testConfig
-	cfg.RoomTimeout, cfg.RoomMaxWait = 10*time.Minute, 5*time.Hour
-	f := newFixture(t, options{policy: tripping, config: cfg}, target.Delivered())
-	f.handler.Room = room.New(watchFailing{f.client}, f.table, time.Hour)
-	f.trip(t, "orders")
-	_, err := f.run(t, newDocument("orders"))
-	require.NoError(t, err)
-
-	assert.Equal(t, 10*time.Minute, f.queued(t, "orders", 2))
-	assert.Equal(t, 10*time.Minute, f.queued(t, "orders", 3))
-	assert.Contains(t, f.log.String(), "could not check the room's watch")
 }

@@ -40,28 +40,56 @@ func TestUnreadableRulesAreTableUnavailable(t *testing.T) {
 	assert.Zero(t, f.target.calls())
 }
 
-// A hold's stay in its room ends with the rule, so its messages come back
-// when it ends rather than at the room's timeout; a message whose hold
-// ended queues behind its breaker's room.
-func TestAHoldWaitsUntilItsEndThenQueues(t *testing.T) {
+// A held message waits in its breaker's room and is looked at again
+// every minute (or at the rule's end, if sooner); once its hold ended it
+// queues behind its breaker's room, so the controller paces it.
+func TestAHoldIsLookedAtEveryMinuteUntilItsEndThenQueues(t *testing.T) {
 	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
-	hold := rules.Rule{ID: "r4", Spec: rules.Spec{On: "breaker", Equals: "orders", Action: rules.Hold}, Until: t0.Add(10 * time.Minute)}
+	hold := rules.Rule{ID: "r4", Spec: rules.Spec{On: "breaker", Equals: "orders", Action: rules.Hold}, Until: t0.Add(90 * time.Second)}
 	f.handler.Rules = ruleSet(hold)
 	doc, err := f.run(t, newDocument("orders"))
 	require.NoError(t, err)
 	assert.Equal(t, message.NextRoom, doc.Next)
 	assert.Equal(t, message.DecisionHold, doc.Decision)
 	assert.Equal(t, "r4", doc.HeldBy)
-	assert.Equal(t, 600, doc.RoomTimeoutSeconds, "the rule's end, not the hour of the room")
+	assert.Equal(t, t0.Add(time.Minute), doc.NotBefore, "looked at again in a minute")
+	assert.Zero(t, doc.WaitSeconds, "never inline")
 
-	f.clock.Advance(10 * time.Minute)
-	doc, err = f.run(t, doc)
+	doc, err = f.run(t, f.passOn(t, doc))
 	require.NoError(t, err)
 	assert.Equal(t, message.NextRoom, doc.Next)
-	assert.Equal(t, "QUEUE", doc.Decision, "behind the breaker's room, paced by its releaser")
+	assert.Equal(t, "r4", doc.HeldBy)
+	assert.Equal(t, t0.Add(90*time.Second), doc.NotBefore, "the rule's end, sooner than the next minute")
+
+	doc, err = f.run(t, f.passOn(t, doc))
+	require.NoError(t, err)
+	assert.Equal(t, message.NextRoom, doc.Next)
+	assert.Equal(t, "QUEUE", doc.Decision, "behind the breaker's room, paced by its controller")
 	assert.Empty(t, doc.HeldBy)
+	assert.True(t, doc.NotBefore.IsZero())
 	assert.Zero(t, f.target.calls())
-	assert.Equal(t, int64(1), f.counts(t)[telemetry.Held])
+	assert.Equal(t, int64(2), f.counts(t)[telemetry.Held])
+}
+
+// A hold without an end holds until it is removed: the removal takes
+// effect on the messages it held at their next look, within a minute.
+func TestARemovedHoldLetsItsMessagesGoWithinAMinute(t *testing.T) {
+	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
+	f.handler.Rules = ruleSet(rules.Rule{ID: "r5", Spec: rules.Spec{On: "breaker", Equals: "orders", Action: rules.Hold}})
+	doc, err := f.run(t, newDocument("orders"))
+	require.NoError(t, err)
+	assert.Equal(t, message.NextRoom, doc.Next)
+	assert.Equal(t, t0.Add(time.Minute), doc.NotBefore)
+
+	f.handler.Rules = ruleSet() // an operator's rule-remove
+	doc, err = f.run(t, f.passOn(t, doc))
+	require.NoError(t, err)
+	assert.Equal(t, "QUEUE", doc.Decision, "its hold is gone: it goes at the breaker's pace")
+	assert.Empty(t, doc.HeldBy)
+	doc, err = f.run(t, f.passOn(t, doc))
+	require.NoError(t, err)
+	assert.Equal(t, message.NextDone, doc.Next)
+	assert.Equal(t, 1, f.target.calls())
 }
 
 // A quarantine parks without a call; a delay applies to the backoff after
@@ -81,8 +109,8 @@ func TestQuarantineParksAndDelayLengthensTheBackoff(t *testing.T) {
 	in.ReceivedAt = t0.Add(-2 * time.Hour) // the first try is not held back
 	doc, err = f.run(t, in)
 	require.NoError(t, err)
-	assert.Equal(t, message.NextWait, doc.Next)
-	assert.Equal(t, 3600, doc.WaitSeconds, "the rule's hour, not the backoff's seconds")
+	assert.Equal(t, message.NextRoom, doc.Next, "an hour is waited in the room")
+	assert.Equal(t, t0.Add(time.Hour), doc.NotBefore, "the rule's hour, not the backoff's seconds")
 	assert.Equal(t, 1, f.target.calls())
 }
 

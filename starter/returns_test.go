@@ -35,6 +35,7 @@ func withBreaker(t *testing.T, e *env) *breaker.Breaker {
 		"TABLE_NAME":                   table,
 		"BREAKER_KEY":                  "orders",
 		"BREAKER_CONSECUTIVE_FAILURES": "2",
+		"RELEASE_STATE_MACHINE_ARN":    controllerARN,
 	}
 	cfg, err := starter.ConfigFromEnv(func(name string) string { return vars[name] })
 	require.NoError(t, err)
@@ -45,6 +46,10 @@ func withBreaker(t *testing.T, e *env) *breaker.Breaker {
 	e.h.Breaker = b
 	return b
 }
+
+// controllerARN is the controller state machine the starter's config
+// names; the tests' Launcher never starts it.
+const controllerARN = "arn:aws:states:us-east-1:123456789012:stateMachine:redrive-release"
 
 // returned is a DLQ record of a message redriven on attempt that came back.
 func returned(t *testing.T, id, originID string, attempt int) events.SQSMessage {

@@ -21,7 +21,9 @@ import (
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/park"
 	"github.com/redrive/redrive/park/lotindex"
+	"github.com/redrive/redrive/room"
 	"github.com/redrive/redrive/room/pace"
+	"github.com/redrive/redrive/room/release"
 	"github.com/redrive/redrive/starter"
 )
 
@@ -82,7 +84,7 @@ func TestAttemptAndAdminShareTheDepsButNotTheStoreWrapper(t *testing.T) {
 	lambda.failing = true
 	out, err = attemptH.Handle(ctx, document(t, "m-2", "orders"))
 	require.NoError(t, err)
-	assert.Equal(t, message.NextWait, out.Next)
+	assert.Equal(t, message.NextRoom, out.Next, "the trip sends it to the room")
 	require.Len(t, changes, 1, "the trip reached Observe")
 	assert.Equal(t, breaker.Open, changes[0].To)
 	assert.Equal(t, t0, changes[0].At, "the breaker reads Deps.Clock")
@@ -98,13 +100,12 @@ func TestAttemptAndAdminShareTheDepsButNotTheStoreWrapper(t *testing.T) {
 	assert.Equal(t, breaker.Closed, changes[1].To)
 	assert.Equal(t, t0.Add(time.Hour), changes[1].At)
 	assert.Equal(t, []startedExecution{{Machine: releaseARN, Name: "release-orders-a1"}}, sfnClient.started(),
-		"the reset starts the room's releaser, on the room's settings and the shared SFN client")
+		"the reset starts the breaker's controller, on the room's settings and the shared SFN client")
 
-	// The failure that trips routes m-2 to the room (Queued), reports the
-	// room (its gauges, while no releaser does) and, with nobody waiting
-	// there to scout, m-2 scouts itself (Waits).
-	assert.Equal(t, []string{"Delivered", telemetry.StateMetric, "Trips", "Transient", "Queued",
-		"OldestWaitingSeconds", "RoomDepth", "Waits", telemetry.StateMetric},
+	// The failure that trips routes m-2 to the room (Queued); no message
+	// scouts in its execution and the Attempt writes no room gauges: the
+	// controller does both.
+	assert.Equal(t, []string{"Delivered", telemetry.StateMetric, "Trips", "Transient", "Queued", telemetry.StateMetric},
 		metricNames(t, &metrics), "one metric writer for both handlers")
 	assert.Contains(t, logs.String(), `"breaker state change"`)
 	assert.Len(t, b.Breakers(), 2)
@@ -165,6 +166,7 @@ func TestHandlersAreBuiltOnTheirSettingsAndDeps(t *testing.T) {
 	t.Run("starter with the sqs target records returns on a breaker", func(t *testing.T) {
 		cfg := starterCfg
 		cfg.TargetKind, cfg.Table, cfg.Policy = target.KindSQS, "redrive", breaker.Policy{WindowSize: 10, MinimumCalls: 5}
+		cfg.ControllerStateMachineARN = releaseARN
 		before := len(b.Breakers())
 		h, err := b.Starter(cfg)
 		require.NoError(t, err)
@@ -175,9 +177,18 @@ func TestHandlersAreBuiltOnTheirSettingsAndDeps(t *testing.T) {
 	})
 	t.Run("starter with a table paces and indexes the lot there", func(t *testing.T) {
 		cfg := starterCfg
-		cfg.Table = "redrive"
+		cfg.Table, cfg.ControllerStateMachineARN = "redrive", releaseARN
 		h, err := b.Starter(cfg)
 		require.NoError(t, err)
+		// It reads the breakers' states and sends what would only wait to
+		// the room, starting the breaker's controller.
+		assert.NotNil(t, h.Breaker, "the lambda target's starter reads the breaker too")
+		assert.NotNil(t, h.States)
+		assert.Equal(t, room.New(clients.DynamoDB, "redrive", wire.DefaultRoomTTL), h.Room)
+		launcher, ok := h.Launcher.(*release.Launcher)
+		require.True(t, ok, "launcher %T", h.Launcher)
+		assert.Equal(t, releaseARN, launcher.StateMachineARN)
+		assert.Equal(t, clients.SFN, launcher.SFN)
 		assert.Equal(t, pace.NewStore(clients.DynamoDB, "redrive"), h.Gate)
 		got, ok := h.Lot.(*park.Lot)
 		require.True(t, ok)
@@ -200,22 +211,16 @@ func TestHandlersAreBuiltOnTheirSettingsAndDeps(t *testing.T) {
 		require.True(t, ok)
 		assert.Equal(t, lotindex.New(clients.DynamoDB, "redrive"), got.Index)
 	})
-	t.Run("continuer", func(t *testing.T) {
-		h, err := b.Continuer()
-		require.NoError(t, err)
-		assert.Equal(t, clients.SFN, h.SFN)
-		assert.NotNil(t, h.Logger)
-	})
 	t.Run("attempt and release get their settings defaulted", func(t *testing.T) {
 		b := wire.NewBuilder(wire.Deps{Clients: wire.Clients{SFN: unusedSFN{}, DynamoDB: unusedDynamoDB{},
 			Delivery: target.Clients{Lambda: &consumer{}}}, MetricLines: &bytes.Buffer{}, Logger: telemetry.JSONLogger(&bytes.Buffer{})})
 		rc := roomConfig("t")
-		rc.Timeout, rc.MaxWait, rc.Pace = 30*time.Minute, 3*time.Hour, pace.Policy{Max: 50}
+		rc.AttemptStateMachineARN, rc.Pace = "arn:aws:states:us-east-1:123456789012:stateMachine:redrive", pace.Policy{Max: 50}
 		a, err := b.Attempt(wire.AttemptConfig{
 			Table: "t", Retry: attempt.Config{MaxAttempts: 3}, Target: target.Config{Kind: target.KindLambda, Function: "c"}, Room: rc,
 		})
 		require.NoError(t, err)
-		assert.Equal(t, attempt.Config{MaxAttempts: 3, RoomTimeout: 30 * time.Minute, RoomMaxWait: 3 * time.Hour}.WithDefaults(), a.Config)
+		assert.Equal(t, attempt.Config{MaxAttempts: 3}.WithDefaults(), a.Config)
 		r, err := b.Release(rc, breaker.Policy{})
 		require.NoError(t, err)
 		assert.Equal(t, pace.Policy{Max: 50}.WithDefaults(), r.Launcher.Policy)
@@ -270,20 +275,20 @@ func TestMissingClientsAndBadSettingsAreNamed(t *testing.T) {
 			want: []string{"TABLE_NAME", "Jitter", "TARGET_KIND", "RELEASE_STATE_MACHINE_ARN"},
 		},
 		{
-			name:    "attempt with a room timeout the attempt rejects",
+			name:    "attempt with a room TTL the room rejects",
 			clients: wire.Clients{DynamoDB: unusedDynamoDB{}, SFN: unusedSFN{}, Delivery: target.Clients{Lambda: &consumer{}}},
 			build: func(b *wire.Builder) error {
 				cfg := attemptCfg
-				cfg.Room.Timeout = 30 * time.Second
+				cfg.Room.TTL = 30 * time.Minute
 				_, err := b.Attempt(cfg)
 				return err
 			},
-			want: []string{"ROOM_TIMEOUT"},
+			want: []string{"ROOM_TTL"},
 		},
 		{
 			name: "waitroom without clients",
 			build: func(b *wire.Builder) error {
-				_, err := b.WaitingRoom(roomConfig("t"), breaker.Policy{})
+				_, err := b.WaitingRoom(roomConfig("t"))
 				return err
 			},
 			want: []string{"wire: waitroom:", "the waitroom function needs Clients.DynamoDB and Clients.SFN"}, missing: true,
@@ -322,11 +327,6 @@ func TestMissingClientsAndBadSettingsAreNamed(t *testing.T) {
 			want:  []string{"PARKING_LOT_URL", "PARKING_LOT_MAX_MESSAGE_SIZE"},
 		},
 		{
-			name:  "continuer without SFN",
-			build: func(b *wire.Builder) error { _, err := b.Continuer(); return err },
-			want:  []string{"the continuer function needs Clients.SFN"}, missing: true,
-		},
-		{
 			name:  "admin without a table or DynamoDB",
 			build: func(b *wire.Builder) error { _, err := b.Admin(admin.Config{}, wire.RoomConfig{}); return err },
 			want:  []string{"TABLE_NAME: required", "the admin function needs Clients.DynamoDB"}, missing: true,
@@ -337,7 +337,7 @@ func TestMissingClientsAndBadSettingsAreNamed(t *testing.T) {
 				_, err := b.All(wire.Config{Starter: starterCfg, Attempt: attemptCfg, Park: park.Config{Lot: lot}})
 				return err
 			},
-			want: []string{"wire: starter:", "wire: attempt:", "wire: park:", "wire: continuer:", "wire: admin:",
+			want: []string{"wire: starter:", "wire: attempt:", "wire: park:", "wire: admin:",
 				"wire: waitroom:", "wire: release:"},
 			missing: true,
 		},
@@ -369,15 +369,15 @@ func TestAllByName(t *testing.T) {
 	h, err := b.All(cfg)
 	require.NoError(t, err)
 	byName := h.ByName()
-	assert.Len(t, byName, 7)
+	assert.Len(t, byName, 6)
 	for _, name := range []string{
-		wire.FunctionStarter, wire.FunctionAttempt, wire.FunctionPark, wire.FunctionContinuer, wire.FunctionAdmin,
+		wire.FunctionStarter, wire.FunctionAttempt, wire.FunctionPark, wire.FunctionAdmin,
 		wire.FunctionWaitRoom, wire.FunctionRelease,
 	} {
 		assert.NotNil(t, byName[name], name)
 	}
-	assert.Len(t, b.Breakers(), 4, "the attempt's, the admin's, the waiting room's and the releaser's; the lambda target's starter has none")
-	assert.NotNil(t, h.Release.Metrics, "the releaser writes the room's gauges the stack's alarms watch")
+	assert.Len(t, b.Breakers(), 4, "the attempt's, the admin's, the controller's and the starter's (it reads the states with a table, whatever its target); the waiting room has none")
+	assert.NotNil(t, h.Release.Metrics, "the controller writes the room's gauges the stack's alarms watch")
 	assert.Same(t, h.Attempt.Metrics, h.Release.Metrics, "one metric writer")
 
 	raw, err := byName[wire.FunctionAdmin].Invoke(context.Background(), []byte(`{"request":{"command":"status","breaker":"orders"}}`))

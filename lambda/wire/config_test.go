@@ -30,7 +30,7 @@ var attemptEnv = map[string]string{
 	"TARGET_FUNCTION":           "orders-consumer",
 	"POISON_ERROR_TYPES":        "PoisonMessage, SchemaError",
 	"RELEASE_STATE_MACHINE_ARN": releaseARN,
-	"ROOM_TIMEOUT":              "30m",
+	"ROOM_TTL":                  "72h",
 	"RELEASE_MAX_RATE":          "100",
 }
 
@@ -70,12 +70,12 @@ func TestAttemptConfigFromEnv(t *testing.T) {
 		Policy: breaker.Policy{Jitter: 0.2},
 		Retry: attempt.Config{
 			MaxAttempts: 7, BackoffBase: attempt.DefaultBackoffBase, BackoffMax: attempt.DefaultBackoffMax,
-			MaxCycles: attempt.DefaultMaxCycles, DeliveryLease: attempt.DefaultDeliveryLease, UnknownOutcome: attempt.Redeliver,
+			DeliveryLease: attempt.DefaultDeliveryLease, UnknownOutcome: attempt.Redeliver,
 			TableRetryBudget: attempt.DefaultTableRetryBudget,
 		},
 		Target: target.Config{Kind: target.KindLambda, Function: "orders-consumer", PoisonErrorTypes: []string{"PoisonMessage", "SchemaError"}},
 		Room: wire.RoomConfig{
-			Table: "redrive", ReleaseStateMachineARN: releaseARN, Timeout: 30 * time.Minute, MaxWait: attempt.DefaultRoomMaxWait, Pace: pace.Policy{Max: 100},
+			Table: "redrive", ReleaseStateMachineARN: releaseARN, TTL: 72 * time.Hour, Workers: wire.DefaultReleaseWorkers, Pace: pace.Policy{Max: 100},
 		},
 	}, cfg)
 	assert.NoError(t, cfg.Validate())
@@ -92,17 +92,14 @@ func TestAttemptConfigErrorsNameEveryVariable(t *testing.T) {
 		{name: "policy out of range", changes: map[string]string{"BREAKER_WINDOW_SIZE": "65"}, want: []string{"BREAKER_WINDOW_SIZE"}},
 		{name: "target kind unset", changes: map[string]string{"TARGET_KIND": ""}, want: []string{"TARGET_KIND"}},
 		{name: "release state machine unset", changes: map[string]string{"RELEASE_STATE_MACHINE_ARN": ""}, want: []string{"RELEASE_STATE_MACHINE_ARN"}},
-		{name: "room timeout unparsable", changes: map[string]string{"ROOM_TIMEOUT": "3600"}, want: []string{"ROOM_TIMEOUT"}},
-		{name: "room timeout below a minute", changes: map[string]string{"ROOM_TIMEOUT": "30s"}, want: []string{"ROOM_TIMEOUT"}},
-		{name: "room timeout above a year", changes: map[string]string{"ROOM_TIMEOUT": "8761h"}, want: []string{"ROOM_TIMEOUT"}},
-		{name: "room max wait unparsable", changes: map[string]string{"ROOM_MAX_WAIT": "6"}, want: []string{"ROOM_MAX_WAIT"}},
-		{name: "room max wait below the timeout", changes: map[string]string{"ROOM_MAX_WAIT": "20m"}, want: []string{"ROOM_MAX_WAIT"}},
+		{name: "room ttl unparsable", changes: map[string]string{"ROOM_TTL": "3600"}, want: []string{"ROOM_TTL"}},
+		{name: "release workers unparsable", changes: map[string]string{"RELEASE_WORKERS": "many"}, want: []string{"RELEASE_WORKERS"}},
 		{name: "release pace out of range", changes: map[string]string{"RELEASE_BACKOFF": "1.5"}, want: []string{"RELEASE_BACKOFF"}},
 		{
 			name: "all at once, retry first",
-			changes: map[string]string{"TABLE_NAME": "", "MAX_CYCLES": "0", "BREAKER_JITTER": "2", "TARGET_FUNCTION": "",
+			changes: map[string]string{"TABLE_NAME": "", "MAX_ATTEMPTS": "many", "BREAKER_JITTER": "2", "TARGET_FUNCTION": "",
 				"RELEASE_STATE_MACHINE_ARN": ""},
-			want: []string{"MAX_CYCLES", "TABLE_NAME", "BREAKER_JITTER", "TARGET_FUNCTION", "RELEASE_STATE_MACHINE_ARN"},
+			want: []string{"MAX_ATTEMPTS", "TABLE_NAME", "BREAKER_JITTER", "TARGET_FUNCTION", "RELEASE_STATE_MACHINE_ARN"},
 		},
 	}
 	for _, tt := range tests {
@@ -117,7 +114,7 @@ func TestAttemptConfigErrorsNameEveryVariable(t *testing.T) {
 
 func TestAttemptConfigValidate(t *testing.T) {
 	valid := wire.AttemptConfig{Table: "redrive", Target: target.Config{Kind: target.KindLambda, Function: "consumer"}, Room: roomConfig("redrive")}
-	require.NoError(t, valid.Validate(), "zero policy, retry, room timeout and pace mean their defaults")
+	require.NoError(t, valid.Validate(), "zero policy, retry, room TTL, workers and pace mean their defaults")
 	tests := []struct {
 		name   string
 		change func(c *wire.AttemptConfig)
@@ -129,7 +126,8 @@ func TestAttemptConfigValidate(t *testing.T) {
 		{name: "bad target", change: func(c *wire.AttemptConfig) { c.Target.Kind = "smtp" }, want: "TARGET_KIND"},
 		{name: "no release state machine", change: func(c *wire.AttemptConfig) { c.Room.ReleaseStateMachineARN = "" }, want: "RELEASE_STATE_MACHINE_ARN: required"},
 		{name: "no room table", change: func(c *wire.AttemptConfig) { c.Room.Table = "" }, want: "TABLE_NAME: required"},
-		{name: "room timeout too short", change: func(c *wire.AttemptConfig) { c.Room.Timeout = 59 * time.Second }, want: "ROOM_TIMEOUT"},
+		{name: "room ttl too short", change: func(c *wire.AttemptConfig) { c.Room.TTL = 59 * time.Minute }, want: "ROOM_TTL"},
+		{name: "too many release workers", change: func(c *wire.AttemptConfig) { c.Room.Workers = wire.MaxReleaseWorkers + 1 }, want: "RELEASE_WORKERS"},
 		{name: "bad pace", change: func(c *wire.AttemptConfig) { c.Room.Pace.Start = -1 }, want: "RELEASE_START_RATE"},
 	}
 	for _, tt := range tests {
@@ -160,6 +158,16 @@ func TestConfigFromEnv(t *testing.T) {
 	assert.Equal(t, "redrive", cfg.Admin.Table)
 	assert.Equal(t, "redrive", cfg.Attempt.Room.Table, "the room lives in the breaker table")
 	assert.Equal(t, releaseARN, cfg.Attempt.Room.ReleaseStateMachineARN)
+}
+
+// The variables of the removed continuation and room timeouts are no
+// longer read: a deployment that still sets them starts as before.
+func TestRemovedVariablesAreIgnored(t *testing.T) {
+	want, err := wire.AttemptConfigFromEnv(envOf(attemptEnv))
+	require.NoError(t, err)
+	got, err := wire.AttemptConfigFromEnv(envOf(with(attemptEnv, map[string]string{"MAX_CYCLES": "0", "ROOM_TIMEOUT": "1s", "ROOM_MAX_WAIT": "x"})))
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
 }
 
 func TestConfigFromEnvReportsEachVariableOnce(t *testing.T) {

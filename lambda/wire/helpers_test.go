@@ -77,10 +77,6 @@ func (unusedSFN) StartExecution(context.Context, *sfn.StartExecutionInput, ...fu
 	return nil, errUnused
 }
 
-func (unusedSFN) SendTaskSuccess(context.Context, *sfn.SendTaskSuccessInput, ...func(*sfn.Options)) (*sfn.SendTaskSuccessOutput, error) {
-	return nil, errUnused
-}
-
 func (unusedSQS) SendMessage(context.Context, *sqs.SendMessageInput, ...func(*sqs.Options)) (*sqs.SendMessageOutput, error) {
 	return nil, errUnused
 }
