@@ -59,7 +59,7 @@ func TestValidate(t *testing.T) {
 		{name: "no receive time", change: func(d *message.Document) { d.ReceivedAt = time.Time{} }, field: "receivedAt", problem: "missing"},
 		{name: "negative tries", change: func(d *message.Document) { d.Tries = -1 }, field: "tries", problem: "-1, want at least 0"},
 		{name: "negative cycles", change: func(d *message.Document) { d.Cycles = -2 }, field: "cycles", problem: "-2"},
-		{name: "negative continuation", change: func(d *message.Document) { d.Continuation = -3 }, field: "continuation", problem: "-3"},
+		{name: "negative runs", change: func(d *message.Document) { d.Runs = -3 }, field: "runs", problem: "-3, want at least 0"},
 		{name: "replay attempt not before the attempt", change: func(d *message.Document) { d.Replay, d.ReplayAttempt = "r-1", d.Attempt },
 			field: "replayAttempt", problem: "want 0 to the attempt less one"},
 		{name: "replay id too long", change: func(d *message.Document) { d.Replay = strings.Repeat("r", message.MaxReplayID+1) },
@@ -73,9 +73,8 @@ func TestValidate(t *testing.T) {
 		{name: "history outcome", change: func(d *message.Document) { d.History[0].Outcome = "SUCCESS" }, field: "history[0].outcome", problem: `"SUCCESS", want TRANSIENT or POISON`},
 		{name: "history try", change: func(d *message.Document) { d.History[0].Try = 0 }, field: "history[0].try", problem: "want at least 1"},
 		{name: "history time", change: func(d *message.Document) { d.History[0].At = time.Time{} }, field: "history[0].at", problem: "missing"},
-		{name: "next", change: func(d *message.Document) { d.Next = "LATER" }, field: "next", problem: `"LATER", want one of ["DONE" "WAIT" "ROOM" "PARK" "CONTINUE"]`},
+		{name: "next", change: func(d *message.Document) { d.Next = "LATER" }, field: "next", problem: `"LATER", want one of ["DONE" "WAIT" "ROOM" "PARK"]`},
 		{name: "wait", change: func(d *message.Document) { d.WaitSeconds = -5 }, field: "waitSeconds", problem: "-5"},
-		{name: "room timeout", change: func(d *message.Document) { d.RoomTimeoutSeconds = -6 }, field: "roomTimeoutSeconds", problem: "-6, want at least 0"},
 		{name: "negative throttled", change: func(d *message.Document) { d.Throttled = -1 }, field: "throttled", problem: "-1, want at least 0"},
 		{name: "decision", change: func(d *message.Document) { d.Decision = "MAYBE" }, field: "decision", problem: `want one of ["PROCEED" "CANARY" "WAIT" "QUEUE" "QUARANTINE" "HOLD" "DELAY"]`},
 		{name: "outcome", change: func(d *message.Document) { d.Outcome = "FAILED" }, field: "outcome", problem: `want one of ["SUCCESS" "TRANSIENT" "POISON" "THROTTLED"]`},
@@ -94,13 +93,45 @@ func TestValidate(t *testing.T) {
 }
 
 func TestValidateAcceptsEveryRoute(t *testing.T) {
-	for _, next := range []message.Next{message.NextDone, message.NextWait, message.NextRoom, message.NextPark, message.NextContinue} {
+	for _, next := range []message.Next{message.NextDone, message.NextWait, message.NextRoom, message.NextPark} {
 		t.Run(string(next), func(t *testing.T) {
 			doc := validDocument(t)
 			doc.Next, doc.Decision, doc.Outcome, doc.BreakerState = next, "CANARY", "SUCCESS", "HALF_OPEN"
 			assert.NoError(t, doc.Validate())
 		})
 	}
+}
+
+// TestValidateRejectsContinue: the continuation route is gone; a document
+// still routed to it (from before the redesign) is invalid, not silently
+// parked.
+func TestValidateRejectsContinue(t *testing.T) {
+	doc := validDocument(t)
+	doc.Next = "CONTINUE"
+	assert.Contains(t, fieldErrors(t, doc.Validate()), "next")
+}
+
+// TestDocumentNotBeforeAndRuns: a document bound for the room carries when
+// it may go and how many executions its round trip had; both survive the
+// trip through JSON, and are left out while unset.
+func TestDocumentNotBeforeAndRuns(t *testing.T) {
+	doc := validDocument(t)
+	raw, err := json.Marshal(doc)
+	require.NoError(t, err)
+	assert.NotContains(t, string(raw), `"notBefore"`)
+	assert.NotContains(t, string(raw), `"runs"`)
+
+	doc.Next, doc.Runs = message.NextRoom, 2
+	doc.NotBefore = time.Date(2026, 1, 1, 0, 15, 0, 5e8, time.UTC)
+	raw, err = json.Marshal(doc)
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), `"notBefore":"2026-01-01T00:15:00.5Z"`)
+	assert.Contains(t, string(raw), `"runs":2`)
+	back, err := message.ParseDocument(raw)
+	require.NoError(t, err)
+	assert.True(t, doc.NotBefore.Equal(back.NotBefore))
+	assert.Equal(t, 2, back.Runs)
+	assert.Equal(t, doc.ExecutionName(), back.ExecutionName())
 }
 
 func TestValidateReportsEveryField(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,6 +89,8 @@ func TestGoldenAttemptOutput(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, message.NextWait, doc.Next)
 	assert.Equal(t, 30, doc.WaitSeconds)
+	assert.Equal(t, 1, doc.Runs)
+	assert.True(t, strings.HasSuffix(doc.ExecutionName(), "-r1"), doc.ExecutionName())
 	assert.Equal(t, &message.TaskFailure{Error: "States.Timeout", Cause: "Task timed out after 60 seconds"}, doc.Failure)
 	require.Len(t, doc.History, 2)
 	assert.Equal(t, "Lambda.TooManyRequestsException", doc.Lineage().LastError)

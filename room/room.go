@@ -253,9 +253,14 @@ func (r *Room) settle(ctx context.Context, claimed Entry, op string, del *dynamo
 		_, err = r.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(r.table), Key: key,
 			ConditionExpression: cond, ExpressionAttributeNames: names, ExpressionAttributeValues: values})
 	} else {
+		// SET rather than REMOVE (which minidyn, the tests' and the
+		// local stack's table, ignores on a top-level attribute): no
+		// claim, and a lease over since the epoch, which Claim's
+		// condition takes as free.
 		names["#until"] = attrClaimEnd
+		values[":none"], values[":zero"] = dynamo.Null, dynamo.N(0)
 		_, err = r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(r.table), Key: key,
-			UpdateExpression: aws.String("REMOVE #claim, #until"), ConditionExpression: cond,
+			UpdateExpression: aws.String("SET #claim = :none, #until = :zero"), ConditionExpression: cond,
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values})
 	}
 	if _, lost := errors.AsType[*types.ConditionalCheckFailedException](err); lost {

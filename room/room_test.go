@@ -2,6 +2,7 @@ package room_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/lambda/telemetry"
 	"github.com/redrive/redrive/room"
 	"github.com/redrive/redrive/test/roomtest"
 )
@@ -24,6 +26,9 @@ var t0 = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
 // ttl is the tests' room item lifetime.
 const ttl = 2 * time.Hour
+
+// lease is the tests' claim lease.
+const lease = time.Minute
 
 // env is a room on a fresh table of the test backend, with the raw client
 // to write and read items behind its back.
@@ -39,10 +44,21 @@ func newEnv(t *testing.T) env {
 	return env{room: room.New(client, table, ttl), client: client, table: table}
 }
 
+// document is message id's stand-in execution document.
+func document(id string) json.RawMessage {
+	return json.RawMessage(`{"id":"` + id + `"}`)
+}
+
 // entry is message id's entry under key, joining the line and entering at
-// t0 plus after.
+// t0 plus after, to go at once.
 func entry(key, id string, after time.Duration) room.Entry {
-	return room.Entry{Key: key, MessageID: id, Token: "token-" + id, EnteredAt: t0.Add(after), Since: t0.Add(after)}
+	return room.Entry{Key: key, MessageID: id, Document: document(id), EnteredAt: t0.Add(after), Since: t0.Add(after)}
+}
+
+// notBefore is e to go no sooner than t0 plus at.
+func notBefore(e room.Entry, at time.Duration) room.Entry {
+	e.NotBefore = t0.Add(at)
+	return e
 }
 
 // enter puts every entry in the room.
@@ -62,6 +78,21 @@ func ids(entries []room.Entry) []string {
 	return out
 }
 
+// plain is e's exported fields, as an Entry literal has them (a listed or
+// claimed entry also carries its sequence and claim).
+func plain(e room.Entry) room.Entry {
+	return room.Entry{Key: e.Key, MessageID: e.MessageID, Document: e.Document, EnteredAt: e.EnteredAt, Since: e.Since, NotBefore: e.NotBefore}
+}
+
+// plains is plain of every entry.
+func plains(entries []room.Entry) []room.Entry {
+	out := make([]room.Entry, len(entries))
+	for i, en := range entries {
+		out[i] = plain(en)
+	}
+	return out
+}
+
 // raw reads the stored item of key's message id.
 func (e env) raw(t *testing.T, key, id string) map[string]types.AttributeValue {
 	t.Helper()
@@ -73,7 +104,30 @@ func (e env) raw(t *testing.T, key, id string) map[string]types.AttributeValue {
 	return out.Item
 }
 
-func TestOldestListsOneKeyOldestFirst(t *testing.T) {
+// listed is key's only entry named id, as the room lists it (with its
+// sequence, for a claim).
+func (e env) listed(t *testing.T, key, id string) room.Entry {
+	t.Helper()
+	got, err := e.room.Oldest(t.Context(), key, 100)
+	require.NoError(t, err)
+	for _, en := range got {
+		if en.MessageID == id {
+			return en
+		}
+	}
+	require.FailNow(t, "not in the room", "%s in %s: %v", id, key, ids(got))
+	return room.Entry{}
+}
+
+// left is the message ids left in key's room, in line.
+func (e env) left(t *testing.T, key string) []string {
+	t.Helper()
+	got, err := e.room.Oldest(t.Context(), key, 100)
+	require.NoError(t, err)
+	return ids(got)
+}
+
+func TestOldestListsOneKeyInLine(t *testing.T) {
 	e := newEnv(t)
 	// Entered out of order, on two keys.
 	e.enter(t, entry("orders", "c#1", 3*time.Second), entry("orders", "a#1", time.Second),
@@ -82,7 +136,8 @@ func TestOldestListsOneKeyOldestFirst(t *testing.T) {
 	got, err := e.room.Oldest(t.Context(), "orders", 10)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a#1", "b#1", "c#1"}, ids(got))
-	assert.Equal(t, entry("orders", "a#1", time.Second), got[0], "an entry reads back as it entered")
+	assert.Equal(t, entry("orders", "a#1", time.Second), plain(got[0]), "an entry reads back as it entered")
+	assert.JSONEq(t, `{"id":"a#1"}`, string(got[0].Document), "with its document")
 
 	got, err = e.room.Oldest(t.Context(), "orders", 2)
 	require.NoError(t, err)
@@ -106,47 +161,110 @@ func TestOldestListsOneKeyOldestFirst(t *testing.T) {
 func TestOldestOrdersEntriesOfTheSameInstantByMessage(t *testing.T) {
 	e := newEnv(t)
 	e.enter(t, entry("orders", "m-2#1", 0), entry("orders", "m-1#1", 0))
-	got, err := e.room.Oldest(t.Context(), "orders", 5)
-	require.NoError(t, err)
-	assert.Equal(t, []string{"m-1#1", "m-2#1"}, ids(got))
+	assert.Equal(t, []string{"m-1#1", "m-2#1"}, e.left(t, "orders"))
 }
 
-func TestEnterAgainReplacesTheMessagesEntryAndKeepsItsPlace(t *testing.T) {
+func TestEntryDue(t *testing.T) {
+	en := entry("orders", "m-1#1", time.Minute)
+	assert.Equal(t, t0.Add(time.Minute), en.Due(), "no NotBefore: when it joined the line")
+	assert.Equal(t, t0.Add(time.Minute), notBefore(en, 30*time.Second).Due(), "a NotBefore already past when it joined")
+	assert.Equal(t, t0.Add(time.Minute), notBefore(en, time.Minute).Due())
+	assert.Equal(t, t0.Add(5*time.Minute), notBefore(en, 5*time.Minute).Due(), "a backoff")
+}
+
+// The line is by when each entry may go (NotBefore if later than Since,
+// else Since), then by Since; Due lists only those that may go at now.
+func TestDueOrdersByNotBeforeThenSince(t *testing.T) {
+	e := newEnv(t)
+	e.enter(t,
+		notBefore(entry("orders", "late-backoff#1", 0), 10*time.Minute), // joined first, may go last
+		entry("orders", "fresh#1", 2*time.Minute),
+		notBefore(entry("orders", "backoff-b#1", 20*time.Second), 5*time.Minute),
+		notBefore(entry("orders", "backoff-a#1", 10*time.Second), 5*time.Minute), // same due, joined earlier
+		notBefore(entry("orders", "past#1", 3*time.Minute), time.Minute),         // NotBefore before Since: goes at Since
+		entry("orders", "first#1", time.Second),
+		entry("payments", "other#1", 0),
+	)
+	assert.Equal(t, []string{"first#1", "fresh#1", "past#1", "backoff-a#1", "backoff-b#1", "late-backoff#1"}, e.left(t, "orders"),
+		"Oldest lists all, in line")
+
+	due := func(now time.Duration, n int) []string {
+		t.Helper()
+		got, err := e.room.Due(t.Context(), "orders", n, t0.Add(now))
+		require.NoError(t, err)
+		return ids(got)
+	}
+	assert.Empty(t, due(0, 10), "nothing had joined the line yet")
+	assert.Equal(t, []string{"first#1"}, due(time.Second, 10), "due at its instant")
+	assert.Equal(t, []string{"first#1", "fresh#1", "past#1"}, due(4*time.Minute, 10), "the backoffs are not due")
+	assert.Equal(t, []string{"first#1", "fresh#1"}, due(4*time.Minute, 2), "at most n")
+	assert.Equal(t, []string{"first#1", "fresh#1", "past#1", "backoff-a#1", "backoff-b#1"}, due(5*time.Minute, 10))
+	assert.Equal(t, []string{"first#1", "fresh#1", "past#1", "backoff-a#1", "backoff-b#1", "late-backoff#1"}, due(time.Hour, 10))
+	assert.Empty(t, due(time.Hour, 0))
+
+	got, err := e.room.Due(t.Context(), "orders", 10, t0.Add(time.Hour))
+	require.NoError(t, err)
+	back := plain(got[len(got)-1])
+	assert.Equal(t, notBefore(entry("orders", "late-backoff#1", 0), 10*time.Minute), back, "NotBefore reads back")
+	back = plain(got[2])
+	assert.Equal(t, entry("orders", "past#1", 3*time.Minute), back, "a NotBefore before Since reads back as none")
+}
+
+func TestDuePagesThroughALongLine(t *testing.T) {
+	e := newEnv(t)
+	for i := range 30 {
+		e.enter(t, entry("orders", fmt.Sprintf("m-%02d#1", i), time.Duration(i)*time.Millisecond))
+	}
+	got, err := e.room.Due(t.Context(), "orders", 25, t0.Add(time.Hour))
+	require.NoError(t, err)
+	require.Len(t, got, 25)
+	assert.Equal(t, "m-00#1", got[0].MessageID)
+	assert.Equal(t, "m-24#1", got[24].MessageID)
+}
+
+func TestEnterAgainReplacesTheMessagesEntry(t *testing.T) {
 	e := newEnv(t)
 	first := entry("orders", "m-1#1", 0)
+	e.enter(t, first, entry("orders", "m-2#1", 30*time.Second))
+	claimed, ok, err := e.room.Claim(t.Context(), e.listed(t, "orders", "m-1#1"), "r1", t0, lease)
+	require.NoError(t, err)
+	require.True(t, ok)
+
+	// The message is back (its release's try failed again), with a newer
+	// document and a backoff.
 	again := first
-	again.Token, again.EnteredAt = "token-second-wait", t0.Add(time.Hour)
-	e.enter(t, first, entry("orders", "m-2#1", 30*time.Second), again)
+	again.Document, again.EnteredAt = document("m-1#1, run 2"), t0.Add(time.Hour)
+	again.NotBefore = t0.Add(time.Hour + time.Minute)
+	e.enter(t, again)
 
 	got, err := e.room.Oldest(t.Context(), "orders", 5)
 	require.NoError(t, err)
-	assert.Equal(t, []room.Entry{again, entry("orders", "m-2#1", 30*time.Second)}, got,
-		"one entry per message, still first in line: its wait timed out, it did not arrive later")
+	assert.Equal(t, []room.Entry{entry("orders", "m-2#1", 30*time.Second), again}, plains(got),
+		"one entry per message, in line by when it may go")
 
-	taken, err := e.room.Take(t.Context(), first)
+	taken, err := e.room.Take(t.Context(), claimed)
 	require.NoError(t, err)
-	assert.False(t, taken, "the old token no longer takes the entry")
-	taken, err = e.room.Take(t.Context(), again)
+	assert.False(t, taken, "the old claim no longer takes the entry: the message is back")
+	require.NoError(t, e.room.Unclaim(t.Context(), claimed), "an old claim's unclaim is a no-op")
+	assert.Equal(t, []string{"m-2#1", "m-1#1"}, e.left(t, "orders"))
+
+	_, ok, err = e.room.Claim(t.Context(), claimed, "r2", t0.Add(2*time.Hour), lease)
 	require.NoError(t, err)
-	assert.True(t, taken)
+	assert.False(t, ok, "an entry as listed before it was replaced is not claimed")
+	renewed, ok, err := e.room.Claim(t.Context(), e.listed(t, "orders", "m-1#1"), "r2", t0.Add(2*time.Hour), lease)
+	require.NoError(t, err)
+	require.True(t, ok, "no claim holds the new entry")
+	assert.JSONEq(t, `{"id":"m-1#1, run 2"}`, string(renewed.Document))
 }
 
 func TestEnterWithoutSinceJoinsTheLineWhenItEnters(t *testing.T) {
 	e := newEnv(t)
-	late := room.Entry{Key: "orders", MessageID: "m-1#1", Token: "token-m-1#1", EnteredAt: t0.Add(time.Minute)}
+	late := room.Entry{Key: "orders", MessageID: "m-1#1", Document: document("m-1#1"), EnteredAt: t0.Add(time.Minute)}
 	e.enter(t, late, entry("orders", "m-2#1", 30*time.Second))
-	// An item an earlier version stored has no since: its entry time stands in.
-	old := entry("orders", "m-3#1", 45*time.Second)
-	e.enter(t, old)
-	item := e.raw(t, "orders", "m-3#1")
-	delete(item, "since")
-	_, err := e.client.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(e.table), Item: item})
-	require.NoError(t, err)
-
 	got, err := e.room.Oldest(t.Context(), "orders", 5)
 	require.NoError(t, err)
 	late.Since = late.EnteredAt
-	assert.Equal(t, []room.Entry{entry("orders", "m-2#1", 30*time.Second), old, late}, got)
+	assert.Equal(t, []room.Entry{entry("orders", "m-2#1", 30*time.Second), late}, plains(got))
 }
 
 func TestEnterStoresTheExpiry(t *testing.T) {
@@ -156,6 +274,7 @@ func TestEnterStoresTheExpiry(t *testing.T) {
 	require.NotNil(t, item)
 	assert.Equal(t, &types.AttributeValueMemberN{Value: strconv.FormatInt(t0.Add(ttl).Unix(), 10)}, item["ttl"], "the table's TTL attribute, shared with the delivery records")
 	assert.Equal(t, &types.AttributeValueMemberS{Value: "orders"}, item[room.AttrRoom])
+	assert.Equal(t, &types.AttributeValueMemberS{Value: `{"id":"m-1#1"}`}, item["doc"])
 }
 
 func TestEnterRefusesAnIncompleteEntry(t *testing.T) {
@@ -164,9 +283,9 @@ func TestEnterRefusesAnIncompleteEntry(t *testing.T) {
 		change func(*room.Entry)
 		want   string
 	}{
-		"no key":     {func(en *room.Entry) { en.Key = "" }, "empty breaker key"},
-		"no message": {func(en *room.Entry) { en.MessageID = "" }, "empty message id"},
-		"no token":   {func(en *room.Entry) { en.Token = "" }, "empty task token"},
+		"no key":      {func(en *room.Entry) { en.Key = "" }, "empty breaker key"},
+		"no message":  {func(en *room.Entry) { en.MessageID = "" }, "empty message id"},
+		"no document": {func(en *room.Entry) { en.Document = nil }, "empty document"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			en := entry("orders", "m-1#1", 0)
@@ -179,33 +298,144 @@ func TestEnterRefusesAnIncompleteEntry(t *testing.T) {
 	assert.Zero(t, n)
 }
 
-func TestTakeExactlyOnceUnderRacingReleasers(t *testing.T) {
+func TestClaimTakeAndUnclaim(t *testing.T) {
 	e := newEnv(t)
-	en := entry("orders", "m-1#1", 0)
-	e.enter(t, en)
+	e.enter(t, entry("orders", "m-1#1", 0))
+	listed := e.listed(t, "orders", "m-1#1")
+
+	claimed, ok, err := e.room.Claim(t.Context(), listed, "r1", t0, lease)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, entry("orders", "m-1#1", 0), plain(claimed), "the entry as stored")
+	_, ok, err = e.room.Claim(t.Context(), listed, "r2", t0.Add(lease-time.Millisecond), lease)
+	require.NoError(t, err)
+	assert.False(t, ok, "a live claim holds it")
+
+	require.NoError(t, e.room.Unclaim(t.Context(), claimed))
+	assert.Equal(t, []string{"m-1#1"}, e.left(t, "orders"), "an unclaimed entry stays in line")
+	taken, err := e.room.Take(t.Context(), claimed)
+	require.NoError(t, err)
+	assert.False(t, taken, "a claim given up takes nothing")
+
+	again, ok, err := e.room.Claim(t.Context(), listed, "r2", t0.Add(time.Second), lease)
+	require.NoError(t, err)
+	require.True(t, ok, "unclaimed: the next release claims it at once")
+	taken, err = e.room.Take(t.Context(), again)
+	require.NoError(t, err)
+	assert.True(t, taken)
+	assert.Nil(t, e.raw(t, "orders", "m-1#1"), "the entry is gone")
+	taken, err = e.room.Take(t.Context(), again)
+	require.NoError(t, err)
+	assert.False(t, taken, "taken once")
+	_, ok, err = e.room.Claim(t.Context(), listed, "r3", t0.Add(time.Hour), lease)
+	require.NoError(t, err)
+	assert.False(t, ok, "a taken entry is not claimed")
+}
+
+// A release that dies after its claim leaves a claim that expires: the
+// entry goes with a later release, and the dead one's claim no longer
+// takes it.
+func TestAnExpiredClaimIsTakenOver(t *testing.T) {
+	e := newEnv(t)
+	e.enter(t, entry("orders", "m-1#1", 0))
+	listed := e.listed(t, "orders", "m-1#1")
+	dead, ok, err := e.room.Claim(t.Context(), listed, "dead", t0, lease)
+	require.NoError(t, err)
+	require.True(t, ok)
+
+	next, ok, err := e.room.Claim(t.Context(), listed, "next", t0.Add(lease), lease)
+	require.NoError(t, err)
+	require.True(t, ok, "the claim expired")
+	taken, err := e.room.Take(t.Context(), dead)
+	require.NoError(t, err)
+	assert.False(t, taken, "the dead release's claim is over")
+	assert.Equal(t, []string{"m-1#1"}, e.left(t, "orders"))
+	taken, err = e.room.Take(t.Context(), next)
+	require.NoError(t, err)
+	assert.True(t, taken)
+	assert.Empty(t, e.left(t, "orders"))
+}
+
+// Many releases claim one entry at once: exactly one claim holds, and
+// only it takes the entry.
+func TestClaimHasExactlyOneWinnerUnderRacingReleases(t *testing.T) {
+	e := newEnv(t)
+	e.enter(t, entry("orders", "m-1#1", 0))
+	listed := e.listed(t, "orders", "m-1#1")
 	const goroutines = 64
-	var wins, losses atomic.Int32
+	var mu sync.Mutex
+	var winners, losers []room.Entry
 	var wg sync.WaitGroup
 	start := make(chan struct{})
-	for range goroutines {
+	for i := range goroutines {
 		wg.Go(func() {
 			<-start
-			taken, err := e.room.Take(context.Background(), en)
+			claimed, ok, err := e.room.Claim(context.Background(), listed, fmt.Sprintf("r%d", i), t0, lease)
 			if !assert.NoError(t, err) {
 				return
 			}
-			if taken {
-				wins.Add(1)
+			mu.Lock()
+			defer mu.Unlock()
+			if ok {
+				winners = append(winners, claimed)
 			} else {
-				losses.Add(1)
+				losers = append(losers, claimed)
 			}
 		})
 	}
 	close(start)
 	wg.Wait()
-	assert.Equal(t, int32(1), wins.Load(), "exactly one releaser takes the entry")
-	assert.Equal(t, int32(goroutines-1), losses.Load())
+	require.Len(t, winners, 1, "exactly one release claims the entry")
+	assert.Len(t, losers, goroutines-1)
+
+	// Every release takes what it claimed, at once: only the winner's
+	// take removes the entry.
+	var takes atomic.Int32
+	for _, c := range append(losers, winners[0]) {
+		wg.Go(func() {
+			taken, err := e.room.Take(context.Background(), c)
+			if assert.NoError(t, err) && taken {
+				takes.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, int32(1), takes.Load())
 	assert.Nil(t, e.raw(t, "orders", "m-1#1"), "the entry is gone")
+}
+
+// Racing releases over a line of entries: every entry is claimed by
+// exactly one of them.
+func TestRacingClaimsShareALineWithoutOverlap(t *testing.T) {
+	e := newEnv(t)
+	const entries, releases = 20, 8
+	for i := range entries {
+		e.enter(t, entry("orders", fmt.Sprintf("m-%02d#1", i), time.Duration(i)*time.Millisecond))
+	}
+	line, err := e.room.Due(t.Context(), "orders", entries, t0.Add(time.Hour))
+	require.NoError(t, err)
+	require.Len(t, line, entries)
+	claims := make([]atomic.Int32, entries)
+	var wg sync.WaitGroup
+	for r := range releases {
+		wg.Go(func() {
+			for i, en := range line {
+				c, ok, err := e.room.Claim(context.Background(), en, fmt.Sprintf("r%d", r), t0, lease)
+				if !assert.NoError(t, err) || !ok {
+					continue
+				}
+				claims[i].Add(1)
+				taken, err := e.room.Take(context.Background(), c)
+				assert.NoError(t, err)
+				assert.True(t, taken)
+			}
+		})
+	}
+	wg.Wait()
+	for i := range claims {
+		assert.Equal(t, int32(1), claims[i].Load(), line[i].MessageID)
+	}
+	assert.Empty(t, e.left(t, "orders"))
 }
 
 func TestOldestReportsAMalformedItem(t *testing.T) {
@@ -216,9 +446,9 @@ func TestOldestReportsAMalformedItem(t *testing.T) {
 		change func(map[string]types.AttributeValue)
 		want   string
 	}{
-		"no token":      {func(it map[string]types.AttributeValue) { delete(it, "token") }, `attribute "token": missing`},
-		"numeric token": {func(it map[string]types.AttributeValue) { it["token"] = &types.AttributeValueMemberN{Value: "7"} }, `attribute "token"`},
-		"no message id": {func(it map[string]types.AttributeValue) { delete(it, "message_id") }, `attribute "message_id"`},
+		"no document":      {func(it map[string]types.AttributeValue) { delete(it, "doc") }, `attribute "doc": missing`},
+		"numeric document": {func(it map[string]types.AttributeValue) { it["doc"] = &types.AttributeValueMemberN{Value: "7"} }, `attribute "doc"`},
+		"no message id":    {func(it map[string]types.AttributeValue) { delete(it, "message_id") }, `attribute "message_id"`},
 		"bad entry time": {func(it map[string]types.AttributeValue) {
 			it["entered_at"] = &types.AttributeValueMemberS{Value: "noon"}
 		}, `malformed item m-1#1: attribute "entered_at": want an RFC 3339 time, got "noon"`},
@@ -243,84 +473,23 @@ func TestOldestReportsAMalformedItem(t *testing.T) {
 	}
 }
 
-func TestWatchHasOneWatcherAtATimePerRoom(t *testing.T) {
+func TestGauges(t *testing.T) {
 	e := newEnv(t)
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	watch := func(key, message string, now time.Time) bool {
-		t.Helper()
-		took, err := e.room.Watch(t.Context(), key, message, now, time.Hour)
-		require.NoError(t, err)
-		return took
-	}
-	assert.True(t, watch("orders", "a#1", t0), "an unwatched room")
-	assert.False(t, watch("orders", "b#1", t0.Add(59*time.Minute)), "watched by a#1 until t0+1h")
-	assert.True(t, watch("billing", "b#1", t0), "each room has its own watch")
-	assert.True(t, watch("orders", "c#1", t0.Add(time.Hour)), "the watch ended")
-	assert.False(t, watch("orders", "a#1", t0.Add(90*time.Minute)), "watched by c#1 until t0+2h")
-	assert.True(t, watch("orders", "c#1", t0.Add(100*time.Minute)), "the watcher, back in the room, watches on")
-	assert.False(t, watch("orders", "a#1", t0.Add(150*time.Minute)), "until t0+2h40m")
-}
-
-func TestWatchPicksOneOfManyRacingCallers(t *testing.T) {
-	e := newEnv(t)
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	const goroutines = 64
-	var watchers atomic.Int32
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range goroutines {
-		wg.Go(func() {
-			<-start
-			took, err := e.room.Watch(context.Background(), "orders", fmt.Sprintf("m-%d#1", i), now, time.Hour)
-			if assert.NoError(t, err) && took {
-				watchers.Add(1)
-			}
-		})
-	}
-	close(start)
-	wg.Wait()
-	assert.Equal(t, int32(1), watchers.Load(), "exactly one caller watches the room")
-	depth, err := e.room.Depth(t.Context(), "orders")
+	gauges, err := e.room.Gauges(t.Context(), "orders", t0, true)
 	require.NoError(t, err)
-	assert.Zero(t, depth, "the watch is not in line")
-}
+	assert.Equal(t, []telemetry.Gauge{
+		{Name: telemetry.OldestWaitingSeconds, Value: 0, Unit: telemetry.UnitSeconds},
+		{Name: telemetry.RoomDepth, Value: 0, Unit: telemetry.UnitCount},
+	}, gauges, "an empty room")
 
-// countingGets is a room API that counts its GetItem calls.
-type countingGets struct {
-	room.API
-	gets atomic.Int32
-}
-
-func (c *countingGets) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	c.gets.Add(1)
-	return c.API.GetItem(ctx, in, opts...)
-}
-
-// While a Room knows its room's watch is live, others' calls skip the
-// table; its watcher's, and any once the watch ended, read it.
-func TestWatchSkipsTheTableWhileItKnowsTheWatchIsLive(t *testing.T) {
-	e := newEnv(t)
-	api := &countingGets{API: e.client}
-	r := room.New(api, e.table, ttl)
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	watch := func(message string, now time.Time) bool {
-		t.Helper()
-		took, err := r.Watch(t.Context(), "orders", message, now, time.Hour)
-		require.NoError(t, err)
-		return took
-	}
-	require.True(t, watch("a#1", t0))
-	require.Equal(t, int32(1), api.gets.Load())
-	assert.False(t, watch("b#1", t0.Add(time.Minute)))
-	assert.False(t, watch("c#1", t0.Add(59*time.Minute)))
-	assert.Equal(t, int32(1), api.gets.Load(), "known live: no read")
-	assert.True(t, watch("a#1", t0.Add(30*time.Minute)), "the watcher reads and takes it again")
-	assert.Equal(t, int32(2), api.gets.Load())
-	assert.True(t, watch("d#1", t0.Add(90*time.Minute)), "ended: read, and taken")
-	assert.Equal(t, int32(3), api.gets.Load())
-
-	other := room.New(e.client, e.table, ttl) // another process: it has seen nothing
-	took, err := other.Watch(t.Context(), "orders", "e#1", t0.Add(91*time.Minute), time.Hour)
+	e.enter(t, notBefore(entry("orders", "a#1", 0), time.Hour), entry("orders", "b#1", 30*time.Second), entry("orders", "c#1", time.Minute))
+	gauges, err = e.room.Gauges(t.Context(), "orders", t0.Add(2*time.Minute), true)
 	require.NoError(t, err)
-	assert.False(t, took, "d#1 watches, as the table says")
+	assert.Equal(t, []telemetry.Gauge{
+		{Name: telemetry.OldestWaitingSeconds, Value: 90, Unit: telemetry.UnitSeconds},
+		{Name: telemetry.RoomDepth, Value: 3, Unit: telemetry.UnitCount},
+	}, gauges, "the age of the entry next in line, not of the one that joined first")
+	gauges, err = e.room.Gauges(t.Context(), "orders", t0.Add(2*time.Minute), false)
+	require.NoError(t, err)
+	assert.Len(t, gauges, 1, "no depth unless asked")
 }

@@ -64,8 +64,8 @@ func TestStep(t *testing.T) {
 			in:   pace.State{Rate: 10.25, Ceiling: 10, Carry: 0.8},
 			want: pace.State{Rate: 10.25, Ceiling: 10, Carry: 0.05}, n: 11},
 		{name: "capped at Max",
-			in:   pace.State{Rate: 200, Full: true},
-			want: pace.State{Rate: 300, Full: true}, n: 300},
+			in:   pace.State{Rate: 2000, Full: true},
+			want: pace.State{Rate: 3000, Full: true}, n: 3000},
 		{name: "capped at a configured Max",
 			policy: pace.Policy{Start: 5, Max: 12},
 			in:     pace.State{Rate: 10, Full: true},
@@ -113,7 +113,7 @@ func TestStepFindsTheTargetsCapacity(t *testing.T) {
 }
 
 func TestPolicyDefaults(t *testing.T) {
-	assert.Equal(t, pace.Policy{Start: 10, Max: 300, Backoff: 0.9, Tick: time.Second, Lease: time.Minute}, pace.Policy{}.WithDefaults())
+	assert.Equal(t, pace.Policy{Start: 10, Max: 3000, Backoff: 0.9, Tick: time.Second, Lease: time.Minute}, pace.Policy{}.WithDefaults())
 	custom := pace.Policy{Start: 1, Max: 2, Backoff: 0.5, Tick: 2 * time.Second, Lease: time.Hour}
 	assert.Equal(t, custom, custom.WithDefaults())
 	assert.NoError(t, pace.Policy{}.Validate())
@@ -131,7 +131,7 @@ func TestPolicyValidate(t *testing.T) {
 		{"start not a number", pace.Policy{Start: math.NaN()}, "Start", "must be a positive rate"},
 		{"infinite start", pace.Policy{Start: math.Inf(1), Max: math.Inf(1)}, "Start", "must be a positive rate"},
 		{"max below start", pace.Policy{Start: 20, Max: 10}, "Max", "must be at least Start"},
-		{"start above the default max", pace.Policy{Start: 400}, "Max", "must be at least Start"},
+		{"start above the default max", pace.Policy{Start: 4000}, "Max", "must be at least Start"},
 		{"infinite max", pace.Policy{Max: math.Inf(1)}, "Max", "must be at least Start"},
 		{"backoff of one", pace.Policy{Backoff: 1}, "Backoff", "must be in (0, 1)"},
 		{"negative backoff", pace.Policy{Backoff: -0.5}, "Backoff", "must be in (0, 1)"},

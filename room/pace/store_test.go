@@ -182,3 +182,167 @@ func TestLoadReportsAMalformedRow(t *testing.T) {
 	_, err = s.Load(t.Context(), "orders")
 	assert.ErrorContains(t, err, `pace "orders": malformed row`)
 }
+
+// Save writes the releaser's fields only: Admit's count and Entered's
+// note, written without a version, stay.
+func TestSaveKeepsAdmitsCountAndEnteredsNote(t *testing.T) {
+	s, _, _ := newStore(t)
+	ctx := t.Context()
+	admitted, err := s.Admit(ctx, "orders", 4, lease, t0)
+	require.NoError(t, err)
+	require.Equal(t, 4, admitted)
+	_, _, err = s.Entered(ctx, "orders", lease, t0) // takes the lease: epoch 1
+	require.NoError(t, err)
+	st, err := s.Load(ctx, "orders")
+	require.NoError(t, err)
+	st.Rate = 40
+	_, err = s.Save(ctx, st)
+	require.NoError(t, err)
+
+	quit, err := s.Quit(ctx, "orders", 1, t0)
+	require.NoError(t, err)
+	assert.False(t, quit, "Entered's note survived the Save")
+	_, _, err = s.Update(ctx, "orders", 1, func(st pace.State) pace.State {
+		st.ReleaserUntil = time.Time{}
+		return st
+	})
+	require.NoError(t, err)
+	admitted, err = s.Admit(ctx, "orders", 100, lease, t0)
+	require.NoError(t, err)
+	assert.Equal(t, 36, admitted, "Admit's count survived the Save: 4 of this second's 40 had gone")
+}
+
+func TestEnteredTakesAFreeLease(t *testing.T) {
+	s, _, _ := newStore(t)
+	st, took, err := s.Entered(t.Context(), "orders", lease, t0)
+	require.NoError(t, err)
+	require.True(t, took, "a new key: nobody holds the lease")
+	assert.Equal(t, int64(1), st.Epoch)
+	assert.Equal(t, t0.Add(time.Minute), st.ReleaserUntil)
+
+	held, took, err := s.Entered(t.Context(), "orders", lease, t0.Add(30*time.Second))
+	require.NoError(t, err)
+	assert.False(t, took, "a live controller holds it")
+	assert.Equal(t, int64(1), held.Epoch)
+	assert.Equal(t, st.Version, held.Version, "a note is not a version")
+
+	st, took, err = s.Entered(t.Context(), "orders", lease, t0.Add(time.Minute))
+	require.NoError(t, err)
+	require.True(t, took, "the lease expired: the controller died")
+	assert.Equal(t, int64(2), st.Epoch)
+}
+
+func TestEnteredHasExactlyOneWinner(t *testing.T) {
+	s, _, _ := newStore(t)
+	const goroutines = 32
+	var mu sync.Mutex
+	var winners []pace.State
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range goroutines {
+		wg.Go(func() {
+			<-start
+			st, took, err := s.Entered(context.Background(), "orders", lease, t0)
+			if !assert.NoError(t, err) || !took {
+				return
+			}
+			mu.Lock()
+			winners = append(winners, st)
+			mu.Unlock()
+		})
+	}
+	close(start)
+	wg.Wait()
+	require.Len(t, winners, 1, "one controller per key, however many messages enter at once")
+	st, err := s.Load(t.Context(), "orders")
+	require.NoError(t, err)
+	assert.Equal(t, winners[0], st)
+}
+
+// Quit gives the lease up only when no message entered at or after
+// checked (when the controller last looked at the room, less the index's
+// lag): a message it may not have seen keeps it running.
+func TestQuitIsRefusedWhenAMessageEnteredAtOrAfterChecked(t *testing.T) {
+	tests := []struct {
+		name    string
+		entered time.Duration // after t0; the first entry, which starts epoch 1
+		checked time.Duration
+		want    bool
+	}{
+		{name: "entered before checked", entered: 0, checked: time.Millisecond, want: true},
+		{name: "entered at checked", entered: time.Second, checked: time.Second},
+		{name: "entered after checked", entered: 2 * time.Second, checked: time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _, _ := newStore(t)
+			st, took, err := s.Entered(t.Context(), "orders", lease, t0.Add(tt.entered))
+			require.NoError(t, err)
+			require.True(t, took)
+
+			quit, err := s.Quit(t.Context(), "orders", st.Epoch, t0.Add(tt.checked))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, quit)
+			after, err := s.Load(t.Context(), "orders")
+			require.NoError(t, err)
+			if tt.want {
+				assert.Zero(t, after.ReleaserUntil, "the lease is free")
+				assert.Equal(t, st.Version+1, after.Version, "a quit is a version: a stale Save of the controller fails")
+				_, took, err := s.Acquire(t.Context(), "orders", lease, t0.Add(tt.checked))
+				require.NoError(t, err)
+				assert.True(t, took, "the next entry starts a new controller at once")
+			} else {
+				assert.Equal(t, st, after, "the controller keeps its lease")
+			}
+		})
+	}
+}
+
+func TestQuitIsRefusedToAnOldEpoch(t *testing.T) {
+	s, _, _ := newStore(t)
+	_, took, err := s.Acquire(t.Context(), "orders", lease, t0)
+	require.NoError(t, err)
+	require.True(t, took)
+	newer, took, err := s.Acquire(t.Context(), "orders", lease, t0.Add(time.Hour))
+	require.NoError(t, err)
+	require.True(t, took)
+
+	quit, err := s.Quit(t.Context(), "orders", 1, t0.Add(time.Hour))
+	require.NoError(t, err)
+	assert.False(t, quit, "epoch 2 holds the row")
+	after, err := s.Load(t.Context(), "orders")
+	require.NoError(t, err)
+	assert.Equal(t, newer, after)
+
+	quit, err = s.Quit(t.Context(), "orders", 2, t0.Add(time.Hour))
+	require.NoError(t, err)
+	assert.True(t, quit, "no message ever entered")
+}
+
+// A message entering while the controller quits: either the quit comes
+// first, and the entry takes the lease (a new controller), or the entry
+// comes first, and the quit is refused (the controller goes on). Never
+// neither.
+func TestEnteredRacingQuitLeavesAController(t *testing.T) {
+	for i := range 20 {
+		s, _, _ := newStore(t)
+		st, took, err := s.Entered(t.Context(), "orders", lease, t0)
+		require.NoError(t, err)
+		require.True(t, took)
+		now := t0.Add(10 * time.Second) // the controller looked at the room at now, empty
+		var quit, entered bool
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			var err error
+			quit, err = s.Quit(context.Background(), "orders", st.Epoch, now)
+			assert.NoError(t, err)
+		})
+		wg.Go(func() {
+			var err error
+			_, entered, err = s.Entered(context.Background(), "orders", lease, now)
+			assert.NoError(t, err)
+		})
+		wg.Wait()
+		assert.True(t, !quit || entered, "run %d: the controller quit, and the entry started none", i)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -18,6 +19,10 @@ import (
 	"github.com/redrive/redrive/room/pace"
 	"github.com/redrive/redrive/room/release"
 )
+
+// indexLag is how long after the last entry the controller keeps looking
+// at an empty room (release's indexLag).
+const indexLag = 5 * time.Second
 
 func TestAnInvocationRunsTicksPerInvocationTicks(t *testing.T) {
 	f := newFixture(t)
@@ -30,30 +35,31 @@ func TestAnInvocationRunsTicksPerInvocationTicks(t *testing.T) {
 	assert.False(t, out.Done)
 	assert.Equal(t, release.Input{BreakerKey: key, Epoch: 1, Ticks: release.TicksPerInvocation}, out.Input)
 	assert.Equal(t, release.TicksPerInvocation, out.Released, "the invocation's releases, every tick's")
-	assert.Equal(t, tokens(0, release.TicksPerInvocation), f.sfn.Resumed(), "one per tick, oldest first")
+	assert.Equal(t, runs(0, release.TicksPerInvocation), f.released(), "one per tick, in line")
 	assert.Equal(t, t0.Add(release.TicksPerInvocation*time.Second), f.clock.Now(), "each tick lasts one tick")
 	assert.Equal(t, 15-release.TicksPerInvocation, f.depth(t))
-	assert.True(t, f.lease(t).After(f.clock.Now()), "the releaser keeps its lease between invocations")
+	assert.True(t, f.lease(t).After(f.clock.Now()), "the controller keeps its lease between invocations")
 
 	out, err = f.handler.Handle(t.Context(), out.Input)
 	require.NoError(t, err)
 	assert.True(t, out.Done, "the room ran dry within the invocation")
 	assert.Equal(t, release.TicksPerInvocation+6, out.Ticks, "five ticks release the rest, the sixth finds the room empty")
-	assert.Equal(t, tokens(0, 15), f.sfn.Resumed())
+	assert.Equal(t, runs(0, 15), f.released())
 	assert.Zero(t, f.depth(t))
 	assert.Zero(t, f.lease(t))
 }
 
-func TestAnInvocationEndsAtTheTickThatStopsTheReleaser(t *testing.T) {
+func TestAnInvocationEndsAtTheTickThatStopsTheController(t *testing.T) {
 	f := newFixture(t)
 	f.fill(t, 25)
 	in := f.start(t)
+	f.clock.Advance(time.Minute) // the entries are old news
 	out, err := f.handler.Handle(t.Context(), in)
 	require.NoError(t, err)
 	assert.True(t, out.Done)
 	assert.Equal(t, 2, out.Ticks, "10 then 15: drained at the second tick")
 	assert.Equal(t, 25, out.Released, "both ticks' releases")
-	assert.Equal(t, tokens(0, 25), f.sfn.Resumed())
+	assert.Equal(t, runs(0, 25), f.released())
 
 	f = newFixture(t)
 	f.fill(t, 5)
@@ -62,7 +68,7 @@ func TestAnInvocationEndsAtTheTickThatStopsTheReleaser(t *testing.T) {
 	out, err = f.handler.Handle(t.Context(), in)
 	require.ErrorIs(t, err, errStatus)
 	assert.Equal(t, 1, out.Ticks, "a failed tick fails the invocation, for the state machine's Retry")
-	assert.Empty(t, f.sfn.Resumed())
+	assert.Empty(t, f.released())
 }
 
 // failingStatus is a release.Breaker whose Status fails with errStatus.
@@ -75,27 +81,160 @@ func (failingStatus) Status(context.Context, string) (breaker.Row, error) {
 // errStatus is failingStatus's error.
 var errStatus = errors.New("the breaker table is unavailable")
 
-func TestClosedReleasesTheQuotaOldestFirstThenStopsWhenDrained(t *testing.T) {
+func TestClosedReleasesTheQuotaInLineThenStopsWhenDrained(t *testing.T) {
 	f := newFixture(t)
 	f.fill(t, 25)
 	in := f.start(t)
-	require.Equal(t, []string{"release-orders-a1"}, f.sfn.Started())
+	require.Equal(t, []string{"release-orders-a1"}, f.controllers())
 
 	out := f.tick(t, in)
 	assert.Equal(t, release.Output{Input: release.Input{BreakerKey: key, Epoch: 1, Ticks: 1}, State: "CLOSED", Rate: 10, Released: 10}, out)
-	assert.Equal(t, tokens(0, 10), f.sfn.Resumed(), "the start rate, oldest first")
+	assert.Equal(t, runs(0, 10), f.released(), "the start rate, in line")
 	assert.Equal(t, time.Second, *f.slept, "spread over one tick")
 	assert.Equal(t, t0.Add(time.Second), f.clock.Now())
 	assert.Equal(t, 15, f.depth(t))
 	assert.True(t, f.lease(t).After(f.clock.Now()), "the tick renewed the lease")
+	var input struct{ ID string }
+	require.NoError(t, json.Unmarshal([]byte(f.sfn.InputsOn(attemptARN)[0]), &input))
+	assert.Equal(t, "m-000#1", input.ID, "an execution's input is its entry's document")
 
+	f.clock.Advance(indexLag) // long after the last entry
 	out = f.tick(t, out.Input)
 	assert.Equal(t, release.Output{Input: release.Input{BreakerKey: key, Epoch: 1, Ticks: 2}, Done: true, State: "CLOSED", Rate: 20, Released: 15}, out,
 		"a full tick doubles the rate; the room ran dry")
-	assert.Equal(t, tokens(0, 25), f.sfn.Resumed())
+	assert.Equal(t, runs(0, 25), f.released())
 	assert.Zero(t, f.depth(t))
-	assert.Zero(t, f.lease(t), "a stopping releaser gives up its lease")
-	assert.Len(t, f.sfn.Started(), 1, "nothing left: no next releaser")
+	assert.Zero(t, f.lease(t), "a stopping controller gives up its lease")
+	assert.Len(t, f.controllers(), 1, "nothing left: no next controller")
+}
+
+// A controller that finds the room empty within indexLag of the last
+// entry goes on: the index may not show that entry yet.
+func TestAnEmptyRoomRightAfterAnEntryKeepsTheController(t *testing.T) {
+	f := newFixture(t)
+	f.fill(t, 3)
+	in := f.start(t) // an entry noted at t0
+	out := f.tick(t, in)
+	assert.Equal(t, 3, out.Released)
+	assert.False(t, out.Done, "an entry at t0: the room may not show it yet")
+	assert.True(t, f.lease(t).After(f.clock.Now()), "the lease is kept")
+	assert.Equal(t, t0.Add(time.Second), f.clock.Now(), "the tick lasts a tick")
+
+	for !out.Done {
+		out = f.tick(t, out.Input)
+		require.LessOrEqual(t, out.Ticks, 10)
+	}
+	assert.Equal(t, 7, out.Ticks, "the first tick that looks more than indexLag after the entry (t0+6s) stops")
+	assert.Zero(t, f.lease(t))
+	assert.Len(t, f.released(), 3)
+}
+
+// A message that enters (Ensure, as the Queue task calls it) while the
+// controller releases the last of the room, and that the controller's
+// look at the room does not show, keeps the controller running: Quit is
+// refused, and nothing is stranded.
+func TestAMessageEnteringWhileTheControllerStopsKeepsIt(t *testing.T) {
+	f := newFixture(t)
+	f.fill(t, 3)
+	in := f.start(t)
+	f.clock.Advance(time.Minute)
+	f.sfn.Fail = func(name string) error {
+		if name == runs(2, 3)[0] {
+			started, err := f.handler.Launcher.Ensure(context.Background(), key)
+			assert.NoError(t, err)
+			assert.False(t, started, "the controller holds the lease")
+		}
+		return nil
+	}
+	out := f.tick(t, in)
+	assert.Equal(t, 3, out.Released)
+	assert.False(t, out.Done, "the entry it may not see keeps it")
+	assert.True(t, f.lease(t).After(f.clock.Now()))
+
+	f.sfn.Fail = nil
+	f.enter(t, 3) // the index shows it now
+	out = f.tick(t, out.Input)
+	assert.Equal(t, 1, out.Released)
+	assert.Equal(t, runs(0, 4), f.released())
+	assert.Equal(t, []string{"release-orders-a1"}, f.controllers(), "one controller all along")
+}
+
+// A message that enters once the controller quit starts the next one.
+func TestAMessageEnteringAfterTheControllerQuitStartsTheNext(t *testing.T) {
+	f := newFixture(t)
+	f.fill(t, 1)
+	in := f.start(t)
+	f.clock.Advance(time.Minute)
+	out := f.tick(t, in)
+	require.True(t, out.Done)
+	f.enter(t, 1)
+	started, err := f.handler.Launcher.Ensure(t.Context(), key)
+	require.NoError(t, err)
+	assert.True(t, started)
+	assert.Equal(t, []string{"release-orders-a1", "release-orders-a2"}, f.controllers())
+}
+
+// When nothing in the room is due, the controller waits (the state
+// machine's Wait state) for the first entry's time, holding its lease.
+func TestAShortRoomWaitsForItsNextEntry(t *testing.T) {
+	f := newFixture(t)
+	f.fill(t, 2)
+	f.enterAt(t, 2, t0.Add(time.Minute))
+	in := f.start(t)
+
+	out := f.tick(t, in)
+	assert.Equal(t, 2, out.Released, "what is due")
+	assert.False(t, out.Done)
+	assert.Equal(t, 60, out.WaitSeconds, "until the backoff's end, rounded up (the releases took a moment)")
+	assert.Equal(t, runs(0, 2), f.released())
+	assert.True(t, !f.lease(t).Before(t0.Add(time.Minute)), "the lease outlasts the wait")
+
+	f.clock.Set(t0.Add(time.Minute))
+	out = f.tick(t, out.Input)
+	assert.Equal(t, 1, out.Released)
+	assert.Zero(t, out.WaitSeconds)
+	assert.Equal(t, runs(0, 3), f.released())
+}
+
+// An entry due within the tick is waited for within the invocation.
+func TestAnEntryDueWithinTheTickIsNotAWaitState(t *testing.T) {
+	f := newFixture(t)
+	f.enterAt(t, 0, t0.Add(500*time.Millisecond))
+	out := f.tick(t, f.start(t))
+	assert.Zero(t, out.Released)
+	assert.Zero(t, out.WaitSeconds)
+	assert.False(t, out.Done)
+	out = f.tick(t, out.Input)
+	assert.Equal(t, 1, out.Released)
+}
+
+// A release whose StartExecution fails is counted, and the tick goes on;
+// the entry stays due and goes with the next tick.
+func TestAFailedReleaseIsCountedAndTheEntryGoesNextTick(t *testing.T) {
+	f := newFixture(t)
+	f.fill(t, 4)
+	var logs bytes.Buffer
+	f.handler.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	in := f.start(t)
+	f.sfn.Fail = func(name string) error {
+		if name == runs(1, 2)[0] {
+			return &smithy.GenericAPIError{Code: "ServiceUnavailable", Message: "try again", Fault: smithy.FaultServer}
+		}
+		return nil
+	}
+	out := f.tick(t, in)
+	assert.Equal(t, 3, out.Released)
+	assert.Equal(t, 1, out.Failed)
+	assert.False(t, out.Done)
+	assert.Equal(t, []string{"run-m-000-1", "run-m-002-1", "run-m-003-1"}, f.released())
+	assert.Equal(t, 1, f.depth(t), "the failed one stays")
+	assert.Contains(t, logs.String(), `level=WARN msg="releases failed; the messages stay in line"`)
+
+	f.sfn.Fail = nil
+	out = f.tick(t, out.Input)
+	assert.Equal(t, 1, out.Released, "at once, not after a claim's lease")
+	assert.Zero(t, f.depth(t))
+	assert.ElementsMatch(t, runs(0, 4), f.released(), "each once")
 }
 
 // deleteFailing is a room table whose deletes fail.
@@ -105,8 +244,8 @@ func (deleteFailing) DeleteItem(context.Context, *dynamodb.DeleteItemInput, ...f
 	return nil, errors.New("injected: table unavailable")
 }
 
-// Entries resumed but not deleted count as released, stay in the room and
-// are logged; the next release drops them.
+// Entries started but not deleted count as released, stay in the room
+// (claimed until the lease ends) and are logged.
 func TestATickLogsTheReleasedEntriesItCouldNotDelete(t *testing.T) {
 	f := newFixture(t)
 	f.fill(t, 3)
@@ -115,10 +254,14 @@ func TestATickLogsTheReleasedEntriesItCouldNotDelete(t *testing.T) {
 	f.handler.Room = room.New(deleteFailing{f.api}, f.table, time.Hour)
 	out := f.tick(t, f.start(t))
 	assert.Equal(t, 3, out.Released)
-	assert.Equal(t, tokens(0, 3), f.sfn.Resumed())
-	assert.Equal(t, 3, f.depth(t), "the spent entries stay")
+	assert.Equal(t, runs(0, 3), f.released())
+	assert.Equal(t, 3, f.depth(t), "the entries stay")
 	assert.Contains(t, logs.String(), "level=WARN msg=\"released messages left in the room")
 	assert.Contains(t, logs.String(), "undeleted=3")
+
+	out = f.tick(t, out.Input)
+	assert.Zero(t, out.Released, "not again while their claims hold")
+	assert.Equal(t, 3, out.Skipped)
 }
 
 func TestARateNotUsedInFullDoesNotGrow(t *testing.T) {
@@ -127,31 +270,25 @@ func TestARateNotUsedInFullDoesNotGrow(t *testing.T) {
 	in := f.start(t)
 	out := f.tick(t, in)
 	require.False(t, out.Done)
-	f.fill(t, 5) // the same ids again: five messages wait
+	assert.Equal(t, 10.0, out.Rate)
+	for i := range 5 {
+		f.enter(t, 100+i)
+	}
 	out = f.tick(t, out.Input)
-	assert.Equal(t, 20.0, out.Rate)
-	require.True(t, out.Done)
+	assert.Equal(t, 20.0, out.Rate, "the first tick was full")
+	assert.Equal(t, 5, out.Released)
+	for i := range 30 {
+		f.enter(t, 200+i)
+	}
+	out = f.tick(t, out.Input)
+	assert.Equal(t, 20.0, out.Rate, "the second was not")
+	assert.Equal(t, 20, out.Released)
 
+	f.clock.Advance(time.Hour) // the lease ends: a new epoch
 	in = f.start(t)
-	f.fill(t, 10)
+	require.Equal(t, int64(2), in.Epoch)
 	out = f.tick(t, in)
 	assert.Equal(t, 10.0, out.Rate, "a new epoch starts over")
-}
-
-func TestAMessageEnteringWhileTheReleaserStopsGetsTheNextReleaser(t *testing.T) {
-	f := newFixture(t)
-	f.fill(t, 3)
-	in := f.start(t)
-	f.sfn.Fail = func(token string) error {
-		if token == tokens(2, 3)[0] {
-			f.enter(t, 3) // after the tick listed the room
-		}
-		return nil
-	}
-	out := f.tick(t, in)
-	assert.True(t, out.Done)
-	assert.Equal(t, 3, out.Released)
-	assert.Equal(t, []string{"release-orders-a1", "release-orders-a2"}, f.sfn.Started())
 }
 
 func TestHalfOpenReleasesOnePerFreePermit(t *testing.T) {
@@ -171,48 +308,86 @@ func TestHalfOpenReleasesOnePerFreePermit(t *testing.T) {
 	require.Equal(t, breaker.Canary, canary.Verdict)
 	out = f.tick(t, out.Input)
 	assert.Equal(t, 1, out.Released, "one permit is out")
-	assert.Equal(t, tokens(0, 3), f.sfn.Resumed())
+	assert.Equal(t, runs(0, 3), f.released())
 
 	_, err = f.breaker.Admit(t.Context(), key)
 	require.NoError(t, err)
 	out = f.tick(t, out.Input)
 	assert.Zero(t, out.Released, "no permit left")
-	assert.False(t, out.Done, "HALF_OPEN keeps its releaser for the next canaries")
+	assert.False(t, out.Done, "HALF_OPEN keeps its controller for the next canaries")
 	assert.Equal(t, 2, f.depth(t))
 }
 
-func TestOpenStopsAndGivesUpTheLease(t *testing.T) {
-	for name, open := range map[string]func(f fixture, t *testing.T){
-		"tripped": func(f fixture, t *testing.T) { f.trip(t) },
-		"forced open": func(f fixture, t *testing.T) {
-			_, _, err := f.breaker.Command(t.Context(), key, breaker.Command{Kind: breaker.ForceOpen, Actor: "ops", Reason: "test"})
-			require.NoError(t, err)
-		},
-	} {
-		t.Run(name, func(t *testing.T) {
-			f := newFixture(t)
-			f.fill(t, 5)
-			in := f.start(t)
-			open(f, t)
+// OPEN: the controller waits out the cooldown in the state machine's Wait
+// state, holding its lease, then releases one message, the probe, and no
+// more while the probe is out.
+func TestOpenWaitsOutTheCooldownThenReleasesTheProbe(t *testing.T) {
+	f := newFixture(t)
+	f.fill(t, 5)
+	in := f.start(t)
+	f.trip(t)
+	row, err := f.breaker.Status(t.Context(), key)
+	require.NoError(t, err)
+	require.True(t, row.OpenUntil.After(f.clock.Now()))
 
-			out := f.tick(t, in)
-			assert.True(t, out.Done)
-			assert.Contains(t, []string{"OPEN", "FORCED_OPEN"}, out.State)
-			assert.Empty(t, f.sfn.Resumed())
-			assert.Equal(t, 5, f.depth(t))
-			assert.Zero(t, f.lease(t))
-			assert.Len(t, f.sfn.Started(), 1, "the scout's probe starts the next releaser, not this one")
-			assert.Equal(t, t0, f.clock.Now(), "it does not sleep")
-		})
-	}
+	out := f.tick(t, in)
+	assert.Equal(t, "OPEN", out.State)
+	assert.False(t, out.Done)
+	assert.Equal(t, int(row.OpenUntil.Sub(t0).Seconds()), out.WaitSeconds, "until the cooldown ends")
+	assert.Empty(t, f.released())
+	assert.Equal(t, t0, f.clock.Now(), "it does not sleep: the state machine waits")
+	assert.True(t, f.lease(t).After(row.OpenUntil), "the lease outlasts the wait")
+
+	f.clock.Set(row.OpenUntil)
+	out = f.tick(t, out.Input)
+	assert.Equal(t, 1, out.Released, "the probe")
+	assert.Equal(t, runs(0, 1), f.released())
+
+	probe, err := f.breaker.Admit(t.Context(), key) // the probe's attempt
+	require.NoError(t, err)
+	require.Contains(t, []breaker.Verdict{breaker.Proceed, breaker.Canary}, probe.Verdict)
+	out = f.tick(t, out.Input)
+	assert.Zero(t, out.Released, "the probe is out")
+	assert.False(t, out.Done)
+	assert.Equal(t, 4, f.depth(t))
+}
+
+func TestForcedOpen(t *testing.T) {
+	t.Run("until released: the controller stops", func(t *testing.T) {
+		f := newFixture(t)
+		f.fill(t, 5)
+		in := f.start(t)
+		_, _, err := f.breaker.Command(t.Context(), key, breaker.Command{Kind: breaker.ForceOpen, Actor: "ops", Reason: "test"})
+		require.NoError(t, err)
+		f.clock.Advance(time.Minute)
+		out := f.tick(t, in)
+		assert.True(t, out.Done)
+		assert.Equal(t, "FORCED_OPEN", out.State)
+		assert.Empty(t, f.released())
+		assert.Equal(t, 5, f.depth(t), "the messages wait for the operator's release")
+		assert.Zero(t, f.lease(t))
+	})
+	t.Run("until a time: the controller waits for it", func(t *testing.T) {
+		f := newFixture(t)
+		f.fill(t, 5)
+		in := f.start(t)
+		until := t0.Add(10 * time.Minute)
+		_, _, err := f.breaker.Command(t.Context(), key, breaker.Command{Kind: breaker.ForceOpen, Until: until, Actor: "ops", Reason: "test"})
+		require.NoError(t, err)
+		out := f.tick(t, in)
+		assert.False(t, out.Done)
+		assert.Equal(t, 600, out.WaitSeconds)
+		assert.Empty(t, f.released())
+		assert.True(t, f.lease(t).After(until))
+	})
 }
 
 func TestAThrottleStopsTheTickEarlyAndSlowsTheNext(t *testing.T) {
 	f := newFixture(t)
 	f.fill(t, 30)
 	in := f.start(t)
-	f.sfn.Fail = func(token string) error {
-		if token == tokens(2, 3)[0] {
+	f.sfn.Fail = func(name string) error {
+		if name == runs(2, 3)[0] {
 			// The third released message is throttled by the target.
 			f.record(t, breaker.Throttled)
 		}
@@ -243,20 +418,20 @@ func TestMaxTicksHandsOverToTheNextEpoch(t *testing.T) {
 	assert.True(t, out.Done)
 	assert.Equal(t, release.MaxTicks, out.Ticks)
 	assert.Equal(t, 10, out.Released)
-	require.Equal(t, []string{"release-orders-a1", "release-orders-a2"}, f.sfn.Started())
+	require.Equal(t, []string{"release-orders-a1", "release-orders-a2"}, f.controllers())
 	var next release.Input
-	require.NoError(t, json.Unmarshal([]byte(f.sfn.Inputs()[1]), &next))
+	require.NoError(t, json.Unmarshal([]byte(f.sfn.InputsOn(releaseARN)[1]), &next))
 	assert.Equal(t, release.Input{BreakerKey: key, Epoch: 2}, next)
 
 	out = f.tick(t, out.Input)
 	assert.True(t, out.Done, "epoch 1 is over")
-	assert.Len(t, f.sfn.Resumed(), 10)
+	assert.Len(t, f.released(), 10)
 	out = f.tick(t, next)
 	assert.False(t, out.Done)
-	assert.Len(t, f.sfn.Resumed(), 20)
+	assert.Len(t, f.released(), 20)
 }
 
-func TestAReleaserWhoseEpochIsOverStops(t *testing.T) {
+func TestAControllerWhoseEpochIsOverStops(t *testing.T) {
 	f := newFixture(t)
 	f.fill(t, 5)
 	in := f.start(t)
@@ -266,13 +441,13 @@ func TestAReleaserWhoseEpochIsOverStops(t *testing.T) {
 
 	out := f.tick(t, in)
 	assert.True(t, out.Done)
-	assert.Empty(t, f.sfn.Resumed())
-	assert.True(t, f.lease(t).After(f.clock.Now()), "the newer releaser keeps its lease")
+	assert.Empty(t, f.released())
+	assert.True(t, f.lease(t).After(f.clock.Now()), "the newer controller keeps its lease")
 }
 
 // While the target's throttle pause lasts a tick releases nothing (a
-// message released then would only go back to the room and start a
-// releaser again at once) and waits the pause out, keeping its lease.
+// message released then would only go back to the room) and waits the
+// pause out, keeping its lease.
 func TestATickDuringTheThrottlePauseWaitsItOut(t *testing.T) {
 	f := newFixture(t)
 	f.fill(t, 5)
@@ -282,11 +457,41 @@ func TestATickDuringTheThrottlePauseWaitsItOut(t *testing.T) {
 
 	out := f.tick(t, in)
 	assert.Zero(t, out.Released)
-	assert.False(t, out.Done, "the releaser carries on")
-	assert.Empty(t, f.sfn.Resumed())
+	assert.False(t, out.Done, "the controller carries on")
+	assert.Empty(t, f.released())
 	assert.Equal(t, row.ThrottledUntil, f.clock.Now(), "it slept until the pause ended")
 	assert.Equal(t, 5, f.depth(t))
 
 	out = f.tick(t, out.Input)
 	assert.Positive(t, out.Released, "after the pause it releases again")
+}
+
+// Two controllers of one key at once (a dead one's lease expired while it
+// ran, say): between them every message is released exactly once.
+func TestTwoControllersReleaseEachMessageOnce(t *testing.T) {
+	f := newFixture(t)
+	f.handler.Releaser.Workers = 4
+	f.fill(t, 40)
+	in := f.start(t)
+	other := *f.handler
+	other.Releaser.Owner = "other"
+	other.Clock = f.clock // not the fixture's counting one: shared, it would race
+	done := make(chan release.Output)
+	go func() {
+		out, err := other.Tick(context.Background(), in)
+		assert.NoError(t, err)
+		done <- out
+	}()
+	out := f.tick(t, in)
+	o2 := <-done
+	assert.Equal(t, 10, out.Released+out.Skipped)
+	assert.Equal(t, 10, o2.Released+o2.Skipped)
+	assert.Equal(t, 40-(out.Released+o2.Released), f.depth(t))
+	seen := map[string]int{}
+	for _, n := range f.released() {
+		seen[n]++
+	}
+	for n, c := range seen {
+		assert.Equal(t, 1, c, n)
+	}
 }

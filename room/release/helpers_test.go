@@ -2,9 +2,11 @@ package release_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,8 +29,12 @@ var t0 = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 // key is the tests' breaker key.
 const key = "orders"
 
-// releaseARN is the release state machine the launcher starts.
+// releaseARN is the release state machine (the controller) the launcher
+// starts.
 const releaseARN = "arn:aws:states:us-east-1:123456789012:stateMachine:redrive-release"
+
+// attemptARN is the (Express) attempt state machine a release starts.
+const attemptARN = "arn:aws:states:us-east-1:123456789012:stateMachine:redrive"
 
 // policy trips on three transient failures in a row, cools down for a
 // minute without jitter, and lets two canaries out at once in HALF_OPEN,
@@ -38,9 +44,11 @@ var policy = breaker.Policy{
 	HalfOpenPermits: 2, SuccessesToClose: 2,
 }
 
-// fixture is a releaser tick handler over the real breaker, room and pace
-// rows on one table of the test backend, with a fake Step Functions
-// client and a manual clock that the handler's Sleep advances.
+// fixture is a controller tick handler over the real breaker, room and
+// pace rows on one table of the test backend, with a fake Step Functions
+// client (the controllers and the released attempt executions, Express:
+// a second start of one message would show) and a manual clock that the
+// handler's Sleep advances.
 type fixture struct {
 	handler *release.Handler
 	breaker *breaker.Breaker
@@ -61,14 +69,15 @@ func newFixture(t *testing.T) fixture {
 	b, err := breaker.New(dynamo.New(client, table), policy, breaker.Options{Clock: clock, Random: breaker.NewRandom(1)})
 	require.NoError(t, err)
 	f := fixture{breaker: b, room: room.New(client, table, time.Hour), pace: pace.NewStore(client, table),
-		sfn: &roomtest.SFN{}, clock: clock, slept: new(time.Duration), api: client, table: table}
+		sfn: &roomtest.SFN{Express: []string{attemptARN}}, clock: clock, slept: new(time.Duration), api: client, table: table}
 	launcher := &release.Launcher{Pace: f.pace, Policy: pace.Policy{}.WithDefaults(), SFN: f.sfn, StateMachineARN: releaseARN, Clock: clock}
-	f.handler = &release.Handler{Breaker: b, Room: f.room, Tasks: f.sfn, Launcher: launcher,
+	releaser := room.Releaser{SFN: f.sfn, StateMachineARN: attemptARN, Name: runName, Owner: "controller", Lease: time.Minute}
+	f.handler = &release.Handler{Breaker: b, Room: f.room, Releaser: releaser, Launcher: launcher,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Clock: countingSleeps{clock, f.slept}}
 	return f
 }
 
-// fill enters n messages m-000..m-<n-1>, a millisecond apart, oldest first.
+// fill enters n messages m-000..m-<n-1>, a millisecond apart, in line.
 func (f fixture) fill(t *testing.T, n int) {
 	t.Helper()
 	for i := range n {
@@ -76,25 +85,42 @@ func (f fixture) fill(t *testing.T, n int) {
 	}
 }
 
-// enter enters message m-<i>, i milliseconds after t0.
+// enter enters message m-<i>, i milliseconds after a second before t0
+// (i below 1000: due at t0).
 func (f fixture) enter(t *testing.T, i int) {
 	t.Helper()
-	id := fmt.Sprintf("m-%03d#1", i)
-	require.NoError(t, f.room.Enter(t.Context(), room.Entry{Key: key, MessageID: id, Token: "token-" + id,
-		EnteredAt: t0.Add(time.Duration(i) * time.Millisecond)}))
+	f.enterAt(t, i, time.Time{})
 }
 
-// tokens is the tokens of messages from..to-1, as fill made them.
-func tokens(from, to int) []string {
+// enterAt enters message m-<i> as enter does, to go no sooner than
+// notBefore.
+func (f fixture) enterAt(t *testing.T, i int, notBefore time.Time) {
+	t.Helper()
+	id := fmt.Sprintf("m-%03d#1", i)
+	require.NoError(t, f.room.Enter(t.Context(), room.Entry{Key: key, MessageID: id, Document: json.RawMessage(`{"id":"` + id + `"}`),
+		EnteredAt: t0.Add(-time.Second + time.Duration(i)*time.Millisecond), NotBefore: notBefore}))
+}
+
+// runName names a released entry's execution: "run-m-<i>-1".
+func runName(e room.Entry) string { return "run-" + strings.ReplaceAll(e.MessageID, "#", "-") }
+
+// runs is the execution names of messages from..to-1, as fill made them.
+func runs(from, to int) []string {
 	var out []string
 	for i := from; i < to; i++ {
-		out = append(out, fmt.Sprintf("token-m-%03d#1", i))
+		out = append(out, fmt.Sprintf("run-m-%03d-1", i))
 	}
 	return out
 }
 
-// start launches the key's releaser as a waiting message would, and
-// returns the first tick's input.
+// released is the attempt executions started so far, in order.
+func (f fixture) released() []string { return f.sfn.StartedOn(attemptARN) }
+
+// controllers is the controller executions started so far, in order.
+func (f fixture) controllers() []string { return f.sfn.StartedOn(releaseARN) }
+
+// start launches the key's controller as a waiting message would (noting
+// an entry at the clock's now), and returns the first tick's input.
 func (f fixture) start(t *testing.T) release.Input {
 	t.Helper()
 	started, err := f.handler.Launcher.Ensure(t.Context(), key)
@@ -121,7 +147,7 @@ func (f fixture) depth(t *testing.T) int {
 	return n
 }
 
-// lease is the releaser lease on the key's pace row.
+// lease is the controller lease on the key's pace row.
 func (f fixture) lease(t *testing.T) time.Time {
 	t.Helper()
 	st, err := f.pace.Load(t.Context(), key)

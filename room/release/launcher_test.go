@@ -1,9 +1,12 @@
 package release_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,7 +16,7 @@ import (
 	"github.com/redrive/redrive/room/release"
 )
 
-func TestEnsureStartsOneReleaserPerLease(t *testing.T) {
+func TestEnsureStartsOneControllerPerLease(t *testing.T) {
 	f := newFixture(t)
 	l := f.handler.Launcher
 
@@ -22,17 +25,17 @@ func TestEnsureStartsOneReleaserPerLease(t *testing.T) {
 	assert.True(t, started)
 	started, err = l.Ensure(t.Context(), key)
 	require.NoError(t, err)
-	assert.False(t, started, "a live releaser holds the lease")
-	require.Equal(t, []string{"release-orders-a1"}, f.sfn.Started())
+	assert.False(t, started, "a live controller holds the lease")
+	require.Equal(t, []string{"release-orders-a1"}, f.controllers())
 	var in release.Input
-	require.NoError(t, json.Unmarshal([]byte(f.sfn.Inputs()[0]), &in))
+	require.NoError(t, json.Unmarshal([]byte(f.sfn.InputsOn(releaseARN)[0]), &in))
 	assert.Equal(t, release.Input{BreakerKey: key, Epoch: 1}, in)
 
 	f.clock.Advance(time.Minute)
 	started, err = l.Ensure(t.Context(), key)
 	require.NoError(t, err)
-	assert.True(t, started, "the lease expired: a releaser that died is replaced")
-	assert.Equal(t, []string{"release-orders-a1", "release-orders-a2"}, f.sfn.Started())
+	assert.True(t, started, "the lease expired: a controller that died is replaced")
+	assert.Equal(t, []string{"release-orders-a1", "release-orders-a2"}, f.controllers())
 }
 
 func TestEnsureOfAnExecutionThatExistsStartsNothing(t *testing.T) {
@@ -50,7 +53,45 @@ func TestEnsureReportsAFailedStart(t *testing.T) {
 	started, err := f.handler.Launcher.Ensure(t.Context(), key)
 	assert.False(t, started)
 	assert.ErrorIs(t, err, errStart)
-	assert.ErrorContains(t, err, `release: start releaser of "orders" epoch 1 (its lease expires in 1m0s)`)
+	assert.ErrorContains(t, err, `release: start the controller of "orders" epoch 1 (its lease expires in 1m0s)`)
+}
+
+// Ensure notes the entry even when a controller runs, so that controller
+// does not stop on a look at the room that may not show it.
+func TestEnsureNotesTheEntryForTheRunningController(t *testing.T) {
+	f := newFixture(t)
+	l := f.handler.Launcher
+	_, err := l.Ensure(t.Context(), key)
+	require.NoError(t, err)
+	f.clock.Advance(30 * time.Second)
+	started, err := l.Ensure(t.Context(), key)
+	require.NoError(t, err)
+	require.False(t, started)
+
+	quit, err := f.pace.Quit(t.Context(), key, 1, f.clock.Now().Add(-5*time.Second))
+	require.NoError(t, err)
+	assert.False(t, quit, "the second entry is recent")
+	quit, err = f.pace.Quit(t.Context(), key, 1, f.clock.Now().Add(time.Millisecond))
+	require.NoError(t, err)
+	assert.True(t, quit)
+}
+
+// Many messages entering an idle room at once start one controller.
+func TestEnsureStartsOneControllerUnderConcurrentEntries(t *testing.T) {
+	f := newFixture(t)
+	var wg sync.WaitGroup
+	var started atomic.Int32
+	for range 16 {
+		wg.Go(func() {
+			ok, err := f.handler.Launcher.Ensure(context.Background(), key)
+			if assert.NoError(t, err) && ok {
+				started.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, int32(1), started.Load())
+	assert.Equal(t, []string{"release-orders-a1"}, f.controllers())
 }
 
 func TestExecutionName(t *testing.T) {

@@ -1,6 +1,7 @@
 package waitroom_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -9,12 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/breaker/breakertest"
-	"github.com/redrive/redrive/dynamo"
+	"github.com/redrive/redrive/lambda/retryable"
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/room"
 	"github.com/redrive/redrive/room/waitroom"
@@ -24,11 +25,10 @@ import (
 // t0 is the tests' clock.
 var t0 = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
-// fixture is the WaitingRoom handler on a real room and breaker (one
-// table of the test backend) with a recording launcher.
+// fixture is the Queue task's handler on a real room (a table of the test
+// backend) with a recording launcher.
 type fixture struct {
 	handler  *waitroom.Handler
-	breaker  *breaker.Breaker
 	room     *room.Room
 	launcher *roomtest.Launcher
 }
@@ -36,140 +36,223 @@ type fixture struct {
 func newFixture(t *testing.T) fixture {
 	t.Helper()
 	client, table := roomtest.Table(t)
-	clock := breakertest.NewClock(t0)
-	b, err := breaker.New(dynamo.New(client, table), breaker.Policy{ConsecutiveFailures: 1, FailureRateThreshold: -1}, breaker.Options{Clock: clock})
-	require.NoError(t, err)
-	f := fixture{breaker: b, room: room.New(client, table, time.Hour), launcher: &roomtest.Launcher{}}
-	f.handler = &waitroom.Handler{Room: f.room, Breaker: b, Launcher: f.launcher,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Clock: clock}
+	f := fixture{room: room.New(client, table, time.Hour), launcher: &roomtest.Launcher{}}
+	f.handler = &waitroom.Handler{Room: f.room, Launcher: f.launcher,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Clock: breakertest.NewClock(t0)}
 	return f
 }
 
-// input is the WaitingRoom payload of message id's attempt 2 on orders.
-func input(t *testing.T, id string) waitroom.Input {
+// doc is message id's attempt 2 on orders, as the Attempt routes it to
+// the room: received a minute before t0, in its second cycle.
+func doc(t *testing.T, id string) message.Document {
 	t.Helper()
-	doc, err := message.NewDocument(message.Message{ID: id, Body: "{}"}, t0.Add(-time.Minute))
+	d, err := message.NewDocument(message.Message{ID: id, Body: "{}"}, t0.Add(-time.Minute))
 	require.NoError(t, err)
-	doc.BreakerKey, doc.Attempt = "orders", 2
-	raw, err := json.Marshal(doc)
-	require.NoError(t, err)
-	return waitroom.Input{Document: raw, TaskToken: "token-" + id}
+	d.BreakerKey, d.Attempt = "orders", 2
+	d.Cycles, d.Next, d.Decision = 2, message.NextRoom, "QUEUE"
+	return d
 }
 
-func TestEnterStoresTheToken(t *testing.T) {
+// raw is d as the state machine passes it.
+func raw(t *testing.T, d message.Document) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(d)
+	require.NoError(t, err)
+	return b
+}
+
+func TestHandleStoresTheNextRunsDocument(t *testing.T) {
 	f := newFixture(t)
-	in := input(t, "m-1")
-	_, err := f.handler.Handle(t.Context(), in)
+	d := doc(t, "m-1")
+	d.Runs, d.WaitSeconds = 1, 20
+	d.NotBefore = t0.Add(5 * time.Minute)
+	out, err := f.handler.Handle(t.Context(), raw(t, d))
+	require.NoError(t, err)
+	assert.Equal(t, waitroom.Output{BreakerKey: "orders", NotBefore: t0.Add(5 * time.Minute), ControllerStarted: true}, out)
+	assert.Equal(t, []string{"orders"}, f.launcher.Keys(), "the controller is ensured")
+
+	got, err := f.room.Oldest(t.Context(), "orders", 5)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	e := got[0]
+	require.True(t, strings.HasPrefix(d.RoomID(), "m-1#2#m"), "origin, attempt and message tag: %s", d.RoomID())
+	assert.Equal(t, d.RoomID(), e.MessageID)
+	assert.Equal(t, t0, e.EnteredAt)
+	assert.Equal(t, t0.Add(-time.Minute), e.Since, "in line since the message was received")
+	assert.Equal(t, t0.Add(5*time.Minute), e.NotBefore, "to go no sooner than its backoff's end")
+
+	next, err := message.ParseDocument(e.Document)
+	require.NoError(t, err, "the document is the next execution's input")
+	assert.Equal(t, 2, next.Runs, "the next run")
+	assert.Zero(t, next.Cycles, "its cycles counted afresh")
+	assert.Empty(t, next.Next, "its routing cleared")
+	assert.Zero(t, next.WaitSeconds)
+	assert.Zero(t, next.NotBefore)
+	assert.True(t, strings.HasSuffix(next.ExecutionName(), "-r2"), next.ExecutionName())
+	want := d
+	want.Runs, want.Cycles, want.Next, want.WaitSeconds, want.NotBefore = 2, 0, "", 0, time.Time{}
+	assert.Equal(t, want, next, "otherwise the document as it came")
+}
+
+func TestHandleReportsAControllerThatRanAlready(t *testing.T) {
+	f := newFixture(t)
+	f.handler.Launcher = alreadyRunning{}
+	out, err := f.handler.Handle(t.Context(), raw(t, doc(t, "m-1")))
+	require.NoError(t, err)
+	assert.False(t, out.ControllerStarted)
+	assert.Zero(t, out.NotBefore, "no backoff: at the pace")
+}
+
+// alreadyRunning is a launcher that finds a controller running.
+type alreadyRunning struct{}
+
+func (alreadyRunning) Ensure(context.Context, string) (bool, error) { return false, nil }
+
+// brokenRoom is a room table whose writes fail.
+type brokenRoom struct{ room.API }
+
+func (brokenRoom) PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	return nil, errors.New("injected: table unavailable")
+}
+
+// Messages go in line by when they may go, then by their last turn: a
+// message whose wait ended keeps its place, a failed try sends it to the
+// back, a backoff waits its end.
+func TestHandleLinesMessagesUpByDueThenLastTurn(t *testing.T) {
+	f := newFixture(t)
+	waited := doc(t, "m-1") // received at t0-1m, turned away
+	tried := doc(t, "m-2")  // received at t0-1m too, then a try failed at t0
+	tried.AddFailure(message.Failure{At: t0, Try: 1, Outcome: message.OutcomeTransient, Message: "down"})
+	later := doc(t, "m-3")
+	later.ReceivedAt = t0.Add(-time.Second)
+	backoff := doc(t, "m-4") // received first, backing off until t0+1m
+	backoff.ReceivedAt = t0.Add(-time.Hour)
+	backoff.NotBefore = t0.Add(time.Minute)
+
+	for _, d := range []message.Document{backoff, tried, later, waited} {
+		_, err := f.handler.Handle(t.Context(), raw(t, d))
+		require.NoError(t, err)
+	}
+	origins := func(entries []room.Entry) []string {
+		var out []string
+		for _, e := range entries {
+			origin, _, _ := strings.Cut(e.MessageID, "#")
+			out = append(out, origin)
+		}
+		return out
+	}
+	got, err := f.room.Oldest(t.Context(), "orders", 5)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"m-1", "m-3", "m-2", "m-4"}, origins(got))
+	due, err := f.room.Due(t.Context(), "orders", 5, t0)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"m-1", "m-3", "m-2"}, origins(due), "the backoff is not due yet")
+}
+
+// A message held by a rule enters with its next look a minute ahead: it
+// waits in its breaker's room, under the breaker key, as any other.
+func TestHandleOfAHeldMessage(t *testing.T) {
+	f := newFixture(t)
+	d := doc(t, "m-1")
+	d.HeldBy, d.Decision, d.NotBefore = "rule-7", message.DecisionHold, t0.Add(time.Minute)
+	out, err := f.handler.Handle(t.Context(), raw(t, d))
+	require.NoError(t, err)
+	assert.Equal(t, "orders", out.BreakerKey)
+	got, err := f.room.Oldest(t.Context(), "orders", 5)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, t0.Add(time.Minute), got[0].NotBefore)
+	next, err := message.ParseDocument(got[0].Document)
+	require.NoError(t, err)
+	assert.Equal(t, "rule-7", next.HeldBy, "still held when released: the Attempt looks at the rule again")
+}
+
+// A message that enters again (a duplicate of its execution, or back
+// after its release) replaces its entry: one entry per message.
+func TestHandleAgainReplacesTheEntry(t *testing.T) {
+	f := newFixture(t)
+	d := doc(t, "m-1")
+	_, err := f.handler.Handle(t.Context(), raw(t, d))
+	require.NoError(t, err)
+	d.Runs = 1
+	_, err = f.handler.Handle(t.Context(), raw(t, d))
 	require.NoError(t, err)
 	got, err := f.room.Oldest(t.Context(), "orders", 5)
 	require.NoError(t, err)
-	doc, err := message.ParseDocument(in.Document)
+	require.Len(t, got, 1)
+	next, err := message.ParseDocument(got[0].Document)
 	require.NoError(t, err)
-	require.True(t, strings.HasPrefix(doc.RoomID(), "m-1#2#m"), "origin, attempt and message tag: %s", doc.RoomID())
-	assert.Equal(t, []room.Entry{{Key: "orders", MessageID: doc.RoomID(), Token: "token-m-1", EnteredAt: t0, Since: t0.Add(-time.Minute)}}, got,
-		"in line since the message was received")
+	assert.Equal(t, 2, next.Runs, "the newer document")
 }
 
-func TestEnterLinesMessagesUpByTheirLastTurn(t *testing.T) {
-	f := newFixture(t)
-	timedOut := input(t, "m-1") // received at t0-1m; its wait timed out, and it enters again
-	tried := input(t, "m-2")    // received at t0-1m too, then a try failed at t0
-	doc, err := message.ParseDocument(tried.Document)
-	require.NoError(t, err)
-	doc.AddFailure(message.Failure{At: t0, Try: 1, Outcome: message.OutcomeTransient, Message: "down"})
-	tried.Document, err = json.Marshal(doc)
-	require.NoError(t, err)
-	later := input(t, "m-3")
-	doc, err = message.ParseDocument(later.Document)
-	require.NoError(t, err)
-	doc.ReceivedAt = t0.Add(-time.Second)
-	later.Document, err = json.Marshal(doc)
-	require.NoError(t, err)
-
-	for _, in := range []waitroom.Input{tried, later, timedOut} {
-		_, err := f.handler.Handle(t.Context(), in)
-		require.NoError(t, err)
-	}
-	got, err := f.room.Oldest(t.Context(), "orders", 5)
-	require.NoError(t, err)
-	var origins []string
-	for _, e := range got {
-		origin, _, _ := strings.Cut(e.MessageID, "#")
-		origins = append(origins, origin)
-	}
-	assert.Equal(t, []string{"m-1", "m-3", "m-2"}, origins,
-		"a wait that timed out keeps the message's place; a failed try sends it to the back")
-}
-
-func TestEnterStartsAReleaserOnlyWhenTheBreakerLetsMessagesThrough(t *testing.T) {
-	tests := []struct {
-		name    string
-		prepare func(t *testing.T, f fixture)
-		want    []string
-	}{
-		{name: "closed", want: []string{"orders"}},
-		{name: "forced closed", prepare: command(breaker.ForceClose), want: []string{"orders"}},
-		{name: "forced open", prepare: command(breaker.ForceOpen)},
-		{name: "open", prepare: func(t *testing.T, f fixture) {
-			d, err := f.breaker.Admit(t.Context(), "orders")
-			require.NoError(t, err)
-			row, err := f.breaker.Record(t.Context(), "orders", d.Row, d.Ticket, breaker.Transient)
-			require.NoError(t, err)
-			require.Equal(t, breaker.Open, row.State)
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t)
-			if tt.prepare != nil {
-				tt.prepare(t, f)
-			}
-			_, err := f.handler.Handle(t.Context(), input(t, "m-1"))
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, f.launcher.Keys())
-		})
-	}
-}
-
-// command applies an operator's command of kind to orders.
-func command(kind breaker.CommandKind) func(t *testing.T, f fixture) {
-	return func(t *testing.T, f fixture) {
-		_, _, err := f.breaker.Command(t.Context(), "orders", breaker.Command{Kind: kind, Actor: "ops", Reason: "test"})
-		require.NoError(t, err)
-	}
-}
-
-func TestAFailedReleaserStartIsAnErrorButTheMessageWaits(t *testing.T) {
+func TestAControllerThatDidNotStartIsAnErrorButTheMessageWaits(t *testing.T) {
 	f := newFixture(t)
 	f.launcher.Err = errors.New("states is down")
-	_, err := f.handler.Handle(t.Context(), input(t, "m-1"))
-	assert.ErrorIs(t, err, f.launcher.Err)
-	assert.ErrorContains(t, err, "waitroom: entered, but: ")
+	out, err := f.handler.Handle(t.Context(), raw(t, doc(t, "m-1")))
+	var notStarted *waitroom.ControllerNotStarted
+	require.ErrorAs(t, err, &notStarted, "named for the state machine's Catch, which ends the execution: the document is safe")
+	assert.Equal(t, &waitroom.ControllerNotStarted{Breaker: "orders", Cause: "states is down"}, notStarted)
+	assert.ErrorContains(t, err, `waitroom: the document is in breaker "orders"'s room, but its controller could not be started: states is down`)
+	assert.Equal(t, "orders", out.BreakerKey)
+	assert.False(t, out.ControllerStarted)
 	n, derr := f.room.Depth(t.Context(), "orders")
 	require.NoError(t, derr)
-	assert.Equal(t, 1, n)
+	assert.Equal(t, 1, n, "the message waits")
 }
 
 func TestInvalidEntry(t *testing.T) {
-	valid := input(t, "m-1")
 	tests := []struct {
-		name string
-		in   waitroom.Input
-		want string
+		name  string
+		event json.RawMessage
+		want  string
 	}{
-		{name: "no token", in: waitroom.Input{Document: valid.Document}, want: "taskToken is empty"},
-		{name: "no document", in: waitroom.Input{TaskToken: "t"}, want: "not a JSON document"},
-		{name: "invalid document", in: waitroom.Input{Document: json.RawMessage(`{"originId":"m-1"}`), TaskToken: "t"}, want: "breakerKey"},
+		{name: "no document", event: nil, want: "not a JSON document"},
+		{name: "not JSON", event: json.RawMessage(`{`), want: "not a JSON document"},
+		{name: "invalid document", event: json.RawMessage(`{"originId":"m-1"}`), want: "breakerKey"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
-			_, err := f.handler.Handle(t.Context(), tt.in)
+			_, err := f.handler.Handle(t.Context(), tt.event)
 			var invalid *waitroom.InvalidEntry
-			require.ErrorAs(t, err, &invalid)
+			require.ErrorAs(t, err, &invalid, "named, for the state machine to park it at once")
 			assert.Contains(t, invalid.Problem, tt.want)
 			assert.ErrorContains(t, err, "waitroom: invalid entry: ")
 			assert.Empty(t, f.launcher.Keys())
+			n, derr := f.room.Depth(t.Context(), "orders")
+			require.NoError(t, derr)
+			assert.Zero(t, n)
 		})
 	}
+}
+
+// A failing room is an Unexpected error, which the Queue state retries,
+// then parks the message: nothing is dropped.
+func TestAFailingRoomIsUnexpected(t *testing.T) {
+	f := newFixture(t)
+	f.handler.Room = room.New(brokenRoom{}, "nowhere", time.Hour)
+	_, err := f.handler.Handle(t.Context(), raw(t, doc(t, "m-1")))
+	var unexpected *retryable.Unexpected
+	require.ErrorAs(t, err, &unexpected)
+	assert.Equal(t, "waitroom", unexpected.Task)
+	assert.ErrorContains(t, err, "waitroom: room \"orders\": enter ")
+	assert.Empty(t, f.launcher.Keys(), "no controller for a message that is not in the room")
+}
+
+func TestEntry(t *testing.T) {
+	d := doc(t, "m-1")
+	d.AddFailure(message.Failure{At: t0.Add(-10 * time.Second), Try: 1, Outcome: message.OutcomeTransient, Message: "down"})
+	d.NotBefore = t0.Add(time.Minute)
+	e, err := waitroom.Entry(d, t0)
+	require.NoError(t, err)
+	assert.Equal(t, "orders", e.Key)
+	assert.Equal(t, d.RoomID(), e.MessageID)
+	assert.Equal(t, t0, e.EnteredAt)
+	assert.Equal(t, t0.Add(-10*time.Second), e.Since, "its last turn")
+	assert.Equal(t, t0.Add(time.Minute), e.NotBefore)
+	assert.Equal(t, t0.Add(time.Minute), e.Due())
+	next, err := message.ParseDocument(e.Document)
+	require.NoError(t, err)
+	assert.Equal(t, 1, next.Runs)
+	assert.Zero(t, d.Runs, "the caller's document is not changed")
 }

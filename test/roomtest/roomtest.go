@@ -1,7 +1,8 @@
 // Package roomtest has the hand-written fakes and the table the tests of
 // the waiting room and its users share: a Step Functions client that
-// records the task tokens it resumes and the executions it starts, a
-// releaser Launcher that records the keys it was asked for, and a fresh
+// records the executions it starts (the controllers, and the attempt
+// executions a release starts), a controller Launcher that records the
+// keys it was asked for, and a fresh
 // breaker table on the test backend (emulate/ddbtest: minidyn, or
 // DDB_ENDPOINT).
 package roomtest
@@ -34,84 +35,86 @@ func Table(tb testing.TB) (*dynamodb.Client, string) {
 	return client, table
 }
 
-// SFN is a hand-written Step Functions client. SendTaskSuccess records
-// the tokens it resumes, answering with Fail(token) when Fail is set and
-// returns an error (the token then counts as not resumed), and with
-// TaskTimedOut for a token resumed before, as Step Functions answers for a
-// closed task.
-// StartExecution records the names it starts; a name started before is
-// ExecutionAlreadyExists, as Step Functions answers. Set Fail before use.
+// SFN is a hand-written Step Functions client: StartExecution records the
+// executions it starts. Fail, when set, is asked first with the
+// execution's name: an error it returns is StartExecution's, and nothing
+// starts. A name started before on the same state machine is
+// ExecutionAlreadyExists, as a Standard state machine answers, unless the
+// state machine is Express (its ARN in Express), which does not
+// deduplicate names. Set Fail and Express before use, or under no
+// concurrent call.
 type SFN struct {
-	Fail func(token string) error
+	Fail    func(name string) error
+	Express []string
 
-	mu      sync.Mutex
-	resumed []string
-	outputs []string
-	started []string
-	inputs  []string
+	mu     sync.Mutex
+	starts []Start
 }
 
-// SendTaskSuccess implements room.TaskAPI.
-func (s *SFN) SendTaskSuccess(_ context.Context, in *sfn.SendTaskSuccessInput, _ ...func(*sfn.Options)) (*sfn.SendTaskSuccessOutput, error) {
-	token := aws.ToString(in.TaskToken)
+// Start is one execution StartExecution started.
+type Start struct {
+	StateMachineARN, Name, Input string
+}
+
+// StartExecution implements room.StartAPI and release.StartAPI.
+func (s *SFN) StartExecution(_ context.Context, in *sfn.StartExecutionInput, _ ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error) {
+	arn, name := aws.ToString(in.StateMachineArn), aws.ToString(in.Name)
 	if s.Fail != nil {
-		if err := s.Fail(token); err != nil {
+		if err := s.Fail(name); err != nil {
 			return nil, err
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if slices.Contains(s.resumed, token) {
-		return nil, &sfntypes.TaskTimedOut{Message: aws.String("Provided task does not exist anymore")}
-	}
-	s.resumed = append(s.resumed, token)
-	s.outputs = append(s.outputs, aws.ToString(in.Output))
-	return &sfn.SendTaskSuccessOutput{}, nil
-}
-
-// StartExecution implements release.StartAPI.
-func (s *SFN) StartExecution(_ context.Context, in *sfn.StartExecutionInput, _ ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	name := aws.ToString(in.Name)
-	if slices.Contains(s.started, name) {
+	if !slices.Contains(s.Express, arn) && slices.ContainsFunc(s.starts, func(st Start) bool { return st.StateMachineARN == arn && st.Name == name }) {
 		return nil, &sfntypes.ExecutionAlreadyExists{Message: aws.String("execution " + name + " already exists")}
 	}
-	s.started = append(s.started, name)
-	s.inputs = append(s.inputs, aws.ToString(in.Input))
-	return &sfn.StartExecutionOutput{ExecutionArn: aws.String(aws.ToString(in.StateMachineArn) + ":" + name)}, nil
+	s.starts = append(s.starts, Start{StateMachineARN: arn, Name: name, Input: aws.ToString(in.Input)})
+	return &sfn.StartExecutionOutput{ExecutionArn: aws.String(arn + ":" + name)}, nil
 }
 
-// Resumed is the tokens resumed so far, in order.
-func (s *SFN) Resumed() []string {
+// Starts is the executions started so far, in order.
+func (s *SFN) Starts() []Start {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.resumed)
-}
-
-// Outputs is the outputs the resumed tokens were sent, in order.
-func (s *SFN) Outputs() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.outputs)
+	return slices.Clone(s.starts)
 }
 
 // Started is the names of the executions started so far, in order.
 func (s *SFN) Started() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.started)
+	return s.field(func(st Start) string { return st.Name }, "")
 }
 
 // Inputs is the inputs of the executions started so far, in order.
 func (s *SFN) Inputs() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.inputs)
+	return s.field(func(st Start) string { return st.Input }, "")
 }
 
-// Launcher is a hand-written releaser launcher: it records the breaker
-// keys it is asked to ensure a releaser for and answers Err. Set Err
+// StartedOn is the names of the executions of state machine arn started
+// so far, in order.
+func (s *SFN) StartedOn(arn string) []string {
+	return s.field(func(st Start) string { return st.Name }, arn)
+}
+
+// InputsOn is the inputs of the executions of state machine arn started
+// so far, in order.
+func (s *SFN) InputsOn(arn string) []string {
+	return s.field(func(st Start) string { return st.Input }, arn)
+}
+
+// field is f of every start (of state machine arn, unless "").
+func (s *SFN) field(f func(Start) string, arn string) []string {
+	var out []string
+	for _, st := range s.Starts() {
+		if arn == "" || st.StateMachineARN == arn {
+			out = append(out, f(st))
+		}
+	}
+	return out
+}
+
+// Launcher is a hand-written controller launcher: it records the breaker
+// keys it is asked to ensure a controller for and answers Err. Set Err
 // before use.
 type Launcher struct {
 	Err error
