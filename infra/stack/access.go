@@ -43,19 +43,25 @@ func (f *function) allowIndex(table []string) {
 
 // workflowArns are the state machines' ARNs the grants name.
 type workflowArns struct {
-	// redrive is the redrive state machine's.
-	redrive string
-	// release is the release state machine's, by reference;
-	// releaseByName the same ARN built from its name, for the release
-	// function (see NewRedriveStack).
+	// redrive and release are the redrive (attempt) and release state
+	// machines' ARNs, by reference; redriveByName and releaseByName the
+	// same ARNs built from their names, for the release function (see
+	// NewRedriveStack).
+	redrive, redriveByName string
 	release, releaseByName string
 }
 
+// Partition keys of the table's items, as dynamodb:LeadingKeys patterns.
+var (
+	breakerRows = dynamo.BreakerPrefix + "*"
+	paceRows    = dynamo.PacePrefix + "*"
+	roomItems   = dynamo.RoomPrefix + "*"
+)
+
 // grantAccess gives each function exactly the calls it makes, on exactly
 // the resources it makes them on; the state machines' invoke grants are
-// made with them (newStateMachine). It returns the policies that are not
-// a role's default policy, which nothing may start executions before.
-func grantAccess(scope constructs.Construct, s Settings, st *storage, fns map[string]*function, arns workflowArns) []awsiam.Policy {
+// made with them (newStateMachine).
+func grantAccess(s Settings, st *storage, fns map[string]*function, arns workflowArns) {
 	table := []string{*st.table.TableArn()}
 	roomIndex := []string{st.roomIndexArn()}
 	parkingLot := []string{*st.parkingLot.QueueArn()}
@@ -68,31 +74,37 @@ func grantAccess(scope constructs.Construct, s Settings, st *storage, fns map[st
 	if s.DeadLetterQueueKeyArn != "" {
 		starter.allow([]string{s.DeadLetterQueueKeyArn}, "kms:Decrypt")
 	}
+	// It starts a message's first attempt execution, or, when it would
+	// only wait, puts it straight into its breaker's room and makes sure
+	// the breaker's controller runs.
 	starter.allow([]string{arns.redrive}, "states:StartExecution")
+	starter.allow([]string{arns.release}, "states:StartExecution")
 	// Oversized and malformed messages are parked by the starter itself,
 	// and indexed.
 	starter.allow(parkingLot, "sqs:SendMessage")
 	starter.allowIndex(table)
 	// It reads the routing rules, to park what a rule quarantines.
 	starter.allowKeys(table, dynamo.RulesKey, "dynamodb:GetItem")
+	// It reads the breakers' rows (whether a message would only wait); a
+	// message back in the DLQ with lineage is, with the sqs target, a
+	// failure of its breaker, which it records (UpdateItem).
 	if s.Target.Kind == TargetSQS {
-		// Fresh arrivals are counted on the pace rows (UpdateItem); a
-		// message back in the DLQ with lineage is a failure of its breaker,
-		// which the starter records (GetItem, UpdateItem).
-		starter.allow(table, "dynamodb:GetItem", "dynamodb:UpdateItem")
+		starter.allowKeys(table, breakerRows, "dynamodb:GetItem", "dynamodb:UpdateItem")
 	} else {
-		starter.allow(table, "dynamodb:UpdateItem")
+		starter.allowKeys(table, breakerRows, "dynamodb:GetItem")
 	}
+	// It counts fresh arrivals on the pace rows and takes a controller's
+	// lease there (GetItem, UpdateItem), and enters the room (PutItem of
+	// room items).
+	starter.allowKeys(table, paceRows, "dynamodb:GetItem", "dynamodb:UpdateItem")
+	starter.allowKeys(table, roomItems, "dynamodb:PutItem")
 
-	// The attempt reads and writes its breaker row (GetItem, UpdateItem)
-	// and delivery records (PutItem, UpdateItem, GetItem); it releases the
-	// room's oldest message as the next scout (Query on the room's index,
-	// DeleteItem, and PutItem to put it back if SendTaskSuccess fails) and
-	// starts a releaser after a successful canary (GetItem and PutItem on
-	// the pace row, StartExecution).
+	// The attempt reads and writes its breaker row (GetItem, UpdateItem),
+	// delivery records (PutItem, UpdateItem, GetItem) and, to start the
+	// breaker's controller after a successful canary, the pace row
+	// (GetItem, UpdateItem); it reads the routing rules (GetItem).
 	attempt := fns[attemptFn]
-	attempt.allow(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem", "dynamodb:DeleteItem")
-	attempt.allow(roomIndex, "dynamodb:Query")
+	attempt.allow(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem")
 	attempt.allow([]string{arns.release}, "states:StartExecution")
 	if s.Target.Kind == TargetLambda {
 		attempt.allow([]string{s.Target.FunctionArn}, "lambda:InvokeFunction")
@@ -103,38 +115,40 @@ func grantAccess(scope constructs.Construct, s Settings, st *storage, fns map[st
 		}
 	}
 
-	// The waiting room stores a token (PutItem), reads the breaker row and
-	// starts a releaser for a breaker that lets messages through (GetItem
-	// and PutItem on the pace row, StartExecution).
+	// The waiting room (the Queue task) stores the document (PutItem of a
+	// room item) and makes sure the breaker's controller runs (GetItem and
+	// UpdateItem of the pace row, StartExecution); it reads no breaker row.
 	waitroom := fns[waitroomFn]
-	waitroom.allow(table, "dynamodb:GetItem", "dynamodb:PutItem")
+	waitroom.allowKeys(table, roomItems, "dynamodb:PutItem")
+	waitroom.allowKeys(table, paceRows, "dynamodb:GetItem", "dynamodb:UpdateItem")
 	waitroom.allow([]string{arns.release}, "states:StartExecution")
 
-	// The releaser reads the breaker row and its pace row (GetItem), saves
-	// the pace (PutItem), lists and counts the room (Query on the index),
-	// takes entries (DeleteItem), puts one back if SendTaskSuccess fails
-	// (PutItem), and hands over to the next releaser (StartExecution).
+	// The controller reads the breaker row and its pace row (GetItem),
+	// saves the pace and gives up its lease (UpdateItem), lists and counts
+	// the room (Query on the index), claims and unclaims entries
+	// (UpdateItem), takes them (DeleteItem), starts each released
+	// message's attempt execution and hands over to the next controller
+	// (StartExecution, both by name).
 	release := fns[releaseFn]
-	release.allow(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem")
+	release.allow(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem")
 	release.allow(roomIndex, "dynamodb:Query")
+	release.allow([]string{arns.redriveByName}, "states:StartExecution")
 	release.allow([]string{arns.releaseByName}, "states:StartExecution")
 
 	fns[parkFn].allow(parkingLot, "sqs:SendMessage")
 	fns[parkFn].allowIndex(table)
-	// Admin commands change the breaker row (GetItem, UpdateItem); close,
-	// release and reset start a releaser (GetItem and PutItem on the pace
-	// row, StartExecution); the rule commands read and write the rules
-	// item (GetItem, PutItem), and removing a hold resumes the messages it
-	// held (Query on the room's index, DeleteItem, PutItem to put one back,
-	// SendTaskSuccess).
+	// Admin commands change the breaker row (GetItem, UpdateItem, and
+	// PutItem to replace one that does not decode); close, release and
+	// reset start the breaker's controller (GetItem and UpdateItem on the
+	// pace row, StartExecution); the rule commands read and write the
+	// rules item (GetItem, PutItem).
 	admin := fns[adminFn]
 	admin.allow(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem", "dynamodb:DeleteItem")
-	admin.allow(roomIndex, "dynamodb:Query")
 	admin.allow([]string{arns.release}, "states:StartExecution")
 	// The replay command scans the parking lot (ReceiveMessage, and
 	// ChangeMessageVisibility to keep what it saw hidden, then visible
 	// again), sends what matches to the DLQ and deletes it from the lot;
-	// its record and the lot's index are table items it already may
+	// its journal and the lot's index are table items it already may
 	// write and delete.
 	admin.allow(parkingLot, "sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage")
 	admin.allow([]string{*st.dlq.QueueArn()}, "sqs:SendMessage")
@@ -142,45 +156,12 @@ func grantAccess(scope constructs.Construct, s Settings, st *storage, fns map[st
 		admin.allow([]string{s.DeadLetterQueueKeyArn}, "kms:GenerateDataKey", "kms:Decrypt")
 	}
 
-	// The continuer's grant is a policy of its own, not its role's default
-	// policy: the function depends on its default policy, and a grant on
-	// the state machine there would close the cycle state machine ->
-	// continuer -> policy -> state machine.
-	continuer := fns[continuerFn]
-	continuerPolicy := awsiam.NewPolicy(scope, jsii.String("ContinuerStartExecution"), &awsiam.PolicyProps{
-		Roles:      &[]awsiam.IRole{continuer.role},
-		Statements: &[]awsiam.PolicyStatement{statement([]string{arns.redrive}, "states:StartExecution")},
-	})
-
-	// Releasing a waiting message resumes its execution by task token.
-	// SendTaskSuccess takes no resource (IAM requires "*"), so this
-	// statement stands alone in a policy of its own, and the suppression
-	// covers that policy only: the releaser, the attempt (which releases
-	// scouts) and the admin (which resumes a removed hold's messages) call
-	// it; nothing calls SendTaskFailure or
-	// SendTaskHeartbeat, so neither is granted.
-	resume := awsiam.NewPolicy(scope, jsii.String("ResumeWaitingExecutions"), &awsiam.PolicyProps{
-		Roles:      &[]awsiam.IRole{release.role, attempt.role, admin.role},
-		Statements: &[]awsiam.PolicyStatement{statement([]string{"*"}, sendTaskSuccess)},
-	})
-	suppress(resume, "AwsSolutions-IAM5", sendTaskSuccessReason, "Resource::*")
-
 	if s.Tracing {
 		for _, f := range fns {
 			suppress(f.role, "AwsSolutions-IAM5", "X-Ray's PutTraceSegments and PutTelemetryRecords take no resource: IAM requires \"*\".", "Resource::*")
 		}
 	}
-	return []awsiam.Policy{continuerPolicy, resume}
 }
-
-// sendTaskSuccess resumes a task token's execution.
-const sendTaskSuccess = "states:SendTaskSuccess"
-
-// sendTaskSuccessReason is the suppression's reason for SendTaskSuccess on
-// "*".
-const sendTaskSuccessReason = "states:SendTaskSuccess takes no resource: IAM authorizes it on \"*\" only (a task token " +
-	"names no state machine). This policy holds that one action and nothing else; the releaser, the attempt and the admin " +
-	"resume waiting executions with it. SendTaskFailure and SendTaskHeartbeat are not granted: nothing calls them."
 
 // suppress records that construct (and its children) knowingly breaks
 // rule, for reason; appliesTo narrows it to those findings.

@@ -33,7 +33,6 @@ const releaseErrorsThreshold = 7
 
 func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[string]*function, sms *stateMachines, topic awssns.ITopic) []awscloudwatch.Alarm {
 	dlqAge := st.dlq.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Statistic: jsii.String("Maximum"), Period: minute})
-	timeout, maxWait := roomWaits(s)
 	specs := []alarmSpec{
 		{
 			id: "DeadLetterQueueAgeAlarm",
@@ -82,26 +81,36 @@ func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[stri
 			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 		},
 		{
-			id: "FailedExecutionsAlarm",
-			description: fmt.Sprintf("%d or more redrive executions failed, timed out or were aborted in 5 minutes. "+
-				"A failed execution keeps its message in its input and history: redrive it from the console.", s.Alarms.FailedExecutions),
-			metric:    sumOf("Failed, timed-out and aborted executions", sms.redrive.MetricFailed(nil), sms.redrive.MetricTimedOut(nil), sms.redrive.MetricAborted(nil)),
-			threshold: s.Alarms.FailedExecutions,
+			id:          "FailedExecutionsAlarm",
+			description: failedExecutionsDescription(s),
+			metric:      sumOf("Failed and timed-out attempt executions", failedExecutionMetrics(s, sms)...),
+			threshold:   s.Alarms.FailedExecutions,
+			missing:     awscloudwatch.TreatMissingData_NOT_BREACHING,
+		},
+		{
+			id: "AttemptStartsThrottledAlarm",
+			description: "Attempt executions were throttled in 5 minutes: StartExecution calls (the account's StartExecution " +
+				"quota, 6,000 a second for Express, which the starter's first tries and the controllers' releases share) or the " +
+				"executions' state transitions. Nothing is lost: a throttled start stays in the DLQ or in its room and is tried " +
+				"again, but deliveries slow down. Lower Release.MaxRate, ReleaseWorkers or StarterMaxConcurrency, or raise the quota.",
+			metric: sumOf("Throttled attempt executions and StartExecution calls",
+				sms.redrive.MetricThrottled(nil), startExecutionThrottles()),
+			threshold: 1,
 			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 		},
 		{
 			id: "ReleaserFailedAlarm",
-			description: "A releaser (release state machine execution) ended without draining its room: stopped, timed out, or " +
-				"failed at its history limit after days of a failing release function. Nothing is lost: its lease expires, and the " +
-				"next canary, operator command (release), message entering the room or the room's watcher starts another.",
-			metric:    sumOf("Failed, timed-out and aborted releasers", sms.release.MetricFailed(nil), sms.release.MetricTimedOut(nil), sms.release.MetricAborted(nil)),
+			description: "A breaker's controller (release state machine execution) ended without draining its room: stopped, " +
+				"timed out, or failed at its history limit after days of a failing release function. Nothing is lost: its lease " +
+				"expires, and the next message entering the room, canary or operator command (release) starts another.",
+			metric:    sumOf("Failed, timed-out and aborted controllers", sms.release.MetricFailed(nil), sms.release.MetricTimedOut(nil), sms.release.MetricAborted(nil)),
 			threshold: 1,
 			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 		},
 		{
 			id: "ReleaseErrorsAlarm",
-			description: fmt.Sprintf("The release function failed %d or more times in 5 minutes: a releaser's tries keep failing "+
-				"(a table or Lambda outage, a bad setting), and it tries again every 5 minutes; its room waits meanwhile. See the "+
+			description: fmt.Sprintf("The release function failed %d or more times in 5 minutes: a controller's tries keep failing "+
+				"(a table or Lambda outage, a bad setting), and it tries again every minute; its room waits meanwhile. See the "+
 				"release function's logs.", releaseErrorsThreshold),
 			metric:    fns[releaseFn].fn.MetricErrors(&awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: fiveMinutes}),
 			threshold: releaseErrorsThreshold,
@@ -111,22 +120,21 @@ func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[stri
 		{
 			id: "RoomDepthAlarm",
 			description: fmt.Sprintf("A waiting room being released held %d or more messages in each of three 5-minute periods: the "+
-				"release is not keeping up (a slow or throttling target, RELEASE_MAX_RATE, the SendTaskSuccess quota). "+
+				"release is not keeping up (a slow or throttling target, RELEASE_MAX_RATE, RELEASE_WORKERS, the StartExecution quota). "+
 				"Messages wait safely; see the dashboard's release rate against the target's throttles.", s.Alarms.RoomDepth),
 			metric:    insightsMax(metricRoomDepth, fiveMinutes),
 			threshold: s.Alarms.RoomDepth,
 			periods:   3,
-			// The releaser reports the room only while it runs: no
-			// releaser, no room being released.
+			// The controller reports the room only while it runs: no
+			// controller, no room being released.
 			missing: awscloudwatch.TreatMissingData_NOT_BREACHING,
 		},
 		{
 			id: "OldestWaitingAlarm",
 			description: fmt.Sprintf("The oldest message in a waiting room being released has waited %v or more: the release "+
-				"does not reach it (a stuck or failing releaser, or a pace far below the backlog). Messages wait safely: "+
-				"the room's watcher comes back every RoomTimeout (%v) and starts a releaser, the others attempt again after "+
-				"RoomMaxWait (%v); see the release function's logs and the dashboard's release rate.",
-				s.Alarms.OldestWaiting, timeout, maxWait),
+				"does not reach it (a stuck or failing controller, or a pace far below the backlog). Messages wait safely, as "+
+				"documents in the table, for up to RoomTTL; see the release function's logs and the dashboard's release rate.",
+				s.Alarms.OldestWaiting),
 			metric:    insightsMax(metricOldestWaitingSeconds, minute),
 			threshold: int(s.Alarms.OldestWaiting.Std().Seconds()),
 			periods:   5,
@@ -135,7 +143,7 @@ func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[stri
 		{
 			id: "BreakerTrippedAlarm",
 			description: "A breaker tripped (CLOSED or HALF_OPEN to OPEN), any key: its target is failing. " +
-				"Messages wait in their executions; nothing is lost. See the dashboard's breaker state.",
+				"Its messages wait in its room; nothing is lost. See the dashboard's breaker state.",
 			metric:    insightsSum(metricTrips, minute),
 			threshold: 1,
 			missing:   awscloudwatch.TreatMissingData_NOT_BREACHING,
@@ -169,9 +177,9 @@ func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[stri
 		},
 		{
 			id: "ReleaserNotStartedAlarm",
-			description: "An Attempt could not start a waiting room's releaser when its breaker let messages through (the pace " +
-				"row's lease or StartExecution failed; see the attempt function's logs): the room waits for its watcher " +
-				"(ROOM_TIMEOUT) or, with none, for its messages' ROOM_MAX_WAIT. Start one at once with " +
+			description: "A breaker's controller could not be started when its room got messages or its breaker let messages " +
+				"through (the pace row's lease or StartExecution failed; see the starter's, waitroom's and attempt function's " +
+				"logs): the room waits until the next message entering it starts one. Start one at once with " +
 				"`redrive admin release --breaker KEY` (the admin state machine's release command).",
 			metric:    insightsSum(metricReleaserNotStarted, minute),
 			threshold: 1,
@@ -179,7 +187,7 @@ func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[stri
 		},
 		{
 			id: "StartThrottledAlarm",
-			description: "StartExecution was throttled in each of 5 minutes: the starter retries through the DLQ, but the " +
+			description: "The starter's StartExecution was throttled in each of 5 minutes: it retries through the DLQ, but the " +
 				"Step Functions StartExecution quota is too low for the rate; lower StarterMaxConcurrency or raise the quota.",
 			metric:    insightsSum(metricStartThrottled, minute),
 			threshold: 1,
@@ -256,7 +264,7 @@ func breakerNotClosed(key string) alarmSpec {
 	return alarmSpec{
 		id: breakerAlarmID(key),
 		description: fmt.Sprintf("Breaker %q is not closed (open, half-open or forced open): its target is failing or an "+
-			"operator forced it. Messages wait in their executions. Admin state machine: {\"command\": \"status\", \"breaker\": %q}.", key, key),
+			"operator forced it. Its messages wait in its room. Admin state machine: {\"command\": \"status\", \"breaker\": %q}.", key, key),
 		metric: awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
 			Expression:   jsii.String("IF(state >= 1 AND state <= 3, 1, 0)"),
 			UsingMetrics: &map[string]awscloudwatch.IMetric{"state": breakerMetric(metricBreakerState, key, "Minimum")},
@@ -308,6 +316,41 @@ func sumOf(label string, metrics ...awscloudwatch.IMetric) awscloudwatch.MathExp
 		Label:        &label,
 		Period:       fiveMinutes,
 	})
+}
+
+// startExecutionThrottles counts the account's throttled StartExecution
+// calls (Step Functions' API metric), of every state machine.
+func startExecutionThrottles() awscloudwatch.Metric {
+	return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+		Namespace:     jsii.String("AWS/States"),
+		MetricName:    jsii.String("ThrottledEvents"),
+		DimensionsMap: &map[string]*string{"APIName": jsii.String("StartExecution")},
+		Statistic:     jsii.String("Sum"),
+		Period:        fiveMinutes,
+	})
+}
+
+// failedExecutionMetrics are the attempt state machine's failed and
+// timed-out executions, and aborted ones when it is Standard (an Express
+// execution cannot be stopped).
+func failedExecutionMetrics(s Settings, sms *stateMachines) []awscloudwatch.IMetric {
+	out := []awscloudwatch.IMetric{sms.redrive.MetricFailed(nil), sms.redrive.MetricTimedOut(nil)}
+	if s.AttemptStateMachineType == AttemptStandard {
+		out = append(out, sms.redrive.MetricAborted(nil))
+	}
+	return out
+}
+
+// failedExecutionsDescription says what a failed attempt execution means
+// and where its message is.
+func failedExecutionsDescription(s Settings) string {
+	where := "Its message is in the execution's log (the attempt state machine's log group, with execution data): send its " +
+		"document's message back to the DLQ."
+	if s.AttemptStateMachineType == AttemptStandard {
+		where = "A failed execution keeps its message in its input and history: redrive it from the console."
+	}
+	return fmt.Sprintf("%d or more attempt executions failed or timed out in 5 minutes (every try ends delivered, in the room "+
+		"or parked, so a failure is the parking lot failing, or a bug). %s", s.Alarms.FailedExecutions, where)
 }
 
 // throttleMetrics are every function's throttles and the redrive and

@@ -65,12 +65,12 @@ func viewAlarm(t *testing.T, p map[string]any) alarmView {
 func TestAlarms(t *testing.T) {
 	// The fixtures' thresholds: set (existing), and the defaults (demo):
 	// DLQ ages of 15m and four times that, 5 attempt errors, 10,000
-	// messages, half the room's default timeout of 1h.
+	// messages, an hour's wait.
 	wantDLQAge := map[string]time.Duration{existingName: 10 * time.Minute, demoName: 15 * time.Minute}
 	wantDLQAgeCritical := map[string]time.Duration{existingName: 45 * time.Minute, demoName: time.Hour}
 	wantAttemptErrors := map[string]int{existingName: 3, demoName: 5}
 	wantRoomDepth := map[string]int{existingName: 500, demoName: 10000}
-	wantOldestWaiting := map[string]time.Duration{existingName: 20 * time.Minute, demoName: 30 * time.Minute}
+	wantOldestWaiting := map[string]time.Duration{existingName: 20 * time.Minute, demoName: time.Hour}
 	for _, fixture := range []string{existingName, demoName} {
 		s := synth(t, fixture)
 		notify := []string{alarmTopic(t, s)}
@@ -85,13 +85,18 @@ func TestAlarms(t *testing.T) {
 			return fmt.Sprintf("%s=AWS/States/%s{StateMachineArn=%s} Sum/300", id, metric, sm)
 		}
 		executions := func(metric, id string) string { return executionsOf(redrive, metric, id) }
-		throttles := []string{"FILL(m0, 0) + FILL(m1, 0) + FILL(m2, 0) + FILL(m3, 0) + FILL(m4, 0) + FILL(m5, 0) + FILL(m6, 0) + FILL(m7, 0) + FILL(m8, 0)"}
+		throttles := []string{"FILL(m0, 0) + FILL(m1, 0) + FILL(m2, 0) + FILL(m3, 0) + FILL(m4, 0) + FILL(m5, 0) + FILL(m6, 0) + FILL(m7, 0)"}
 		for i, spec := range functions {
 			throttles = append(throttles, fmt.Sprintf("m%d=AWS/Lambda/Throttles{FunctionName=%s} Sum/300", i, fn(spec.name)))
 		}
-		throttles = append(throttles, executions("ExecutionThrottled", "m7"), executionsOf(release, "ExecutionThrottled", "m8"))
+		throttles = append(throttles, executions("ExecutionThrottled", "m6"), executionsOf(release, "ExecutionThrottled", "m7"))
 		sort.Strings(throttles)
 
+		failed := map[string][]string{
+			existingName: {"FILL(m0, 0) + FILL(m1, 0) + FILL(m2, 0)",
+				executions("ExecutionsFailed", "m0"), executions("ExecutionsTimedOut", "m1"), executions("ExecutionsAborted", "m2")},
+			demoName: {"FILL(m0, 0) + FILL(m1, 0)", executions("ExecutionsFailed", "m0"), executions("ExecutionsTimedOut", "m1")},
+		}
 		dlqAge := []string{"AWS/SQS/ApproximateAgeOfOldestMessage{QueueName=" + dlqName + "} Maximum/60"}
 		want := map[string]alarmView{
 			"DeadLetterQueueAgeAlarm": {Watches: dlqAge, Threshold: wantDLQAge[fixture].Seconds(), Periods: 5, Missing: "notBreaching", Notifies: notify},
@@ -103,9 +108,14 @@ func TestAlarms(t *testing.T) {
 				Threshold: 1, Periods: 1, Missing: "notBreaching", Notifies: notify},
 			"AttemptErrorsAlarm": {Watches: []string{"AWS/Lambda/Errors{FunctionName=" + fn(attemptFn) + "} Sum/300"},
 				Threshold: float64(wantAttemptErrors[fixture]), Periods: 3, Missing: "notBreaching", Notifies: notify},
-			"FailedExecutionsAlarm": {Watches: []string{
-				"FILL(m0, 0) + FILL(m1, 0) + FILL(m2, 0)",
-				executions("ExecutionsFailed", "m0"), executions("ExecutionsTimedOut", "m1"), executions("ExecutionsAborted", "m2"),
+			// Aborted only when the attempt state machine is Standard (the
+			// existing fixture's): an Express execution cannot be stopped.
+			"FailedExecutionsAlarm": {Watches: failed[fixture], Threshold: 1, Periods: 1, Missing: "notBreaching", Notifies: notify},
+			// The attempt state machine's throttled transitions and the
+			// account's throttled StartExecution calls.
+			"AttemptStartsThrottledAlarm": {Watches: []string{
+				"FILL(m0, 0) + FILL(m1, 0)", executions("ExecutionThrottled", "m0"),
+				"m1=AWS/States/ThrottledEvents{APIName=StartExecution} Sum/300",
 			}, Threshold: 1, Periods: 1, Missing: "notBreaching", Notifies: notify},
 			"ReleaserFailedAlarm": {Watches: []string{
 				"FILL(m0, 0) + FILL(m1, 0) + FILL(m2, 0)", executionsOf(release, "ExecutionsFailed", "m0"),
@@ -275,8 +285,9 @@ func TestDashboard(t *testing.T) {
 		{"Messages per minute (all keys)", "SUM(" + search("Parked", "Sum") + ")"},
 		{"Delivered per minute by key", search("Delivered", "Sum")},
 		{"Transient failures per minute by key", search("Transient", "Sum")},
-		{"Redrive executions per minute", "ExecutionsStarted"},
-		{"Executions running (account-wide open executions)", "OpenExecutionCount"},
+		{"Attempt executions per minute (one per delivery try)", "ExecutionsStarted"},
+		{"Attempt executions per minute (one per delivery try)", "ExecutionThrottled"},
+		{"Executions running (account-wide open Standard executions)", "OpenExecutionCount"},
 		{"Dead-letter queue", "ApproximateNumberOfMessagesVisible"},
 		{"Parking lot", "ApproximateNumberOfMessagesVisible"},
 		{"Parking lot", "NumberOfMessagesSent"},

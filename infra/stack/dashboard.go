@@ -44,8 +44,8 @@ func newDashboard(scope constructs.Construct, st *storage, fns map[string]*funct
 		graph("Delivered per minute by key", thirdWidth, []awscloudwatch.IMetric{perBreaker(metricDelivered, "Sum")}, nil, nil),
 		graph("Transient failures per minute by key", thirdWidth, []awscloudwatch.IMetric{perBreaker(metricTransient, "Sum")}, nil, nil),
 	}
-	// The releasers write the room's gauges while they run: no line, no
-	// room being released.
+	// The controllers write the room's gauges while they run: no line,
+	// no room being released.
 	room := []awscloudwatch.IWidget{
 		graph("Waiting room depth by key (while released)", thirdWidth, []awscloudwatch.IMetric{perBreaker(metricRoomDepth, "Maximum")}, nil, nil),
 		graph("Oldest waiting message by key (seconds)", thirdWidth,
@@ -60,12 +60,15 @@ func newDashboard(scope constructs.Construct, st *storage, fns map[string]*funct
 		}, nil, nil),
 	}
 	executions := []awscloudwatch.IWidget{
-		graph("Redrive executions per minute", halfWidth, []awscloudwatch.IMetric{
+		graph("Attempt executions per minute (one per delivery try)", halfWidth, []awscloudwatch.IMetric{
 			sms.redrive.MetricStarted(sum("Started")), sms.redrive.MetricSucceeded(sum("Succeeded")),
 			sms.redrive.MetricFailed(sum("Failed")), sms.redrive.MetricTimedOut(sum("Timed out")),
-			sms.redrive.MetricAborted(sum("Aborted")),
+			sms.redrive.MetricAborted(sum("Aborted")), sms.redrive.MetricThrottled(sum("Throttled")),
 		}, nil, nil),
-		graph("Executions running (account-wide open executions)", halfWidth, []awscloudwatch.IMetric{
+		// Standard executions only (the controllers, admin commands, and
+		// the attempts when STANDARD): Express executions are not open
+		// executions.
+		graph("Executions running (account-wide open Standard executions)", halfWidth, []awscloudwatch.IMetric{
 			awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
 				Namespace: jsii.String("AWS/States"), MetricName: jsii.String("OpenExecutionCount"),
 				Statistic: jsii.String("Maximum"), Period: minute, Label: jsii.String("Open executions"),

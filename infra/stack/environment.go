@@ -27,7 +27,6 @@ const (
 	envMaxAttempts         = "MAX_ATTEMPTS"
 	envBackoffBase         = "BACKOFF_BASE"
 	envBackoffMax          = "BACKOFF_MAX"
-	envMaxCycles           = "MAX_CYCLES"
 	envDeliveryLease       = "DELIVERY_LEASE"
 	envUnknownOutcome      = "UNKNOWN_OUTCOME"
 	envTableRetryBudget    = "TABLE_RETRY_BUDGET"
@@ -35,8 +34,8 @@ const (
 	// The waiting room's (wire.RoomConfigFromEnv, pace.PolicyFromEnv,
 	// target.FromEnv).
 	envReleaseStateMachineArn = "RELEASE_STATE_MACHINE_ARN"
-	envRoomTimeout            = "ROOM_TIMEOUT"
-	envRoomMaxWait            = "ROOM_MAX_WAIT"
+	envRoomTTL                = "ROOM_TTL"
+	envReleaseWorkers         = "RELEASE_WORKERS"
 	envReleaseStartRate       = "RELEASE_START_RATE"
 	envReleaseMaxRate         = "RELEASE_MAX_RATE"
 	envReleaseBackoff         = "RELEASE_BACKOFF"
@@ -48,11 +47,14 @@ const (
 // refs are the deployed resources' names and addresses the environment
 // carries; in a stack they are CloudFormation tokens.
 type refs struct {
-	tableName       string
-	stateMachineArn string // the redrive state machine
+	tableName string
+	// stateMachineArn is the attempt (redrive) state machine's: a
+	// reference to it in the starter's environment, built from its name
+	// in the release function's (see stateMachineArnOf).
+	stateMachineArn string
 	// releaseStateMachineArn is the release state machine's: a reference
 	// to it, except in the release function's own environment, where it
-	// is built from the machine's name (see releaseStateMachineArn).
+	// is built from the machine's name (see stateMachineArnOf).
 	releaseStateMachineArn string
 	parkingLotURL          string
 	dlqURL                 string // the DLQ, where the admin's replay sends
@@ -61,25 +63,23 @@ type refs struct {
 }
 
 // environment is the variables function name gets: the common ones
-// (table, the policy variables that are set) and its own. The
-// continuer needs no state machine ARN: it derives it from the executionArn
-// in its payload, which also avoids a function -> state machine -> function
-// reference cycle.
+// (table, the policy variables that are set) and its own. Park needs no
+// state machine ARN, and the release function gets both of its from the
+// state machines' names (a reference would close a cycle: see
+// NewRedriveStack).
 func environment(name string, s Settings, r refs) map[string]string {
 	env := map[string]string{envTableName: r.tableName}
 	maps.Copy(env, s.Policy)
 	switch name {
-	case attemptFn, waitroomFn, releaseFn, adminFn:
+	case starterFn, attemptFn, waitroomFn, releaseFn, adminFn:
 		// Every function that enters, releases or launches the room reads
-		// the room's settings (wire.RoomFromEnv): the same values, so
-		// the room's TTL and the releasers' leases agree.
+		// the room's settings (wire.RoomConfigFromEnv; the starter's own
+		// Config): the same values, so the room's TTL and the
+		// controllers' leases agree. The starter also paces fresh
+		// arrivals (RELEASE_*) on the pace rows.
 		env[envReleaseStateMachineArn] = r.releaseStateMachineArn
-		setIf(env, envRoomTimeout, duration(s.RoomTimeout))
-		setIf(env, envRoomMaxWait, duration(s.RoomMaxWait))
-		setPace(env, s.Release)
-	case starterFn:
-		// The starter paces fresh arrivals (RELEASE_START_RATE and the
-		// releasers' rate) on the pace rows in TABLE_NAME.
+		setIf(env, envRoomTTL, duration(s.RoomTTL))
+		setIf(env, envReleaseWorkers, nonZero(s.ReleaseWorkers))
 		setPace(env, s.Release)
 	}
 	switch name {
@@ -92,6 +92,9 @@ func environment(name string, s Settings, r refs) map[string]string {
 		setIf(env, envKeyAttribute, s.BreakerKey.Attribute)
 		setIf(env, envKeyPointer, s.BreakerKey.Pointer)
 		env[envKeyDefault] = s.BreakerKey.Default
+	case releaseFn:
+		// The attempt state machine it starts released messages on.
+		env[envStateMachineArn] = r.stateMachineArn
 	case attemptFn:
 		env[envTargetKind] = s.Target.Kind
 		if s.Target.Kind == TargetLambda {
@@ -103,7 +106,6 @@ func environment(name string, s Settings, r refs) map[string]string {
 		setIf(env, envPoisonErrorTypes, strings.Join(s.PoisonErrorTypes, ","))
 		setIf(env, envThrottleErrorTypes, strings.Join(s.ThrottleErrorTypes, ","))
 		setIf(env, envMaxAttempts, nonZero(s.MaxAttempts))
-		setIf(env, envMaxCycles, nonZero(s.MaxCycles))
 		setIf(env, envBackoffBase, duration(s.BackoffBase))
 		setIf(env, envBackoffMax, duration(s.BackoffMax))
 		env[envDeliveryLease] = s.DeliveryLease.String()

@@ -11,7 +11,6 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/redrive/redrive/attempt"
 	"github.com/redrive/redrive/room/pace"
 	"github.com/redrive/redrive/room/release"
 )
@@ -19,13 +18,12 @@ import (
 // The functions, by their directory under BuildDir (`make build` writes
 // build/<name>/bootstrap).
 const (
-	starterFn   = "starter"
-	attemptFn   = "attempt"
-	parkFn      = "park"
-	continuerFn = "continuer"
-	adminFn     = "admin"
-	waitroomFn  = "waitroom"
-	releaseFn   = "release"
+	starterFn  = "starter"
+	attemptFn  = "attempt"
+	parkFn     = "park"
+	adminFn    = "admin"
+	waitroomFn = "waitroom"
+	releaseFn  = "release"
 )
 
 // functionSpec is what differs between the functions.
@@ -53,17 +51,17 @@ const releaseMargin = 30 * time.Second
 
 // functions lists every function the stack deploys.
 var functions = []functionSpec{
-	{starterFn, "Starter", "Redrive: starts one redrive execution per dead-lettered message", 256, fixedTimeout},
+	{starterFn, "Starter", "Redrive: starts one attempt execution per dead-lettered message, or puts it straight into its breaker's waiting room", 256, fixedTimeout},
 	{attemptFn, "Attempt", "Redrive: admits by the breaker, delivers to the target, records the outcome", 256,
 		func(s Settings) time.Duration { return s.AttemptTimeout.Std() }},
 	{parkFn, "Park", "Redrive: sends a message to the parking lot with its lineage and failure history", 128, fixedTimeout},
-	{continuerFn, "Continuer", "Redrive: continues a long-running redrive as a new execution", 128, fixedTimeout},
 	{adminFn, "Admin", "Redrive: runs an operator's command on a breaker (status, reset, open, close, release), on the routing rules, or a replay of the parking lot", 128,
 		func(Settings) time.Duration { return adminTimeout }},
-	{waitroomFn, "WaitingRoom", "Redrive: keeps a turned-away message's task token in its breaker's waiting room", 128, fixedTimeout},
-	// The releaser sends up to RELEASE_MAX_RATE SendTaskSuccess calls a
-	// second: more memory is more CPU for them.
-	{releaseFn, "Release", "Redrive: releases a breaker's waiting room, oldest first, at the pace the target takes", 256, releaseTimeout},
+	{waitroomFn, "WaitingRoom", "Redrive: keeps a turned-away message's document in its breaker's waiting room", 128, fixedTimeout},
+	// The controller's tick starts up to RELEASE_MAX_RATE Express
+	// executions a second, RELEASE_WORKERS at once: more memory is more
+	// CPU for them.
+	{releaseFn, "Release", "Redrive: a breaker's controller: releases its waiting room in line, at the pace the target takes, as new attempt executions", 256, releaseTimeout},
 }
 
 // fixedTimeout is taskTimeout, whatever the settings.
@@ -75,14 +73,6 @@ func fixedTimeout(Settings) time.Duration { return taskTimeout }
 func releaseTimeout(s Settings) time.Duration {
 	tick := pace.Policy{Tick: s.Release.Tick.Std()}.WithDefaults().Tick
 	return (release.TicksPerInvocation*tick + releaseMargin + time.Second - 1).Truncate(time.Second)
-}
-
-// roomWaits are how long the room's watcher and every other message wait
-// in the room at most: ROOM_TIMEOUT and ROOM_MAX_WAIT, or the tasks'
-// defaults.
-func roomWaits(s Settings) (timeout, maxWait time.Duration) {
-	c := attempt.Config{RoomTimeout: s.RoomTimeout.Std(), RoomMaxWait: s.RoomMaxWait.Std()}.WithDefaults()
-	return c.RoomTimeout, c.RoomMaxWait
 }
 
 // function is one deployed function and the role it runs as.

@@ -2,6 +2,8 @@ package stack
 
 import (
 	"slices"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -75,7 +77,6 @@ var wildcardResourceActions = []string{
 	"logs:CreateLogDelivery", "logs:GetLogDelivery", "logs:UpdateLogDelivery", "logs:DeleteLogDelivery",
 	"logs:ListLogDeliveries", "logs:PutResourcePolicy", "logs:DescribeResourcePolicies", "logs:DescribeLogGroups",
 	"xray:PutTraceSegments", "xray:PutTelemetryRecords", "xray:GetSamplingRules", "xray:GetSamplingTargets",
-	"states:SendTaskSuccess",
 }
 
 func TestWildcardResourcesOnlyWhereIAMHasNoResource(t *testing.T) {
@@ -94,37 +95,16 @@ func TestWildcardResourcesOnlyWhereIAMHasNoResource(t *testing.T) {
 	}
 }
 
-// TestSendTaskSuccessStandsAlone: resuming a task token needs "*" (IAM has
-// no resource for it), so its one statement is the whole of its own
-// policy, attached to the three roles that release waiting messages, with a
-// cdk-nag suppression on that policy only, saying why. No statement
-// anywhere else names a SendTask action, and none grants SendTaskFailure
-// or SendTaskHeartbeat, which nothing calls.
-func TestSendTaskSuccessStandsAlone(t *testing.T) {
+// TestNoTaskTokens: nothing waits on a task token any more, so no
+// statement anywhere names a SendTask action.
+func TestNoTaskTokens(t *testing.T) {
 	for _, fixture := range []string{existingName, demoName} {
 		t.Run(fixture, func(t *testing.T) {
 			s := synth(t, fixture)
-			id := s.id(t, "AWS::IAM::Policy", "ResumeWaitingExecutions")
-			p := s.resources[id]
-			assert.JSONEq(t, `[{"Action":"states:SendTaskSuccess","Effect":"Allow","Resource":"*"}]`,
-				render(statementsOf(p.Properties["PolicyDocument"])), "one statement, one action")
-			assert.ElementsMatch(t, []string{
-				"{" + s.id(t, "AWS::IAM::Role", "ReleaseRole") + "}", "{" + s.id(t, "AWS::IAM::Role", "AttemptRole") + "}",
-				"{" + s.id(t, "AWS::IAM::Role", "AdminRole") + "}",
-			}, renderAll(p.Properties["Roles"]))
-
-			assert.Equal(t, []any{map[string]any{
-				"id": "AwsSolutions-IAM5", "reason": sendTaskSuccessReason, "applies_to": []any{"Resource::*"},
-			}}, p.Metadata["cdk_nag"].(map[string]any)["rules_to_suppress"], "suppressed for Resource::* on this policy only, with its reason")
-			assert.Contains(t, sendTaskSuccessReason, "no resource")
-
 			for rid, r := range s.resources {
 				for _, st := range allStatements(r.Properties) {
 					for _, action := range renderAll(st["Action"]) {
-						if rid != id {
-							assert.NotContains(t, action, "states:SendTask", "%s: %s", rid, render(st))
-						}
-						assert.NotContains(t, []string{"states:SendTaskFailure", "states:SendTaskHeartbeat"}, action, rid)
+						assert.NotContains(t, action, "states:SendTask", "%s: %s", rid, render(st))
 					}
 				}
 			}
@@ -160,49 +140,53 @@ func TestLeastPrivilege(t *testing.T) {
 		lot := arn("AWS::SQS::Queue", "ParkingLot")
 		redrive := ref("AWS::StepFunctions::StateMachine", "RedriveStateMachine")
 		release := ref("AWS::StepFunctions::StateMachine", "ReleaseStateMachine")
-		releaseByName := "arn:{AWS::Partition}:states:{AWS::Region}:{AWS::AccountId}:stateMachine:Redrive-Release"
+		byName := func(name string) string {
+			return "arn:{AWS::Partition}:states:{AWS::Region}:{AWS::AccountId}:stateMachine:" + name
+		}
 		dlq, source := dlqArn, sourceArn
 		if fixture == demoName {
 			dlq, source = arn("AWS::SQS::Queue", "DeadLetterQueue"), arn("AWS::SQS::Queue", "SourceQueue")
 		} else {
-			releaseByName = "arn:{AWS::Partition}:states:eu-west-1:123456789012:stateMachine:Redrive-Release"
+			byName = func(name string) string {
+				return "arn:{AWS::Partition}:states:eu-west-1:123456789012:stateMachine:" + name
+			}
 		}
 		var xray []string
 		if s.settings.Tracing {
 			xray = on("*", "xray:PutTraceSegments", "xray:PutTelemetryRecords")
 		}
-		resume := on("*", "states:SendTaskSuccess")
 
-		// The parking lot's index items (TestIndexGrants checks the
-		// condition that keeps it to them).
+		// The table's items by partition key (TestKeyScopedGrants checks
+		// the conditions that keep the starter's and the waiting room's
+		// grants to them): the parking lot's index, the routing rules,
+		// breaker rows, pace rows and room items.
 		index := on(table, "dynamodb:PutItem")
-		// The starter's read of the routing rules (TestIndexGrants checks
-		// its condition too).
 		rulesRead := on(table, "dynamodb:GetItem")
 		want := map[string][]string{
 			"Starter": join(logs("Starter"), xray,
 				on(dlq, "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"),
-				on(redrive, "states:StartExecution"), on(lot, "sqs:SendMessage"), index, rulesRead),
-			"Attempt": join(logs("Attempt"), xray, resume,
-				on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem", "dynamodb:DeleteItem"),
-				on(roomIndex, "dynamodb:Query"), on(release, "states:StartExecution")),
-			"Park":      join(logs("Park"), xray, on(lot, "sqs:SendMessage"), index),
-			"Continuer": join(logs("Continuer"), xray, on(redrive, "states:StartExecution")),
-			"Admin": join(logs("Admin"), xray, resume, on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem", "dynamodb:DeleteItem"),
-				on(roomIndex, "dynamodb:Query"), on(release, "states:StartExecution"),
+				on(redrive, "states:StartExecution"), on(release, "states:StartExecution"), on(lot, "sqs:SendMessage"), index, rulesRead,
+				on(table, "dynamodb:GetItem"), on(table, "dynamodb:GetItem", "dynamodb:UpdateItem"), on(table, "dynamodb:PutItem")),
+			"Attempt": join(logs("Attempt"), xray,
+				on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem"), on(release, "states:StartExecution")),
+			"Park": join(logs("Park"), xray, on(lot, "sqs:SendMessage"), index),
+			"Admin": join(logs("Admin"), xray, on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem", "dynamodb:DeleteItem"),
+				on(release, "states:StartExecution"),
 				on(lot, "sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage"), on(dlq, "sqs:SendMessage")),
-			"WaitingRoom": join(logs("WaitingRoom"), xray, on(table, "dynamodb:GetItem", "dynamodb:PutItem"), on(release, "states:StartExecution")),
-			"Release": join(logs("Release"), xray, resume,
-				on(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"),
-				on(roomIndex, "dynamodb:Query"), on(releaseByName, "states:StartExecution")),
+			"WaitingRoom": join(logs("WaitingRoom"), xray, on(table, "dynamodb:PutItem"), on(table, "dynamodb:GetItem", "dynamodb:UpdateItem"),
+				on(release, "states:StartExecution")),
+			"Release": join(logs("Release"), xray,
+				on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"), on(roomIndex, "dynamodb:Query"),
+				on(byName("Redrive-Redrive"), "states:StartExecution"), on(byName("Redrive-Release"), "states:StartExecution")),
 		}
 		switch fixture {
 		case existingName:
-			want["Starter"] = join(want["Starter"], on(dlqKeyArn, "kms:Decrypt"), on(table, "dynamodb:UpdateItem"))
+			want["Starter"] = join(want["Starter"], on(dlqKeyArn, "kms:Decrypt"))
 			want["Admin"] = join(want["Admin"], on(dlqKeyArn, "kms:GenerateDataKey", "kms:Decrypt"))
 			want["Attempt"] = join(want["Attempt"], on(consumerArn, "lambda:InvokeFunction"))
 		case demoName:
-			want["Starter"] = join(want["Starter"], on(table, "dynamodb:GetItem", "dynamodb:UpdateItem"))
+			// It records returns on the breaker rows.
+			want["Starter"] = join(want["Starter"], on(table, "dynamodb:UpdateItem"))
 			want["Attempt"] = join(want["Attempt"], on(source, "sqs:SendMessage"))
 		}
 		invoke := func(names ...string) []string {
@@ -218,7 +202,7 @@ func TestLeastPrivilege(t *testing.T) {
 		if s.settings.Tracing {
 			smXray = on("*", wildcardResourceActions[8:12]...)
 		}
-		want["RedriveStateMachine"] = join(delivery, smXray, invoke(attemptFn, continuerFn, parkFn, waitroomFn))
+		want["RedriveStateMachine"] = join(delivery, smXray, invoke(attemptFn, parkFn, waitroomFn))
 		want["AdminStateMachine"] = join(delivery, smXray, invoke(adminFn))
 		want["ReleaseStateMachine"] = join(delivery, smXray, invoke(releaseFn))
 
@@ -247,24 +231,22 @@ func join(lists ...[]string) []string {
 	return out
 }
 
-// TestIndexGrants: the starter and the park function, which park, may
-// PutItem in the table only the parking lot's index items: the one
-// statement that grants it to each has a dynamodb:LeadingKeys condition on
-// their partition key's prefix, and no other of their statements grants
-// PutItem.
+// TestIndexGrants: the park function may PutItem in the table only the
+// parking lot's index items: the one statement that grants it has a
+// dynamodb:LeadingKeys condition on their partition key's prefix, and no
+// other of its statements grants PutItem. (The starter's are
+// TestKeyScopedGrants'.)
 func TestIndexGrants(t *testing.T) {
 	for _, fixture := range []string{existingName, demoName} {
 		s := synth(t, fixture)
 		table := "{" + s.id(t, "AWS::DynamoDB::Table", "Table") + ".Arn}"
-		for _, role := range []string{"StarterRole", "ParkRole"} {
-			t.Run(fixture+"/"+role, func(t *testing.T) {
-				puts := s.granting(t, role, "dynamodb:PutItem")
-				require.Len(t, puts, 1, "one statement grants PutItem")
-				assert.Equal(t, []string{"dynamodb:PutItem"}, renderAll(puts[0]["Action"]), "and nothing else")
-				assert.Equal(t, []string{table}, renderAll(puts[0]["Resource"]))
-				assert.JSONEq(t, `{"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["parked#*"]}}`, render(puts[0]["Condition"]))
-			})
-		}
+		t.Run(fixture, func(t *testing.T) {
+			puts := s.granting(t, "ParkRole", "dynamodb:PutItem")
+			require.Len(t, puts, 1, "one statement grants PutItem")
+			assert.Equal(t, []string{"dynamodb:PutItem"}, renderAll(puts[0]["Action"]), "and nothing else")
+			assert.Equal(t, []string{table}, renderAll(puts[0]["Resource"]))
+			assert.JSONEq(t, `{"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["parked#*"]}}`, render(puts[0]["Condition"]))
+		})
 	}
 }
 
@@ -287,12 +269,66 @@ func (s *synthesized) granting(t *testing.T, role, action string) []map[string]a
 	return out
 }
 
-// With the lambda target, the starter reads the routing rules item and no
-// other (with the sqs target it reads breaker rows too, to record returns).
-func TestTheStarterReadsOnlyTheRulesItem(t *testing.T) {
-	s := synth(t, existingName)
-	gets := s.granting(t, "StarterRole", "dynamodb:GetItem")
-	require.Len(t, gets, 1, "one statement grants GetItem")
-	assert.Equal(t, []string{"dynamodb:GetItem"}, renderAll(gets[0]["Action"]), "and nothing else")
-	assert.JSONEq(t, `{"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["rules"]}}`, render(gets[0]["Condition"]))
+// tableGrants lists role's statements on the table as "actions by leading
+// key" lines, sorted: "dynamodb:GetItem,dynamodb:UpdateItem on pace#*", or
+// "... on any item" without a condition.
+func (s *synthesized) tableGrants(t *testing.T, role string) []string {
+	t.Helper()
+	table := "{" + s.id(t, "AWS::DynamoDB::Table", "Table") + ".Arn}"
+	roleID := "{" + s.id(t, "AWS::IAM::Role", role) + "}"
+	var out []string
+	for _, pid := range s.ofType("AWS::IAM::Policy") {
+		p := s.resources[pid].Properties
+		if !slices.Contains(renderAll(p["Roles"]), roleID) {
+			continue
+		}
+		for _, st := range statements(p["PolicyDocument"]) {
+			if !slices.Contains(renderAll(st["Resource"]), table) {
+				continue
+			}
+			require.Equal(t, []string{table}, renderAll(st["Resource"]), "the table alone: %s", render(st))
+			keys := "any item"
+			if cond, ok := st["Condition"]; ok {
+				c, _ := cond.(map[string]any)
+				like, _ := c["ForAllValues:StringLike"].(map[string]any)
+				require.Len(t, c, 1, "one condition: %s", render(cond))
+				keys = strings.Join(renderAll(like["dynamodb:LeadingKeys"]), ",")
+			}
+			out = append(out, strings.Join(renderAll(st["Action"]), ",")+" on "+keys)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestKeyScopedGrants: the starter and the waiting room may touch only
+// the items they use, each grant held to its items' partition keys by a
+// dynamodb:LeadingKeys condition: the starter reads the routing rules and
+// the breakers' rows (and, with the sqs target, records returns on them),
+// counts arrivals and takes controllers' leases on the pace rows, enters
+// the room and indexes what it parks; the waiting room enters the room
+// and takes leases, and reads no breaker row.
+func TestKeyScopedGrants(t *testing.T) {
+	starter := []string{
+		"dynamodb:GetItem on rules",
+		"dynamodb:GetItem,dynamodb:UpdateItem on pace#*",
+		"dynamodb:PutItem on parked#*",
+		"dynamodb:PutItem on room#*",
+	}
+	tests := []struct {
+		fixture, role string
+		want          []string
+	}{
+		{existingName, "StarterRole", append([]string{"dynamodb:GetItem on breaker#*"}, starter...)},
+		{demoName, "StarterRole", append([]string{"dynamodb:GetItem,dynamodb:UpdateItem on breaker#*"}, starter...)},
+		{existingName, "WaitingRoomRole", []string{"dynamodb:GetItem,dynamodb:UpdateItem on pace#*", "dynamodb:PutItem on room#*"}},
+		{demoName, "WaitingRoomRole", []string{"dynamodb:GetItem,dynamodb:UpdateItem on pace#*", "dynamodb:PutItem on room#*"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture+"/"+tt.role, func(t *testing.T) {
+			want := slices.Clone(tt.want)
+			sort.Strings(want)
+			assert.Equal(t, want, synth(t, tt.fixture).tableGrants(t, tt.role))
+		})
+	}
 }

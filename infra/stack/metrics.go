@@ -34,10 +34,10 @@ const (
 	// outcomes the Attempt knew but could not store.
 	metricTableUnavailable   = "TableUnavailable"
 	metricUnrecordedOutcomes = "UnrecordedOutcomes"
-	// metricReleaserNotStarted counts releasers an Attempt could not
-	// start.
+	// metricReleaserNotStarted counts breakers' controllers the starter,
+	// the waiting room or an Attempt could not start.
 	metricReleaserNotStarted = "ReleaserNotStarted"
-	// The waiting room's gauges, written by its releaser while it runs:
+	// The waiting room's gauges, written by its controller while it runs:
 	// RoomDepth about once a minute, the others every tick.
 	metricRoomDepth            = "RoomDepth"
 	metricOldestWaitingSeconds = "OldestWaitingSeconds"

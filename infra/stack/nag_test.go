@@ -28,7 +28,6 @@ func TestSuppressions(t *testing.T) {
 	stateMachines := []string{
 		redriveRole + "[Resource::*]",
 		redriveRole + "[Resource::<Attempt.Arn>:*]",
-		redriveRole + "[Resource::<Continuer.Arn>:*]",
 		redriveRole + "[Resource::<Park.Arn>:*]",
 		redriveRole + "[Resource::<WaitingRoom.Arn>:*]",
 		adminRole + "[Resource::*]",
@@ -37,8 +36,6 @@ func TestSuppressions(t *testing.T) {
 		releaseRole + "[Resource::<Release.Arn>:*]",
 		"/Redrive/RedriveStateMachine/Resource: AwsSolutions-SF1",
 		"/Redrive/ReleaseStateMachine/Resource: AwsSolutions-SF1",
-		// SendTaskSuccess on "*", in its own policy (TestSendTaskSuccessStandsAlone).
-		"/Redrive/ResumeWaitingExecutions/Resource: AwsSolutions-IAM5[Resource::*]",
 	}
 	tests := []struct {
 		fixture string
@@ -49,7 +46,6 @@ func TestSuppressions(t *testing.T) {
 			"/Redrive/StarterRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
 			"/Redrive/AttemptRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
 			"/Redrive/ParkRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
-			"/Redrive/ContinuerRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
 			"/Redrive/AdminRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
 			"/Redrive/WaitingRoomRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
 			"/Redrive/ReleaseRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",

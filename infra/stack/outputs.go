@@ -15,11 +15,11 @@ func newOutputs(scope constructs.Construct, st *storage, sms *stateMachines, das
 	region := *awscdk.Aws_REGION()
 	console := "https://" + region + ".console.aws.amazon.com/states/home?region=" + region + "#/statemachines/view/"
 	outputs := []struct{ id, description, value string }{
-		{"RedriveStateMachineArn", "The redrive state machine: one execution per dead-lettered message", *sms.redrive.StateMachineArn()},
-		{"ReleaseStateMachineArn", "The release state machine: one execution per breaker key releases its waiting room", *sms.release.StateMachineArn()},
+		{"RedriveStateMachineArn", "The redrive (attempt) state machine: one execution per delivery try of a message", *sms.redrive.StateMachineArn()},
+		{"ReleaseStateMachineArn", "The release state machine: one execution per breaker key (its controller) releases its waiting room", *sms.release.StateMachineArn()},
 		{"AdminStateMachineArn", "The admin state machine: start an execution with {\"command\": ..., \"breaker\": ...}", *sms.admin.StateMachineArn()},
 		{"AdminConsoleUrl", "Start admin commands here (Start execution)", console + *sms.admin.StateMachineArn()},
-		{"TableName", "Breaker rows, delivery records and the parking lot's index (redrive parked --table)", *st.table.TableName()},
+		{"TableName", "Breaker rows, delivery records, the waiting rooms and the parking lot's index (redrive parked --table)", *st.table.TableName()},
 		{"ParkingLotQueueName", "Parked messages, with lineage and failure history", *st.parkingLot.QueueName()},
 		{"ParkingLotQueueUrl", "Parked messages' queue URL", *st.parkingLot.QueueUrl()},
 		{"ParkingLotQueueArn", "Set as the DLQ's own dead-letter queue, so nothing expires there", *st.parkingLot.QueueArn()},

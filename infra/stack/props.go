@@ -56,10 +56,6 @@ type Settings struct {
 	// BackoffMax caps the per-message exponential backoff (BACKOFF_MAX).
 	// Default: the attempt task's.
 	BackoffMax Duration `json:"backoffMax,omitempty"`
-	// MaxCycles is how many Attempt cycles an execution runs before it
-	// continues as a new one (MAX_CYCLES), keeping far below the 25,000
-	// history events limit. Default: the attempt task's.
-	MaxCycles int `json:"maxCycles,omitempty"`
 	// PoisonErrorTypes are the consumer error types that mean the message
 	// itself is bad: parked at once, never counted against the breaker
 	// (POISON_ERROR_TYPES).
@@ -90,17 +86,21 @@ type Settings struct {
 	// Default: the attempt task's (6h).
 	TableRetryBudget Duration `json:"tableRetryBudget,omitempty"`
 
-	// RoomTimeout bounds the stay of each room's watcher, one message at
-	// a time that attempts again after it, so that a room whose releases
-	// stopped while its watcher waits is released again within that
-	// (ROOM_TIMEOUT). Default:
-	// the tasks' (1h); 1m to 8760h.
-	RoomTimeout Duration `json:"roomTimeout,omitempty"`
-	// RoomMaxWait bounds the stay of every other message in the room
-	// (ROOM_MAX_WAIT). Room items expire (TTL) twice that after they
-	// entered. Default: the tasks' (the larger of 6h and RoomTimeout);
-	// RoomTimeout to 8760h.
-	RoomMaxWait Duration `json:"roomMaxWait,omitempty"`
+	// AttemptStateMachineType is the type of the attempt (redrive) state
+	// machine, one execution per delivery try: "EXPRESS" (cheap, at most
+	// five minutes, logged to its log group, see ExecutionLogLevel) or
+	// "STANDARD" (billed per transition; each execution's history kept 90
+	// days). Default EXPRESS. The release and admin state machines are
+	// Standard whatever it says.
+	AttemptStateMachineType string `json:"attemptStateMachineType,omitempty"`
+	// RoomTTL is how long a message may wait in its breaker's room before
+	// DynamoDB's TTL removes its entry (ROOM_TTL). Default: the tasks'
+	// (14 days, as long as SQS keeps a message); at least 1h.
+	RoomTTL Duration `json:"roomTtl,omitempty"`
+	// ReleaseWorkers is how many releases (claim, Express start, delete)
+	// one breaker's controller runs at once (RELEASE_WORKERS). Default: the
+	// tasks' (16, about 500 messages a second per controller); 1 to 256.
+	ReleaseWorkers int `json:"releaseWorkers,omitempty"`
 	// Release is the waiting room's release pace (RELEASE_*). Default: the
 	// tasks' (package room/pace).
 	Release ReleasePace `json:"release"`
@@ -127,10 +127,13 @@ type Settings struct {
 	// from AWS_LAMBDA_LOG_LEVEL). Default INFO. Nothing stricter: the
 	// embedded-metric lines count as INFO and would be dropped.
 	LogLevel string `json:"logLevel,omitempty"`
-	// ExecutionLogLevel is the redrive state machine's CloudWatch Logs
-	// level: ALL, ERROR, FATAL or OFF. Default ERROR: ALL logs every
-	// message body on every transition (cost and data exposure), and the
-	// execution history already shows each step for 90 days.
+	// ExecutionLogLevel is the attempt and release state machines'
+	// CloudWatch Logs level: ALL, ERROR, FATAL or OFF. Default ERROR: ALL
+	// logs every message body on every transition (cost and data
+	// exposure). An Express attempt state machine logs with execution data
+	// (a failed execution's log keeps its message: Express keeps no
+	// history), so it may not be OFF; a Standard one without (its history
+	// shows each step for 90 days).
 	ExecutionLogLevel string `json:"executionLogLevel,omitempty"`
 	// Tracing turns on X-Ray for the functions and state machines.
 	Tracing bool `json:"tracing,omitempty"`
@@ -146,10 +149,10 @@ type ReleasePace struct {
 	// StartRate is the release rate, messages per second, a releaser
 	// starts from (RELEASE_START_RATE). Default 10.
 	StartRate float64 `json:"startRate,omitempty"`
-	// MaxRate caps one releaser's rate, i.e. its SendTaskSuccess calls per
-	// second (RELEASE_MAX_RATE). Default 300, the smallest account quota
-	// for SendTaskSuccess, which every breaker key shares: raise it after
-	// raising the quota.
+	// MaxRate caps one controller's rate, i.e. the Express executions it
+	// starts per second (RELEASE_MAX_RATE). Default 3000, half the
+	// account's Express StartExecution quota (6,000 a second), which every
+	// breaker key and the starter share.
 	MaxRate float64 `json:"maxRate,omitempty"`
 	// Backoff multiplies the rate after a throttle (RELEASE_BACKOFF).
 	// Default 0.9; in (0, 1).
@@ -163,6 +166,14 @@ type ReleasePace struct {
 	// it. Default 1m; at least three ticks.
 	Lease Duration `json:"lease,omitempty"`
 }
+
+// Attempt state machine types (AttemptStateMachineType).
+const (
+	// AttemptExpress runs each delivery try as an Express execution.
+	AttemptExpress = "EXPRESS"
+	// AttemptStandard runs each delivery try as a Standard execution.
+	AttemptStandard = "STANDARD"
+)
 
 // Target kinds.
 const (
@@ -219,8 +230,8 @@ type Alarms struct {
 	// each of three 5-minute periods. Consumer failures are outcomes, not
 	// errors: these are the function failing. Default 5.
 	AttemptErrors int `json:"attemptErrors,omitempty"`
-	// FailedExecutions alarms at this many failed, timed-out or aborted
-	// redrive executions in 5 minutes. Default 1.
+	// FailedExecutions alarms at this many failed or timed-out (or, when
+	// Standard, aborted) attempt executions in 5 minutes. Default 1.
 	FailedExecutions int `json:"failedExecutions,omitempty"`
 	// Throttles alarms at this many throttled function invocations plus
 	// throttled state transitions in 5 minutes. Default 1.
@@ -231,9 +242,8 @@ type Alarms struct {
 	RoomDepth int `json:"roomDepth,omitempty"`
 	// OldestWaiting alarms when the first message in line in a waiting
 	// room that is being released has waited this long (since it arrived
-	// or its last try failed, through its room timeouts): messages are not
-	// getting out. Whole minutes. Default half of RoomTimeout (30m with
-	// the default).
+	// or its last try failed): messages are not getting out. Whole
+	// minutes. Default 1h.
 	OldestWaiting Duration `json:"oldestWaiting,omitempty"`
 	// TopicArn is the SNS topic every alarm notifies on ALARM and OK; it
 	// must let CloudWatch alarms publish (and use its KMS key, if any).
@@ -257,6 +267,8 @@ const (
 	defaultLogRetentionDays   = 30
 	defaultLogLevel           = "INFO"
 	defaultExecutionLogLevel  = "ERROR"
+	defaultOldestWaiting      = time.Hour
+	defaultAttemptType        = AttemptExpress
 	defaultBuildDir           = "../build"
 )
 
@@ -283,21 +295,13 @@ func (s Settings) withDefaults() Settings {
 	s.Alarms.FailedExecutions = cmp.Or(s.Alarms.FailedExecutions, defaultFailedExecutions)
 	s.Alarms.Throttles = cmp.Or(s.Alarms.Throttles, defaultThrottles)
 	s.Alarms.RoomDepth = cmp.Or(s.Alarms.RoomDepth, defaultRoomDepth)
-	s.Alarms.OldestWaiting = cmp.Or(s.Alarms.OldestWaiting, Duration(defaultOldestWaiting(s.RoomTimeout.Std())))
+	s.Alarms.OldestWaiting = cmp.Or(s.Alarms.OldestWaiting, Duration(defaultOldestWaiting))
 	s.LogRetentionDays = cmp.Or(s.LogRetentionDays, defaultLogRetentionDays)
 	s.LogLevel = cmp.Or(s.LogLevel, defaultLogLevel)
 	s.ExecutionLogLevel = cmp.Or(s.ExecutionLogLevel, defaultExecutionLogLevel)
 	s.LogLevel = strings.ToUpper(s.LogLevel)
 	s.ExecutionLogLevel = strings.ToUpper(s.ExecutionLogLevel)
+	s.AttemptStateMachineType = strings.ToUpper(cmp.Or(s.AttemptStateMachineType, defaultAttemptType))
 	s.BuildDir = cmp.Or(s.BuildDir, defaultBuildDir)
 	return s
-}
-
-// defaultOldestWaiting is half the room's timeout (the tasks' default when
-// roomTimeout is zero) in whole minutes, at least one.
-func defaultOldestWaiting(roomTimeout time.Duration) time.Duration {
-	if roomTimeout == 0 {
-		roomTimeout = attempt.DefaultRoomTimeout
-	}
-	return max((roomTimeout / 2).Truncate(time.Minute), time.Minute)
 }

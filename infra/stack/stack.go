@@ -27,13 +27,16 @@ func NewRedriveStack(scope constructs.Construct, id string, props *Props) (awscd
 	r := st.refs()
 	fns := map[string]*function{}
 
-	// The release workflow first: the functions that start releasers get
-	// its ARN. The release function starts the next releaser of its own
-	// workflow, so it gets the ARN from the workflow's name, not a
-	// reference (which would close a cycle).
+	// The release workflow first: the functions that start controllers
+	// get its ARN. The release function starts the next controller of its
+	// own workflow and released messages' attempt executions, so it gets
+	// both ARNs from the workflows' names, not references (which would
+	// close cycles: see stateMachineArnOf).
 	releaseName := releaseStateMachineName(*stack.StackName())
+	redriveName := redriveStateMachineName(*stack.StackName())
 	self := r
-	self.releaseStateMachineArn = releaseStateMachineArn(stack, releaseName)
+	self.releaseStateMachineArn = stateMachineArnOf(stack, releaseName)
+	self.stateMachineArn = stateMachineArnOf(stack, redriveName)
 	fns[releaseFn] = newFunction(stack, releaseFn, s, self)
 	sms := &stateMachines{}
 	var err error
@@ -42,16 +45,17 @@ func NewRedriveStack(scope constructs.Construct, id string, props *Props) (awscd
 	}
 	r.releaseStateMachineArn = *sms.release.StateMachineArn()
 
-	for _, name := range []string{attemptFn, parkFn, continuerFn, adminFn, waitroomFn} {
+	for _, name := range []string{attemptFn, parkFn, adminFn, waitroomFn} {
 		fns[name] = newFunction(stack, name, s, r)
 	}
-	if sms.redrive, sms.admin, err = newStateMachines(stack, s, fns); err != nil {
+	if sms.redrive, sms.admin, err = newStateMachines(stack, s, fns, redriveName); err != nil {
 		return nil, err
 	}
 	r.stateMachineArn = *sms.redrive.StateMachineArn()
 	fns[starterFn] = newFunction(stack, starterFn, s, r)
-	policies := grantAccess(stack, s, st, fns, workflowArns{
-		redrive: r.stateMachineArn, release: r.releaseStateMachineArn, releaseByName: self.releaseStateMachineArn,
+	grantAccess(s, st, fns, workflowArns{
+		redrive: r.stateMachineArn, redriveByName: self.stateMachineArn,
+		release: r.releaseStateMachineArn, releaseByName: self.releaseStateMachineArn,
 	})
 
 	// Batch size and concurrency bound the StartExecution rate; see the
@@ -62,14 +66,10 @@ func NewRedriveStack(scope constructs.Construct, id string, props *Props) (awscd
 		MaxConcurrency:          jsii.Number(float64(s.StarterMaxConcurrency)),
 		ReportBatchItemFailures: jsii.Bool(true),
 	})
-	// No execution may start before every function can do its part: the
-	// policies that are not their roles' default policies (which the
-	// functions depend on) and the release workflow, which the release
-	// function knows by name only.
-	for _, p := range policies {
-		mapping.Node().AddDependency(p)
-	}
-	mapping.Node().AddDependency(sms.release)
+	// No message starts before every function can do its part: the
+	// workflows the release function knows by name only must exist (the
+	// starter's references make the mapping wait for the rest).
+	mapping.Node().AddDependency(sms.release, sms.redrive)
 
 	topic := newAlarmTopic(stack, s)
 	alarms := newAlarms(stack, s, st, fns, sms, topic)

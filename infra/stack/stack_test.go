@@ -7,6 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/statemachine"
 	"github.com/stretchr/testify/assert"
@@ -19,15 +23,15 @@ func TestResourceCounts(t *testing.T) {
 		want    map[string]int
 	}{
 		{existingName, map[string]int{
-			"AWS::Lambda::Function": 7, "AWS::Lambda::EventSourceMapping": 1, "AWS::StepFunctions::StateMachine": 3,
-			"AWS::DynamoDB::Table": 1, "AWS::SQS::Queue": 1, "AWS::Logs::LogGroup": 10, "AWS::IAM::Role": 10,
-			"AWS::IAM::Policy": 12, "AWS::CloudWatch::Alarm": 16, "AWS::CloudWatch::Dashboard": 1,
+			"AWS::Lambda::Function": 6, "AWS::Lambda::EventSourceMapping": 1, "AWS::StepFunctions::StateMachine": 3,
+			"AWS::DynamoDB::Table": 1, "AWS::SQS::Queue": 1, "AWS::Logs::LogGroup": 9, "AWS::IAM::Role": 9,
+			"AWS::IAM::Policy": 9, "AWS::CloudWatch::Alarm": 17, "AWS::CloudWatch::Dashboard": 1,
 			"AWS::SNS::Topic": 0, "AWS::SNS::TopicPolicy": 0, "AWS::KMS::Key": 0,
 		}},
 		{demoName, map[string]int{
-			"AWS::Lambda::Function": 7, "AWS::Lambda::EventSourceMapping": 1, "AWS::StepFunctions::StateMachine": 3,
-			"AWS::DynamoDB::Table": 1, "AWS::SQS::Queue": 3, "AWS::Logs::LogGroup": 10, "AWS::IAM::Role": 10,
-			"AWS::IAM::Policy": 12, "AWS::CloudWatch::Alarm": 17, "AWS::CloudWatch::Dashboard": 1,
+			"AWS::Lambda::Function": 6, "AWS::Lambda::EventSourceMapping": 1, "AWS::StepFunctions::StateMachine": 3,
+			"AWS::DynamoDB::Table": 1, "AWS::SQS::Queue": 3, "AWS::Logs::LogGroup": 9, "AWS::IAM::Role": 9,
+			"AWS::IAM::Policy": 9, "AWS::CloudWatch::Alarm": 18, "AWS::CloudWatch::Dashboard": 1,
 			"AWS::SNS::Topic": 1, "AWS::SNS::TopicPolicy": 1, "AWS::KMS::Key": 1,
 		}},
 	}
@@ -132,10 +136,10 @@ func TestDemoQueues(t *testing.T) {
 func TestFunctions(t *testing.T) {
 	// The release function runs ten ticks an invocation, plus 30s.
 	timeouts := map[string]map[string]int{
-		existingName: {starterFn: 30, attemptFn: 120, parkFn: 30, continuerFn: 30, adminFn: 300, waitroomFn: 30, releaseFn: 10*2 + 30},
-		demoName:     {starterFn: 30, attemptFn: 60, parkFn: 30, continuerFn: 30, adminFn: 300, waitroomFn: 30, releaseFn: 10*1 + 30},
+		existingName: {starterFn: 30, attemptFn: 120, parkFn: 30, adminFn: 300, waitroomFn: 30, releaseFn: 10*2 + 30},
+		demoName:     {starterFn: 30, attemptFn: 60, parkFn: 30, adminFn: 300, waitroomFn: 30, releaseFn: 10*1 + 30},
 	}
-	memory := map[string]int{starterFn: 256, attemptFn: 256, parkFn: 128, continuerFn: 128, adminFn: 128, waitroomFn: 128, releaseFn: 256}
+	memory := map[string]int{starterFn: 256, attemptFn: 256, parkFn: 128, adminFn: 128, waitroomFn: 128, releaseFn: 256}
 	for _, fixture := range []string{existingName, demoName} {
 		s := synth(t, fixture)
 		for _, spec := range functions {
@@ -182,44 +186,47 @@ func TestFunctionEnvironment(t *testing.T) {
 		// deployed), which their index entries expire with.
 		parking := map[string]string{"PARKING_LOT_URL": lot, "PARKING_LOT_RETENTION": "336h0m0s"}
 		var want map[string]map[string]string
-		var pace map[string]string
-		// The release function knows its own state machine by name (a
-		// reference would be a cycle); the others by reference.
-		var releaseByName string
+		// The release function knows both state machines it starts by name
+		// (a reference would be a cycle); the others by reference.
+		byName := func(name string) string {
+			return "arn:{AWS::Partition}:states:{AWS::Region}:{AWS::AccountId}:stateMachine:" + name
+		}
 		switch fixture {
 		case existingName:
-			pace = map[string]string{"RELEASE_START_RATE": "5", "RELEASE_MAX_RATE": "120.5", "RELEASE_BACKOFF": "0.8",
-				"RELEASE_TICK": "2s", "RELEASE_LEASE": "1m30s"}
-			room := map[string]string{"RELEASE_STATE_MACHINE_ARN": release, "ROOM_TIMEOUT": "30m0s", "ROOM_MAX_WAIT": "12h0m0s"}
-			releaseByName = "arn:{AWS::Partition}:states:eu-west-1:123456789012:stateMachine:Redrive-Release"
+			byName = func(name string) string {
+				return "arn:{AWS::Partition}:states:eu-west-1:123456789012:stateMachine:" + name
+			}
+			// The room's settings, in every function that works the room.
+			room := map[string]string{"RELEASE_STATE_MACHINE_ARN": release, "ROOM_TTL": "168h0m0s", "RELEASE_WORKERS": "32",
+				"RELEASE_START_RATE": "5", "RELEASE_MAX_RATE": "120.5", "RELEASE_BACKOFF": "0.8", "RELEASE_TICK": "2s", "RELEASE_LEASE": "1m30s"}
 			want = map[string]map[string]string{
-				starterFn: with(pace, parking, map[string]string{"STATE_MACHINE_ARN": redrive, "TARGET_KIND": "lambda",
+				starterFn: with(room, parking, map[string]string{"STATE_MACHINE_ARN": redrive, "TARGET_KIND": "lambda",
 					"START_CONCURRENCY": "2", "BREAKER_KEY": "orders", "BREAKER_KEY_DEFAULT": "default"}),
-				attemptFn: with(pace, room, map[string]string{"TARGET_KIND": "lambda", "TARGET_FUNCTION": consumerArn, "TARGET_SOURCE_ARN": sourceArn,
+				attemptFn: with(room, map[string]string{"TARGET_KIND": "lambda", "TARGET_FUNCTION": consumerArn, "TARGET_SOURCE_ARN": sourceArn,
 					"POISON_ERROR_TYPES": "ValidationError,SchemaError", "THROTTLE_ERROR_TYPES": "TooBusy,RateLimited",
-					"MAX_ATTEMPTS": "8", "MAX_CYCLES": "200", "BACKOFF_BASE": "2s", "BACKOFF_MAX": "5m0s", "DELIVERY_LEASE": "2m30s",
+					"MAX_ATTEMPTS": "8", "BACKOFF_BASE": "2s", "BACKOFF_MAX": "5m0s", "DELIVERY_LEASE": "2m30s",
 					"UNKNOWN_OUTCOME": "park", "TABLE_RETRY_BUDGET": "2h0m0s"}),
-				waitroomFn: with(pace, room),
-				adminFn: with(pace, room, map[string]string{"PARKING_LOT_URL": lot,
+				waitroomFn: with(room),
+				adminFn: with(room, map[string]string{"PARKING_LOT_URL": lot,
 					"DLQ_URL": "https://sqs.eu-west-1.{AWS::URLSuffix}/123456789012/orders-dlq"}),
-				releaseFn: with(pace, room, map[string]string{"RELEASE_STATE_MACHINE_ARN": releaseByName}),
+				releaseFn: with(room, map[string]string{"RELEASE_STATE_MACHINE_ARN": byName("Redrive-Release"),
+					"STATE_MACHINE_ARN": byName("Redrive-Redrive")}),
 			}
 		case demoName:
 			source := "{" + s.id(t, "AWS::SQS::Queue", "SourceQueue") + "}"
 			room := map[string]string{"RELEASE_STATE_MACHINE_ARN": release}
-			releaseByName = "arn:{AWS::Partition}:states:{AWS::Region}:{AWS::AccountId}:stateMachine:Redrive-Release"
 			want = map[string]map[string]string{
-				starterFn: with(parking, map[string]string{"STATE_MACHINE_ARN": redrive, "TARGET_KIND": "sqs",
+				starterFn: with(room, parking, map[string]string{"STATE_MACHINE_ARN": redrive, "TARGET_KIND": "sqs",
 					"START_CONCURRENCY": "2", "BREAKER_KEY_POINTER": "/tenant/id", "BREAKER_KEY_DEFAULT": "default"}),
 				attemptFn:  with(room, map[string]string{"TARGET_KIND": "sqs", "TARGET_QUEUE_URL": source, "DELIVERY_LEASE": "1m30s"}),
 				waitroomFn: with(room),
 				adminFn: with(room, map[string]string{"PARKING_LOT_URL": lot,
 					"DLQ_URL": "{" + s.id(t, "AWS::SQS::Queue", "DeadLetterQueue") + "}"}),
-				releaseFn: with(map[string]string{"RELEASE_STATE_MACHINE_ARN": releaseByName}),
+				releaseFn: with(map[string]string{"RELEASE_STATE_MACHINE_ARN": byName("Redrive-Release"),
+					"STATE_MACHINE_ARN": byName("Redrive-Redrive")}),
 			}
 		}
 		want[parkFn] = with(parking)
-		want[continuerFn] = with()
 
 		for _, spec := range functions {
 			t.Run(fixture+"/"+spec.name, func(t *testing.T) {
@@ -241,37 +248,46 @@ func (s *synthesized) environment(t *testing.T, name string) map[string]string {
 	return got
 }
 
-// TestReleaseStateMachineByName: the ARN the release function has for its
-// own state machine (from the name) is the state machine's.
-func TestReleaseStateMachineByName(t *testing.T) {
+// TestStateMachinesByName: the ARNs the release function has for the
+// state machines it starts (from their names) are theirs.
+func TestStateMachinesByName(t *testing.T) {
 	for _, fixture := range []string{existingName, demoName} {
-		t.Run(fixture, func(t *testing.T) {
-			s := synth(t, fixture)
-			sm := s.resources[s.id(t, "AWS::StepFunctions::StateMachine", "ReleaseStateMachine")].Properties
-			name, _ := sm["StateMachineName"].(string)
-			require.Equal(t, "Redrive-Release", name, "named after the stack")
-			region, account := "{AWS::Region}", "{AWS::AccountId}"
-			if fixture == existingName {
-				region, account = testRegion, testAccount
-			}
-			assert.Equal(t, "arn:{AWS::Partition}:states:"+region+":"+account+":stateMachine:"+name,
-				s.environment(t, releaseFn)["RELEASE_STATE_MACHINE_ARN"])
-		})
+		for _, tt := range []struct{ constructID, name, variable string }{
+			{"ReleaseStateMachine", "Redrive-Release", "RELEASE_STATE_MACHINE_ARN"},
+			{"RedriveStateMachine", "Redrive-Redrive", "STATE_MACHINE_ARN"},
+		} {
+			t.Run(fixture+"/"+tt.constructID, func(t *testing.T) {
+				s := synth(t, fixture)
+				sm := s.resources[s.id(t, "AWS::StepFunctions::StateMachine", tt.constructID)].Properties
+				name, _ := sm["StateMachineName"].(string)
+				require.Equal(t, tt.name, name, "named after the stack")
+				region, account := "{AWS::Region}", "{AWS::AccountId}"
+				if fixture == existingName {
+					region, account = testRegion, testAccount
+				}
+				assert.Equal(t, "arn:{AWS::Partition}:states:"+region+":"+account+":stateMachine:"+name,
+					s.environment(t, releaseFn)[tt.variable])
+			})
+		}
 	}
 }
 
-func TestReleaseStateMachineName(t *testing.T) {
+func TestStateMachineName(t *testing.T) {
 	assert.Equal(t, "Orders-Release", releaseStateMachineName("Orders"))
+	assert.Equal(t, "Orders-Redrive", redriveStateMachineName("Orders"))
 	fits := strings.Repeat("s", 80-len("-Release"))
 	assert.Equal(t, fits+"-Release", releaseStateMachineName(fits))
 
 	long := strings.Repeat("s", 100)
-	name := releaseStateMachineName(long)
-	assert.Len(t, name, 80, "Step Functions' limit")
-	assert.True(t, strings.HasPrefix(name, long[:63]) && strings.HasSuffix(name, "-Release"), name)
-	other := releaseStateMachineName(long[:99] + "t")
-	assert.NotEqual(t, name, other, "stacks whose names share the first characters get different names")
-	assert.Len(t, other, 80)
+	for _, suffix := range []string{"-Release", "-Redrive"} {
+		name := stateMachineName(long, suffix)
+		assert.Len(t, name, 80, "Step Functions' limit")
+		assert.True(t, strings.HasPrefix(name, long[:63]) && strings.HasSuffix(name, suffix), name)
+		other := stateMachineName(long[:99]+"t", suffix)
+		assert.NotEqual(t, name, other, "stacks whose names share the first characters get different names")
+		assert.Len(t, other, 80)
+	}
+	assert.NotEqual(t, releaseStateMachineName(long), redriveStateMachineName(long))
 }
 
 // TestTasksAcceptTheirEnvironment feeds each function's environment, as
@@ -327,12 +343,10 @@ func TestEventSourceMapping(t *testing.T) {
 				assert.Equal(t, "{"+s.id(t, "AWS::SQS::Queue", "DeadLetterQueue")+".Arn}", render(p["EventSourceArn"]))
 			}
 			deps := renderAll(m.DependsOn)
-			assert.Contains(t, deps, s.id(t, "AWS::IAM::Policy", "ContinuerStartExecution"),
-				"no execution starts before the continuer may start its continuation")
-			assert.Contains(t, deps, s.id(t, "AWS::IAM::Policy", "ResumeWaitingExecutions"),
-				"nor before the attempt and the releaser may resume waiting executions")
 			assert.Contains(t, deps, s.id(t, "AWS::StepFunctions::StateMachine", "ReleaseStateMachine"),
-				"nor before the release state machine, which the release function knows by name only, exists")
+				"no message starts before the release state machine, which the release function knows by name only, exists")
+			assert.Contains(t, deps, s.id(t, "AWS::StepFunctions::StateMachine", "RedriveStateMachine"),
+				"nor before the attempt state machine, which it knows by name only too")
 		})
 	}
 }
@@ -342,22 +356,29 @@ func TestStateMachines(t *testing.T) {
 		constructID string
 		def         statemachine.Definition
 		functions   map[string]string // placeholder -> function
-		level       string
-		withData    bool
+		// typ, level and withData by fixture: the attempt state machine
+		// is STANDARD in the existing fixture, EXPRESS (the default) in
+		// the demo, where it logs with execution data.
+		typ, level, withData map[string]any
 	}{
 		{"RedriveStateMachine", statemachine.Redrive(), map[string]string{
-			statemachine.AttemptFunctionArn: attemptFn, statemachine.ContinueFunctionArn: continuerFn, statemachine.ParkFunctionArn: parkFn,
+			statemachine.AttemptFunctionArn: attemptFn, statemachine.ParkFunctionArn: parkFn,
 			statemachine.WaitingRoomFunctionArn: waitroomFn,
-		}, "ERROR", false},
-		{"AdminStateMachine", statemachine.Admin(), map[string]string{statemachine.AdminFunctionArn: adminFn}, "ALL", true},
-		{"ReleaseStateMachine", statemachine.Release(), map[string]string{statemachine.ReleaseFunctionArn: releaseFn}, "ERROR", false},
+		}, map[string]any{existingName: "STANDARD", demoName: "EXPRESS"}, map[string]any{existingName: "ERROR", demoName: "ERROR"},
+			map[string]any{existingName: false, demoName: true}},
+		{"AdminStateMachine", statemachine.Admin(), map[string]string{statemachine.AdminFunctionArn: adminFn},
+			map[string]any{existingName: "STANDARD", demoName: "STANDARD"}, map[string]any{existingName: "ALL", demoName: "ALL"},
+			map[string]any{existingName: true, demoName: true}},
+		{"ReleaseStateMachine", statemachine.Release(), map[string]string{statemachine.ReleaseFunctionArn: releaseFn},
+			map[string]any{existingName: "STANDARD", demoName: "STANDARD"}, map[string]any{existingName: "ERROR", demoName: "ERROR"},
+			map[string]any{existingName: false, demoName: false}},
 	}
 	for _, fixture := range []string{existingName, demoName} {
 		s := synth(t, fixture)
 		for _, tt := range tests {
 			t.Run(fixture+"/"+tt.constructID, func(t *testing.T) {
 				p := s.resources[s.id(t, "AWS::StepFunctions::StateMachine", tt.constructID)].Properties
-				assert.Equal(t, "STANDARD", p["StateMachineType"])
+				assert.Equal(t, tt.typ[fixture], p["StateMachineType"])
 				assert.Equal(t, tt.def.Template, p["DefinitionString"], "the embedded ASL, placeholders left to CloudFormation")
 				subs := map[string]string{}
 				for name, v := range p["DefinitionSubstitutions"].(map[string]any) {
@@ -372,14 +393,33 @@ func TestStateMachines(t *testing.T) {
 				assert.Equal(t, want, subs, "every placeholder bound to its function's ARN")
 
 				logging := p["LoggingConfiguration"].(map[string]any)
-				assert.Equal(t, tt.level, logging["Level"])
-				assert.Equal(t, tt.withData, logging["IncludeExecutionData"])
+				assert.Equal(t, tt.level[fixture], logging["Level"])
+				assert.Equal(t, tt.withData[fixture], logging["IncludeExecutionData"])
 				assert.Equal(t, `{"Enabled":`+render(s.settings.Tracing)+`}`, render(p["TracingConfiguration"]))
 				logs := render(logging["Destinations"])
 				assert.Contains(t, logs, s.id(t, "AWS::Logs::LogGroup", strings.TrimSuffix(tt.constructID, "StateMachine")+"ExecutionLogs"))
 			})
 		}
 	}
+}
+
+// TestExpressExecutionLogLevel: an Express attempt state machine logs at
+// ExecutionLogLevel when it says otherwise than ERROR, still with
+// execution data.
+func TestExpressExecutionLogLevel(t *testing.T) {
+	s := fixtureSettings(demoName)
+	s.ExecutionLogLevel = "all"
+	app := awscdk.NewApp(nil)
+	stack, err := NewRedriveStack(app, "Redrive", &Props{Settings: s})
+	require.NoError(t, err)
+	template := assertions.Template_FromStack(stack, nil)
+	template.HasResourceProperties(jsii.String("AWS::StepFunctions::StateMachine"), map[string]any{
+		"StateMachineName": "Redrive-Redrive",
+		"StateMachineType": "EXPRESS",
+		"LoggingConfiguration": assertions.Match_ObjectLike(&map[string]any{
+			"Level": "ALL", "IncludeExecutionData": true,
+		}),
+	})
 }
 
 // renderDefinition is a state machine's definition as CloudFormation
@@ -411,8 +451,9 @@ func stateParameters(t *testing.T, def map[string]any, state string) map[string]
 }
 
 // TestRenderedDefinitions: as deployed, the release workflow invokes the
-// release function, and the redrive workflow's WaitingRoom hands the
-// waiting room function the task token.
+// release function, and the redrive workflow's Queue state hands the
+// waiting room function the document (no task token: nothing waits in an
+// execution).
 func TestRenderedDefinitions(t *testing.T) {
 	for _, fixture := range []string{existingName, demoName} {
 		t.Run(fixture, func(t *testing.T) {
@@ -426,19 +467,20 @@ func TestRenderedDefinitions(t *testing.T) {
 			assert.Equal(t, map[string]any{"FunctionName": fnArn(releaseFn), "Payload.$": "$"}, stateParameters(t, release, "Release"))
 
 			redrive := s.renderDefinition(t, "RedriveStateMachine", statemachine.Redrive())
-			room := redrive["States"].(map[string]any)["WaitingRoom"].(map[string]any)
-			assert.Equal(t, "arn:aws:states:::lambda:invoke.waitForTaskToken", room["Resource"])
-			params := stateParameters(t, redrive, "WaitingRoom")
-			assert.Equal(t, fnArn(waitroomFn), params["FunctionName"])
-			assert.Equal(t, "$$.Task.Token", params["Payload"].(map[string]any)["taskToken.$"])
+			queue := redrive["States"].(map[string]any)["Queue"].(map[string]any)
+			assert.Equal(t, "arn:aws:states:::lambda:invoke", queue["Resource"])
+			assert.Equal(t, map[string]any{"FunctionName": fnArn(waitroomFn), "Payload.$": "$"}, stateParameters(t, redrive, "Queue"))
 			assert.Equal(t, fnArn(attemptFn), stateParameters(t, redrive, "Attempt")["FunctionName"])
+			assert.Equal(t, fnArn(parkFn), stateParameters(t, redrive, "Park")["FunctionName"])
+			assert.NotContains(t, render(redrive), "waitForTaskToken", "an Express workflow cannot wait for a task token")
 		})
 	}
 }
 
 // TestNoReferenceCycles checks what CloudFormation would refuse at deploy
 // and synth does not catch: resources that reference each other in a
-// cycle (the continuer and the redrive state machine are the risk).
+// cycle (the release function, which starts both the release and the
+// redrive state machines, is the risk).
 func TestNoReferenceCycles(t *testing.T) {
 	for _, fixture := range []string{existingName, demoName} {
 		t.Run(fixture, func(t *testing.T) {

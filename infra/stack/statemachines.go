@@ -12,7 +12,9 @@ import (
 	"github.com/redrive/redrive/statemachine"
 )
 
-// stateMachines are the three workflows.
+// stateMachines are the three workflows: redrive (the attempt state
+// machine, one execution per delivery try), admin, and release (the
+// breakers' controllers).
 type stateMachines struct {
 	redrive, admin, release awsstepfunctions.StateMachine
 }
@@ -22,7 +24,6 @@ type stateMachines struct {
 func invokedBy(fns map[string]*function) map[string]*function {
 	return map[string]*function{
 		statemachine.AttemptFunctionArn:     fns[attemptFn],
-		statemachine.ContinueFunctionArn:    fns[continuerFn],
 		statemachine.ParkFunctionArn:        fns[parkFn],
 		statemachine.AdminFunctionArn:       fns[adminFn],
 		statemachine.WaitingRoomFunctionArn: fns[waitroomFn],
@@ -30,24 +31,32 @@ func invokedBy(fns map[string]*function) map[string]*function {
 	}
 }
 
-// newStateMachines deploys the redrive and admin workflows from the
-// embedded ASL as Standard workflows, each function ARN given through
+// newStateMachines deploys the redrive (attempt) and admin workflows from
+// the embedded ASL, each function ARN given through
 // DefinitionSubstitutions (so the template shows the definition and
 // CloudFormation fills in the ARNs), and lets each state machine invoke its
-// functions and nothing else. The release workflow is deployed before
-// (newReleaseStateMachine): the functions that start releasers get its
-// ARN.
-func newStateMachines(scope constructs.Construct, s Settings, fns map[string]*function) (redrive, admin awsstepfunctions.StateMachine, err error) {
+// functions and nothing else. The redrive workflow is named redriveName
+// (the release function knows it by that name) and is of
+// AttemptStateMachineType, Express by default; admin is Standard. The
+// release workflow is deployed before (newReleaseStateMachine): the
+// functions that start controllers get its ARN.
+func newStateMachines(scope constructs.Construct, s Settings, fns map[string]*function, redriveName string) (redrive, admin awsstepfunctions.StateMachine, err error) {
 	arns := invokedBy(fns)
 	stackName := *awscdk.Stack_Of(scope).StackName()
 
-	redrive, err = newStateMachine(scope, "RedriveStateMachine", "", statemachine.Redrive(), arns, executionLogs(scope, "RedriveExecutionLogs", stackName+"-Redrive", s), s.Tracing)
+	typ, logs := awsstepfunctions.StateMachineType_STANDARD, executionLogs(scope, "RedriveExecutionLogs", stackName+redriveSuffix, s)
+	if s.AttemptStateMachineType == AttemptExpress {
+		// An Express execution keeps no history: its log is the record of
+		// a failed execution, with the message (execution data).
+		typ, logs.IncludeExecutionData = awsstepfunctions.StateMachineType_EXPRESS, jsii.Bool(true)
+	}
+	redrive, err = newStateMachine(scope, "RedriveStateMachine", redriveName, typ, statemachine.Redrive(), arns, logs, s.Tracing)
 	if err != nil {
 		return nil, nil, err
 	}
-	suppressExecutionLogLevel(redrive, s)
+	suppressExecutionLogLevel(redrive, s, s.AttemptStateMachineType == AttemptExpress)
 
-	admin, err = newStateMachine(scope, "AdminStateMachine", "", statemachine.Admin(), arns, &awsstepfunctions.LogOptions{
+	admin, err = newStateMachine(scope, "AdminStateMachine", "", awsstepfunctions.StateMachineType_STANDARD, statemachine.Admin(), arns, &awsstepfunctions.LogOptions{
 		Destination: newLogGroup(scope, "AdminExecutionLogs", "/aws/vendedlogs/states/"+stackName+"-Admin", s),
 		Level:       awsstepfunctions.LogLevel_ALL,
 		// Operators' commands, with their input: the audit trail.
@@ -59,33 +68,51 @@ func newStateMachines(scope constructs.Construct, s Settings, fns map[string]*fu
 	return redrive, admin, nil
 }
 
-// releaseSuffix ends the release state machine's name.
-const releaseSuffix = "-Release"
+// The suffixes that end the named state machines' names.
+const (
+	redriveSuffix = "-Redrive"
+	releaseSuffix = "-Release"
+)
 
 // maxStateMachineName is Step Functions' limit on a state machine's name.
 const maxStateMachineName = 80
 
-// releaseStateMachineName names the release state machine after the stack
-// (unique per account and Region, as the name must be): "<stack>-Release",
-// or for a stack name too long for that, its first characters and a hash
-// of the whole.
-func releaseStateMachineName(stackName string) string {
-	name := stackName + releaseSuffix
+// stateMachineName names a state machine after the stack (unique per
+// account and Region, as the name must be): "<stack><suffix>", or for a
+// stack name too long for that, its first characters and a hash of the
+// whole.
+func stateMachineName(stackName, suffix string) string {
+	name := stackName + suffix
 	if len(name) <= maxStateMachineName {
 		return name
 	}
 	h := fnv.New32a()
 	h.Write([]byte(stackName))
 	hash := fmt.Sprintf("-%08x", h.Sum32())
-	return stackName[:maxStateMachineName-len(hash)-len(releaseSuffix)] + hash + releaseSuffix
+	return stackName[:maxStateMachineName-len(hash)-len(suffix)] + hash + suffix
 }
 
-// releaseStateMachineArn is the ARN of the state machine named name in
-// scope's stack, from the name alone: the release function's own
-// RELEASE_STATE_MACHINE_ARN (it starts the next releaser) and IAM grant. A
-// reference to the state machine there would close the cycle state
-// machine -> release function -> state machine.
-func releaseStateMachineArn(scope constructs.Construct, name string) string {
+// releaseStateMachineName is the release state machine's name,
+// "<stack>-Release".
+func releaseStateMachineName(stackName string) string {
+	return stateMachineName(stackName, releaseSuffix)
+}
+
+// redriveStateMachineName is the redrive (attempt) state machine's name,
+// "<stack>-Redrive".
+func redriveStateMachineName(stackName string) string {
+	return stateMachineName(stackName, redriveSuffix)
+}
+
+// stateMachineArnOf is the ARN of the state machine named name in scope's
+// stack, from the name alone: the release function's STATE_MACHINE_ARN and
+// RELEASE_STATE_MACHINE_ARN (it starts released messages' attempt
+// executions and the next controller) and its IAM grants. A reference to
+// either state machine there would close a cycle: release state machine ->
+// release function -> itself, and release function -> attempt state
+// machine -> attempt function -> release state machine -> release
+// function.
+func stateMachineArnOf(scope constructs.Construct, name string) string {
 	return *awscdk.Stack_Of(scope).FormatArn(&awscdk.ArnComponents{
 		Service:      jsii.String("states"),
 		Resource:     jsii.String("stateMachine"),
@@ -94,23 +121,23 @@ func releaseStateMachineArn(scope constructs.Construct, name string) string {
 	})
 }
 
-// newReleaseStateMachine deploys the release workflow (one execution per
-// breaker key releases its waiting room) as name, invoking the release
-// function.
+// newReleaseStateMachine deploys the release workflow (the breakers'
+// controllers: one Standard execution per breaker key while its room holds
+// messages) as name, invoking the release function.
 func newReleaseStateMachine(scope constructs.Construct, s Settings, fns map[string]*function, name string) (awsstepfunctions.StateMachine, error) {
 	stackName := *awscdk.Stack_Of(scope).StackName()
-	sm, err := newStateMachine(scope, "ReleaseStateMachine", name, statemachine.Release(), invokedBy(fns),
+	sm, err := newStateMachine(scope, "ReleaseStateMachine", name, awsstepfunctions.StateMachineType_STANDARD, statemachine.Release(), invokedBy(fns),
 		executionLogs(scope, "ReleaseExecutionLogs", stackName+releaseSuffix, s), s.Tracing)
 	if err != nil {
 		return nil, err
 	}
-	suppressExecutionLogLevel(sm, s)
+	suppressExecutionLogLevel(sm, s, false)
 	return sm, nil
 }
 
 // executionLogs are the redrive and release workflows' logs: at
 // ExecutionLogLevel, without execution data (message bodies stay out of
-// the logs; the execution history has them for 90 days).
+// the logs; a Standard execution's history has them for 90 days).
 func executionLogs(scope constructs.Construct, id, name string, s Settings) *awsstepfunctions.LogOptions {
 	return &awsstepfunctions.LogOptions{
 		Destination:          newLogGroup(scope, id, "/aws/vendedlogs/states/"+name, s),
@@ -119,17 +146,25 @@ func executionLogs(scope constructs.Construct, id, name string, s Settings) *aws
 	}
 }
 
-// suppressExecutionLogLevel records that sm logs below ALL by choice.
-func suppressExecutionLogLevel(sm awsstepfunctions.StateMachine, s Settings) {
-	if s.ExecutionLogLevel != "ALL" {
-		suppress(sm, "AwsSolutions-SF1", fmt.Sprintf("Logs at %s by choice (ExecutionLogLevel): ALL would log every message on every "+
-			"transition, doubling the cost per message; each execution's history keeps every step for 90 days.", s.ExecutionLogLevel))
+// suppressExecutionLogLevel records that sm (express: an Express state
+// machine) logs below ALL by choice.
+func suppressExecutionLogLevel(sm awsstepfunctions.StateMachine, s Settings, express bool) {
+	if s.ExecutionLogLevel == "ALL" {
+		return
 	}
+	reason := fmt.Sprintf("Logs at %s by choice (ExecutionLogLevel): ALL would log every message on every "+
+		"transition, doubling the cost per message; each execution's history keeps every step for 90 days.", s.ExecutionLogLevel)
+	if express {
+		reason = fmt.Sprintf("Logs at %s by choice (ExecutionLogLevel), with execution data: a failed Express execution's log "+
+			"keeps its message. ALL would log every message on every state of every delivery try, billed per GB ingested.", s.ExecutionLogLevel)
+	}
+	suppress(sm, "AwsSolutions-SF1", reason)
 }
 
-// newStateMachine deploys def with its placeholders bound to the functions
-// in arns, each of which it may invoke; name names it, when not empty.
-func newStateMachine(scope constructs.Construct, id, name string, def statemachine.Definition, arns map[string]*function,
+// newStateMachine deploys def as a typ state machine, with its placeholders
+// bound to the functions in arns, each of which it may invoke; name names
+// it, when not empty.
+func newStateMachine(scope constructs.Construct, id, name string, typ awsstepfunctions.StateMachineType, def statemachine.Definition, arns map[string]*function,
 	logs *awsstepfunctions.LogOptions, tracing bool) (awsstepfunctions.StateMachine, error) {
 	subs := map[string]*string{}
 	var invoked []*function
@@ -149,7 +184,7 @@ func newStateMachine(scope constructs.Construct, id, name string, def statemachi
 		StateMachineName:        smName,
 		DefinitionBody:          awsstepfunctions.DefinitionBody_FromString(jsii.String(def.Template)),
 		DefinitionSubstitutions: &subs,
-		StateMachineType:        awsstepfunctions.StateMachineType_STANDARD,
+		StateMachineType:        typ,
 		Logs:                    logs,
 		TracingEnabled:          jsii.Bool(tracing),
 	})

@@ -84,8 +84,8 @@ func newStorage(scope constructs.Construct, s Settings) *storage {
 // newTable creates the table of breaker rows, delivery records, waiting
 // room entries, pace rows and the parking lot's index, on
 // dynamo.TableInput's schema: its partition key and its sparse
-// indexes (the waiting room's, which the room queries oldest first per
-// breaker key, and the parking lot's, which `redrive parked` queries per
+// indexes (the waiting room's, which the room queries per breaker key
+// in the order its messages may go, and the parking lot's, which `redrive parked` queries per
 // day), with TTL on dynamo.TTLAttr (DynamoDB allows one TTL attribute
 // per table).
 func newTable(scope constructs.Construct) awsdynamodb.Table {

@@ -62,31 +62,32 @@ const (
 )
 
 // fixtureSettings are the deployments the tests synthesize: an existing
-// KMS-encrypted DLQ feeding a Lambda consumer with a fixed key, tracing, an
-// alarm topic, and the waiting room's settings; and the demo queues with an
-// SQS target, breakers keyed by a JSON pointer, and defaults elsewhere.
+// KMS-encrypted DLQ feeding a Lambda consumer with a fixed key, a Standard
+// attempt state machine, tracing, an alarm topic, and the waiting room's
+// settings; and the demo queues with an SQS target, breakers keyed by a
+// JSON pointer, and defaults elsewhere (an Express attempt state machine).
 func fixtureSettings(name string) Settings {
 	switch name {
 	case existingName:
 		return Settings{
-			DeadLetterQueueArn:    dlqArn,
-			DeadLetterQueueKeyArn: dlqKeyArn,
-			Target:                Target{Kind: TargetLambda, FunctionArn: consumerArn, SourceQueueArn: sourceArn},
-			BreakerKey:            KeySelector{Fixed: "orders"},
-			Policy:                map[string]string{"BREAKER_COOLDOWN_BASE": "1m", "BREAKER_WINDOW_SIZE": "30", "BREAKER_CANARY_LEASE": "3m"},
-			MaxAttempts:           8,
-			BackoffBase:           Duration(2e9),
-			BackoffMax:            Duration(300e9),
-			MaxCycles:             200,
-			PoisonErrorTypes:      []string{"ValidationError", "SchemaError"},
-			ThrottleErrorTypes:    []string{"TooBusy", "RateLimited"},
-			AttemptTimeout:        Duration(120e9),
-			UnknownOutcome:        "park",
-			TableRetryBudget:      Duration(2 * time.Hour),
-			RoomTimeout:           Duration(30 * time.Minute),
-			RoomMaxWait:           Duration(12 * time.Hour),
-			Release:               ReleasePace{StartRate: 5, MaxRate: 120.5, Backoff: 0.8, Tick: Duration(2 * time.Second), Lease: Duration(90 * time.Second)},
-			StarterMaxConcurrency: 5,
+			DeadLetterQueueArn:      dlqArn,
+			DeadLetterQueueKeyArn:   dlqKeyArn,
+			Target:                  Target{Kind: TargetLambda, FunctionArn: consumerArn, SourceQueueArn: sourceArn},
+			BreakerKey:              KeySelector{Fixed: "orders"},
+			Policy:                  map[string]string{"BREAKER_COOLDOWN_BASE": "1m", "BREAKER_WINDOW_SIZE": "30", "BREAKER_CANARY_LEASE": "3m"},
+			MaxAttempts:             8,
+			BackoffBase:             Duration(2e9),
+			BackoffMax:              Duration(300e9),
+			PoisonErrorTypes:        []string{"ValidationError", "SchemaError"},
+			ThrottleErrorTypes:      []string{"TooBusy", "RateLimited"},
+			AttemptTimeout:          Duration(120e9),
+			UnknownOutcome:          "park",
+			TableRetryBudget:        Duration(2 * time.Hour),
+			AttemptStateMachineType: "standard",
+			RoomTTL:                 Duration(7 * 24 * time.Hour),
+			ReleaseWorkers:          32,
+			Release:                 ReleasePace{StartRate: 5, MaxRate: 120.5, Backoff: 0.8, Tick: Duration(2 * time.Second), Lease: Duration(90 * time.Second)},
+			StarterMaxConcurrency:   5,
 			Alarms: Alarms{TopicArn: topicArn, DeadLetterQueueAge: Duration(10 * time.Minute), DeadLetterQueueAgeCritical: Duration(45 * time.Minute),
 				AttemptErrors: 3, RoomDepth: 500, OldestWaiting: Duration(20 * time.Minute)},
 			LogRetentionDays: 90,

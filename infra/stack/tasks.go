@@ -21,7 +21,6 @@ var settingOf = map[string]string{
 	envMaxAttempts:      "MaxAttempts",
 	envBackoffBase:      "BackoffBase",
 	envBackoffMax:       "BackoffMax",
-	envMaxCycles:        "MaxCycles",
 	envDeliveryLease:    "DeliveryLease",
 	envUnknownOutcome:   "UnknownOutcome",
 	envTableRetryBudget: "TableRetryBudget",
@@ -32,8 +31,8 @@ var settingOf = map[string]string{
 	envKeyDefault:       "BreakerKey.Default",
 
 	envThrottleErrorTypes: "ThrottleErrorTypes",
-	envRoomTimeout:        "RoomTimeout",
-	envRoomMaxWait:        "RoomMaxWait",
+	envRoomTTL:            "RoomTTL",
+	envReleaseWorkers:     "ReleaseWorkers",
 	envReleaseStartRate:   "Release.StartRate",
 	envReleaseMaxRate:     "Release.MaxRate",
 	envReleaseBackoff:     "Release.Backoff",
@@ -71,13 +70,7 @@ func taskProblems(name string, env map[string]string) error {
 		return validated(err, c.Validate)
 	case attemptFn:
 		c, err := wire.AttemptConfigFromEnv(getenv)
-		return validated(err, func() error {
-			// The builder hands ROOM_TIMEOUT and ROOM_MAX_WAIT to the
-			// attempt task, whose Validate holds their ranges.
-			retry := c.Retry
-			retry.RoomTimeout, retry.RoomMaxWait = c.Room.Timeout, c.Room.MaxWait
-			return errors.Join(c.Validate(), retry.Validate())
-		})
+		return validated(err, c.Validate)
 	case parkFn:
 		c, err := park.ConfigFromEnv(getenv)
 		return validated(err, c.Validate)
@@ -85,11 +78,21 @@ func taskProblems(name string, env map[string]string) error {
 		_, err := admin.ConfigFromEnv(getenv)
 		rc, _, roomErr := wire.RoomFromEnv(getenv)
 		return validated(errors.Join(err, roomErr), rc.Validate)
-	case waitroomFn, releaseFn:
+	case waitroomFn:
 		rc, _, err := wire.RoomFromEnv(getenv)
 		return validated(err, rc.Validate)
+	case releaseFn:
+		rc, _, err := wire.RoomFromEnv(getenv)
+		return validated(err, func() error {
+			// What the builder checks besides (wire.Builder.Release).
+			var missing error
+			if rc.AttemptStateMachineARN == "" {
+				missing = &config.VarError{Name: wire.EnvAttemptStateMachineARN, Problem: "required but not set"}
+			}
+			return errors.Join(missing, rc.Validate())
+		})
 	}
-	return nil // the continuer reads no settings
+	return nil
 }
 
 // validated is err, or when the parse succeeded, what validate finds.

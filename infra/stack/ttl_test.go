@@ -91,17 +91,16 @@ func TestDeliveryRecordsExpireByTheTableTTL(t *testing.T) {
 	assert.Equal(t, now.Add(delivery.RecordTTL), expiry(t, api.items[0]))
 }
 
-// TestRoomItemsExpireByTheTableTTL fails while room writes its
-// expiry to "expires_at": the table's TTL attribute is "ttl", the delivery
-// records' (one per delivery try, the table's bulk), and DynamoDB allows
-// one TTL attribute per table, so room items would never expire. The fix
-// belongs in room: write the expiry (epoch seconds) to "ttl".
+// TestRoomItemsExpireByTheTableTTL: a room entry (a waiting message's
+// document) expires by the table's TTL attribute, "ttl", the delivery
+// records' too (DynamoDB allows one TTL attribute per table), the room's
+// TTL after it entered.
 func TestRoomItemsExpireByTheTableTTL(t *testing.T) {
 	entered := time.Date(2026, 4, 1, 9, 30, 0, 0, time.UTC)
 	api := &puts{}
 	const ttl = 2 * time.Hour
 	require.NoError(t, room.New(api, "Table", ttl).Enter(context.Background(),
-		room.Entry{Key: "orders", MessageID: "m-1#1", Token: "token", EnteredAt: entered}))
+		room.Entry{Key: "orders", MessageID: "m-1#1", Document: []byte(`{"message":{"id":"m-1"}}`), EnteredAt: entered}))
 	require.Len(t, api.items, 1)
 	assert.Equal(t, entered.Add(ttl), expiry(t, api.items[0]))
 }

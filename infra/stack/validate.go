@@ -48,6 +48,7 @@ const (
 var (
 	logLevels          = []string{"DEBUG", "INFO"}
 	executionLogLevels = []string{"ALL", "ERROR", "FATAL", "OFF"}
+	attemptTypes       = []string{AttemptExpress, AttemptStandard}
 	// SQS message attribute names: letters, digits, _ - and ., no leading,
 	// trailing or repeated period, and not reserved for AWS.
 	attributeName = regexp.MustCompile(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`)
@@ -265,8 +266,8 @@ func (v *validator) alarms(s Settings) {
 			v.fail(c.field, "%d, want at least 1", c.value)
 		}
 	}
-	// A message keeps its place in the room when its wait times out and it
-	// enters again, so its age may exceed RoomTimeout: no upper bound.
+	// A message keeps its place in line (its arrival or last failed try)
+	// however long its breaker stays open: no upper bound.
 	v.wholeMinutes("Alarms.OldestWaiting", a.OldestWaiting.Std())
 	v.arn("Alarms.TopicArn", a.TopicArn, "sns")
 }
@@ -290,6 +291,13 @@ func (v *validator) logs(s Settings) {
 	}
 	if !slices.Contains(executionLogLevels, s.ExecutionLogLevel) {
 		v.fail("ExecutionLogLevel", "%q, want one of %v", s.ExecutionLogLevel, executionLogLevels)
+	}
+	if !slices.Contains(attemptTypes, s.AttemptStateMachineType) {
+		v.fail("AttemptStateMachineType", "%q, want one of %v", s.AttemptStateMachineType, attemptTypes)
+	} else if s.AttemptStateMachineType == AttemptExpress && s.ExecutionLogLevel == "OFF" {
+		v.fail("ExecutionLogLevel", "OFF with an EXPRESS attempt state machine: an Express execution keeps no history, so its log "+
+			"(with execution data) is the only record of a failed execution's message; want ERROR, FATAL or ALL, or set "+
+			"AttemptStateMachineType to STANDARD")
 	}
 }
 

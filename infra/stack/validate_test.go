@@ -24,13 +24,26 @@ func TestValidateAcceptsFixtures(t *testing.T) {
 	}
 }
 
-func TestValidateAcceptsAnOldestWaitingBeyondTheRoomTimeout(t *testing.T) {
-	// A message keeps its place in line through its room timeouts, so it
-	// may wait longer than one.
+func TestValidateAcceptsALongOldestWaiting(t *testing.T) {
+	// A message keeps its place in line however long its breaker stays
+	// open: no upper bound.
 	s := fixtureSettings(existingName)
-	timeout, _ := roomWaits(s)
-	s.Alarms.OldestWaiting = Duration(2 * timeout)
+	s.Alarms.OldestWaiting = Duration(72 * time.Hour)
 	assert.NoError(t, s.Validate())
+}
+
+// TestValidateAttemptStateMachineType: EXPRESS or STANDARD, any case; an
+// Express attempt state machine must log (its log is the record of a
+// failed execution), a Standard one may not.
+func TestValidateAttemptStateMachineType(t *testing.T) {
+	for _, typ := range []string{"", "express", "EXPRESS", "Standard", "STANDARD"} {
+		s := fixtureSettings(demoName)
+		s.AttemptStateMachineType = typ
+		assert.NoError(t, s.Validate(), "%q", typ)
+	}
+	standard := fixtureSettings(demoName)
+	standard.AttemptStateMachineType, standard.ExecutionLogLevel = AttemptStandard, "OFF"
+	assert.NoError(t, standard.Validate(), "a Standard execution keeps its history")
 }
 
 func TestValidateNamesTheField(t *testing.T) {
@@ -86,18 +99,16 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"throttle type with a comma", func() Settings { s := valid(); s.ThrottleErrorTypes = []string{"A,B"}; return s }, "ThrottleErrorTypes", "comma"},
 		{"throttle type that is poison too", func() Settings { s := valid(); s.ThrottleErrorTypes = []string{"ValidationError"}; return s },
 			"ThrottleErrorTypes", "the attempt function rejects THROTTLE_ERROR_TYPES"},
-		{"room timeout under a minute", func() Settings {
-			s := valid()
-			s.RoomTimeout = Duration(30 * time.Second)
-			s.Alarms.OldestWaiting = Duration(time.Minute)
-			return s
-		}, "RoomTimeout", "the attempt function rejects ROOM_TIMEOUT=\"30s\": must be between 1m"},
-		{"room timeout negative", func() Settings { s := demo(); s.RoomTimeout = Duration(-time.Hour); return s }, "RoomTimeout", "ROOM_TIMEOUT"},
-		{"room max wait under the room timeout", func() Settings {
-			s := valid()
-			s.RoomTimeout, s.RoomMaxWait = Duration(2*time.Hour), Duration(time.Hour)
-			return s
-		}, "RoomMaxWait", "the attempt function rejects ROOM_MAX_WAIT=\"1h0m0s\": must be between ROOM_TIMEOUT (2h0m0s)"},
+		{"room TTL under an hour", func() Settings { s := valid(); s.RoomTTL = Duration(30 * time.Minute); return s },
+			"RoomTTL", "rejects ROOM_TTL=\"30m0s\": must be at least 1h"},
+		{"room TTL negative", func() Settings { s := demo(); s.RoomTTL = Duration(-time.Hour); return s }, "RoomTTL", "ROOM_TTL"},
+		{"too many release workers", func() Settings { s := valid(); s.ReleaseWorkers = 257; return s },
+			"ReleaseWorkers", "rejects RELEASE_WORKERS=\"257\": want 1 to 256"},
+		{"release workers negative", func() Settings { s := demo(); s.ReleaseWorkers = -1; return s }, "ReleaseWorkers", "RELEASE_WORKERS"},
+		{"unknown attempt state machine type", func() Settings { s := demo(); s.AttemptStateMachineType = "sync"; return s },
+			"AttemptStateMachineType", `"SYNC", want one of [EXPRESS STANDARD]`},
+		{"an Express attempt state machine that does not log", func() Settings { s := demo(); s.ExecutionLogLevel = "off"; return s },
+			"ExecutionLogLevel", "OFF with an EXPRESS attempt state machine"},
 		{"release start rate negative", func() Settings { s := valid(); s.Release.StartRate = -1; return s },
 			"Release.StartRate", "rejects RELEASE_START_RATE=\"-1\": pace: policy Start -1: must be a positive rate"},
 		{"release max rate below start", func() Settings { s := valid(); s.Release = ReleasePace{StartRate: 50, MaxRate: 10}; return s },
@@ -135,7 +146,6 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"policy invalid as a whole", func() Settings { s := valid(); s.Policy = map[string]string{"BREAKER_WINDOW_SIZE": "5"}; return s },
 			"Policy.BREAKER_MINIMUM_CALLS", "BREAKER_WINDOW_SIZE"},
 		{"negative max attempts", func() Settings { s := valid(); s.MaxAttempts = -1; return s }, "MaxAttempts", `MAX_ATTEMPTS="-1": must be at least 1`},
-		{"too many cycles", func() Settings { s := valid(); s.MaxCycles = 2001; return s }, "MaxCycles", "25,000"},
 		{"backoff under a second", func() Settings { s := valid(); s.BackoffBase = Duration(500 * time.Millisecond); return s },
 			"BackoffBase", "at least 1s"},
 		{"backoff max below base", func() Settings { s := valid(); s.BackoffMax = Duration(time.Second); return s }, "BackoffMax", "BACKOFF_BASE"},
@@ -152,8 +162,8 @@ func TestValidateNamesTheField(t *testing.T) {
 			"UnknownOutcome", `want "redeliver" (at least once) or "park"`},
 		{"a table retry budget under a minute", func() Settings { s := valid(); s.TableRetryBudget = Duration(time.Second); return s },
 			"TableRetryBudget", "at least 1m"},
-		{"lease past the DeliveryInProgress retries", func() Settings { s := valid(); s.DeliveryLease = Duration(17 * time.Minute); return s },
-			"DeliveryLease", "DeliveryInProgress"},
+		{"lease over 16 minutes", func() Settings { s := valid(); s.DeliveryLease = Duration(17 * time.Minute); return s },
+			"DeliveryLease", "must be between 1s and 16m0s"},
 		{"canary lease not longer than the attempt timeout", func() Settings { s := valid(); s.AttemptTimeout = Duration(5 * time.Minute); return s },
 			"Policy.BREAKER_CANARY_LEASE", "longer than AttemptTimeout"},
 		{"batch too large", func() Settings { s := valid(); s.StarterBatchSize = 11; return s }, "StarterBatchSize", "1 to 10"},
@@ -272,23 +282,15 @@ func TestWithDefaults(t *testing.T) {
 	assert.Equal(t, Duration(time.Hour), s.Alarms.DeadLetterQueueAgeCritical, "four times the warning tier")
 	assert.Equal(t, 5, s.Alarms.AttemptErrors)
 	assert.Equal(t, 10000, s.Alarms.RoomDepth)
-	assert.Equal(t, Duration(30*time.Minute), s.Alarms.OldestWaiting, "half the room's default timeout")
-	assert.Zero(t, s.RoomTimeout, "the tasks' default, left to them")
+	assert.Equal(t, Duration(time.Hour), s.Alarms.OldestWaiting)
+	assert.Equal(t, AttemptExpress, s.AttemptStateMachineType)
+	assert.Zero(t, s.RoomTTL, "the tasks' default, left to them")
+	assert.Zero(t, s.ReleaseWorkers, "the tasks' default, left to them")
 	assert.Equal(t, ReleasePace{}, s.Release, "the tasks' defaults, left to them")
+	assert.Equal(t, AttemptStandard, Settings{AttemptStateMachineType: "standard"}.withDefaults().AttemptStateMachineType)
 
 	late := Settings{Alarms: Alarms{DeadLetterQueueAge: Duration(2 * time.Hour)}}.withDefaults()
 	assert.Equal(t, Duration(8*time.Hour), late.Alarms.DeadLetterQueueAgeCritical, "the critical tier follows a later warning")
-
-	short := Settings{RoomTimeout: Duration(25 * time.Minute)}.withDefaults()
-	assert.Equal(t, Duration(12*time.Minute), short.Alarms.OldestWaiting, "half the room's timeout, in whole minutes")
-	shortest := Settings{RoomTimeout: Duration(time.Minute)}.withDefaults()
-	assert.Equal(t, Duration(time.Minute), shortest.Alarms.OldestWaiting, "at least a minute")
-	assert.NoError(t, func() error {
-		s := fixtureSettings(demoName)
-		s.RoomTimeout = Duration(time.Minute)
-		return s.Validate()
-	}(),
-		"the shortest room timeout works with the default alarm")
 
 	pointer := Settings{BreakerKey: KeySelector{Pointer: "/tenant"}}.withDefaults()
 	assert.Empty(t, pointer.BreakerKey.Fixed, "a pointer selector stays a pointer selector")
