@@ -34,6 +34,18 @@ const (
 	attrClaimEnd = "claim_until"
 )
 
+// EnvTTL is the variable of how long a document may wait in the room
+// (ROOM_TTL), read by every function that enters it.
+const EnvTTL = "ROOM_TTL"
+
+// DefaultTTL is how long a document may wait in the room before DynamoDB's
+// TTL removes it: as long as SQS keeps a message at most (14 days).
+// MinTTL is the least ROOM_TTL allowed.
+const (
+	DefaultTTL = 14 * 24 * time.Hour
+	MinTTL     = time.Hour
+)
+
 // seqTime formats the times of a sequence so that sequence strings sort
 // by time.
 const seqTime = "2006-01-02T15:04:05.000000000Z"

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/delivery/target"
 	"github.com/redrive/redrive/lambda/config"
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/park"
+	"github.com/redrive/redrive/room"
 	"github.com/redrive/redrive/room/pace"
 )
 
@@ -69,6 +71,9 @@ type Config struct {
 	// ControllerStateMachineARN is RELEASE_STATE_MACHINE_ARN, the
 	// controller state machine; required with Table.
 	ControllerStateMachineARN string
+	// RoomTTL is ROOM_TTL, how long a document the starter puts in the
+	// room may wait there; default room.DefaultTTL, at least room.MinTTL.
+	RoomTTL time.Duration
 	// Policy is the breaker policy from BREAKER_*; used with Table, and
 	// must be the Attempt task's.
 	Policy breaker.Policy
@@ -103,6 +108,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	if c.Table != "" {
 		c.ControllerStateMachineARN = env.Value(EnvControllerStateMachine)
+		c.RoomTTL = env.PositiveDuration(room.EnvTTL, room.DefaultTTL)
 		c.Policy = config.Policy(env)
 	}
 	env.FailAll(c.problems())
@@ -139,6 +145,9 @@ func (c Config) problems() []*config.VarError {
 		}
 	default:
 		fail(target.EnvKind, string(c.TargetKind), `want "lambda" or "sqs", as the Attempt task's`)
+	}
+	if c.RoomTTL != 0 && c.RoomTTL < room.MinTTL {
+		fail(room.EnvTTL, c.RoomTTL.String(), "must be at least 1h")
 	}
 	if c.Table != "" && !stateMachineARN.MatchString(c.ControllerStateMachineARN) {
 		fail(EnvControllerStateMachine, c.ControllerStateMachineARN, "want the controller state machine's ARN (required with TABLE_NAME)")

@@ -2,6 +2,7 @@ package starter_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -71,6 +72,10 @@ func TestConfigFromEnv(t *testing.T) {
 			assert.NoError(t, c.Validate())
 		}},
 		{"a table without the controller", with(map[string]string{"TABLE_NAME": "redrive"}), []string{"RELEASE_STATE_MACHINE_ARN"}, nil},
+		{"a room TTL below an hour", with(map[string]string{"TABLE_NAME": "redrive", "RELEASE_STATE_MACHINE_ARN": controller, "ROOM_TTL": "30m"}),
+			[]string{"ROOM_TTL"}, nil},
+		{"the room TTL is read with a table", with(map[string]string{"TABLE_NAME": "redrive", "RELEASE_STATE_MACHINE_ARN": controller, "ROOM_TTL": "48h"}),
+			nil, func(t *testing.T, c starter.Config) { assert.Equal(t, 48*time.Hour, c.RoomTTL) }},
 		{"a table with a controller that is no state machine", with(map[string]string{"TABLE_NAME": "redrive",
 			"RELEASE_STATE_MACHINE_ARN": "arn:aws:lambda:eu-west-1:123456789012:function:release"}), []string{"RELEASE_STATE_MACHINE_ARN"}, nil},
 		{"a table with a bad policy", with(map[string]string{"TABLE_NAME": "t", "BREAKER_WINDOW_SIZE": "100",

@@ -86,7 +86,7 @@ func (b *Builder) Starter(cfg starter.Config) (*starter.Handler, error) {
 			return nil, err
 		}
 		h.Breaker, h.States = br, starter.NewStates(br, b.deps.Clock)
-		h.Room, h.Launcher = b.room(RoomConfig{Table: cfg.Table, ReleaseStateMachineARN: cfg.ControllerStateMachineARN, Pace: cfg.Pace})
+		h.Room, h.Launcher = b.room(RoomConfig{Table: cfg.Table, ReleaseStateMachineARN: cfg.ControllerStateMachineARN, TTL: cfg.RoomTTL, Pace: cfg.Pace})
 	}
 	return h, nil
 }

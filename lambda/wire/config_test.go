@@ -94,6 +94,8 @@ func TestAttemptConfigErrorsNameEveryVariable(t *testing.T) {
 		{name: "release state machine unset", changes: map[string]string{"RELEASE_STATE_MACHINE_ARN": ""}, want: []string{"RELEASE_STATE_MACHINE_ARN"}},
 		{name: "room ttl unparsable", changes: map[string]string{"ROOM_TTL": "3600"}, want: []string{"ROOM_TTL"}},
 		{name: "release workers unparsable", changes: map[string]string{"RELEASE_WORKERS": "many"}, want: []string{"RELEASE_WORKERS"}},
+		{name: "room ttl too short", changes: map[string]string{"ROOM_TTL": "59m"}, want: []string{"ROOM_TTL"}},
+		{name: "too many release workers", changes: map[string]string{"RELEASE_WORKERS": "257"}, want: []string{"RELEASE_WORKERS"}},
 		{name: "release pace out of range", changes: map[string]string{"RELEASE_BACKOFF": "1.5"}, want: []string{"RELEASE_BACKOFF"}},
 		{
 			name: "all at once, retry first",

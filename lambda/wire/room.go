@@ -26,15 +26,14 @@ import (
 const (
 	EnvReleaseStateMachineARN = starter.EnvControllerStateMachine
 	EnvAttemptStateMachineARN = starter.EnvStateMachine
-	EnvRoomTTL                = "ROOM_TTL"
+	EnvRoomTTL                = room.EnvTTL
 	EnvReleaseWorkers         = "RELEASE_WORKERS"
 )
 
 // Defaults of the room's settings.
 const (
-	// DefaultRoomTTL is how long a message may wait in the room, as long
-	// as SQS keeps a message at most (14 days).
-	DefaultRoomTTL = 14 * 24 * time.Hour
+	// DefaultRoomTTL is how long a message may wait in the room.
+	DefaultRoomTTL = room.DefaultTTL
 	// DefaultReleaseWorkers is how many releases a controller runs at
 	// once: each is a claim, an Express start and a delete, about 30 ms in
 	// all, so 16 release about 500 messages a second per controller.
@@ -93,7 +92,7 @@ type RoomConfig struct {
 // RoomConfigFromEnv reads a RoomConfig on table (the function's
 // TABLE_NAME, read by the caller) through env.
 func RoomConfigFromEnv(env *config.Env, table string) RoomConfig {
-	return RoomConfig{
+	c := RoomConfig{
 		Table:                  table,
 		ReleaseStateMachineARN: env.Required(EnvReleaseStateMachineARN),
 		AttemptStateMachineARN: env.Value(EnvAttemptStateMachineARN),
@@ -101,6 +100,31 @@ func RoomConfigFromEnv(env *config.Env, table string) RoomConfig {
 		Workers:                env.PositiveInt(EnvReleaseWorkers, DefaultReleaseWorkers),
 		Pace:                   pace.PolicyFromEnv(env),
 	}
+	if p := c.ttlProblem(); p != "" && c.TTL > 0 {
+		env.Fail(EnvRoomTTL, p)
+	}
+	if p := c.workersProblem(); p != "" && c.Workers > 0 {
+		env.Fail(EnvReleaseWorkers, p)
+	}
+	return c
+}
+
+// ttlProblem says what is wrong with TTL; "" when it is usable (zero
+// means the default).
+func (c RoomConfig) ttlProblem() string {
+	if c.TTL != 0 && c.TTL < room.MinTTL {
+		return "must be at least 1h"
+	}
+	return ""
+}
+
+// workersProblem says what is wrong with Workers; "" when it is usable
+// (zero means the default).
+func (c RoomConfig) workersProblem() string {
+	if c.Workers < 0 || c.Workers > MaxReleaseWorkers {
+		return fmt.Sprintf("want 1 to %d", MaxReleaseWorkers)
+	}
+	return ""
 }
 
 // Validate reports every problem with c.
@@ -109,11 +133,11 @@ func (c RoomConfig) Validate() error {
 	if c.ReleaseStateMachineARN == "" {
 		errs = append(errs, &config.VarError{Name: EnvReleaseStateMachineARN, Problem: "required but not set"})
 	}
-	if c.TTL != 0 && c.TTL < time.Hour {
-		errs = append(errs, &config.VarError{Name: EnvRoomTTL, Value: c.TTL.String(), Problem: "must be at least 1h"})
+	if p := c.ttlProblem(); p != "" {
+		errs = append(errs, &config.VarError{Name: EnvRoomTTL, Value: c.TTL.String(), Problem: p})
 	}
-	if c.Workers < 0 || c.Workers > MaxReleaseWorkers {
-		errs = append(errs, &config.VarError{Name: EnvReleaseWorkers, Value: fmt.Sprint(c.Workers), Problem: fmt.Sprintf("want 1 to %d", MaxReleaseWorkers)})
+	if p := c.workersProblem(); p != "" {
+		errs = append(errs, &config.VarError{Name: EnvReleaseWorkers, Value: fmt.Sprint(c.Workers), Problem: p})
 	}
 	if err := c.Pace.Validate(); err != nil {
 		errs = append(errs, &config.VarError{Name: pace.Variable(err), Problem: err.Error()})
