@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -24,8 +25,18 @@ type Breaker struct {
 	maxRetries int
 	backoff    time.Duration
 	observer   func(Transition)
+	maxAge     time.Duration
+	// closed holds the last CLOSED or FORCED_CLOSED row read or saved of
+	// each key (a cachedRow), when maxAge is set.
+	closed sync.Map
 
 	loads, saves, conflicts atomic.Int64
+}
+
+// cachedRow is a row and when it was read.
+type cachedRow struct {
+	row  Row
+	read time.Time
 }
 
 // Stats counts a Breaker's row I/O since it was made.
@@ -52,7 +63,7 @@ func New(store Store, p Policy, o Options) (*Breaker, error) {
 	}
 	o = o.withDefaults()
 	return &Breaker{store: store, policy: p.WithDefaults(), clock: o.Clock, rnd: o.Random,
-		maxRetries: o.MaxConflictRetries, backoff: o.ConflictBackoff, observer: o.Observer}, nil
+		maxRetries: o.MaxConflictRetries, backoff: o.ConflictBackoff, observer: o.Observer, maxAge: o.ClosedRowMaxAge}, nil
 }
 
 // Policy returns the policy in use, with defaults applied.
@@ -67,6 +78,9 @@ func (b *Breaker) Stats() Stats {
 // Decide). A Proceed or Canary carries the ticket to pass to Record; the
 // decision's Row is the row to pass with it.
 func (b *Breaker) Admit(ctx context.Context, key string) (Decision, error) {
+	if d, ok := b.admitCached(key); ok {
+		return d, nil
+	}
 	var d Decision
 	_, after, err := b.update(ctx, key, nil, func(r Row, now time.Time) (Row, bool, error) {
 		var next Row
@@ -79,6 +93,42 @@ func (b *Breaker) Admit(ctx context.Context, key string) (Decision, error) {
 	}
 	d.Row = after
 	return d, nil
+}
+
+// admitCached decides on key's cached CLOSED row when it is younger than
+// ClosedRowMaxAge and the decision would not change it; ok is false when
+// Admit must read the row.
+func (b *Breaker) admitCached(key string) (Decision, bool) {
+	if b.maxAge <= 0 {
+		return Decision{}, false
+	}
+	v, ok := b.closed.Load(key)
+	if !ok {
+		return Decision{}, false
+	}
+	c, now := v.(cachedRow), b.clock.Now()
+	if now.Sub(c.read) >= b.maxAge {
+		return Decision{}, false
+	}
+	d, _, changed := Decide(b.policy, c.row, now, b.rnd)
+	if changed {
+		return Decision{}, false
+	}
+	d.Row = c.row
+	return d, true
+}
+
+// remember caches r as key's row read at now, if it may be decided on
+// (CLOSED or FORCED_CLOSED), and forgets key's cached row otherwise.
+func (b *Breaker) remember(key string, r Row, now time.Time) {
+	if b.maxAge <= 0 {
+		return
+	}
+	if r.State == Closed || r.State == ForcedClosed {
+		b.closed.Store(key, cachedRow{row: r, read: now})
+		return
+	}
+	b.closed.Delete(key)
 }
 
 // Record reports the outcome of a delivery admitted with ticket t (see

@@ -39,6 +39,16 @@ type Options struct {
 	// log line and a metric; it runs on the caller's goroutine, so it must
 	// be quick and safe for concurrent use.
 	Observer func(Transition)
+	// ClosedRowMaxAge is how old a CLOSED (or FORCED_CLOSED) row Admit may
+	// decide on without reading it again, when the decision would not
+	// change it: the hot path of a healthy breaker then reads its row at
+	// most once per ClosedRowMaxAge per Breaker (per warm function), so
+	// one key takes thousands of deliveries a second under DynamoDB's
+	// per-partition read limit. The price: a trip another function made
+	// is noticed up to ClosedRowMaxAge late (the outcomes admitted on the
+	// older row count under its generation, so none of them can close a
+	// breaker that opened). Default 0: every Admit reads the row.
+	ClosedRowMaxAge time.Duration
 }
 
 // withDefaults fills the zero fields.
@@ -56,6 +66,9 @@ func (o Options) withDefaults() Options {
 
 // validate checks the fields that have no default for every value.
 func (o Options) validate() error {
+	if o.ClosedRowMaxAge < 0 {
+		return fmt.Errorf("breaker: options: ClosedRowMaxAge %v: must not be negative", o.ClosedRowMaxAge)
+	}
 	if o.MaxConflictRetries < 0 {
 		return fmt.Errorf("breaker: options: MaxConflictRetries %d: must not be negative", o.MaxConflictRetries)
 	}

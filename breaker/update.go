@@ -36,6 +36,7 @@ func (b *Breaker) update(ctx context.Context, key string, first *Row,
 		err = b.store.Save(ctx, before.Version, after)
 		if err == nil {
 			b.saves.Add(1)
+			b.remember(key, after, b.clock.Now())
 			b.report(before, after)
 			return before, after, nil
 		}
@@ -59,6 +60,7 @@ func (b *Breaker) load(ctx context.Context, key string) (Row, error) {
 	}
 	b.loads.Add(1)
 	r.Key = key
+	b.remember(key, r, b.clock.Now())
 	return r, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"time"
 
 	"github.com/redrive/redrive/admin"
 	"github.com/redrive/redrive/attempt"
@@ -81,7 +82,7 @@ func (b *Builder) Starter(cfg starter.Config) (*starter.Handler, error) {
 	if cfg.Table != "" {
 		h.Gate = pace.NewStore(c.DynamoDB, cfg.Table)
 		h.Rules = b.rules(cfg.Table)
-		br, err := b.breaker("starter", dynamo.New(c.DynamoDB, cfg.Table), cfg.Policy, seedStarterBreaker)
+		br, err := b.breaker("starter", dynamo.New(c.DynamoDB, cfg.Table), cfg.Policy, seedStarterBreaker, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +113,7 @@ func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 	if b.deps.WrapStore != nil {
 		store = b.deps.WrapStore(store)
 	}
-	br, err := b.breaker("attempt", store, cfg.Policy, seedAttemptBreaker)
+	br, err := b.breaker("attempt", store, cfg.Policy, seedAttemptBreaker, AttemptClosedRowMaxAge)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +165,7 @@ func (b *Builder) Admin(cfg admin.Config, rc RoomConfig) (*admin.Handler, error)
 		return nil, fmt.Errorf("wire: admin: %w", err)
 	}
 	store := dynamo.New(c.DynamoDB, cfg.Table)
-	br, err := b.breaker("admin", store, breaker.Policy{}, seedAdminBreaker)
+	br, err := b.breaker("admin", store, breaker.Policy{}, seedAdminBreaker, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -192,10 +193,18 @@ func (b *Builder) lot(cfg park.LotConfig, table string) *park.Lot {
 	return l
 }
 
+// AttemptClosedRowMaxAge is how old a CLOSED breaker row the attempt
+// function admits on (breaker.Options.ClosedRowMaxAge): its row is read at
+// most once a second per warm function, and a trip is noticed at most a
+// second late by the functions that did not make it.
+const AttemptClosedRowMaxAge = time.Second
+
 // breaker builds function's breaker on store, seeded at offset from the
-// Builder's seed, and keeps it for Breakers.
-func (b *Builder) breaker(function string, store breaker.Store, p breaker.Policy, offset uint64) (*breaker.Breaker, error) {
-	br, err := breaker.New(store, p, breaker.Options{Clock: b.deps.Clock, Random: breaker.NewRandom(b.seed + offset), Observer: b.observe})
+// Builder's seed, admitting on a CLOSED row up to maxAge old, and keeps it
+// for Breakers.
+func (b *Builder) breaker(function string, store breaker.Store, p breaker.Policy, offset uint64, maxAge time.Duration) (*breaker.Breaker, error) {
+	br, err := breaker.New(store, p, breaker.Options{Clock: b.deps.Clock, Random: breaker.NewRandom(b.seed + offset), Observer: b.observe,
+		ClosedRowMaxAge: maxAge})
 	if err != nil {
 		return nil, fmt.Errorf("wire: %s: breaker: %w", function, err)
 	}

@@ -178,7 +178,7 @@ func (b *Builder) Release(cfg RoomConfig, p breaker.Policy) (*release.Handler, e
 	if err := errors.Join(append(errs, cfg.Validate(), needs("release", need{"DynamoDB", c.DynamoDB != nil}, need{"SFN", c.SFN != nil}))...); err != nil {
 		return nil, fmt.Errorf("wire: release: %w", err)
 	}
-	br, err := b.breaker("release", dynamo.New(c.DynamoDB, cfg.Table), p, seedReleaseBreaker)
+	br, err := b.breaker("release", dynamo.New(c.DynamoDB, cfg.Table), p, seedReleaseBreaker, 0)
 	if err != nil {
 		return nil, err
 	}
