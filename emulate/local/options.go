@@ -126,6 +126,12 @@ type Options struct {
 	// AttemptTimeout is the attempt function's Lambda timeout, its
 	// deadline. Default attempt.DefaultFunctionTimeout, as deployed.
 	AttemptTimeout time.Duration
+	// DuplicateStarts, when above zero, starts every DuplicateStarts-th
+	// execution of the attempt state machine twice (same name and input),
+	// as AWS may run an asynchronous Express execution twice: a fault for
+	// the tests and the simulation that show the delivery ledger makes it
+	// harmless. Stats.DuplicatedStarts counts them.
+	DuplicateStarts int
 	// StandardAttempts deploys the attempt state machine as a Standard
 	// workflow (each try's history in the console, billed per state
 	// transition) instead of Express, as the stack's setting does.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -94,6 +95,8 @@ type Stack struct {
 	// tasksSFN is the tasks' Step Functions: SFN, or with
 	// Options.InProcess an sfnapi.Client behind the same throttle.
 	tasksSFN wire.StepFunctions
+	// duplicated counts the starts Options.DuplicateStarts doubled.
+	duplicated atomic.Int64
 	// RedriveARN, AdminARN and ReleaseARN are the state machines.
 	RedriveARN, AdminARN, ReleaseARN string
 
@@ -285,6 +288,9 @@ func (s *Stack) startSFN(ctx context.Context) error {
 	var tasks wire.StepFunctions = s.SFN
 	if s.opts.InProcess {
 		tasks = throttledClient{Client: sfnapi.NewClient(s.Executor), throttle: s.throttle}
+	}
+	if s.opts.DuplicateStarts > 0 {
+		tasks = &duplicatingSFN{StepFunctions: tasks, arn: &s.RedriveARN, every: int64(s.opts.DuplicateStarts), doubled: &s.duplicated}
 	}
 	s.tasksSFN = tasks
 	return s.createStateMachines(ctx)

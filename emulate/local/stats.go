@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -28,11 +29,15 @@ type Stats struct {
 	// StartsThrottled counts StartExecution calls refused while
 	// ThrottleStartExecution was in force.
 	StartsThrottled int64
+	// DuplicatedStarts counts the attempt executions Options.DuplicateStarts
+	// started a second time.
+	DuplicatedStarts int64
 }
 
 // Stats returns the counts so far.
 func (s *Stack) Stats() Stats {
-	st := Stats{Invocations: s.invoker.snapshot(), Source: s.source.snapshot(), StartsThrottled: s.throttle.count()}
+	st := Stats{Invocations: s.invoker.snapshot(), Source: s.source.snapshot(), StartsThrottled: s.throttle.count(),
+		DuplicatedStarts: s.duplicated.Load()}
 	for _, b := range s.breakers {
 		bs := b.Stats()
 		st.Breaker.Loads += bs.Loads
@@ -48,6 +53,14 @@ func (s *Stack) Stats() Stats {
 // room entries). Safe for concurrent use.
 func (s *Stack) Room() (depth int, released int64) {
 	return s.db.roomDepth(), s.db.released.Load()
+}
+
+// Waiting returns the partition keys of the messages waiting in the
+// waiting room (of every breaker key), sorted: "room#<breaker key>#<id>",
+// the id being the message's message.Document.RoomID, which starts with
+// its origin id and "#". Safe for concurrent use.
+func (s *Stack) Waiting() []string {
+	return s.db.roomEntries()
 }
 
 // Cost is one redrive execution and what it cost, read from its history.
@@ -66,8 +79,12 @@ type Cost struct {
 }
 
 // Costs returns every execution of the redrive state machine, oldest first,
-// with its cost.
+// with its cost. It reads their histories, which only a Standard attempt
+// machine keeps (Options.StandardAttempts): an Express execution has none.
 func (s *Stack) Costs(ctx context.Context) ([]Cost, error) {
+	if s.ExpressAttempts() {
+		return nil, errors.New("local: Costs reads the attempt executions' histories, which Express executions do not keep: start the stack with Options.StandardAttempts")
+	}
 	xs, err := s.Executor.ListExecutions(ctx, s.RedriveARN, "")
 	if err != nil {
 		return nil, fmt.Errorf("local: list executions: %w", err)

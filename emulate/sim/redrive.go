@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -69,6 +68,7 @@ func (r Redrive) options(s Scenario, book *redriveBook, tally func(simtarget.Cal
 		// and from the executor's running totals, not from histories:
 		// keep a few for debugging and only a summary of the others, so
 		// memory follows what is in flight, not everything that happened.
+		DuplicateStarts:   s.DuplicateStarts,
 		FinishedHistories: keptHistories,
 		RunningHistories:  keptHistories,
 		Compact:           true,
@@ -247,13 +247,6 @@ type redriveDoc struct {
 	Next     message.Next `json:"next"`
 }
 
-// continuedOutput starts the output of an execution that handed its
-// message to a new one: the Continue task's, {"executionArn": ...}.
-var continuedOutput = []byte(`{"executionArn":`)
-
-// continued reports an execution that handed its message to a new one.
-func continued(x executor.Execution) bool { return bytes.HasPrefix(x.Output, continuedOutput) }
-
 // redriveBook keeps what the simulation needs of the redrive executions,
 // read from each as it ends (local.Options.Finished), so that the
 // executor may forget their input and output: how many settled, and when
@@ -287,11 +280,13 @@ func (b *redriveBook) finished(x executor.Execution) {
 }
 
 // ended reads an execution that ended: a redrive execution that succeeded
-// and did not continue settled its message, and one whose last decision
-// was DONE delivered it. It returns the execution's outcome for the
-// journeys: "delivered", "parked" (it settled otherwise, in the Parked
-// state), the status of a redrive execution that did not succeed, or ""
-// for one that continued and for the other state machines'.
+// and did not queue its message (in the Queued state, its last decision
+// ROOM: the message waits in the room, and its release starts a new
+// execution) settled it, and one whose last decision was DONE delivered
+// it. It returns the execution's outcome for the journeys: "delivered",
+// "parked" (it settled otherwise, in the Parked state), the status of a
+// redrive execution that did not succeed, or "" for one that queued and
+// for the other state machines'.
 func (b *redriveBook) ended(x executor.Execution) string {
 	if !strings.HasSuffix(x.StateMachineARN, redriveMachine) {
 		return ""
@@ -301,12 +296,12 @@ func (b *redriveBook) ended(x executor.Execution) string {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if continued(x) {
+	var result redriveDoc
+	err := json.Unmarshal(x.Output, &result) // v2: every execution ends here, and the executor wrote the output
+	if err == nil && result.Next == message.NextRoom {
 		return ""
 	}
 	b.settled++
-	var result redriveDoc
-	err := json.Unmarshal(x.Output, &result) // v2: every execution ends here, and the executor wrote the output
 	if err == nil && result.Next != message.NextDone {
 		return journeyParked
 	}
@@ -343,6 +338,19 @@ func scenarioID(name string, byOrigin map[string]string) (string, bool) {
 			return id, true
 		}
 	}
+}
+
+// waitingID is the scenario's id of the message a room entry holds, found
+// by its partition key (local.Stack.Waiting: "room#<breaker key>#<origin
+// id>#<attempt>..."), one of whose parts is the origin id. byOrigin maps
+// origin ids to scenario ids.
+func waitingID(pk string, byOrigin map[string]string) (string, bool) {
+	for part := range strings.SplitSeq(pk, "#") {
+		if id, ok := byOrigin[part]; ok {
+			return id, true
+		}
+	}
+	return "", false
 }
 
 // settledCount is how many messages settled so far.
@@ -395,6 +403,13 @@ func account(ctx context.Context, stack *local.Stack, book *redriveBook, msgs []
 			return nil, fmt.Errorf("sim: redrive: execution %s is not named after a known origin", x.Name)
 		}
 		out.Pending[id] = true
+	}
+	for _, pk := range stack.Waiting() {
+		id, ok := waitingID(pk, byOrigin)
+		if !ok {
+			return nil, fmt.Errorf("sim: redrive: room entry %s is not of a known origin", pk)
+		}
+		out.Pending[id] = true // in the room, as a document: its release starts its next execution
 	}
 	parked, err := stack.ReceiveParked(ctx)
 	if err != nil {

@@ -35,12 +35,17 @@ type Scenario struct {
 	Bulk Bulk `yaml:"bulk"`
 	// Quotas are the AWS account quotas every strategy runs under (each
 	// in an account of its own; package quota): "standard" (most
-	// Regions), "large" (the largest) or "none" (the default, for now).
+	// Regions, the default), "large" (the largest) or "none".
 	Quotas string `yaml:"quotas"`
 	// OpenExecutionsLimit lowers the account's quota of open Standard
 	// executions (1,000,000) to show what happens when it fills; 0 keeps
 	// the quota.
 	OpenExecutionsLimit int `yaml:"open_executions_limit"`
+	// DuplicateStarts, when above zero, has every DuplicateStarts-th
+	// execution of Redrive's attempt state machine start twice, as AWS
+	// may run an asynchronous Express execution twice (a fault: nothing
+	// may be delivered twice for it); 0 starts each once.
+	DuplicateStarts int `yaml:"duplicate_starts"`
 }
 
 // Messages describes the dead-lettered messages and their arrival in the

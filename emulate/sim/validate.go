@@ -97,6 +97,7 @@ func (s Scenario) Validate() error {
 	if _, err := s.QuotaProfile(); err != nil {
 		v.fail("quotas", fmt.Sprintf("must be none, standard or large, got %q", s.Quotas))
 	}
+	v.check(s.DuplicateStarts < 0, "duplicate_starts", fmt.Sprintf("must be >= 0 (0 = none), got %d", s.DuplicateStarts))
 	v.check(s.OpenExecutionsLimit < 0, "open_executions_limit", fmt.Sprintf("must be >= 0 (0 = the quota), got %d", s.OpenExecutionsLimit))
 	return errors.Join(v.errs...)
 }
