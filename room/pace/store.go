@@ -220,10 +220,11 @@ func (s *Store) Update(ctx context.Context, key string, epoch int64, fn func(Sta
 
 // Admit counts n fresh arrivals for key at now (messages the starter is
 // about to start, not released from the room) and returns how many of
-// them may go straight to the target: none while a releaser runs (the room
-// holds messages; the newcomers queue behind them), else what is left of
-// this second's allowance, the larger of p.Start and the rate the last
-// releaser found. One conditional UpdateItem, two when the second turned.
+// them may go straight to the target: none while a controller releases a
+// backlog (its last tick used its whole quota: the newcomers queue behind
+// the room), else what is left of this second's allowance, the larger of
+// p.Start and the rate the last controller found (so a room that ran
+// short stops filling, and its controller ends). One conditional UpdateItem, two when the second turned.
 func (s *Store) Admit(ctx context.Context, key string, n int, p Policy, now time.Time) (int, error) {
 	if n <= 0 {
 		return 0, nil
@@ -254,7 +255,7 @@ func (s *Store) Admit(ctx context.Context, key string, n int, p Policy, now time
 			if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
 				return 0, fmt.Errorf("pace %q: malformed row: %w", key, err)
 			}
-			if it.ReleaserUntil.After(now) {
+			if it.ReleaserUntil.After(now) && it.Full {
 				return 0, nil
 			}
 			limit := int64(max(p.WithDefaults().Start, it.Rate))
