@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"net"
 	"path/filepath"
 	"regexp"
@@ -91,16 +90,21 @@ func TestLocalRedrivesAMessageSentToTheDLQ(t *testing.T) {
 	id := aws.ToString(sent.MessageId)
 
 	client := sfnClient(env)
-	arn := executionARN(env["REDRIVE_STATE_MACHINE_ARN"], message.ExecutionName(id, 1, 0))
-	ex := awaitEnd(t, client, arn)
-	require.Equal(t, sfntypes.ExecutionStatusSucceeded, ex.Status, "error %s: %s", aws.ToString(ex.Error), aws.ToString(ex.Cause))
+	item := awaitEnd(t, client, env["REDRIVE_STATE_MACHINE_ARN"], message.ExecutionName(id, 1, 0))
+	require.Equal(t, sfntypes.ExecutionStatusSucceeded, item.Status)
+	arn := aws.ToString(item.ExecutionArn)
+	assert.Contains(t, arn, ":express:redrive:"+message.ExecutionName(id, 1, 0)+":", "an Express execution, named and with its id")
+	_, err = client.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
+	assert.ErrorContains(t, err, "does not support EXPRESS executions", "as in AWS, where an Express execution is seen in its logs")
 
+	ex, err := s.Executor.DescribeExecution(ctx, arn) // the executor itself keeps it
+	require.NoError(t, err)
 	var doc message.Document
-	require.NoError(t, json.Unmarshal([]byte(aws.ToString(ex.Output)), &doc))
+	require.NoError(t, json.Unmarshal(ex.Output, &doc))
 	assert.Equal(t, message.NextDone, doc.Next)
 	assert.Equal(t, "SUCCESS", doc.Outcome)
 	assert.Equal(t, `{"order": 1}`, doc.Message.Body)
-	assert.Equal(t, 3, enteredStates(t, client, arn), "the CLOSED path is Attempt, Route, Delivered")
+	assert.Equal(t, 3, ex.Transitions, "the CLOSED path is Attempt, Route, Delivered")
 	assert.Equal(t, map[string]int{id: 1}, s.Target.Ledger().Deliveries(), "delivered once, to the demo consumer")
 }
 
@@ -334,40 +338,23 @@ func sqsClient(env map[string]string) *sqs.Client {
 		Credentials: credentials.NewStaticCredentialsProvider(env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"], "")})
 }
 
-// executionARN is the ARN of execution name of a state machine.
-func executionARN(stateMachineARN, name string) string {
-	return strings.Replace(stateMachineARN, ":stateMachine:", ":execution:", 1) + ":" + name
-}
-
-// awaitEnd describes the execution until it exists and has ended.
-func awaitEnd(t *testing.T, client *sfn.Client, arn string) *sfn.DescribeExecutionOutput {
+// awaitEnd lists the executions of a state machine until the one named
+// name (an Express execution's name, whose listed name adds its id) exists
+// and has ended.
+func awaitEnd(t *testing.T, client *sfn.Client, stateMachineARN, name string) sfntypes.ExecutionListItem {
 	t.Helper()
 	deadline := time.Now().Add(waitLimit)
 	for {
-		ex, err := client.DescribeExecution(t.Context(), &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
-		if _, missing := errors.AsType[*sfntypes.ExecutionDoesNotExist](err); !missing {
-			require.NoError(t, err)
-			if ex.Status != sfntypes.ExecutionStatusRunning {
-				return ex
+		out, err := client.ListExecutions(t.Context(), &sfn.ListExecutionsInput{StateMachineArn: aws.String(stateMachineARN)})
+		require.NoError(t, err)
+		for _, x := range out.Executions {
+			if listed := aws.ToString(x.Name); (listed == name || strings.HasPrefix(listed, name+":")) && x.Status != sfntypes.ExecutionStatusRunning {
+				return x
 			}
 		}
-		require.True(t, time.Now().Before(deadline), "execution %s has not ended", arn)
+		require.True(t, time.Now().Before(deadline), "execution %s has not ended", name)
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// enteredStates counts the states an execution entered, from its history.
-func enteredStates(t *testing.T, client *sfn.Client, arn string) int {
-	t.Helper()
-	out, err := client.GetExecutionHistory(t.Context(), &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(arn)})
-	require.NoError(t, err)
-	n := 0
-	for _, ev := range out.Events {
-		if strings.HasSuffix(string(ev.Type), "StateEntered") {
-			n++
-		}
-	}
-	return n
 }
 
 // unusedURL is the URL of a loopback port nothing listens on.

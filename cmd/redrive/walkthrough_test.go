@@ -74,7 +74,8 @@ func TestREADMEWalkthrough(t *testing.T) {
 		assert.Equal(t, 1, n, "once: %s", id)
 	}
 	got := stdout.String()
-	assert.Equal(t, 9, strings.Count(got, "\tSUCCEEDED"), "nine executions, all ended")
+	assert.GreaterOrEqual(t, strings.Count(got, "\tSUCCEEDED"), 9, "an Express execution per delivery try: at least one per order")
+	assert.NotRegexp(t, `\t(RUNNING|FAILED|TIMED_OUT|ABORTED)\n`, got, "every execution ended, and well")
 	assert.Contains(t, got, "CLOSED\t", "the breaker row, read with get-item")
 	assert.Regexp(t, `(?m)^orders +poison +PoisonMessage +1 +\S+Z$`, got, "the parking lot's summary, from its index")
 	assert.Regexp(t, `(?m)^\S+Z +orders +poison +PoisonMessage +\d+ +\S+$`, got, "and its list")

@@ -2,6 +2,7 @@ package ddbmem_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -171,7 +172,8 @@ func TestBreakerOverStore(t *testing.T) {
 }
 
 // TestRoomLikeMinidyn plays the same random waiting-room traffic (enter,
-// re-enter, list the oldest in pages, count, take) on a DB and on the
+// re-enter, list the oldest and the due in pages, count, claim then take,
+// claim then unclaim, claim and let the lease run out) on a DB and on the
 // embedded minidyn endpoint, and expects the same answers.
 func TestRoomLikeMinidyn(t *testing.T) {
 	ctx := context.Background()
@@ -185,17 +187,26 @@ func TestRoomLikeMinidyn(t *testing.T) {
 	for step := range 600 {
 		at = at.Add(time.Duration(rnd.IntN(3)) * time.Millisecond) // ties happen
 		key := keys[rnd.IntN(len(keys))]
-		op := rnd.IntN(10)
+		op := rnd.IntN(12)
 		msg := fmt.Sprintf("m%d", rnd.IntN(80))
+		var notBefore time.Time
+		if rnd.IntN(2) == 0 {
+			notBefore = at.Add(time.Duration(rnd.IntN(20)) * time.Millisecond) // some wait, some are due
+		}
+		claimOp := rnd.IntN(3)
 		answers := map[string]string{}
 		for name, r := range rooms {
 			var got string
 			switch {
 			case op < 5:
-				err := r.Enter(ctx, room.Entry{Key: key, MessageID: msg, Token: fmt.Sprintf("t%d", step), EnteredAt: at})
+				err := r.Enter(ctx, room.Entry{Key: key, MessageID: msg, Document: json.RawMessage(fmt.Sprintf(`{"step":%d}`, step)),
+					EnteredAt: at, NotBefore: notBefore})
 				got = fmt.Sprint(err)
-			case op < 8:
+			case op < 7:
 				entries, err := r.Oldest(ctx, key, 1+step%7)
+				got = fmt.Sprint(entries, err)
+			case op < 8:
+				entries, err := r.Due(ctx, key, 1+step%7, at)
 				got = fmt.Sprint(entries, err)
 			case op < 9:
 				n, err := r.Depth(ctx, key)
@@ -203,13 +214,26 @@ func TestRoomLikeMinidyn(t *testing.T) {
 			default:
 				entries, err := r.Oldest(ctx, key, 2)
 				require.NoError(t, err)
-				var taken []bool
-				for _, e := range entries {
-					ok, err := r.Take(ctx, e)
+				var settled []string
+				for i, e := range entries {
+					claimed, ok, err := r.Claim(ctx, e, fmt.Sprintf("c%d.%d", step, i), at, 5*time.Millisecond)
 					require.NoError(t, err)
-					taken = append(taken, ok)
+					result := fmt.Sprint(claimed, ok)
+					if ok {
+						switch claimOp {
+						case 0:
+							taken, err := r.Take(ctx, claimed)
+							require.NoError(t, err)
+							result += fmt.Sprint(" taken ", taken)
+						case 1:
+							require.NoError(t, r.Unclaim(ctx, claimed))
+							result += " unclaimed"
+						default: // left to its lease
+						}
+					}
+					settled = append(settled, result)
 				}
-				got = fmt.Sprint(entries, taken)
+				got = fmt.Sprint(entries, settled)
 			}
 			answers[name] = got
 		}

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -114,4 +115,43 @@ func TestExpressQuotas(t *testing.T) {
 	assert.Zero(t, r.PeakOpenStandard)
 	assert.Zero(t, r.Throttles[quota.Transitions])
 	assert.Equal(t, int64(1), r.Throttles[quota.ExpressStart])
+}
+
+// TestExpressExecutionsSurviveARestart snapshots an Express execution in
+// its Wait and a finished one: both are restored under their ARNs (a name
+// and an id), the running one ends its Wait at its time, and neither has
+// a history after the restart either.
+func TestExpressExecutionsSurviveARestart(t *testing.T) {
+	ctx := context.Background()
+	e := New(Options{})
+	start := e.Now()
+	arn := createExpress(t, e, `{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":60,"End":true}}}`)
+	done, err := e.StartExecution(ctx, arn, "m-1-1", `{}`)
+	require.NoError(t, err)
+	require.NoError(t, e.RunUntil(ctx, start.Add(30*time.Second)))
+	waiting, err := e.StartExecution(ctx, arn, "m-1-1", `{}`)
+	require.NoError(t, err)
+	require.NoError(t, e.RunUntil(ctx, start.Add(70*time.Second)))
+
+	var buf bytes.Buffer
+	require.NoError(t, e.Snapshot(&buf))
+	e.Close()
+	e, err = Restore(&buf, Options{})
+	require.NoError(t, err, "an Express execution's recorded name holds its id")
+	defer e.Close()
+	got, err := e.DescribeExecution(ctx, done.ARN)
+	require.NoError(t, err)
+	assert.Equal(t, Succeeded, got.Status)
+	got, err = e.DescribeExecution(ctx, waiting.ARN)
+	require.NoError(t, err)
+	assert.Equal(t, Running, got.Status)
+	require.NoError(t, e.Run(ctx))
+	got, err = e.DescribeExecution(ctx, waiting.ARN)
+	require.NoError(t, err)
+	assert.Equal(t, Succeeded, got.Status)
+	assert.Equal(t, start.Add(90*time.Second), got.StopDate, "its Wait ended at its time")
+	for _, x := range []Execution{done, waiting} {
+		_, err = e.History(ctx, x.ARN)
+		assert.ErrorIs(t, err, ErrHistoryNotRecorded, "Express keeps no history after a restart either")
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/redrive/redrive/emulate/asl"
@@ -18,13 +19,14 @@ func (e *Executor) loadExecution(sx snapshotExecution) (*execution, error) {
 	if sm == nil {
 		return nil, errors.New("its state machine is not in the snapshot")
 	}
-	if err := validateName("execution", sx.Name); err != nil {
+	if err := validateRecordName(sm, sx.Name); err != nil {
 		return nil, err
 	}
 	x := &execution{
 		e: e, sm: sm, inputText: sx.Input, start: sx.StartDate.UnixNano(),
 		status: sx.Status, errName: sx.Error, cause: sx.Cause, stop: unixNano(sx.StopDate), transitions: sx.Transitions,
 		evicted: sx.HistoryEvicted, issued: sx.TokensIssued,
+		unrecorded: sm.Type == Express, // Express keeps no history, before a restart or after
 	}
 	x.rec = &record{name: sx.Name, index: sx.Index, x: x}
 	if sx.Output != "" {
@@ -36,7 +38,9 @@ func (e *Executor) loadExecution(sx snapshotExecution) (*execution, error) {
 		return nil, errors.New("the snapshot holds it twice")
 	case sx.Index >= e.started || taken:
 		return nil, fmt.Errorf("index %d is taken, or not below the %d executions started", sx.Index, e.started)
-	case sx.HistoryEvicted == (len(sx.History) > 0):
+	case x.unrecorded && len(sx.History) > 0:
+		return nil, fmt.Errorf("an Express execution keeps no history, and this one has %d events", len(sx.History))
+	case !x.unrecorded && sx.HistoryEvicted == (len(sx.History) > 0):
 		return nil, fmt.Errorf("historyEvicted is %t with %d history events", sx.HistoryEvicted, len(sx.History))
 	}
 	var err error
@@ -62,6 +66,23 @@ func (e *Executor) loadExecution(sx snapshotExecution) (*execution, error) {
 	}
 	sm.add(x.rec)
 	return x, nil
+}
+
+// validateRecordName checks the name an execution of sm is recorded by: its
+// name, and for an Express execution its name and the id StartExecution
+// added, "<name>:<id>".
+func validateRecordName(sm *stateMachine, name string) error {
+	if sm.Type != Express {
+		return validateName("execution", name)
+	}
+	name, id, ok := strings.Cut(name, ":")
+	if !ok {
+		return fmt.Errorf("%w: Express execution %q has no id (<name>:<id>)", ErrInvalidName, name)
+	}
+	if err := validateName("execution", name); err != nil {
+		return err
+	}
+	return validateName("execution id", id)
 }
 
 // loadHistory rebuilds a history; restored details are their JSON.

@@ -3,6 +3,8 @@ package local
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -144,6 +146,14 @@ func roomKey(key map[string]types.AttributeValue) (string, bool) {
 		return "", false
 	}
 	return pk.Value, true
+}
+
+// roomEntries returns the partition keys of the entries waiting in the
+// room, sorted.
+func (c *countingDB) roomEntries() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Sorted(maps.Keys(c.waiting))
 }
 
 // roomDepth returns how many entries wait in the room.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -35,11 +36,9 @@ func firstCall(t *testing.T, s *local.Stack, fail func(context.Context, events.S
 // startDates returns when each redrive execution started, by origin id.
 func startDates(t *testing.T, s *local.Stack) map[string]time.Time {
 	t.Helper()
-	costs, err := s.Costs(t.Context())
-	require.NoError(t, err)
 	out := map[string]time.Time{}
-	for _, c := range costs {
-		out[c.Execution.Name[:len(c.Execution.Name)-len("-a1")]] = c.Execution.StartDate
+	for _, x := range executions(t, s) {
+		out[strings.TrimSuffix(x.Name, "-a1")] = x.StartDate
 	}
 	return out
 }
@@ -134,11 +133,10 @@ func TestThrottleStartExecution(t *testing.T) {
 			_, err := s.SendToDLQ(t.Context(), messages(1)...)
 			require.NoError(t, err)
 			run(t, s)
-			costs, err := s.Costs(t.Context())
-			require.NoError(t, err)
-			require.Len(t, costs, 2)
-			assert.Equal(t, t0, costs[0].Execution.StartDate, "before the window")
-			assert.Equal(t, t0.Add(2*time.Minute), costs[1].Execution.StartDate, "retried after the visibility timeout, once the window closed")
+			xs := executions(t, s)
+			require.Len(t, xs, 2)
+			assert.Equal(t, t0, xs[0].StartDate, "before the window")
+			assert.Equal(t, t0.Add(2*time.Minute), xs[1].StartDate, "retried after the visibility timeout, once the window closed")
 			assert.EqualValues(t, 1, s.Stats().StartsThrottled, "refused once, at 1m30s")
 		})
 	}

@@ -3,6 +3,8 @@ package local_test
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/emulate/ddbtest"
+	"github.com/redrive/redrive/emulate/executor"
 	"github.com/redrive/redrive/emulate/local"
 	"github.com/redrive/redrive/message"
 )
@@ -40,6 +43,22 @@ func messages(n int) []message.Message {
 		out[i] = message.Message{Body: fmt.Sprintf(`{"n":%d}`, i)}
 	}
 	return out
+}
+
+// executions returns every execution of the redrive state machine, oldest
+// first (the executor's start order), each Name without the id an Express
+// execution's record adds ("<name>:<id>"): what DescribeExecution and
+// ListExecutions tell without a history, which Express executions do not
+// keep.
+func executions(t *testing.T, s *local.Stack) []executor.Execution {
+	t.Helper()
+	xs, err := s.Executor.ListExecutions(t.Context(), s.RedriveARN, "")
+	require.NoError(t, err)
+	slices.Reverse(xs)
+	for i := range xs {
+		xs[i].Name, _, _ = strings.Cut(xs[i].Name, ":")
+	}
+	return xs
 }
 
 // run drains the stack within a wall-clock bound.

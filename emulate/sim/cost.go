@@ -69,7 +69,7 @@ const ExpressMemoryMB = 64
 const ExpressLogBytes = 4 << 10
 
 // memoryMB is each function's memory size in MB, by its local name: the
-// orchestrator's seven as infra deploys them (infra/stack/functions.go,
+// orchestrator's six as infra deploys them (infra/stack/functions.go,
 // `functions`; keep the two in step), and the consumer, which the stack
 // does not deploy, at Lambda's smallest size.
 var memoryMB = map[string]int{

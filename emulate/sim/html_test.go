@@ -351,39 +351,35 @@ func TestReportShowsSampleJourneys(t *testing.T) {
 	for _, o := range r.Outcomes {
 		checkJourneys(t, o)
 	}
-	redrive := r.Outcomes[0].Journeys
-	require.NotEmpty(t, redrive, "Redrive's executions have journeys")
-	first := redrive[0]
+	assert.Empty(t, r.Outcomes[0].Journeys, "the redrive's delivery tries are Express executions, which keep no history to show")
+	naive := r.Outcomes[1].Journeys
+	require.NotEmpty(t, naive, "the naive backoff's executions have journeys")
+	first := naive[0]
 	assert.Equal(t, "m-000001", first.Message)
 	assert.Contains(t, first.Why, "the first message to arrive")
-	assert.Equal(t, "delivered", first.Outcome, "the first message is not poison")
+	assert.Equal(t, "parked", first.Outcome, "its tries all fall in the outage")
 	assert.Equal(t, time.Minute, first.Start, "it starts as the message arrives")
 	var states []string
 	for _, s := range first.Steps {
 		states = append(states, s.State)
 	}
-	assert.Subset(t, states, []string{"Attempt", "WaitingRoom", "Delivered"}, "through the waiting room during the outage")
-	assert.Contains(t, first.Steps, sim.Step{At: first.Stop, State: "Attempt", Event: "task succeeded",
-		Detail: "verdict PROCEED, delivery SUCCESS, breaker CLOSED → done"}, "the delivery's attempt")
-
-	outcomes := map[string]bool{}
-	for _, j := range redrive {
-		outcomes[j.Outcome] = true
+	assert.Subset(t, states, []string{"Deliver", "Park"}, "its tries, then the parking lot")
+	assert.Contains(t, first.Steps, sim.Step{At: first.Start + 100*time.Millisecond, State: "Deliver", Event: "task failed",
+		Detail: "Unavailable: simtarget: downstream unavailable (DOWN)"}, "its first try, with the error")
+	for _, j := range naive {
+		assert.Equal(t, "parked", j.Outcome, "the naive backoff parks every message of the outage")
 		assert.Regexp(t, `^m-\d{6}$`, j.Message, "mapped to the scenario's message id")
 	}
-	assert.True(t, outcomes["parked"], "a poison message's journey to the parking lot")
-	assert.NotEmpty(t, r.Outcomes[1].Journeys, "the naive backoff's executions too")
 	assert.Empty(t, r.Outcomes[2].Journeys, "the bulk move runs no executions")
 
 	_, page := writeReportOf(t, t.TempDir(), r)
 	html := string(page)
 	assert.Contains(t, html, `<section id="journeys">`)
-	assert.Contains(t, html, "<h3>redrive</h3>")
+	assert.NotContains(t, html, "<h3>redrive</h3>")
 	assert.Contains(t, html, "<h3>naive backoff</h3>")
 	assert.NotContains(t, html, "<h3>bulk move</h3>")
 	assert.Contains(t, html, "<b>m-000001</b>, the first message to arrive")
-	assert.Contains(t, html, "<td>0:01:00.0</td><td>Attempt</td><td>entered</td>")
-	assert.Contains(t, html, "<td>WaitingRoom</td><td>task succeeded</td><td>released from the waiting room</td>")
+	assert.Contains(t, html, "<td>0:01:00.0</td><td>Deliver</td><td>entered</td>")
 	assert.Contains(t, html, "<td>Deliver</td><td>task failed</td><td>Unavailable: simtarget: downstream unavailable (DOWN)</td>",
 		"the naive backoff's failed tries, with the error")
 
@@ -393,7 +389,7 @@ func TestReportShowsSampleJourneys(t *testing.T) {
 	require.NoError(t, sim.WriteJSON(&js, r))
 	for _, out := range []string{table.String(), js.String()} {
 		assert.NotContains(t, out, first.Execution)
-		assert.NotContains(t, out, "WaitingRoom")
+		assert.NotContains(t, out, "downstream unavailable")
 	}
 }
 

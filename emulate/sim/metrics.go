@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/redrive/redrive/breaker"
@@ -80,7 +81,7 @@ func Measure(s Scenario, msgs []Message, o Outcome, prices Prices) Metrics {
 	m := Metrics{
 		Strategy: o.Strategy, Messages: len(msgs), Calls: o.Calls.calls, Capacity: s.Target.Capacity,
 		HasBreaker: o.HasBreaker, End: o.End.Sub(Epoch), Wall: o.Wall, BreakerChanges: len(o.Transitions),
-		Quotas: o.Quotas, QuotasOn: s.Quotas != "" && s.Quotas != quotasNone.Name,
+		Quotas: o.Quotas, QuotasOn: cmp.Or(s.Quotas, DefaultQuotas) != quotasNone.Name,
 	}
 	_, to, recovered := s.Outage()
 	m.Recovered, m.Recovery = recovered, to

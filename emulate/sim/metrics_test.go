@@ -151,5 +151,5 @@ func TestAssumptionsCoverEveryFunction(t *testing.T) {
 		assert.Contains(t, a.MemoryMB, name)
 	}
 	assert.Contains(t, a.MemoryMB, local.FunctionConsumer)
-	assert.Len(t, a.MemoryMB, 8, "the seven functions and the consumer")
+	assert.Len(t, a.MemoryMB, 7, "the six functions and the consumer")
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"math"
 
@@ -13,12 +14,16 @@ import (
 // open at once are still counted.
 var quotasNone = quota.Profile{Name: "none", Limits: map[quota.Name]int{quota.OpenStandard: math.MaxInt32}}
 
+// DefaultQuotas is the quotas a scenario that names none runs under: the
+// account quotas of most Regions, so a run's figures hold in them.
+const DefaultQuotas = "standard"
+
 // QuotaProfile is the account quotas s's strategies run under.
 func (s Scenario) QuotaProfile() (quota.Profile, error) {
 	p := quotasNone
-	if s.Quotas != "" && s.Quotas != quotasNone.Name {
+	if name := cmp.Or(s.Quotas, DefaultQuotas); name != quotasNone.Name {
 		var err error
-		if p, err = quota.ByName(s.Quotas); err != nil {
+		if p, err = quota.ByName(name); err != nil {
 			return quota.Profile{}, err
 		}
 	}
