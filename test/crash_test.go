@@ -46,7 +46,9 @@ func (c *crashAfterDelivery) Save(ctx context.Context, prevVersion int64, next b
 func TestCrashAfterDeliveryDoesNotDeliverTwice(t *testing.T) {
 	var s *local.Stack
 	fault := &crashAfterDelivery{delivered: func() bool { return len(s.Target.Ledger().Deliveries()) > 0 }}
-	s = start(t, local.Options{WrapStore: func(st breaker.Store) breaker.Store {
+	// Standard attempts, for the execution's history (the state machine
+	// is the same).
+	s = start(t, local.Options{StandardAttempts: true, WrapStore: func(st breaker.Store) breaker.Store {
 		fault.Store = st
 		return fault
 	}})

@@ -13,6 +13,7 @@ import (
 	"github.com/redrive/redrive/admin"
 	"github.com/redrive/redrive/attempt"
 	"github.com/redrive/redrive/emulate/executor"
+	"github.com/redrive/redrive/room/waitroom"
 	"github.com/redrive/redrive/statemachine"
 )
 
@@ -28,11 +29,12 @@ func TestErrorNamesMatchTheStateMachines(t *testing.T) {
 		name string
 		def  statemachine.Definition
 		// errs are the errors the tasks of the state machine export for
-		// its rules (park and continuer export none: their rules match
-		// States.ALL only).
+		// its rules: the Attempt's and the Queue task's (the waiting
+		// room's); park exports none, and the release state machine's
+		// rules match States.ALL only.
 		errs []error
 	}{
-		{"redrive", statemachine.Redrive(), attempt.Errors()},
+		{"redrive", statemachine.Redrive(), append(attempt.Errors(), &waitroom.InvalidEntry{}, &waitroom.ControllerNotStarted{})},
 		{"admin", statemachine.Admin(), admin.Errors()},
 	}
 	reg := executor.NewRegistry()

@@ -101,9 +101,12 @@ func accountFor(t *testing.T, s *local.Stack) outcome {
 }
 
 // costsByOrigin returns the redrive executions per origin id (the sent
-// message's id), oldest first.
+// message's id), oldest first, with what each cost, read from its
+// history: only a stack with Options.StandardAttempts has them (an
+// Express execution keeps no history; triesByOrigin lists those).
 func costsByOrigin(t *testing.T, s *local.Stack) map[string][]local.Cost {
 	t.Helper()
+	require.False(t, s.ExpressAttempts(), "histories need Options.StandardAttempts")
 	costs, err := s.Costs(context.Background())
 	require.NoError(t, err)
 	out := map[string][]local.Cost{}
@@ -120,40 +123,44 @@ func costsByOrigin(t *testing.T, s *local.Stack) map[string][]local.Cost {
 	return out
 }
 
-// logCosts logs the run's cost per message: transitions, Lambda
+// logCosts logs the run's cost per message: executions and transitions
+// (of the attempt state machine and of the controllers), Lambda
 // invocations and breaker-row and ledger I/O.
 func logCosts(t *testing.T, s *local.Stack, label string) {
 	t.Helper()
-	costs, err := s.Costs(context.Background())
-	require.NoError(t, err)
-	transitions := sumTransitions(costs)
+	attempts, transitions := executionsOf(t, s, s.RedriveARN)
+	controllers, controllerTransitions := executionsOf(t, s, s.ReleaseARN)
 	st := s.Stats()
 	n := float64(len(s.Sent()))
 	invocations := int64(0)
 	for _, v := range st.Invocations {
 		invocations += v
 	}
-	t.Logf("%s: %d messages, %d executions; per message: %.2f transitions, %.2f Lambda invocations %v, "+
-		"breaker row %.2f reads %.2f writes %.3f conflicts (Breaker.Stats %+v), ledger %.2f reads %.2f writes",
-		label, len(s.Sent()), len(costs), float64(transitions)/n, float64(invocations)/n, st.Invocations,
+	t.Logf("%s: %d messages, %d attempt executions (express %v), %d controllers (%d transitions); per message: %.2f executions, %.2f transitions, "+
+		"%.2f Lambda invocations %v, breaker row %.2f reads %.2f writes %.3f conflicts (Breaker.Stats %+v), ledger %.2f reads %.2f writes, room %.2f reads %.2f writes",
+		label, len(s.Sent()), attempts, s.ExpressAttempts(), controllers, controllerTransitions, float64(attempts)/n, float64(transitions)/n,
+		float64(invocations)/n, st.Invocations,
 		float64(st.BreakerRows.Reads)/n, float64(st.BreakerRows.Writes)/n, float64(st.BreakerRows.Conflicts)/n, st.Breaker,
-		float64(st.DeliveryRecords.Reads)/n, float64(st.DeliveryRecords.Writes)/n)
+		float64(st.DeliveryRecords.Reads)/n, float64(st.DeliveryRecords.Writes)/n, float64(st.RoomItems.Reads)/n, float64(st.RoomItems.Writes)/n)
+}
+
+// executionsOf counts the executions of the state machine arn so far and
+// adds up their billed transitions (the executor counts them for Express
+// executions too).
+func executionsOf(t *testing.T, s *local.Stack, arn string) (executions, transitions int) {
+	t.Helper()
+	xs, err := s.Executor.ListExecutions(t.Context(), arn, "")
+	require.NoError(t, err)
+	for _, x := range xs {
+		transitions += x.Transitions
+	}
+	return len(xs), transitions
 }
 
 // totalTransitions adds up the billed transitions of every redrive
 // execution so far.
 func totalTransitions(t *testing.T, s *local.Stack) int {
 	t.Helper()
-	costs, err := s.Costs(t.Context())
-	require.NoError(t, err)
-	return sumTransitions(costs)
-}
-
-// sumTransitions adds up the billed transitions of costs.
-func sumTransitions(costs []local.Cost) int {
-	n := 0
-	for _, c := range costs {
-		n += c.Transitions
-	}
+	_, n := executionsOf(t, s, s.RedriveARN)
 	return n
 }

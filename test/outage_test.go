@@ -11,6 +11,7 @@ import (
 	"github.com/redrive/redrive/emulate/executor"
 	"github.com/redrive/redrive/emulate/local"
 	"github.com/redrive/redrive/emulate/simtarget"
+	"github.com/redrive/redrive/room/pace"
 )
 
 // outageCallBound is the most calls that can reach a target that is down
@@ -32,18 +33,20 @@ func outageCallBound(p breaker.Policy, outage time.Duration) int {
 }
 
 // An outage: the breaker trips; while it is OPEN the turned-away messages
-// wait in the WaitingRoom state, costing nothing, and only the scout waits
-// out each cooldown and probes; the cooldown grows up to its cap; the
-// first probe after the target is back closes it, and the room is
-// released at the pace the target takes: no message is lost or delivered
-// twice, the calls that reached the target while it was down stay within
-// what the policy allows, and the drain stays within the target's
-// capacity.
+// wait in the room as documents, no execution of theirs running, and only
+// the breaker's controller, in its Wait state, waits out each cooldown and
+// releases one probe; the cooldown grows up to its cap; the first probe
+// after the target is back moves it to HALF_OPEN, the canaries close it,
+// and the room is released at the pace the target takes: no message is
+// lost or delivered twice, the calls that reached the target while it was
+// down stay within what the policy allows, and the drain stays within the
+// target's capacity.
 func TestOutageTripsWaitsRecoversAndDrains(t *testing.T) {
 	const n, outage, capacity = 500, 20 * time.Minute, 50
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	policy := breaker.Policy{}
 	p := policy.WithDefaults()
+	tick := pace.Policy{}.WithDefaults().Tick
 	s := start(t, local.Options{
 		Start:  t0,
 		Policy: policy,
@@ -51,38 +54,40 @@ func TestOutageTripsWaitsRecoversAndDrains(t *testing.T) {
 	})
 	send(t, s, bodies("outage", n)...)
 
-	// While it is down: every message but the scout waits in the room, and
-	// waiting costs no transitions: between two instants, the executions
-	// move only for the probes made in between (the failed probe's Attempt,
-	// Route and WaitingRoom, and the next scout's Attempt, Route and
-	// Cooldown).
+	// While it is down: every message waits in the room, and waiting
+	// costs nothing: between two instants, the only executions are the
+	// probes made in between (each one Express execution: Attempt, Route,
+	// Queue, Queued), and the controller moves only to release them.
 	t1, t2 := t0.Add(outage/4), t0.Add(3*outage/4)
 	runUntil(t, s, t1)
 	before := totalTransitions(t, s)
+	startedBefore, _ := executionsOf(t, s, s.RedriveARN)
+	_, controllerBefore := executionsOf(t, s, s.ReleaseARN)
 	invocationsBefore := s.Stats().Invocations
 	runUntil(t, s, t2)
-	costs, err := s.Costs(t.Context())
-	require.NoError(t, err)
-	require.Len(t, costs, n)
-	last := map[string]int{}
-	for _, c := range costs {
-		require.Equal(t, executor.Running, c.Execution.Status, "%s waits out the outage", c.Execution.Name)
-		last[c.States[len(c.States)-1]]++
-	}
-	assert.Equal(t, map[string]int{"WaitingRoom": n - 1, "Cooldown": 1}, last, "one scout; everyone else in the room")
+	assert.Zero(t, s.Pending(t.Context()).Executions, "no execution waits out the outage")
 	depth, _ := s.Room()
-	assert.Equal(t, n-1, depth, "the room holds every message but the scout")
+	assert.Equal(t, n, depth, "the room holds every message")
+	assert.Len(t, inRoom(t, s, "orders"), n)
+	assert.Equal(t, 1, runningControllers(t, s), "one controller, waiting out the cooldown")
 	probes := s.Target.Ledger().CallsBetween(t1.Add(time.Nanosecond), t2.Add(time.Nanosecond))
 	moved := totalTransitions(t, s) - before
+	started, _ := executionsOf(t, s, s.RedriveARN)
+	_, controllerNow := executionsOf(t, s, s.ReleaseARN)
 	invocations := s.Stats().Invocations
-	t.Logf("from %v to %v: %d probes, %d transitions, %d Attempt and %d WaitingRoom invocations", t1.Sub(t0), t2.Sub(t0), probes,
-		moved, invocations[local.FunctionAttempt]-invocationsBefore[local.FunctionAttempt],
-		invocations[local.FunctionWaitRoom]-invocationsBefore[local.FunctionWaitRoom])
-	assert.Positive(t, probes, "the scout probed")
-	assert.LessOrEqual(t, moved, 6*probes, "waiting costs no transitions")
-	assert.LessOrEqual(t, invocations[local.FunctionAttempt]-invocationsBefore[local.FunctionAttempt], int64(2*probes),
-		"no Attempt but the probes' and the next scouts'")
+	t.Logf("from %v to %v: %d probes, %d executions, %d transitions (the controller %d), %d Attempt, %d WaitingRoom and %d Release invocations",
+		t1.Sub(t0), t2.Sub(t0), probes, started-startedBefore, moved, controllerNow-controllerBefore,
+		invocations[local.FunctionAttempt]-invocationsBefore[local.FunctionAttempt],
+		invocations[local.FunctionWaitRoom]-invocationsBefore[local.FunctionWaitRoom],
+		invocations[local.FunctionRelease]-invocationsBefore[local.FunctionRelease])
+	assert.Positive(t, probes, "the controller released probes")
+	assert.Equal(t, probes, started-startedBefore, "an execution per probe, none for the waiting")
+	assert.LessOrEqual(t, moved, 4*probes, "waiting costs no transitions")
+	assert.LessOrEqual(t, controllerNow-controllerBefore, 8*probes, "the controller waits in its Wait state between probes")
+	assert.LessOrEqual(t, invocations[local.FunctionAttempt]-invocationsBefore[local.FunctionAttempt], int64(probes),
+		"no Attempt but the probes'")
 	assert.LessOrEqual(t, invocations[local.FunctionWaitRoom]-invocationsBefore[local.FunctionWaitRoom], int64(probes))
+	assert.LessOrEqual(t, invocations[local.FunctionRelease]-invocationsBefore[local.FunctionRelease], int64(2*probes))
 
 	drain(t, s)
 	out := accountFor(t, s)
@@ -110,7 +115,7 @@ func TestOutageTripsWaitsRecoversAndDrains(t *testing.T) {
 	assert.Equal(t, breaker.CauseCanarySuccesses, closed.Cause)
 	assert.False(t, changes[1].At.Before(t0.Add(outage)), "the probe succeeds only once the target is back")
 	recovered := closed.At
-	assert.LessOrEqual(t, changes[1].At.Sub(t0.Add(outage)), p.CooldownMax, "recovery is noticed within CooldownMax")
+	assert.LessOrEqual(t, changes[1].At.Sub(t0.Add(outage)), p.CooldownMax+2*tick, "recovery is noticed within CooldownMax")
 
 	// Amplification: the trip's failures, then one probe per cooldown, each
 	// cooldown at least its shortest and at most the cap; they grow.
@@ -132,7 +137,9 @@ func TestOutageTripsWaitsRecoversAndDrains(t *testing.T) {
 		gap := c.At.Sub(prev)
 		gaps = append(gaps, gap)
 		assert.GreaterOrEqual(t, gap, p.Cooldown(i+1, 0), "probe %d waits out cooldown %d", i+1, i+1)
-		assert.LessOrEqual(t, gap, p.CooldownMax, "probe %d: the cooldown is capped", i+1)
+		// The controller releases the probe when its Wait (whole seconds)
+		// ends, at its next tick.
+		assert.LessOrEqual(t, gap, p.CooldownMax+2*tick, "probe %d: the cooldown is capped", i+1)
 		prev = c.At
 	}
 	t.Logf("probe gaps: %v", gaps)
@@ -171,14 +178,10 @@ func TestOutageTripsWaitsRecoversAndDrains(t *testing.T) {
 	assert.LessOrEqual(t, drained.Sub(recovered), 2*physical, "the backlog drains near the target's capacity")
 
 	logCosts(t, s, "outage")
-	costs, err = s.Costs(t.Context())
-	require.NoError(t, err)
-	var transitions int
-	var waited time.Duration
-	for _, c := range costs {
-		transitions += c.Transitions - 3 // beyond the CLOSED path
-		waited += c.Execution.StopDate.Sub(c.Execution.StartDate)
+	xs := releaseExecutions(t, s)
+	require.NotEmpty(t, xs)
+	for _, x := range xs {
+		assert.Equal(t, executor.Succeeded, x.Status, "controller %s drained the room and ended", x.Name)
 	}
-	t.Logf("waiting cost: %.2f transitions per message-hour of waiting (%d transitions beyond the CLOSED path over %.1f message-hours)",
-		float64(transitions)/waited.Hours(), transitions, waited.Hours())
+	assert.Zero(t, runningControllers(t, s))
 }

@@ -91,16 +91,17 @@ func trickle(s *local.Stack, prefix string, n int) {
 }
 
 // assertDeliveredOnceEach checks that every message sent was delivered
-// exactly once, none was parked, and every execution ended Delivered.
+// exactly once, none was parked, and each had one execution, which ended
+// Delivered.
 func assertDeliveredOnceEach(t *testing.T, s *local.Stack) {
 	t.Helper()
 	out := accountFor(t, s)
 	assert.Len(t, out.delivered, len(s.Sent()), "every message delivered")
 	assert.Empty(t, out.parked, "none parked")
-	for id, costs := range costsByOrigin(t, s) {
-		require.Len(t, costs, 1, id)
-		assert.Equal(t, executor.Succeeded, costs[0].Execution.Status, id)
-		assert.Equal(t, "Delivered", costs[0].States[len(costs[0].States)-1], id)
+	for id, tries := range triesByOrigin(t, s) {
+		require.Len(t, tries, 1, id)
+		assert.Equal(t, executor.Succeeded, tries[0].Status, id)
+		assert.Equal(t, endDelivered, tries[0].End, id)
 	}
 }
 
@@ -210,8 +211,9 @@ func TestAnUnknownOutcomeIsRedeliveredOrParkedAsConfigured(t *testing.T) {
 }
 
 // The breaker row stays unavailable past TABLE_RETRY_BUDGET: the messages
-// wait it out five minutes at a time, then are parked with that reason,
-// never delivered (the breaker could not admit them).
+// wait it out five minutes at a time in the room (an execution per try),
+// then are parked with that reason, never delivered (the breaker could
+// not admit them).
 func TestATableUnavailablePastItsBudgetParksWithThatReason(t *testing.T) {
 	var s *local.Stack
 	f := &tableFaults{prefix: "breaker#", reads: true, failing: func() bool { return true }}
@@ -231,10 +233,15 @@ func TestATableUnavailablePastItsBudgetParksWithThatReason(t *testing.T) {
 		assert.True(t, strings.HasPrefix(p.Record.Reason, "table unavailable: "), p.Record.Reason)
 		assert.Contains(t, p.Record.Reason, "TABLE_RETRY_BUDGET (30m0s)")
 	}
-	for _, costs := range costsByOrigin(t, s) {
-		require.Len(t, costs, 1)
-		waited := costs[0].Execution.StopDate.Sub(costs[0].Execution.StartDate)
-		assert.GreaterOrEqual(t, waited, 30*time.Minute, "waited out the budget")
+	for id, tries := range triesByOrigin(t, s) {
+		require.GreaterOrEqual(t, len(tries), 2, "message %s waited in the room between its tries", id)
+		for _, tr := range tries[:len(tries)-1] {
+			assert.Equal(t, endQueued, tr.End, "message %s: %s", id, tr.Name)
+		}
+		last := tries[len(tries)-1]
+		assert.Equal(t, endParked, last.End, "message %s", id)
+		waited := last.StopDate.Sub(tries[0].StartDate)
+		assert.GreaterOrEqual(t, waited, 30*time.Minute, "message %s waited out the budget", id)
 		assert.Less(t, waited, 40*time.Minute, "and not much longer")
 	}
 }

@@ -24,7 +24,9 @@ import (
 )
 
 // holdInTheRoom forces the breaker open, sends n messages and runs until
-// they all wait in the room; nothing reaches the consumer.
+// they all wait in the room; nothing reaches the consumer, and no
+// execution runs for them (the starter puts them in the room as
+// documents).
 func holdInTheRoom(t *testing.T, s *local.Stack, prefix string, n int, until time.Time) []string {
 	t.Helper()
 	runAdmin(t, s, admin.Request{Command: "open", Breaker: "orders", Reason: "hold the backlog"})
@@ -33,30 +35,59 @@ func holdInTheRoom(t *testing.T, s *local.Stack, prefix string, n int, until tim
 	depth, _ := s.Room()
 	require.Equal(t, n, depth, "every message waits in the room")
 	require.Empty(t, s.Target.Ledger().Calls(), "nothing reaches the consumer while forced open")
+	require.Zero(t, s.Pending(t.Context()).Executions, "no execution runs for a waiting message")
 	return ids
 }
 
-// A thousand messages wait in the room; two releasers race over it on one
-// breaker key (the one the release command starts, and a second execution
-// of the same epoch, as a duplicated invocation runs; handlers run
-// concurrently): a token both send resumes its execution once (Step
-// Functions answers TaskTimedOut to the second, and that releaser drops
-// the spent entry), so every execution resumes once, and every message is
-// delivered exactly once.
-func TestTwoRacingReleasersReleaseAThousandWaitingMessagesOnce(t *testing.T) {
+// assertReleasedOnce checks that each of ids was released from the room
+// once, by one execution that delivered it, started no sooner than from.
+func assertReleasedOnce(t *testing.T, s *local.Stack, ids []string, from time.Time) {
+	t.Helper()
+	byOrigin := triesByOrigin(t, s)
+	for _, id := range ids {
+		tries := byOrigin[id]
+		if !assert.Len(t, tries, 1, "message %s: one execution", id) {
+			continue
+		}
+		assert.Equal(t, 1, tries[0].Runs, "message %s: released from the room", id)
+		assert.Equal(t, endDelivered, tries[0].End, "message %s", id)
+		assert.False(t, tries[0].StartDate.Before(from), "message %s released at %s, before %s", id, tries[0].StartDate, from)
+	}
+}
+
+// controllersSince lists the controllers started at or after from, oldest
+// first.
+func controllersSince(t *testing.T, s *local.Stack, from time.Time) []executor.Execution {
+	t.Helper()
+	var out []executor.Execution
+	for _, x := range releaseExecutions(t, s) {
+		if !x.StartDate.Before(from) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// A thousand messages wait in the room; two controllers race over it on
+// one breaker key (the one the release command starts, and a second
+// execution of the same epoch, as a duplicated invocation runs; handlers
+// run concurrently): each entry's claim goes to one of them, so every
+// message's execution is started once, and every message is delivered
+// exactly once.
+func TestTwoRacingControllersReleaseAThousandWaitingMessagesOnce(t *testing.T) {
 	const n = 1000
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	logs := &syncBuffer{}
 	s := start(t, local.Options{Start: t0, Workers: 8, Logs: logs})
-	calls := &taskLog{}
-	instrumentReleasers(t, s, calls, nil, "", "twin")
-	holdInTheRoom(t, s, "race", n, t0.Add(time.Minute))
+	starts := &startLog{}
+	instrumentReleasers(t, s, starts, startFaults{}, "", "twin")
+	ids := holdInTheRoom(t, s, "race", n, t0.Add(time.Minute))
 
 	releasedAt := s.Executor.Now()
 	runAdmin(t, s, admin.Request{Command: "release", Breaker: "orders", Reason: "back to automatic"})
 	running, err := s.Executor.ListExecutions(t.Context(), s.ReleaseARN, executor.Running)
 	require.NoError(t, err)
-	require.Len(t, running, 1, "the release command started one releaser")
+	require.Len(t, running, 1, "the release command started one controller")
 	var in taggedInput
 	require.NoError(t, json.Unmarshal(running[0].Input, &in))
 	in.Releaser = "twin"
@@ -69,181 +100,155 @@ func TestTwoRacingReleasersReleaseAThousandWaitingMessagesOnce(t *testing.T) {
 	depth, _ := s.Room()
 	assert.Zero(t, depth, "the room is empty")
 
-	resumed := map[string]int{}
 	byReleaser := map[string]int{}
-	spent := 0
-	for _, c := range calls.snapshot() {
-		if c.Err != nil {
-			assert.True(t, timedOut(c.Err), "a second send of a token is answered TaskTimedOut, not %v", c.Err)
-			spent++
-			continue
-		}
-		resumed[c.Token]++
+	for _, c := range starts.snapshot() {
+		require.NoError(t, c.Err, "start of %s", c.OriginID)
 		byReleaser[c.Releaser]++
 	}
-	assert.Len(t, resumed, n, "one token per message resumed")
-	for token, k := range resumed {
+	started := starts.started()
+	assert.Len(t, started, n, "an execution started per message")
+	for id, k := range started {
 		if k != 1 {
-			t.Errorf("token %.16s... resumed %d times", token, k)
+			t.Errorf("message %s released %d times", id, k)
 		}
 	}
-	released, dropped := logs.releaseTicks(t)
-	t.Logf("resumes by releaser %v; %d tokens sent by both", byReleaser, spent)
-	assert.Equal(t, n, released, "the ticks count each resume once")
-	assert.Equal(t, spent, dropped, "a tick drops each spent token it sent")
-	assert.Positive(t, spent, "the releasers raced for the same entries")
-	assert.Positive(t, byReleaser[""], "the first releaser released messages")
-	assert.Positive(t, byReleaser["twin"], "the second releaser released messages")
-
-	for id, visits := range visitsByOrigin(t, s) {
-		require.Len(t, visits, 1, "message %s waited once", id)
-		assert.True(t, visits[0].Released, "message %s released", id)
-		assert.False(t, visits[0].Left.Before(releasedAt), "message %s released after the command", id)
-	}
+	ticks := logs.releaseTicks(t)
+	t.Logf("releases by controller %v; ticks %+v", byReleaser, ticks)
+	assert.Equal(t, n, ticks.Released, "the ticks count each release once")
+	assert.Zero(t, ticks.Failed)
+	assert.Positive(t, ticks.Skipped, "the controllers raced for the same entries: the claim turned one away")
+	assert.Positive(t, byReleaser[""], "the first controller released messages")
+	assert.Positive(t, byReleaser["twin"], "the second controller released messages")
+	assertReleasedOnce(t, s, ids, releasedAt)
 	for _, x := range releaseExecutions(t, s) {
-		assert.Equal(t, executor.Succeeded, x.Status, "releaser %s", x.Name)
+		assert.Equal(t, executor.Succeeded, x.Status, "controller %s", x.Name)
 	}
 }
 
-// A releaser dies after SendTaskSuccess and before the room's conditional
-// delete: the message was resumed and is delivered, once, with no wait
-// for a timeout; its spent entry stays in the room until the release
-// execution's retry lists it again, is answered TaskTimedOut, and drops
-// it.
-func TestAReleaserThatDiesBeforeTheDeleteLosesNothing(t *testing.T) {
+// A controller dies after a release's StartExecution and before the
+// room's conditional delete: the message's execution runs and delivers
+// it, once; its entry stays in the room under the dead release's claim,
+// which the state machine's retry of the controller skips until it
+// expires; then the entry goes again, and its second execution finds the
+// delivery done in the ledger. Nothing is lost, nothing delivered twice.
+func TestAControllerThatDiesMidReleaseLosesNothing(t *testing.T) {
 	const n = 25
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := start(t, local.Options{Start: t0})
-	calls := &taskLog{}
+	starts := &startLog{}
 	var mu sync.Mutex
 	victim := ""
-	instrumentReleasers(t, s, calls, func(token string) {
+	instrumentReleasers(t, s, starts, startFaults{after: func(c startCall) {
 		mu.Lock()
 		defer mu.Unlock()
 		if victim == "" {
-			victim = token
-			panic("injected: the releaser dies between SendTaskSuccess and the room's delete")
+			victim = c.OriginID
+			panic("injected: the controller dies between the start and the room's delete")
 		}
-	}, "")
-	// A burst beyond the starting pace: the rest wait in the room, and the
-	// releaser the room starts releases them.
+	}}, "")
+	// A burst beyond the starting pace: the starter puts the rest in the
+	// room, and starts its controller.
 	ids := send(t, s, bodies("dies", n)...)
-
 	drain(t, s)
+
 	mu.Lock()
 	require.NotEmpty(t, victim, "the fault fired")
 	mu.Unlock()
 	out := accountFor(t, s)
 	assert.Len(t, out.delivered, n, "every message delivered, the victim's too")
 	assert.Empty(t, out.parked)
-	for id, k := range s.Target.Ledger().Deliveries() {
-		assert.Equal(t, 1, k, "message %s delivered once", id)
-	}
+	assert.Equal(t, 1, s.Target.Ledger().Deliveries()[victim], "the victim delivered once")
+	assert.EqualValues(t, n, s.Stats().Invocations[local.FunctionConsumer], "the consumer got each message once")
 	depth, _ := s.Room()
-	assert.Zero(t, depth, "the spent entry was dropped")
+	assert.Zero(t, depth, "the victim's entry went once its claim expired")
 
-	sends := map[string][]error{}
-	for _, c := range calls.snapshot() {
-		sends[c.Token] = append(sends[c.Token], c.Err)
-	}
-	require.Len(t, sends[victim], 2, "the retry sent the victim's token again")
-	assert.NoError(t, sends[victim][0], "the first send resumed it")
-	assert.True(t, timedOut(sends[victim][1]), "the second is answered TaskTimedOut: %v", sends[victim][1])
 	straight := int(pace.Policy{}.WithDefaults().Start) // the first second's arrivals go straight to the target
-	assert.Len(t, sends, n-straight, "one token per message in the room")
-
-	visits := visitsByOrigin(t, s)
-	for _, id := range ids {
-		for _, v := range visits[id] {
-			assert.True(t, v.Released, "message %s released, not timed out", id)
+	started := starts.started()
+	assert.Len(t, started, n-straight, "an execution started per message in the room")
+	assert.Equal(t, 2, started[victim], "the victim's entry was released again")
+	var victimStarts []time.Time
+	for _, c := range starts.snapshot() {
+		if c.OriginID == victim {
+			victimStarts = append(victimStarts, c.At)
 		}
 	}
+	require.Len(t, victimStarts, 2)
+	t.Logf("the victim released at %v, again %v later", victimStarts[0].Sub(t0), victimStarts[1].Sub(victimStarts[0]))
+	assert.GreaterOrEqual(t, victimStarts[1].Sub(victimStarts[0]), time.Minute, "not before the claim (a minute) expired")
+	assert.Less(t, victimStarts[1].Sub(victimStarts[0]), 2*time.Minute, "soon after it expired")
+	for _, tr := range triesByOrigin(t, s)[victim] {
+		assert.Equal(t, endDelivered, tr.End, "the victim's execution %s", tr.Name)
+	}
+	for id, k := range started {
+		if id != victim {
+			assert.Equal(t, 1, k, "message %s released once", id)
+		}
+	}
+	_ = ids
 	xs := releaseExecutions(t, s)
 	failed := 0
 	for _, x := range xs {
-		assert.Equal(t, executor.Succeeded, x.Status, "releaser %s", x.Name)
+		assert.Equal(t, executor.Succeeded, x.Status, "controller %s", x.Name)
 		failed += countEvents(t, s, x.ARN, "TaskFailed")
 	}
 	assert.Equal(t, 1, failed, "the dead invocation failed once and the state machine's retry went on")
 }
 
-// A release after the execution timed out: the releaser is slower than the
-// room's timeout (one release a second, a one-minute ROOM_TIMEOUT and
-// ROOM_MAX_WAIT), so the
-// last messages of a backlog time out in the room and are delivered by
-// their own Attempt, leaving their tokens behind. When the releaser
-// reaches them, SendTaskSuccess answers TaskTimedOut: it drops each token
-// once and goes on with the messages behind them.
-func TestAReleaseAfterTheExecutionTimedOutDropsTheTokenAndGoesOn(t *testing.T) {
-	const backlog, later, roomTimeout = 80, 5, time.Minute
+// A release whose StartExecution fails (the Express start quota, a Step
+// Functions error) gives its claim up and counts as failed; the batch
+// goes on, and the entry goes with a later tick: nothing is lost, nothing
+// started twice.
+func TestAReleaseWhoseStartFailsLeavesTheMessageInLine(t *testing.T) {
+	const n, failures = 40, 15
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := start(t, local.Options{Start: t0, RoomTimeout: roomTimeout, RoomMaxWait: roomTimeout, Pace: pace.Policy{Start: 1, Max: 1}})
-	calls := &taskLog{}
-	instrumentReleasers(t, s, calls, nil, "")
-	first := send(t, s, bodies("backlog", backlog)...)
-	// They arrive while the releaser is busy: they wait in the room,
-	// behind the backlog's stale entries, and their timeout is far off
-	// when the releaser reaches them.
-	s.SendToDLQAt(t0.Add(roomTimeout+5*time.Second), bodies("later", later)...)
+	logs := &syncBuffer{}
+	s := start(t, local.Options{Start: t0, Logs: logs})
+	starts := &startLog{}
+	var mu sync.Mutex
+	refused := map[string]int{}
+	instrumentReleasers(t, s, starts, startFaults{fail: func(c startCall) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(refused) < failures && refused[c.OriginID] == 0 {
+			refused[c.OriginID]++
+			return errors.New("ThrottlingException: Rate exceeded (injected)")
+		}
+		return nil
+	}}, "")
+	ids := holdInTheRoom(t, s, "refused", n, t0.Add(time.Minute))
+	releasedAt := s.Executor.Now()
+	runAdmin(t, s, admin.Request{Command: "release", Breaker: "orders", Reason: "maintenance over"})
 	drain(t, s)
 
 	out := accountFor(t, s)
-	assert.Len(t, out.delivered, backlog+later, "every message delivered")
+	assert.Len(t, out.delivered, n, "every message delivered")
 	assert.Empty(t, out.parked)
 	depth, _ := s.Room()
-	assert.Zero(t, depth, "the stale entries were dropped")
-
-	var lastDrop time.Time
-	dropped, resumed := map[string]int{}, 0
-	for _, c := range calls.snapshot() {
-		switch {
-		case c.Err == nil:
-			resumed++
-		case timedOut(c.Err):
-			dropped[c.Token]++
-			lastDrop = c.At
-		default:
-			t.Errorf("SendTaskSuccess: %v", c.Err)
-		}
+	assert.Zero(t, depth)
+	mu.Lock()
+	assert.Len(t, refused, failures, "the fault fired")
+	mu.Unlock()
+	started := starts.started()
+	assert.Len(t, started, n)
+	for id, k := range started {
+		assert.Equal(t, 1, k, "message %s started once", id)
 	}
-	for token, k := range dropped {
-		assert.Equal(t, 1, k, "token %.16s... dropped once", token)
-	}
-	_, released := s.Room()
-	assert.Equal(t, int64(resumed), released, "the room's releases count the resumed executions, not the dropped tokens")
-
-	visits := visitsByOrigin(t, s)
-	isFirst := map[string]bool{}
-	timedOutCount := 0
-	for _, id := range first {
-		isFirst[id] = true
-		for _, v := range visits[id] {
-			if v.TimedOut {
-				timedOutCount++
-			}
-		}
-	}
-	t.Logf("%d of the backlog timed out in the room; the releasers dropped %d tokens, resumed %d executions", timedOutCount, len(dropped), resumed)
-	require.Positive(t, timedOutCount, "some of the backlog timed out before its release")
-	assert.Equal(t, timedOutCount, len(dropped), "every token left behind by a timeout is dropped, once")
-	for id, vs := range visits {
-		if isFirst[id] {
-			continue
-		}
-		require.Len(t, vs, 1, "later message %s waited once", id)
-		assert.True(t, vs[0].Released, "later message %s released, not timed out", id)
-		assert.True(t, vs[0].Left.After(lastDrop), "later message %s released after the drops", id)
-	}
+	ticks := logs.releaseTicks(t)
+	assert.Equal(t, failures, ticks.Failed, "each refused start counted as a failed release")
+	assert.Equal(t, n, ticks.Released)
+	assert.Contains(t, logs.String(), "releases failed; the messages stay in line")
+	assertReleasedOnce(t, s, ids, releasedAt)
 	for _, x := range releaseExecutions(t, s) {
-		assert.Equal(t, executor.Succeeded, x.Status, "releaser %s: a dropped token does not fail it", x.Name)
-		assert.Zero(t, countEvents(t, s, x.ARN, "TaskFailed"), "releaser %s", x.Name)
+		assert.Equal(t, executor.Succeeded, x.Status, "controller %s: a failed release does not fail it", x.Name)
+		assert.Zero(t, countEvents(t, s, x.ARN, "TaskFailed"), "controller %s", x.Name)
 	}
 }
 
 // The breaker re-trips during a release: the target fails again a moment
-// into the drain. The released messages that fail and the ones still in
-// the room stay there (not delivered, not parked) while only the scout
-// probes; after the next close, the releaser releases them.
+// into the drain. The released messages that fail go back to the room,
+// and the rest stay there (not delivered, not parked, no execution
+// running) while the controller waits out each cooldown and releases one
+// probe; after the next close, it releases them.
 func TestABreakerThatReTripsDuringAReleaseKeepsTheRestInTheRoom(t *testing.T) {
 	const n, secondOutage = 300, 5 * time.Minute
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -261,17 +266,21 @@ func TestABreakerThatReTripsDuringAReleaseKeepsTheRestInTheRoom(t *testing.T) {
 	holdInTheRoom(t, s, "retrip", n, hold)
 	runAdmin(t, s, admin.Request{Command: "release", Breaker: "orders", Reason: "maintenance over"})
 
-	// Through the second outage, the room is held: the executions move only
-	// for the scout's probes (the failed probe's Attempt, Route and
-	// WaitingRoom, the next scout's Attempt, Route and Cooldown).
+	// Through the second outage, the room is held: the only executions are
+	// the probes'.
 	t1, t2 := down.Add(secondOutage/5), down.Add(secondOutage/2)
 	runUntil(t, s, t1)
 	moved := totalTransitions(t, s)
+	executionsBefore, _ := executionsOf(t, s, s.RedriveARN)
 	runUntil(t, s, t2)
 	moved = totalTransitions(t, s) - moved
+	executionsNow, _ := executionsOf(t, s, s.RedriveARN)
 	probes := s.Target.Ledger().CallsBetween(t1.Add(time.Nanosecond), t2.Add(time.Nanosecond))
-	t.Logf("from %v to %v into the second outage: %d probes, %d transitions", t1.Sub(down), t2.Sub(down), probes, moved)
-	assert.LessOrEqual(t, moved, 6*probes, "the rest wait in the room; nobody releases them while OPEN")
+	t.Logf("from %v to %v into the second outage: %d probes, %d executions, %d transitions", t1.Sub(down), t2.Sub(down), probes,
+		executionsNow-executionsBefore, moved)
+	assert.Equal(t, probes, executionsNow-executionsBefore, "nobody but the probe leaves the room while OPEN")
+	assert.LessOrEqual(t, moved, 4*probes, "the rest wait in the room")
+	assert.Zero(t, s.Pending(t.Context()).Executions, "no execution waits")
 	row, err := s.BreakerRow(t.Context(), "orders")
 	require.NoError(t, err)
 	require.Equal(t, breaker.Open, row.State, "the failures during the release tripped the breaker")
@@ -287,16 +296,8 @@ func TestABreakerThatReTripsDuringAReleaseKeepsTheRestInTheRoom(t *testing.T) {
 	}
 	assert.Zero(t, s.Stats().Invocations[local.FunctionPark], "nothing parked")
 	depth, _ := s.Room()
-	assert.Equal(t, n-before-1, depth, "the rest wait in the room, but the scout")
-	costs, err := s.Costs(t.Context())
-	require.NoError(t, err)
-	last := map[string]int{}
-	for _, c := range costs {
-		if c.Execution.Status == executor.Running {
-			last[c.States[len(c.States)-1]]++
-		}
-	}
-	assert.Equal(t, map[string]int{"WaitingRoom": n - before - 1, "Cooldown": 1}, last)
+	assert.Equal(t, n-before, depth, "the rest wait in the room")
+	assert.Equal(t, 1, runningControllers(t, s), "its controller waits out the cooldown")
 
 	drain(t, s)
 	out := accountFor(t, s)
@@ -314,55 +315,31 @@ func TestABreakerThatReTripsDuringAReleaseKeepsTheRestInTheRoom(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, after, n-before-p.SuccessesToClose, "the rest delivered after the next close (but the canaries)")
 	ledger := s.Target.Ledger()
-	bound := outageCallBound(policy, secondOutage)
+	// The trip's failures may count a few more calls than a trip from
+	// idle: the releases in flight when it tripped (the controller looks
+	// at the breaker every 100 ms while it releases).
+	bound := outageCallBound(policy, secondOutage) + 2
 	t.Logf("calls while down: %d (bound %d); %d delivered after the close", ledger.CallsWhile(simtarget.Down), bound, after)
-	assert.LessOrEqual(t, ledger.CallsWhile(simtarget.Down), bound, "only the scout probes")
-	// While OPEN, the room lets out only scouts: the first at the trip,
-	// then one after each failed probe (the releaser stopped at the trip,
-	// within its mid-tick check of the breaker).
+	assert.LessOrEqual(t, ledger.CallsWhile(simtarget.Down), bound, "only the probes")
 	probe := changes[len(changes)-2]
 	require.Equal(t, []breaker.State{breaker.Open, breaker.HalfOpen}, []breaker.State{probe.From, probe.To})
 	for id, at := range deliveredAt(s) {
 		assert.False(t, at.After(trip.At) && at.Before(probe.At), "message %s delivered at %s, while OPEN", id, at)
 	}
-	failedProbes := ledger.CallsWhile(simtarget.Down) - p.ConsecutiveFailures
-	releasedWhileOpen := 0
-	for id, visits := range visitsByOrigin(t, s) {
-		require.NotEmpty(t, visits, "message %s", id)
-		for _, v := range visits {
-			assert.False(t, v.TimedOut, "message %s: no room timeout", id)
-			if v.Released && v.Left.After(trip.At.Add(time.Second)) && v.Left.Before(probe.At) {
-				releasedWhileOpen++
-			}
-		}
-	}
-	t.Logf("%d released while OPEN, %d probes failed", releasedWhileOpen, failedProbes)
-	assert.LessOrEqual(t, releasedWhileOpen, failedProbes+1, "only scouts leave the room while OPEN")
 }
 
-// FORCED_OPEN holds the room for longer than the room's timeout: nothing
-// reaches the consumer, nothing is parked; the room's watcher comes back
-// every ROOM_TIMEOUT and goes back to the room, while the others wait on
-// (ROOM_MAX_WAIT); the release command drains the room, paced, long
-// before another timeout.
+// FORCED_OPEN without an end holds the room for hours: nothing reaches the
+// consumer, nothing is parked, and nothing runs (the controller stops: no
+// execution waits for the operator); the release command starts the
+// controller, which drains the room at the pace within a minute.
 func TestForcedOpenHoldsTheRoomAndReleaseDrainsIt(t *testing.T) {
-	const n, roomTimeout = 200, time.Hour
+	const n = 200
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := start(t, local.Options{Start: t0, RoomTimeout: roomTimeout})
-	ids := holdInTheRoom(t, s, "held", n, t0.Add(2*roomTimeout+30*time.Minute))
+	s := start(t, local.Options{Start: t0})
+	ids := holdInTheRoom(t, s, "held", n, t0.Add(150*time.Minute))
 	assert.Zero(t, s.Stats().Invocations[local.FunctionPark], "nothing parked")
-	visits := visitsByOrigin(t, s)
-	watchers := 0
-	for _, id := range ids {
-		v := visits[id]
-		if len(v) > 1 {
-			watchers++
-			require.Len(t, v, 3, "the watcher %s: two stays timed out, the third goes on", id)
-			assert.True(t, v[0].TimedOut && v[1].TimedOut, "the watcher %s", id)
-		}
-		assert.True(t, v[len(v)-1].Left.IsZero(), "message %s waits", id)
-	}
-	assert.Equal(t, 1, watchers, "one message watches the room; the others' stays did not time out")
+	assert.Zero(t, runningControllers(t, s), "no controller waits out an open-ended hold")
+	assert.Len(t, inRoom(t, s, "orders"), n)
 	row, err := s.BreakerRow(t.Context(), "orders")
 	require.NoError(t, err)
 	assert.Equal(t, breaker.ForcedOpen, row.State)
@@ -386,18 +363,16 @@ func TestForcedOpenHoldsTheRoomAndReleaseDrainsIt(t *testing.T) {
 		}
 	}
 	t.Logf("drained %v after the release, peak %d calls/s", drained.Sub(releasedAt), s.Target.Ledger().PeakRate())
-	assert.Less(t, drained.Sub(releasedAt), time.Minute, "released by the releaser, not by the room's timeout")
+	assert.Less(t, drained.Sub(releasedAt), time.Minute, "released by the controller at once")
 	assert.LessOrEqual(t, float64(s.Target.Ledger().PeakRate()), pace.Policy{}.WithDefaults().Max, "within the release budget")
-	for id, v := range visitsByOrigin(t, s) {
-		assert.True(t, v[len(v)-1].Released, "message %s released", id)
-	}
+	assertReleasedOnce(t, s, ids, releasedAt)
 	assert.Positive(t, s.Stats().Invocations[local.FunctionRelease])
 }
 
 // An outage trips the breaker with a long cooldown; the target recovers
-// long before the scout would probe it, and an operator resets the
-// breaker: the reset releases the room at once, every waiting message is
-// delivered within a minute, and the scout when its wait ends.
+// long before the controller would release the probe, and an operator
+// resets the breaker: the reset releases the room at once, and every
+// waiting message is delivered within a minute.
 func TestResetReleasesTheRoom(t *testing.T) {
 	const n, outage = 100, 2 * time.Minute
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -407,24 +382,25 @@ func TestResetReleasesTheRoom(t *testing.T) {
 		Policy: policy,
 		Target: simtarget.Options{Schedule: simtarget.Outage(t0, outage)},
 	})
-	ids := send(t, s, bodies("reset", n)...)
+	send(t, s, bodies("reset", n)...)
 	runUntil(t, s, t0.Add(outage+time.Minute))
 	row, err := s.BreakerRow(t.Context(), "orders")
 	require.NoError(t, err)
 	require.Equal(t, breaker.Open, row.State)
 	assert.Empty(t, s.Target.Ledger().Deliveries())
 	depth, _ := s.Room()
-	require.Equal(t, n-1, depth, "everyone but the scout waits in the room")
+	require.Equal(t, n, depth, "every message waits in the room")
+	assert.Zero(t, s.Pending(t.Context()).Executions, "no execution waits out the cooldown")
 
 	resetAt := s.Executor.Now()
 	reset := runAdmin(t, s, admin.Request{Command: "reset", Breaker: "orders", Reason: "downstream verified"})
 	assert.Equal(t, "OPEN", reset.Before.State)
 	assert.Equal(t, "CLOSED", reset.After.State)
 	minute := resetAt.Add(time.Minute)
-	require.True(t, minute.Before(row.OpenUntil), "the scout's probe would come only at %s", row.OpenUntil)
+	require.True(t, minute.Before(row.OpenUntil), "the probe would go only at %s", row.OpenUntil)
 	runUntil(t, s, minute)
 	delivered := deliveredAt(s)
-	assert.Len(t, delivered, n-1, "every message in the room delivered within a minute of the reset")
+	assert.Len(t, delivered, n, "every message in the room delivered within a minute of the reset")
 	for id, at := range delivered {
 		assert.False(t, at.Before(resetAt), "message %s delivered before the reset", id)
 	}
@@ -433,14 +409,8 @@ func TestResetReleasesTheRoom(t *testing.T) {
 
 	drain(t, s)
 	out := accountFor(t, s)
-	assert.Len(t, out.delivered, n, "the scout too, when its wait ends")
+	assert.Len(t, out.delivered, n)
 	assert.Empty(t, out.parked)
-	visits := visitsByOrigin(t, s)
-	for _, id := range ids {
-		for _, v := range visits[id] {
-			assert.True(t, v.Released, "message %s released, not timed out", id)
-		}
-	}
 	assert.Equal(t, breaker.CauseReset, s.BreakerChanges()[len(s.BreakerChanges())-1].Cause, "no change after the reset")
 }
 
@@ -455,50 +425,60 @@ func failRelease(t *testing.T, s *local.Stack) (restore func()) {
 }
 
 // The release function fails for ten minutes right after an operator's
-// release: the releaser's retries outlast it, and the same releaser drains
-// the room once the function recovers, long before any room timeout.
-func TestAReleaserOutlastsAFailingReleaseFunction(t *testing.T) {
+// release: the controller's retries, then its one-minute pauses, outlast
+// it, and the same controller drains the room once the function
+// recovers, within a couple of minutes.
+func TestAControllerOutlastsAFailingReleaseFunction(t *testing.T) {
 	const n = 50
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := start(t, local.Options{Start: t0})
-	holdInTheRoom(t, s, "outlast", n, t0.Add(time.Minute))
+	ids := holdInTheRoom(t, s, "outlast", n, t0.Add(time.Minute))
 	restore := failRelease(t, s)
 	releasedAt := s.Executor.Now()
 	runAdmin(t, s, admin.Request{Command: "release", Breaker: "orders", Reason: "maintenance over"})
 	runUntil(t, s, releasedAt.Add(10*time.Minute))
 	depth, _ := s.Room()
 	require.Equal(t, n, depth, "nothing released while the function fails")
+	assert.Equal(t, 1, runningControllers(t, s), "the controller outlasts the failures")
+	restoredAt := s.Executor.Now()
 	restore()
 
 	drain(t, s)
 	out := accountFor(t, s)
 	assert.Len(t, out.delivered, n, "every message delivered")
-	xs := releaseExecutions(t, s)
-	require.Len(t, xs, 1, "one releaser")
-	assert.Equal(t, executor.Succeeded, xs[0].Status)
-	assert.Positive(t, countEvents(t, s, xs[0].ARN, "TaskFailed"), "it retried")
-	for id, v := range visitsByOrigin(t, s) {
-		for _, visit := range v {
-			assert.False(t, visit.TimedOut, "message %s released, not timed out", id)
+	var drained time.Time
+	for _, at := range deliveredAt(s) {
+		if at.After(drained) {
+			drained = at
 		}
 	}
+	t.Logf("drained %v after the function recovered", drained.Sub(restoredAt))
+	assert.Less(t, drained.Sub(restoredAt), 3*time.Minute, "within a pause and its retries")
+	// The starter's entries started a controller that stopped at the
+	// open-ended hold; the release command started the one that drains.
+	xs := controllersSince(t, s, releasedAt)
+	require.Len(t, xs, 1, "one controller")
+	assert.Equal(t, executor.Succeeded, xs[0].Status)
+	assert.Positive(t, countEvents(t, s, xs[0].ARN, "TaskFailed"), "it retried")
+	assert.Positive(t, countEvents(t, s, xs[0].ARN, "WaitStateEntered"), "it paused")
+	assertReleasedOnce(t, s, ids, restoredAt)
 }
 
-// The room's releaser is stopped for good right after an operator's
+// The room's controller is stopped for good right after an operator's
 // release (its function failing, then the execution stopped, as an
-// operator or the history limit would): the room's watcher, back at its
-// breaker after ROOM_TIMEOUT, finds it closed and starts a releaser, which
-// drains the room. Nobody else waits out ROOM_MAX_WAIT.
-func TestAStalledRoomIsReleasedWhenItsWatcherComesBack(t *testing.T) {
-	const n, roomTimeout = 50, 10 * time.Minute
+// operator would): the room stalls, nothing lost. The next message to
+// enter the room, once the stopped controller's lease ran out, starts a
+// new controller, which drains the whole room.
+func TestAStoppedControllerIsRestartedByTheNextEntry(t *testing.T) {
+	const n, burst = 50, 20
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := start(t, local.Options{Start: t0, RoomTimeout: roomTimeout})
-	holdInTheRoom(t, s, "stalled", n, t0.Add(time.Minute))
+	s := start(t, local.Options{Start: t0})
+	ids := holdInTheRoom(t, s, "stalled", n, t0.Add(time.Minute))
 	restore := failRelease(t, s)
 	releasedAt := s.Executor.Now()
 	runAdmin(t, s, admin.Request{Command: "release", Breaker: "orders", Reason: "maintenance over"})
 	runUntil(t, s, releasedAt.Add(2*time.Minute))
-	xs := releaseExecutions(t, s)
+	xs := controllersSince(t, s, releasedAt)
 	require.Len(t, xs, 1)
 	_, err := s.SFN.StopExecution(t.Context(), &sfn.StopExecutionInput{ExecutionArn: aws.String(xs[0].ARN), Cause: aws.String("stopped by the test")})
 	require.NoError(t, err)
@@ -506,29 +486,31 @@ func TestAStalledRoomIsReleasedWhenItsWatcherComesBack(t *testing.T) {
 	runUntil(t, s, releasedAt.Add(5*time.Minute))
 	depth, _ := s.Room()
 	require.Equal(t, n, depth, "the room is stalled")
+	assert.Empty(t, s.Target.Ledger().Calls())
 
+	// A burst beyond the starting pace: the starter puts its tail in the
+	// room, and so starts the breaker's controller.
+	enteredAt := s.Executor.Now()
+	send(t, s, bodies("next", burst)...)
 	drain(t, s)
 	out := accountFor(t, s)
-	assert.Len(t, out.delivered, n, "every message delivered")
+	assert.Len(t, out.delivered, n+burst, "every message delivered")
 	assert.Empty(t, out.parked)
+	depth, _ = s.Room()
+	assert.Zero(t, depth)
 	var drained time.Time
-	for _, at := range deliveredAt(s) {
+	for _, id := range ids {
+		at := deliveredAt(s)[id]
+		assert.False(t, at.Before(enteredAt), "stalled message %s delivered before the next entry", id)
 		if at.After(drained) {
 			drained = at
 		}
 	}
-	t.Logf("drained %v after the release command", drained.Sub(releasedAt))
-	assert.Less(t, drained.Sub(t0), roomTimeout+time.Minute, "within the watcher's ROOM_TIMEOUT, not ROOM_MAX_WAIT")
-	timedOut := 0
-	for _, v := range visitsByOrigin(t, s) {
-		for _, visit := range v {
-			if visit.TimedOut {
-				timedOut++
-			}
-		}
-	}
-	assert.Equal(t, 1, timedOut, "only the watcher's stay timed out")
-	xs = releaseExecutions(t, s)
-	require.Len(t, xs, 2, "the watcher started the second releaser")
+	t.Logf("the stalled room drained %v after the next entry", drained.Sub(enteredAt))
+	assert.Less(t, drained.Sub(enteredAt), time.Minute, "released by the new controller at once")
+	xs = controllersSince(t, s, releasedAt)
+	require.Len(t, xs, 2, "the next entry started the second controller")
 	assert.Equal(t, executor.Aborted, xs[0].Status)
+	assert.Equal(t, executor.Succeeded, xs[1].Status)
+	assertReleasedOnce(t, s, ids, enteredAt)
 }

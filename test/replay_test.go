@@ -264,12 +264,12 @@ func TestReplayMovesWhatEachFilterSelects(t *testing.T) {
 
 			// Each moved message was redriven as the next attempt of its
 			// lineage, marked as this replay's.
-			costs, err := e.s.Costs(t.Context())
+			xs, err := e.s.Executor.ListExecutions(t.Context(), e.s.RedriveARN, "")
 			require.NoError(t, err)
 			replayed := map[string]bool{}
-			for _, c := range costs {
+			for _, x := range xs {
 				var doc message.Document
-				require.NoError(t, json.Unmarshal(c.Execution.Input, &doc))
+				require.NoError(t, json.Unmarshal(x.Input, &doc))
 				if doc.Replay == "" {
 					continue
 				}

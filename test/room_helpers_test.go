@@ -12,86 +12,115 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
-	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/emulate/executor"
 	"github.com/redrive/redrive/emulate/local"
 	"github.com/redrive/redrive/emulate/simtarget"
+	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/room"
 	"github.com/redrive/redrive/room/release"
 )
 
-// taskCall is one SendTaskSuccess a releaser made, and its answer.
-type taskCall struct {
-	// Token is the task token it sent.
-	Token string
+// startCall is one StartExecution a controller made for a released room
+// entry, and its answer.
+type startCall struct {
+	// OriginID, Attempt and Runs are the released document's.
+	OriginID      string
+	Attempt, Runs int
 	// At is when it was answered (executor time).
 	At time.Time
-	// Releaser names the releaser copy that made it (see
+	// Releaser names the controller copy that made it (see
 	// instrumentReleasers).
 	Releaser string
-	// Err is the answer's error, nil when the execution resumed.
+	// Err is the answer's error, nil when the execution started.
 	Err error
 }
 
-// taskLog collects the releasers' SendTaskSuccess calls. It is safe for
+// startLog collects the controllers' StartExecution calls. It is safe for
 // concurrent use.
-type taskLog struct {
+type startLog struct {
 	mu    sync.Mutex
-	calls []taskCall
+	calls []startCall
 }
 
-func (l *taskLog) add(c taskCall) {
+func (l *startLog) add(c startCall) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.calls = append(l.calls, c)
 }
 
 // snapshot returns the calls so far, in the order they were answered.
-func (l *taskLog) snapshot() []taskCall {
+func (l *startLog) snapshot() []startCall {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]taskCall(nil), l.calls...)
+	return append([]startCall(nil), l.calls...)
 }
 
-// timedOut reports an answer that says the task no longer waits on the
-// token because it timed out or already closed.
-func timedOut(err error) bool {
-	_, ok := errors.AsType[*sfntypes.TaskTimedOut](err)
-	return ok
+// started counts, per origin id, the executions the controllers started.
+func (l *startLog) started() map[string]int {
+	out := map[string]int{}
+	for _, c := range l.snapshot() {
+		if c.Err == nil {
+			out[c.OriginID]++
+		}
+	}
+	return out
 }
 
-// recordingTasks is a releaser's Step Functions client: it records every
-// SendTaskSuccess and its answer in log. after, when set, runs next,
-// with the token (fault injection: a panic there is the releaser dying
-// after SendTaskSuccess, before the room's conditional delete).
-type recordingTasks struct {
-	next     room.TaskAPI
+// startFaults are the faults a recordingStarts injects.
+type startFaults struct {
+	// fail, when set, is asked before each start: an error it returns is
+	// the start's answer, and nothing is started.
+	fail func(startCall) error
+	// after, when set, runs after each start that succeeded (a panic
+	// there is the controller dying after the start, before the room's
+	// conditional delete).
+	after func(startCall)
+}
+
+// recordingStarts is a controller's Step Functions client for the
+// released entries: it records every StartExecution and its answer in
+// log, with faults.
+type recordingStarts struct {
+	next     room.StartAPI
 	now      func() time.Time
 	releaser string
-	after    func(token string)
-	log      *taskLog
+	faults   startFaults
+	log      *startLog
 }
 
-func (r *recordingTasks) SendTaskSuccess(ctx context.Context, in *sfn.SendTaskSuccessInput, optFns ...func(*sfn.Options)) (*sfn.SendTaskSuccessOutput, error) {
-	token := aws.ToString(in.TaskToken)
-	out, err := r.next.SendTaskSuccess(ctx, in, optFns...)
-	r.log.add(taskCall{Token: token, At: r.now(), Releaser: r.releaser, Err: err})
-	if r.after != nil {
-		r.after(token)
+func (r *recordingStarts) StartExecution(ctx context.Context, in *sfn.StartExecutionInput, optFns ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error) {
+	var doc message.Document
+	if err := json.Unmarshal([]byte(aws.ToString(in.Input)), &doc); err != nil {
+		return nil, err
+	}
+	c := startCall{OriginID: doc.OriginID, Attempt: doc.Attempt, Runs: doc.Runs, At: r.now(), Releaser: r.releaser}
+	var out *sfn.StartExecutionOutput
+	var err error
+	if r.faults.fail != nil {
+		err = r.faults.fail(c)
+	}
+	if err == nil {
+		out, err = r.next.StartExecution(ctx, in, optFns...)
+	}
+	c.Err = err
+	r.log.add(c)
+	if r.faults.after != nil && err == nil {
+		r.faults.after(c)
 	}
 	return out, err
 }
 
 // taggedInput is the release state machine's input with the name of the
-// releaser copy that runs it; the real handler ignores the extra field.
+// controller copy that runs it; the real handler ignores the extra field.
 type taggedInput struct {
 	release.Input
 	Releaser string `json:"releaser,omitempty"`
 }
 
-// taggedOutput is a tick's output with the releaser's name, so that the
+// taggedOutput is a tick's output with the controller's name, so that the
 // state machine's loop passes it on to the next invocation.
 type taggedOutput struct {
 	release.Output
@@ -99,16 +128,16 @@ type taggedOutput struct {
 }
 
 // instrumentReleasers hosts, as the stack's release function, copies of
-// the real release handler, one per name in releasers, each resuming
-// executions through its own recordingTasks on log (with after). An
-// execution's "releaser" input field picks the copy; the releasers the
-// stack starts itself have none and run the copy named "".
-func instrumentReleasers(t *testing.T, s *local.Stack, log *taskLog, after func(token string), releasers ...string) {
+// the real release handler, one per name in releasers, each starting the
+// released entries' executions through its own recordingStarts on log
+// (with faults). An execution's "releaser" input field picks the copy; the
+// controllers the stack starts itself have none and run the copy named "".
+func instrumentReleasers(t *testing.T, s *local.Stack, log *startLog, faults startFaults, releasers ...string) {
 	t.Helper()
 	copies := map[string]*release.Handler{}
 	for _, name := range releasers {
 		h := *s.Handlers.Release
-		h.Tasks = &recordingTasks{next: h.Tasks, now: s.Executor.Now, releaser: name, after: after, log: log}
+		h.Releaser.SFN = &recordingStarts{next: h.Releaser.SFN, now: s.Executor.Now, releaser: name, faults: faults, log: log}
 		copies[name] = &h
 	}
 	handle := func(ctx context.Context, in taggedInput) (taggedOutput, error) {
@@ -123,8 +152,8 @@ func instrumentReleasers(t *testing.T, s *local.Stack, log *taskLog, after func(
 }
 
 // startReleaser starts an execution of the release state machine named
-// name with input, as a second, duplicated invocation of a releaser would
-// run.
+// name with input, as a second, duplicated invocation of a controller
+// would run.
 func startReleaser(t *testing.T, s *local.Stack, name string, input taggedInput) {
 	t.Helper()
 	b, err := json.Marshal(input)
@@ -135,8 +164,8 @@ func startReleaser(t *testing.T, s *local.Stack, name string, input taggedInput)
 	require.NoError(t, err)
 }
 
-// releaseExecutions lists the release state machine's executions, oldest
-// first.
+// releaseExecutions lists the release state machine's executions (the
+// controllers), oldest first.
 func releaseExecutions(t *testing.T, s *local.Stack) []executor.Execution {
 	t.Helper()
 	xs, err := s.Executor.ListExecutions(t.Context(), s.ReleaseARN, "")
@@ -145,6 +174,14 @@ func releaseExecutions(t *testing.T, s *local.Stack) []executor.Execution {
 		xs[i], xs[j] = xs[j], xs[i]
 	}
 	return xs
+}
+
+// runningControllers counts the controllers running now.
+func runningControllers(t *testing.T, s *local.Stack) int {
+	t.Helper()
+	xs, err := s.Executor.ListExecutions(t.Context(), s.ReleaseARN, executor.Running)
+	require.NoError(t, err)
+	return len(xs)
 }
 
 // countEvents counts the events of type typ in the history of arn.
@@ -161,58 +198,92 @@ func countEvents(t *testing.T, s *local.Stack, arn, typ string) int {
 	return n
 }
 
-// roomVisit is one stay of an execution in the WaitingRoom state.
-type roomVisit struct {
-	// Entered and Left are when it entered the state and when its task
-	// ended (zero while it waits).
-	Entered, Left time.Time
-	// Released: a SendTaskSuccess ended it. TimedOut: its TimeoutSeconds.
-	Released, TimedOut bool
+// How an execution of the attempt state machine ended, read from its
+// output (Express keeps no history).
+const (
+	endDelivered = "Delivered"
+	endQueued    = "Queued"
+	endParked    = "Parked"
+	endRunning   = "Running"
+	endFailed    = "Failed"
+)
+
+// try is one execution of the attempt state machine: one delivery try, or
+// a few within its short backoff.
+type try struct {
+	executor.Execution
+	// Runs is its document's run (0 for the starter's execution, n for
+	// the n-th release from the room).
+	Runs int
+	// End is how it ended (the end constants).
+	End string
 }
 
-// roomVisits reads the WaitingRoom stays from the history of arn.
-func roomVisits(t *testing.T, s *local.Stack, arn string) []roomVisit {
+// triesByOrigin returns the attempt state machine's executions per origin
+// id (every sent message has an entry), oldest first. It reads what the
+// executor lists, so it works on Express executions too.
+func triesByOrigin(t *testing.T, s *local.Stack) map[string][]try {
 	t.Helper()
-	history, err := s.Executor.History(t.Context(), arn)
+	xs, err := s.Executor.ListExecutions(t.Context(), s.RedriveARN, "")
 	require.NoError(t, err)
-	var visits []roomVisit
-	in := false
-	for _, ev := range history {
-		switch {
-		case ev.Type == "TaskStateEntered":
-			raw, err := json.Marshal(ev)
-			require.NoError(t, err)
-			var doc struct {
-				Details struct {
-					Name string `json:"name"`
-				} `json:"stateEnteredEventDetails"`
-			}
-			require.NoError(t, json.Unmarshal(raw, &doc))
-			in = doc.Details.Name == "WaitingRoom"
-			if in {
-				visits = append(visits, roomVisit{Entered: ev.Timestamp})
-			}
-		case in && ev.Type == "TaskSucceeded":
-			// The waitroom function's own return is TaskSubmitted; the
-			// callback's success is TaskSucceeded.
-			visits[len(visits)-1].Released, visits[len(visits)-1].Left = true, ev.Timestamp
-			in = false
-		case in && ev.Type == "TaskTimedOut":
-			visits[len(visits)-1].TimedOut, visits[len(visits)-1].Left = true, ev.Timestamp
-			in = false
-		}
+	out := map[string][]try{}
+	for _, m := range s.Sent() {
+		out[m.ID] = nil
 	}
-	return visits
+	for i := len(xs) - 1; i >= 0; i-- {
+		x := xs[i]
+		var in message.Document
+		require.NoError(t, json.Unmarshal(x.Input, &in), "input of %s", x.Name)
+		tr := try{Execution: x, Runs: in.Runs, End: endOf(t, x)}
+		out[in.OriginID] = append(out[in.OriginID], tr)
+	}
+	return out
 }
 
-// visitsByOrigin returns, per origin id, the redrive executions'
-// room visits, oldest execution first.
-func visitsByOrigin(t *testing.T, s *local.Stack) map[string][]roomVisit {
+// endOf tells how x ended from its status and output.
+func endOf(t *testing.T, x executor.Execution) string {
 	t.Helper()
-	out := map[string][]roomVisit{}
-	for id, costs := range costsByOrigin(t, s) {
-		for _, c := range costs {
-			out[id] = append(out[id], roomVisits(t, s, c.Execution.ARN)...)
+	switch x.Status {
+	case executor.Running:
+		return endRunning
+	case executor.Succeeded:
+	default:
+		return endFailed
+	}
+	var out struct {
+		Next   string          `json:"next"`
+		Queued json.RawMessage `json:"queued"`
+	}
+	require.NoError(t, json.Unmarshal(x.Output, &out), "output of %s", x.Name)
+	switch {
+	case len(out.Queued) > 0:
+		return endQueued
+	case out.Next == string(message.NextDone):
+		return endDelivered
+	}
+	return endParked
+}
+
+// ends lists how each of tries ended.
+func ends(tries []try) []string {
+	out := make([]string, len(tries))
+	for i, tr := range tries {
+		out[i] = tr.End
+	}
+	return out
+}
+
+// roomEntries counts, per origin id, the times the message entered the
+// room (its executions that ended Queued).
+func roomEntries(t *testing.T, s *local.Stack) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for id, tries := range triesByOrigin(t, s) {
+		out[id] = 0
+		for _, tr := range tries {
+			if tr.End == endQueued {
+				out[id]++
+			}
 		}
 	}
 	return out
@@ -244,28 +315,37 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
-// releaseTicks adds up the releasers' "release tick" log lines: the
-// entries they resumed, and the spent tokens they dropped.
-func (b *syncBuffer) releaseTicks(t *testing.T) (released, dropped int) {
+// ticks is what the controllers' "release tick" log lines add up to.
+type ticks struct {
+	Released, Skipped, Failed int
+}
+
+// releaseTicks adds up the controllers' "release tick" log lines: the
+// entries they released, those another release had, and the releases
+// that failed.
+func (b *syncBuffer) releaseTicks(t *testing.T) ticks {
 	t.Helper()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	sc := bufio.NewScanner(bytes.NewReader(b.buf.Bytes()))
 	sc.Buffer(nil, 1<<20)
+	var sum ticks
 	for sc.Scan() {
 		var line struct {
 			Msg      string `json:"message"`
 			Released int    `json:"released"`
-			Dropped  int    `json:"dropped"`
+			Skipped  int    `json:"skipped"`
+			Failed   int    `json:"failed"`
 		}
 		if json.Unmarshal(sc.Bytes(), &line) != nil || line.Msg != "release tick" {
 			continue
 		}
-		released += line.Released
-		dropped += line.Dropped
+		sum.Released += line.Released
+		sum.Skipped += line.Skipped
+		sum.Failed += line.Failed
 	}
 	require.NoError(t, sc.Err())
-	return released, dropped
+	return sum
 }
 
 // String returns what was written so far.
@@ -273,4 +353,36 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// inRoom returns the documents waiting in key's room, by origin id, read
+// through the stack's own DynamoDB client (not counted in Stats).
+func inRoom(t *testing.T, s *local.Stack, key string) map[string]message.Document {
+	t.Helper()
+	entries, err := room.New(s.DynamoDB, s.Table, time.Hour).Oldest(t.Context(), key, 100000)
+	require.NoError(t, err)
+	out := map[string]message.Document{}
+	for _, e := range entries {
+		doc, err := message.ParseDocument(e.Document)
+		require.NoError(t, err, "the document of %s", e.MessageID)
+		_, twice := out[doc.OriginID]
+		require.False(t, twice, "message %s has two entries in the room", doc.OriginID)
+		out[doc.OriginID] = doc
+	}
+	return out
+}
+
+// assertWaiting checks that each message of ids waits in key's room as a
+// document, and that no execution of it runs: waiting costs no execution.
+func assertWaiting(t *testing.T, s *local.Stack, key string, ids []string) {
+	t.Helper()
+	held := inRoom(t, s, key)
+	tries := triesByOrigin(t, s)
+	for _, id := range ids {
+		_, ok := held[id]
+		assert.True(t, ok, "message %s waits in the room", id)
+		for _, tr := range tries[id] {
+			assert.NotEqual(t, endRunning, tr.End, "message %s: no execution of it runs while it waits (%s)", id, tr.Name)
+		}
+	}
 }

@@ -1,9 +1,13 @@
-// Package sfnlocal is the scenario suite that runs the redrive and admin
-// state machines on Step Functions Local (amazon/aws-stepfunctions-local),
-// in real time, with the project's handlers served by the local stack's Lambda
-// Invoke API server, through the real sfn and sqs clients: healthy
-// delivery (3 transitions), a poison message parked, a short outage that
-// trips the breaker and recovers through a canary, and admin commands.
+// Package sfnlocal is the scenario suite that runs the redrive, release
+// and admin state machines on Step Functions Local
+// (amazon/aws-stepfunctions-local), in real time, with the project's
+// handlers served by the local stack's Lambda Invoke API server, through
+// the real sfn and sqs clients: healthy delivery (3 transitions), a poison
+// message parked, a short outage that trips the breaker, holds the
+// messages in the room and recovers through a probe released by the
+// breaker's controller, and admin commands. The attempt state machine runs
+// as a Standard workflow (local.Options.StandardAttempts; the definition
+// deployed Express), so that each try's history can be read.
 //
 // The tests skip, with a one-line reason, unless one of these is set:
 //

@@ -16,6 +16,7 @@ import (
 
 	"github.com/redrive/redrive/admin"
 	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/room"
 )
 
 // awaitLimit bounds every wait on the stack: a guard against a hang,
@@ -195,4 +196,72 @@ func (s *suite) parked(t *testing.T, body string) sqstypes.Message {
 	_, err := s.sqs.DeleteMessage(t.Context(), &sqs.DeleteMessageInput{QueueUrl: aws.String(s.e.ParkingLotURL), ReceiptHandle: found.ReceiptHandle})
 	require.NoError(t, err)
 	return *found
+}
+
+// try is one execution of the attempt state machine for a message: its
+// run (0 for the starter's, n for its n-th release from the room), how it
+// ended, and its history.
+type try struct {
+	Run    int
+	ARN    string
+	Status sfntypes.ExecutionStatus
+	Queued bool // it ended in the room (Queued), to go again as the next run
+	Events []sfntypes.HistoryEvent
+}
+
+// tries waits until the message id's executions (one per try; the starter
+// may have put it straight in the room, so its first may be a later run)
+// end with one that did not go back to the room, and returns them by run.
+func (s *suite) tries(t *testing.T, id string) []try {
+	t.Helper()
+	var out []try
+	s.waitFor(t, "message "+id+" to be delivered or parked", func() bool {
+		out = nil
+		for run := range maxRuns {
+			arn := s.executionOfRun(id, run)
+			ex, err := s.sfn.DescribeExecution(t.Context(), &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
+			if _, missing := errors.AsType[*sfntypes.ExecutionDoesNotExist](err); missing {
+				continue
+			}
+			require.NoError(t, err, "DescribeExecution")
+			if ex.Status == sfntypes.ExecutionStatusRunning {
+				return false
+			}
+			events := s.history(t, arn)
+			names := entered(events)
+			tr := try{Run: run, ARN: arn, Status: ex.Status, Events: events,
+				Queued: len(names) > 0 && names[len(names)-1] == "Queued"}
+			out = append(out, tr)
+			if !tr.Queued {
+				return true
+			}
+		}
+		return false
+	})
+	return out
+}
+
+// maxRuns bounds the runs tries looks for.
+const maxRuns = 20
+
+// executionOfRun is the ARN of the message id's execution of run.
+func (s *suite) executionOfRun(id string, run int) string {
+	name := message.ExecutionName(id, 1, run)
+	return strings.Replace(s.e.RedriveARN, ":stateMachine:", ":execution:", 1) + ":" + name
+}
+
+// inRoom reports whether the message id waits in key's room as a
+// document.
+func (s *suite) inRoom(t *testing.T, key, id string) bool {
+	t.Helper()
+	entries, err := room.New(s.e.DynamoDB, s.e.Table, time.Hour).Oldest(t.Context(), key, 100)
+	require.NoError(t, err)
+	for _, e := range entries {
+		doc, err := message.ParseDocument(e.Document)
+		require.NoError(t, err)
+		if doc.OriginID == id {
+			return true
+		}
+	}
+	return false
 }

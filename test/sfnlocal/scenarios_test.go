@@ -3,7 +3,6 @@ package sfnlocal
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -73,6 +72,11 @@ func TestPoisonMessageIsParkedWithItsHistory(t *testing.T) {
 	assert.Zero(t, st.ConsecutiveFailures)
 }
 
+// A short outage trips the breaker: the messages it turns away wait in
+// the room as documents (their executions end Queued), the breaker's
+// controller waits out the cooldown and releases a probe, the probe's
+// success and a canary close the breaker, and the room is released: each
+// message is delivered once, each try an execution of its own.
 func TestShortOutageTripsWaitsAndClosesThroughACanary(t *testing.T) {
 	s := setup(t)
 	const outage = 15 * time.Second // on the handlers' clock
@@ -82,31 +86,41 @@ func TestShortOutageTripsWaitsAndClosesThroughACanary(t *testing.T) {
 	ids := s.send(t, "outage", `{"order": 5}`, `{"order": 6}`, `{"order": 7}`)
 	var all []message.Document
 	for _, id := range ids {
-		arn := s.executionOf(id)
-		ex := s.await(t, arn)
-		require.Equal(t, sfntypes.ExecutionStatusSucceeded, ex.Status, "%s: %s", aws.ToString(ex.Error), aws.ToString(ex.Cause))
-		events := s.history(t, arn)
-		docs := attempts(t, events)
-		require.NotEmpty(t, docs)
-		last := docs[len(docs)-1]
-		assert.Equal(t, "SUCCESS", last.Outcome, "message %s delivered in the end", id)
-		// A cooldown's Wait ends when the breaker's cooldown does, so a
-		// message needs a handful of cycles; were the handlers' clock out
-		// of step with the scaled Waits, a 10s cooldown would take a
-		// cycle per second of it.
-		assert.LessOrEqual(t, len(docs), 8, "Attempt cycles of %s: %s", id, cycles(docs))
-		t.Logf("%s: %d transitions, cycles %s", id, transitions(events), cycles(docs))
+		tries := s.tries(t, id)
+		require.NotEmpty(t, tries)
+		var docs []message.Document
+		for i, tr := range tries {
+			require.Equal(t, sfntypes.ExecutionStatusSucceeded, tr.Status, "%s", tr.ARN)
+			if i > 0 {
+				assert.Greater(t, tr.Run, tries[i-1].Run, "each try of %s is a later run", id)
+			}
+			docs = append(docs, attempts(t, tr.Events)...)
+		}
+		last := tries[len(tries)-1]
+		assert.False(t, last.Queued)
+		lastDocs := attempts(t, last.Events)
+		require.NotEmpty(t, lastDocs)
+		assert.Equal(t, "SUCCESS", lastDocs[len(lastDocs)-1].Outcome, "message %s delivered in the end", id)
+		// The controller releases the probe when the cooldown ends (its
+		// Wait, scaled as the handlers' clock is), so a message needs a
+		// handful of tries; were the clocks out of step, a 10s cooldown
+		// would take a try per second of it.
+		assert.LessOrEqual(t, len(tries), 8, "executions of %s: %s", id, cycles(docs))
+		t.Logf("%s: %d executions, cycles %s", id, len(tries), cycles(docs))
 		all = append(all, docs...)
 	}
 	for _, id := range ids {
 		assert.Equal(t, 1, consumer.Ledger().Deliveries()[id], "message %s delivered once", id)
 	}
 
-	assert.True(t, has(all, "WAIT", "", "OPEN"), "a message waited out an OPEN cooldown: %s", cycles(all))
-	assert.True(t, has(all, "CANARY", "TRANSIENT", "OPEN"), "a canary failed while the consumer was down: %s", cycles(all))
-	assert.True(t, has(all, "CANARY", "SUCCESS", "CLOSED"), "a canary closed the breaker: %s", cycles(all))
+	// A message the OPEN breaker turned away waited out the cooldown in the
+	// room (its execution ended Queued): no execution waits it out.
+	assert.True(t, has(all, "WAIT", "", "OPEN"), "a message waited out an OPEN cooldown in the room: %s", cycles(all))
+	assert.True(t, has(all, "CANARY", "TRANSIENT", "OPEN"), "a probe failed while the consumer was down: %s", cycles(all))
+	assert.True(t, has(all, "CANARY", "SUCCESS", "HALF_OPEN") || has(all, "CANARY", "SUCCESS", "CLOSED"),
+		"a probe or canary succeeded once the consumer was back: %s", cycles(all))
 	// Calls that reached the consumer while it was down: each message's
-	// first try (the breaker trips after 2) and one canary per cooldown
+	// first try (the breaker trips after 2) and one probe per cooldown
 	// (10s, then 20s) that started within the outage.
 	bound := len(ids) + int(outage/(10*time.Second)) + 1
 	assert.LessOrEqual(t, consumer.Ledger().CallsWhile(simtarget.Down), bound, "amplification")
@@ -126,21 +140,23 @@ func TestAdminCommands(t *testing.T) {
 	assert.Equal(t, "FORCED_OPEN", out.After.State)
 	assert.Equal(t, "maintenance", out.After.Reason)
 
+	// While forced open, the starter puts the message straight in the
+	// room: no execution waits for the operator.
 	id := s.send(t, key, `{"order": 8}`)[0]
-	arn := s.executionOf(id)
-	s.waitFor(t, "the message to wait in the forced-open breaker's room", func() bool {
-		events := s.history(t, arn)
-		docs := attempts(t, events)
-		return len(docs) > 0 && docs[0].Decision == "QUEUE" && docs[0].BreakerState == "FORCED_OPEN" &&
-			slices.Contains(entered(events), "WaitingRoom")
-	})
+	s.waitFor(t, "the message to wait in the forced-open breaker's room", func() bool { return s.inRoom(t, key, id) })
+	assert.Empty(t, s.history(t, s.executionOf(id)), "no execution of the waiting message")
 	assert.Zero(t, consumer.Ledger().Deliveries()[id], "nothing reaches the consumer while forced open")
 
 	out = s.command(t, req("close", "let it through"))
 	assert.Equal(t, "FORCED_OPEN", out.Before.State)
 	assert.Equal(t, "FORCED_CLOSED", out.After.State)
-	ex := s.await(t, arn)
-	require.Equal(t, sfntypes.ExecutionStatusSucceeded, ex.Status, "%s: %s", aws.ToString(ex.Error), aws.ToString(ex.Cause))
+	// The close starts the breaker's controller, which releases the
+	// message as its next run.
+	tries := s.tries(t, id)
+	require.Len(t, tries, 1)
+	assert.Equal(t, 1, tries[0].Run, "released from the room")
+	require.Equal(t, sfntypes.ExecutionStatusSucceeded, tries[0].Status)
+	assert.Equal(t, []string{"Attempt", "Route", "Delivered"}, entered(tries[0].Events))
 	assert.Equal(t, 1, consumer.Ledger().Deliveries()[id], "delivered once after the close")
 
 	out = s.command(t, req("reset", "back to normal"))
@@ -148,7 +164,7 @@ func TestAdminCommands(t *testing.T) {
 	assert.Equal(t, "CLOSED", out.After.State)
 	assert.True(t, out.Changed)
 
-	ex = s.admin(t, admin.Request{Command: "purge", Breaker: key})
+	ex := s.admin(t, admin.Request{Command: "purge", Breaker: key})
 	assert.Equal(t, sfntypes.ExecutionStatusFailed, ex.Status)
 	assert.Equal(t, "InvalidCommand", aws.ToString(ex.Error))
 	assert.Contains(t, aws.ToString(ex.Cause), `unknown command \"purge\"`)

@@ -121,6 +121,10 @@ func start() (*suite, error) {
 		DynamoDBEndpoint:      os.Getenv(envDynamoDB),
 		Env:                   func(name string) string { return settings[name] },
 		NameSuffix:            "-" + rand.Text()[:8],
+		// The attempt state machine as a Standard workflow (the same
+		// definition): its executions have histories to read, and names
+		// that say the message and its run.
+		StandardAttempts: true,
 	}
 	if opts.Serve.Lambda == "" {
 		opts.Serve.Lambda = defaultLambdaAddr
