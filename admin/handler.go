@@ -67,7 +67,7 @@ type Output struct {
 // Launcher starts a breaker's controller when none runs;
 // *release.Launcher satisfies it.
 type Launcher interface {
-	Ensure(ctx context.Context, key string) (bool, error)
+	Restart(ctx context.Context, key string) error
 }
 
 // Handler applies operators' commands to breakers.
@@ -155,26 +155,27 @@ func (h *Handler) handle(ctx context.Context, in Input) (Output, error) {
 	h.log(ctx, p, changed, before, after)
 	out := Output{Breaker: p.key, Command: p.command, Changed: changed, Before: ptr(Summarize(before)), After: ptr(Summarize(after))}
 	if after.State == breaker.Closed || after.State == breaker.ForcedClosed {
-		out.Notes = h.startReleaser(ctx, p.key)
+		out.Notes = h.startController(ctx, p.key)
 	}
 	return out, nil
 }
 
-// startReleaser starts key's releaser, if the handler has a Launcher. A
-// failure is logged and returned as a note for the operator: the command
-// stands, and the room's watcher, if one waits, starts one within
-// ROOM_TIMEOUT; running the command again tries again.
-func (h *Handler) startReleaser(ctx context.Context, key string) []string {
+// startController starts a new controller of key (taking over from one
+// that may be waiting out a cooldown the command ended), if the handler
+// has a Launcher. A failure is logged and returned as a note for the
+// operator: the command stands, and the next message to arrive starts a
+// controller; running the command again tries again.
+func (h *Handler) startController(ctx context.Context, key string) []string {
 	if h.Launcher == nil {
 		return nil
 	}
-	_, err := h.Launcher.Ensure(ctx, key)
+	err := h.Launcher.Restart(ctx, key)
 	if err == nil {
 		return nil
 	}
-	h.Logger.WarnContext(ctx, "could not start the waiting room's releaser", "breaker", key, "error", err.Error())
-	return []string{fmt.Sprintf("the command stands, but the waiting room's releaser could not be started (%v): "+
-		"its messages wait for the room's watcher, if one waits; run the command again to try again", err)}
+	h.Logger.WarnContext(ctx, "could not start the breaker's controller", "breaker", key, "error", err.Error())
+	return []string{fmt.Sprintf("the command stands, but the breaker's controller could not be started (%v): "+
+		"its room is released when the next message arrives; run the command again to try again", err)}
 }
 
 // unreadable reports an error of a row that does not decode, when the
@@ -221,7 +222,7 @@ func (h *Handler) replaceUnreadable(ctx context.Context, p parsed, why error) (O
 	h.log(ctx, p, true, breaker.Row{}, after)
 	h.Logger.WarnContext(ctx, "replaced a breaker row that did not decode", "breaker", p.key, "unreadable", why.Error(), "raw", raw)
 	return Output{Breaker: p.key, Command: p.command, Changed: true, After: ptr(Summarize(after)), Unreadable: why.Error(), Raw: raw,
-		Notes: h.startReleaser(ctx, p.key)}, nil
+		Notes: h.startController(ctx, p.key)}, nil
 }
 
 // log writes the command's audit line.

@@ -322,7 +322,7 @@ func TestAReleaserThatCannotStartIsANote(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "CLOSED", out.After.State)
 	require.Len(t, out.Notes, 1)
-	assert.Contains(t, out.Notes[0], "the waiting room's releaser could not be started")
+	assert.Contains(t, out.Notes[0], "the breaker's controller could not be started")
 	assert.Contains(t, out.Notes[0], "run the command again")
-	assert.Contains(t, f.log.String(), "could not start the waiting room's releaser")
+	assert.Contains(t, f.log.String(), "could not start the breaker's controller")
 }

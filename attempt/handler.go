@@ -168,11 +168,12 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 		// A timed forced mode just ended: release the room.
 		h.startController(ctx, key)
 	}
-	switch d.Verdict {
-	case breaker.Queue:
+	if d.Verdict == breaker.Queue || d.Verdict == breaker.Wait {
+		// Not now (OPEN, no permit, paced, forced open): the breaker's
+		// controller releases it when the breaker lets it through, so it
+		// waits in line without a time of its own, which a reset, a close
+		// or the end of the cooldown would otherwise have to wait out.
 		return h.queue(doc), nil
-	case breaker.Wait:
-		return h.wait(doc, d.Wait), nil
 	}
 	done, err := h.deliver(ctx, doc, id, d, cfg)
 	if unavailable, ok := err.(*TableUnavailable); ok {

@@ -99,6 +99,15 @@ func reopen(p Policy, r Row, now time.Time, rnd Random) Row {
 // expireForced releases a forced mode whose ForcedUntil has passed, in
 // place: it behaves as CLOSED with a fresh window from then on. It reports
 // whether it changed r.
+// At is r as it stands at now, without a write: a forced mode whose
+// ForcedUntil has passed is CLOSED, as the next Admit would save it. A
+// reader of the stored row (the room's controller) acts on it so, and does
+// not wait on an end that has passed.
+func (r Row) At(now time.Time) Row {
+	expireForced(&r, now)
+	return r
+}
+
 func expireForced(r *Row, now time.Time) bool {
 	forced := r.State == ForcedOpen || r.State == ForcedClosed
 	if !forced || r.ForcedUntil.IsZero() || now.Before(r.ForcedUntil) {

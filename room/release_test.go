@@ -313,9 +313,9 @@ func TestRacingReleaseDueStartsEveryEntryExactlyOnce(t *testing.T) {
 	released := 0
 	for _, c := range counts {
 		require.NoError(t, c.Err)
-		assert.Equal(t, n, c.Listed)
+		assert.LessOrEqual(t, c.Listed, n, "a controller that lists late finds fewer")
 		assert.Zero(t, c.Failed)
-		assert.Equal(t, n, c.Released+c.Skipped)
+		assert.Equal(t, c.Listed, c.Released+c.Skipped)
 		released += c.Released
 	}
 	assert.Equal(t, n, released, "never twice")

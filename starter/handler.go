@@ -45,7 +45,7 @@ var _ Counter = (*telemetry.Metrics)(nil)
 // Gate counts a batch's fresh arrivals per breaker key and says how many
 // may go straight to the breaker; *pace.Store is one.
 type Gate interface {
-	Admit(ctx context.Context, key string, n int, p pace.Policy, now time.Time) (int, error)
+	Admit(ctx context.Context, key string, n int, p pace.Policy, now time.Time) (pace.Admission, error)
 }
 
 var _ Gate = (*pace.Store)(nil)

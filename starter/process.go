@@ -220,17 +220,24 @@ func (h *Handler) letsThrough(ctx context.Context, key string) bool {
 }
 
 // admit is how many of n fresh arrivals of key the Gate lets go at once;
-// all of them without a Gate or when it fails.
+// all of them without a Gate or when it fails. A room the Gate finds
+// stalled (messages in it, no controller) gets its controller started.
 func (h *Handler) admit(ctx context.Context, key string, n int) int {
 	if h.Gate == nil {
 		return n
 	}
-	allowed, err := h.Gate.Admit(ctx, key, n, h.Config.Pace, h.now())
+	a, err := h.Gate.Admit(ctx, key, n, h.Config.Pace, h.now())
 	if err != nil {
 		h.Logger.WarnContext(ctx, "could not pace the batch; its messages go to the breaker", slog.String("breaker", key), slog.Any("error", err))
 		return n
 	}
-	return allowed
+	if a.Stalled {
+		if _, err := h.Launcher.Ensure(ctx, key); err != nil {
+			h.Metrics.Count(key, telemetry.ReleaserNotStarted, 1)
+			h.Logger.WarnContext(ctx, "the room holds messages no controller releases, and one could not be started", slog.String("breaker", key), slog.Any("error", err))
+		}
+	}
+	return a.Allowed
 }
 
 // ensureControllers makes sure the controller of every key whose room

@@ -78,7 +78,8 @@ func TestThrottledStartExecutionKeepsMessagesInTheDLQ(t *testing.T) {
 	require.NoError(t, err)
 	held := inRoom(t, s, local.DefaultBreakerKey)
 	t.Logf("a minute in: %d in the DLQ, %d in the room", depth.Total(), len(held))
-	assert.Equal(t, n, depth.Total()+len(held), "every message is still in the DLQ or in the room")
+	assert.Equal(t, n, depth.Total(), "every message is still in the DLQ: one the starter put in the room is failed back to the DLQ while its controller cannot be started")
+	assert.LessOrEqual(t, len(held), n)
 	tries := triesByOrigin(t, s)
 	for id, tr := range tries {
 		assert.Empty(t, tr, "no execution of %s started while throttled", id)

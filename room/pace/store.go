@@ -52,6 +52,10 @@ type item struct {
 	// milliseconds); Save keeps it, Entered alone changes it (without a
 	// version), and Quit checks it.
 	EnteredMS int64 `dynamodbav:"entered_ms"`
+	// DrainedMS is when a controller last ended on an empty room (Unix
+	// milliseconds, the time it last looked): an entry noted since, with
+	// no controller, is a room nobody releases (Admission.Stalled).
+	DrainedMS int64 `dynamodbav:"drained_ms"`
 }
 
 func rowKey(key string) map[string]types.AttributeValue {
@@ -155,9 +159,10 @@ func (s *Store) Quit(ctx context.Context, key string, epoch int64, checked time.
 	}
 	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table), Key: rowKey(key),
-		UpdateExpression:         aws.String("SET #until = :zero, #version = #version + :one"),
+		UpdateExpression:         aws.String("SET #until = :zero, #version = #version + :one, #drained = :checked"),
 		ConditionExpression:      aws.String("#epoch = :epoch AND (attribute_not_exists(#entered) OR #entered < :checked)"),
-		ExpressionAttributeNames: map[string]string{"#until": "releaser_until", "#version": "version", "#epoch": "epoch", "#entered": "entered_ms"},
+		ExpressionAttributeNames: map[string]string{"#until": "releaser_until", "#version": "version", "#epoch": "epoch",
+			"#entered": "entered_ms", "#drained": "drained_ms"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":zero": zero, ":one": dynamo.N(1),
 			":epoch": dynamo.N(epoch), ":checked": dynamo.N(checked.UnixMilli())},
 	})
@@ -181,10 +186,7 @@ func (s *Store) Acquire(ctx context.Context, key string, p Policy, now time.Time
 	if st.ReleaserUntil.After(now) {
 		return st, false, nil
 	}
-	st.Epoch++
-	st.ReleaserUntil = now.Add(p.WithDefaults().Lease)
-	st.Rate, st.Ceiling, st.Full, st.Carry = 0, 0, false, 0
-	saved, err := s.Save(ctx, st)
+	saved, err := s.Save(ctx, newEpoch(st, p, now))
 	if errors.Is(err, ErrConflict) {
 		return st, false, nil
 	}
@@ -192,6 +194,33 @@ func (s *Store) Acquire(ctx context.Context, key string, p Policy, now time.Time
 		return State{}, false, err
 	}
 	return saved, true, nil
+}
+
+// TakeOver takes the releaser lease of key at now for a new epoch whether
+// or not a live releaser holds it: the releaser of the old epoch stops at
+// its next tick. It is for an operator's command that lets messages
+// through, which must not wait for a releaser that waits out a cooldown.
+func (s *Store) TakeOver(ctx context.Context, key string, p Policy, now time.Time) (State, error) {
+	for range 5 {
+		st, err := s.Load(ctx, key)
+		if err != nil {
+			return State{}, err
+		}
+		saved, err := s.Save(ctx, newEpoch(st, p, now))
+		if errors.Is(err, ErrConflict) {
+			continue
+		}
+		return saved, err
+	}
+	return State{}, fmt.Errorf("pace %q: take over: %w five times", key, ErrConflict)
+}
+
+// newEpoch is st with the lease of a new epoch at now, from a fresh rate.
+func newEpoch(st State, p Policy, now time.Time) State {
+	st.Epoch++
+	st.ReleaserUntil = now.Add(p.WithDefaults().Lease)
+	st.Rate, st.Ceiling, st.Full, st.Carry = 0, 0, false, 0
+	return st
 }
 
 // Update applies fn to key's row on behalf of the releaser of epoch and
@@ -218,16 +247,28 @@ func (s *Store) Update(ctx context.Context, key string, epoch int64, fn func(Sta
 	return State{}, false, fmt.Errorf("pace %q: update: %w five times", key, ErrConflict)
 }
 
+// Admission is what Admit says of a batch's fresh arrivals.
+type Admission struct {
+	// Allowed is how many may go straight to the target.
+	Allowed int
+	// Stalled says the key's room may hold messages that no controller
+	// releases (one entered after the last controller ended on an empty
+	// room, and none holds the lease: it died, or could not be started):
+	// the caller starts one.
+	Stalled bool
+}
+
 // Admit counts n fresh arrivals for key at now (messages the starter is
-// about to start, not released from the room) and returns how many of
-// them may go straight to the target: none while a controller releases a
+// about to start, not released from the room) and says how many of them
+// may go straight to the target: none while a controller releases a
 // backlog (its last tick used its whole quota: the newcomers queue behind
 // the room), else what is left of this second's allowance, the larger of
 // p.Start and the rate the last controller found (so a room that ran
-// short stops filling, and its controller ends). One conditional UpdateItem, two when the second turned.
-func (s *Store) Admit(ctx context.Context, key string, n int, p Policy, now time.Time) (int, error) {
+// short stops filling, and its controller ends). One conditional
+// UpdateItem, two when the second turned.
+func (s *Store) Admit(ctx context.Context, key string, n int, p Policy, now time.Time) (Admission, error) {
 	if n <= 0 {
-		return 0, nil
+		return Admission{}, nil
 	}
 	sec := now.Unix()
 	values := map[string]types.AttributeValue{
@@ -249,18 +290,21 @@ func (s *Store) Admit(ctx context.Context, key string, n int, p Policy, now time
 				continue
 			}
 			if err != nil {
-				return 0, fmt.Errorf("pace %q: count %d arrivals: %w", key, n, err)
+				return Admission{}, fmt.Errorf("pace %q: count %d arrivals: %w", key, n, err)
 			}
 			var it item
 			if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
-				return 0, fmt.Errorf("pace %q: malformed row: %w", key, err)
+				return Admission{}, fmt.Errorf("pace %q: malformed row: %w", key, err)
 			}
-			if it.ReleaserUntil.After(now) && it.Full {
-				return 0, nil
+			live := it.ReleaserUntil.After(now)
+			a := Admission{Stalled: !live && it.EnteredMS > 0 && it.EnteredMS >= it.DrainedMS}
+			if live && it.Full {
+				return a, nil
 			}
 			limit := int64(max(p.WithDefaults().Start, it.Rate))
-			return int(min(max(limit-(it.Arrivals-int64(n)), 0), int64(n))), nil
+			a.Allowed = int(min(max(limit-(it.Arrivals-int64(n)), 0), int64(n)))
+			return a, nil
 		}
 	}
-	return 0, fmt.Errorf("pace %q: count %d arrivals: %w twice", key, n, ErrConflict)
+	return Admission{}, fmt.Errorf("pace %q: count %d arrivals: %w twice", key, n, ErrConflict)
 }

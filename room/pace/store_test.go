@@ -190,7 +190,7 @@ func TestSaveKeepsAdmitsCountAndEnteredsNote(t *testing.T) {
 	ctx := t.Context()
 	admitted, err := s.Admit(ctx, "orders", 4, lease, t0)
 	require.NoError(t, err)
-	require.Equal(t, 4, admitted)
+	require.Equal(t, 4, admitted.Allowed)
 	_, _, err = s.Entered(ctx, "orders", lease, t0) // takes the lease: epoch 1
 	require.NoError(t, err)
 	st, err := s.Load(ctx, "orders")
@@ -209,7 +209,41 @@ func TestSaveKeepsAdmitsCountAndEnteredsNote(t *testing.T) {
 	require.NoError(t, err)
 	admitted, err = s.Admit(ctx, "orders", 100, lease, t0)
 	require.NoError(t, err)
-	assert.Equal(t, 36, admitted, "Admit's count survived the Save: 4 of this second's 40 had gone")
+	assert.Equal(t, 36, admitted.Allowed, "Admit's count survived the Save: 4 of this second's 40 had gone")
+	assert.True(t, admitted.Stalled, "an entry was noted and no controller holds the lease, nor ended on an empty room")
+}
+
+// TestAdmitSaysWhenTheRoomIsStalled: a room whose controller ended on an
+// empty room is not stalled; one with an entry noted since and no live
+// controller (it died, or could not be started) is, and so is one whose
+// controller's lease ran out.
+func TestAdmitSaysWhenTheRoomIsStalled(t *testing.T) {
+	s, _, _ := newStore(t)
+	ctx := t.Context()
+	a, err := s.Admit(ctx, "orders", 1, lease, t0)
+	require.NoError(t, err)
+	assert.False(t, a.Stalled, "nothing ever entered")
+
+	_, took, err := s.Entered(ctx, "orders", lease, t0)
+	require.NoError(t, err)
+	require.True(t, took)
+	a, err = s.Admit(ctx, "orders", 1, lease, t0.Add(time.Second))
+	require.NoError(t, err)
+	assert.False(t, a.Stalled, "a live controller releases the room")
+
+	quit, err := s.Quit(ctx, "orders", 1, t0.Add(10*time.Second))
+	require.NoError(t, err)
+	require.True(t, quit)
+	a, err = s.Admit(ctx, "orders", 1, lease, t0.Add(11*time.Second))
+	require.NoError(t, err)
+	assert.False(t, a.Stalled, "the controller ended on an empty room")
+
+	_, took, err = s.Entered(ctx, "orders", lease, t0.Add(12*time.Second))
+	require.NoError(t, err)
+	require.True(t, took)
+	a, err = s.Admit(ctx, "orders", 1, lease, t0.Add(12*time.Second).Add(lease.WithDefaults().Lease))
+	require.NoError(t, err)
+	assert.True(t, a.Stalled, "its controller's lease ran out with the room not known empty")
 }
 
 func TestEnteredTakesAFreeLease(t *testing.T) {

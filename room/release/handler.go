@@ -125,13 +125,27 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 	key, pol := in.BreakerKey, h.Launcher.Policy
 	out := Output{Input: in}
+	if in.Ticks >= MaxTicks {
+		return h.handOver(ctx, out)
+	}
 	out.Ticks++
+	now := h.Clock.Now()
 	row, err := h.Breaker.Status(ctx, key)
 	if err != nil {
-		return out, fmt.Errorf("release: %w", err)
+		// The row cannot be read (the table fails, or the row does not
+		// decode): release one due message a tick all the same. Its
+		// Attempt asks the breaker itself and waits the table out in the
+		// room, up to TABLE_RETRY_BUDGET, then parks it: a room is never
+		// held by a row nobody can read.
+		h.Logger.WarnContext(ctx, "could not read the breaker; releasing one message a tick", "breaker", key, "error", err.Error())
+		if mine, err := h.renew(ctx, in, now.Add(pol.Lease)); err != nil || !mine {
+			out.Done = true
+			return out, err
+		}
+		return h.release(ctx, out, breaker.Row{}, 1, now)
 	}
+	row = row.At(now)
 	out.State = row.State.String()
-	now := h.Clock.Now()
 
 	quota := 0
 	switch row.State {
@@ -175,7 +189,13 @@ func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 		h.Clock.Sleep(ctx, min(pause, pol.Tick))
 		return out, nil
 	}
+	return h.release(ctx, out, row, quota, now)
+}
 
+// release releases up to quota of the room's due messages in the tick
+// that started at now, row being the breaker as the tick read it.
+func (h *Handler) release(ctx context.Context, out Output, row breaker.Row, quota int, now time.Time) (Output, error) {
+	key, pol, in := out.BreakerKey, h.Launcher.Policy, out.Input
 	c := h.Room.ReleaseDue(ctx, h.Releaser, key, quota, now, pol.Tick/time.Duration(max(quota, 1)), h.Clock.Sleep, h.unthrottled(key))
 	out.Released, out.Skipped, out.Failed = c.Released, c.Skipped, c.Failed
 	if c.Err != nil {
@@ -201,13 +221,10 @@ func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 		// The room ran short: wait for its next message, or stop.
 		return h.next(ctx, out, now)
 	}
-	if rest := pol.Tick - h.Clock.Now().Sub(now); rest > 0 {
-		h.Clock.Sleep(ctx, rest)
+	if out, err := h.pauseRest(ctx, out, now); err != nil || out.Ticks < MaxTicks {
+		return out, err
 	}
-	if out.Ticks >= MaxTicks {
-		return h.handOver(ctx, out)
-	}
-	return out, nil
+	return h.handOver(ctx, out)
 }
 
 // next handles a room that had fewer due messages than the tick's quota,
@@ -241,7 +258,12 @@ func (h *Handler) waitUntil(ctx context.Context, out Output, t time.Time) (Outpu
 	now, pol := h.Clock.Now(), h.Launcher.Policy
 	d := t.Sub(now)
 	if d <= pol.Tick {
-		h.Clock.Sleep(ctx, max(d, 0))
+		// Within the tick: sleep it, a whole tick when t has passed, so
+		// that a state the row no longer shows never spins the loop.
+		if d <= 0 {
+			d = pol.Tick
+		}
+		h.Clock.Sleep(ctx, d)
 		return out, nil
 	}
 	mine, err := h.renew(ctx, out.Input, t.Add(pol.Lease))

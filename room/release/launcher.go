@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
@@ -48,23 +49,51 @@ func (l *Launcher) Ensure(ctx context.Context, key string) (bool, error) {
 	if err != nil || !took {
 		return false, err
 	}
-	input, err := json.Marshal(Input{BreakerKey: key, Epoch: st.Epoch})
+	return l.start(ctx, key, st.Epoch)
+}
+
+// Restart starts a new controller for key even when one runs (it may be
+// waiting out a cooldown the operator just ended), taking over its lease:
+// the old one stops at its next tick. It is for an operator's command
+// that lets messages through (reset, close, release).
+func (l *Launcher) Restart(ctx context.Context, key string) error {
+	st, err := l.Pace.TakeOver(ctx, key, l.Policy, l.Clock.Now())
 	if err != nil {
-		return false, fmt.Errorf("release: start the controller of %q: %w", key, err)
+		return fmt.Errorf("release: take over the controller of %q: %w", key, err)
 	}
-	_, err = l.SFN.StartExecution(ctx, &sfn.StartExecutionInput{
-		StateMachineArn: aws.String(l.StateMachineARN),
-		Name:            aws.String(ExecutionName(key, st.Epoch)),
-		Input:           aws.String(string(input)),
-	})
+	_, err = l.start(ctx, key, st.Epoch)
+	return err
+}
+
+// start starts the controller of key's epoch, whose lease the caller
+// took, and reports whether it did (false: it existed already). When it
+// cannot, it gives the lease back, so the next entry (or the starter,
+// which sees the room stalled) starts one at once rather than after the
+// lease.
+func (l *Launcher) start(ctx context.Context, key string, epoch int64) (bool, error) {
+	input, err := json.Marshal(Input{BreakerKey: key, Epoch: epoch})
+	if err == nil {
+		_, err = l.SFN.StartExecution(ctx, &sfn.StartExecutionInput{
+			StateMachineArn: aws.String(l.StateMachineARN),
+			Name:            aws.String(ExecutionName(key, epoch)),
+			Input:           aws.String(string(input)),
+		})
+	}
 	if _, exists := errors.AsType[*sfntypes.ExecutionAlreadyExists](err); exists {
 		return false, nil
 	}
-	if err != nil {
-		return false, fmt.Errorf("release: start the controller of %q epoch %d (its lease expires in %v): %w",
-			key, st.Epoch, l.Policy.WithDefaults().Lease, err)
+	if err == nil {
+		return true, nil
 	}
-	return true, nil
+	_, _, gerr := l.Pace.Update(context.WithoutCancel(ctx), key, epoch, func(s pace.State) pace.State {
+		s.ReleaserUntil = time.Time{}
+		return s
+	})
+	if gerr != nil {
+		return false, fmt.Errorf("release: start the controller of %q epoch %d (and its lease stays until it expires in %v: %v): %w",
+			key, epoch, l.Policy.WithDefaults().Lease, gerr, err)
+	}
+	return false, fmt.Errorf("release: start the controller of %q epoch %d (its lease given back): %w", key, epoch, err)
 }
 
 // ExecutionName names the controller of key's epoch,

@@ -53,7 +53,15 @@ func TestEnsureReportsAFailedStart(t *testing.T) {
 	started, err := f.handler.Launcher.Ensure(t.Context(), key)
 	assert.False(t, started)
 	assert.ErrorIs(t, err, errStart)
-	assert.ErrorContains(t, err, `release: start the controller of "orders" epoch 1 (its lease expires in 1m0s)`)
+	assert.ErrorContains(t, err, `release: start the controller of "orders" epoch 1 (its lease given back)`)
+
+	// The lease was given back: the next entry starts a controller at
+	// once, not a lease later.
+	f.handler.Launcher.SFN = f.sfn
+	started, err = f.handler.Launcher.Ensure(t.Context(), key)
+	require.NoError(t, err)
+	assert.True(t, started)
+	assert.Equal(t, []string{"release-orders-a2"}, f.controllers())
 }
 
 // Ensure notes the entry even when a controller runs, so that controller

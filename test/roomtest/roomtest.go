@@ -114,8 +114,8 @@ func (s *SFN) field(f func(Start) string, arn string) []string {
 }
 
 // Launcher is a hand-written controller launcher: it records the breaker
-// keys it is asked to ensure a controller for and answers Err. Set Err
-// before use.
+// keys it is asked to ensure (or restart) a controller for and answers
+// Err. Set Err before use.
 type Launcher struct {
 	Err error
 
@@ -132,7 +132,13 @@ func (l *Launcher) Ensure(_ context.Context, key string) (bool, error) {
 	return l.Err == nil, l.Err
 }
 
-// Keys is the keys Ensure was called with, in order.
+// Restart implements the admin's Launcher interface, as Ensure.
+func (l *Launcher) Restart(ctx context.Context, key string) error {
+	_, err := l.Ensure(ctx, key)
+	return err
+}
+
+// Keys is the keys Ensure and Restart were called with, in order.
 func (l *Launcher) Keys() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
