@@ -73,6 +73,10 @@ type Handler struct {
 	// Launcher makes sure the breaker's controller runs when a canary
 	// succeeds or a forced mode ends, so the room is released.
 	Launcher Launcher
+	// Bodies, if set, gives a claim-checked message its body back for the
+	// delivery (the document goes on carrying the reference); nil
+	// delivers the document's body as it is.
+	Bodies Redeemer
 	// Rules, if set, are the operators' routing rules, applied before the
 	// breaker is asked (see route); nil applies none.
 	Rules rules.Source
@@ -80,6 +84,11 @@ type Handler struct {
 	// have its defaults applied: the Builder (lambda/wire) does both at
 	// construction; by hand, Config.Validate then Config.WithDefaults.
 	Config Config
+}
+
+// Redeemer fetches a claim-checked body back; *claimcheck.Store is one.
+type Redeemer interface {
+	Redeem(ctx context.Context, doc message.Document) (message.Document, error)
 }
 
 // Launcher starts a breaker's controller when none runs;
@@ -175,7 +184,11 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 		// or the end of the cooldown would otherwise have to wait out.
 		return h.queue(doc), nil
 	}
-	done, err := h.deliver(ctx, doc, id, d, cfg)
+	full, err := h.redeem(ctx, doc)
+	if err != nil {
+		return h.tableFailed(doc, cfg, table, &TableUnavailable{Breaker: key, Op: "fetch the claim-checked body", Cause: err.Error()})
+	}
+	done, err := h.deliver(ctx, full, id, d, cfg)
 	if unavailable, ok := err.(*TableUnavailable); ok {
 		return h.tableFailed(doc, cfg, table, unavailable)
 	}
@@ -208,6 +221,14 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 		h.startController(ctx, key)
 	}
 	return h.next(doc, done, row, cfg, verdict.Delay), nil
+}
+
+// redeem is doc with its claim-checked body back, for the delivery.
+func (h *Handler) redeem(ctx context.Context, doc message.Document) (message.Document, error) {
+	if h.Bodies == nil || doc.BodyRef == nil {
+		return doc, nil
+	}
+	return h.Bodies.Redeem(ctx, doc)
 }
 
 // startController starts key's controller unless one runs. A failure is

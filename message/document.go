@@ -67,6 +67,10 @@ type Document struct {
 	// in its breaker's room and is looked at again every minute until the
 	// rule ends or is removed.
 	HeldBy string `json:"heldBy,omitempty"`
+	// BodyRef, when set, is where the message's body is kept (package
+	// claimcheck): it was too large for the document, whose Message.Body
+	// is then empty.
+	BodyRef *BodyRef `json:"bodyRef,omitempty"`
 	// History holds the most recent failures, oldest first, at most
 	// MaxHistory.
 	History []Failure `json:"history,omitempty"`
@@ -110,6 +114,15 @@ type Document struct {
 	// after TableSince, then parks the message.
 	TableFailure *TaskFailure `json:"tableFailure,omitempty"`
 	TableSince   time.Time    `json:"tableSince,omitzero"`
+}
+
+// BodyRef is a body kept in S3 by claim check: where, how large and its
+// SHA-256, which the body is checked against when it is fetched back.
+type BodyRef struct {
+	Bucket string `json:"bucket"`
+	Key    string `json:"key"`
+	Size   int    `json:"size"`
+	SHA256 string `json:"sha256"`
 }
 
 // TaskFailure is a Step Functions error as a Catch records it.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redrive/redrive/claimcheck"
 	"github.com/redrive/redrive/lambda/config"
 	"github.com/redrive/redrive/park/lotindex"
 )
@@ -120,13 +121,16 @@ type Config struct {
 	// Table is TABLE_NAME, where the parking lot's index is kept; empty,
 	// parked messages are not indexed.
 	Table string
+	// BodyBucket is BODY_BUCKET, where the bodies too large for a document
+	// are kept (claimcheck): a parked message gets its body back from it.
+	BodyBucket string
 }
 
 // ConfigFromEnv reads a Config through getenv; the error names every bad
 // variable.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	env := config.From(getenv)
-	c := Config{Lot: LotConfigFromEnv(env), Table: env.Value(EnvTable)}
+	c := Config{Lot: LotConfigFromEnv(env), Table: env.Value(EnvTable), BodyBucket: env.Value(claimcheck.EnvBucket)}
 	return c, env.Err()
 }
 

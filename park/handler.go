@@ -29,10 +29,19 @@ type Parker interface {
 
 var _ Parker = (*Lot)(nil)
 
+// Redeemer fetches a claim-checked body back; *claimcheck.Store is one.
+type Redeemer interface {
+	Redeem(ctx context.Context, doc message.Document) (message.Document, error)
+}
+
 // Handler is the Park task.
 type Handler struct {
 	// Lot sends to the parking lot.
 	Lot Parker
+	// Bodies, if set, gives a claim-checked message its body back, so the
+	// lot holds the original; without it such a message is parked as its
+	// document.
+	Bodies Redeemer
 	// Clock stamps the Record; default clock.Wall.
 	Clock clock.Clock
 }
@@ -47,12 +56,35 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Parked, error) {
 	if clk == nil {
 		clk = clock.Wall
 	}
+	in, err := h.redeem(ctx, in)
+	if err != nil {
+		return Parked{}, fmt.Errorf("park task: %w", err)
+	}
 	msg, rec := parcelOf(in, clk.Now())
 	p, err := h.Lot.Park(ctx, msg, rec)
 	if err != nil {
 		return Parked{}, fmt.Errorf("park task: %w", err)
 	}
 	return p, nil
+}
+
+// redeem puts a claim-checked body back into in's document.
+func (h *Handler) redeem(ctx context.Context, in Input) (Input, error) {
+	if h.Bodies == nil {
+		return in, nil
+	}
+	var doc message.Document
+	if json.Unmarshal(in.Document, &doc) != nil || doc.BodyRef == nil {
+		return in, nil
+	}
+	full, err := h.Bodies.Redeem(ctx, doc)
+	if err != nil {
+		return in, err
+	}
+	if in.Document, err = json.Marshal(full); err != nil {
+		return in, fmt.Errorf("encode the document of %s: %w", doc.OriginID, err)
+	}
+	return in, nil
 }
 
 // parcelOf is the message and Record to park for in. A document that

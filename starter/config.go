@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/claimcheck"
 	"github.com/redrive/redrive/delivery/target"
 	"github.com/redrive/redrive/lambda/config"
 	"github.com/redrive/redrive/message"
@@ -71,6 +72,9 @@ type Config struct {
 	// ControllerStateMachineARN is RELEASE_STATE_MACHINE_ARN, the
 	// controller state machine; required with Table.
 	ControllerStateMachineARN string
+	// BodyBucket is BODY_BUCKET, where a body too large for a document is
+	// kept (claimcheck); empty, such a message is parked as oversize.
+	BodyBucket string
 	// RoomTTL is ROOM_TTL, how long a document the starter puts in the
 	// room may wait there; default room.DefaultTTL, at least room.MinTTL.
 	RoomTTL time.Duration
@@ -105,6 +109,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		Table:           env.Value(EnvTable),
 		Concurrency:     env.Int(EnvConcurrency, DefaultConcurrency),
 		Pace:            pace.PolicyFromEnv(env),
+		BodyBucket:      env.Value(claimcheck.EnvBucket),
 	}
 	if c.Table != "" {
 		c.ControllerStateMachineARN = env.Value(EnvControllerStateMachine)

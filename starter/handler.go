@@ -12,6 +12,7 @@ import (
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/lambda/telemetry"
+	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/park"
 	"github.com/redrive/redrive/room"
 	"github.com/redrive/redrive/room/pace"
@@ -58,6 +59,12 @@ type Room interface {
 
 var _ Room = (*room.Room)(nil)
 
+// Checker moves a body too large for a document to the claim-check
+// store; *claimcheck.Store is one.
+type Checker interface {
+	Check(ctx context.Context, doc *message.Document) (bool, error)
+}
+
 // Launcher starts a breaker's controller when none runs;
 // *release.Launcher is one.
 type Launcher interface {
@@ -77,6 +84,9 @@ type Handler struct {
 	// States caches Breaker's rows, at most about a second old; set by
 	// NewStates when Breaker is.
 	States *States
+	// Bodies, if set, keeps the bodies too large for a document in S3;
+	// without it, such a message is parked as oversize.
+	Bodies Checker
 	// Room and Launcher take the messages that would only wait (their
 	// breaker is not CLOSED, they are beyond the pace, or the room is
 	// being released) and start their breaker's controller; nil starts

@@ -33,7 +33,10 @@ var throttles = retry.IsErrorThrottles(retry.DefaultThrottles)
 //   - A malformed lineage attribute or envelope, or a document that does
 //     not validate (a lineage whose history is out of range, a record
 //     without a message id): parked as poison.
-//   - A document over MaxInputBytes: parked as oversize.
+//   - A body too large for a document goes to the claim-check store
+//     (Bodies), the document carrying its reference; a document still
+//     over MaxInputBytes (no store, or its attributes): parked as
+//     oversize.
 //   - Started: done. With the sqs target, a message back with lineage
 //     carries its consumer's failure in its history, and once started the
 //     failure is recorded on its breaker (see recordReturn).
@@ -69,6 +72,13 @@ func (h *Handler) process(ctx context.Context, p prepared, wait bool) (entered b
 		return false, h.park(ctx, doc.Message, park.RecordOf(doc, "", now))
 	}
 
+	if h.Bodies != nil {
+		if _, err := h.Bodies.Check(ctx, &doc); err != nil {
+			h.Logger.ErrorContext(ctx, "could not keep the body in the claim-check bucket; the message stays in the DLQ",
+				slog.String("messageId", msg.ID), slog.Any("error", err))
+			return false, fmt.Errorf("starter: %w", err)
+		}
+	}
 	input, err := doc.Input()
 	if err != nil {
 		return false, fmt.Errorf("starter: encode document of %q: %w", msg.ID, err)

@@ -166,11 +166,43 @@ func (s *eventSource) pollOnce(ctx context.Context, wait int32) (int, error) {
 	if len(out.Messages) == 0 {
 		return 0, nil
 	}
-	failed, err := s.invoke(ctx, out.Messages)
-	if err != nil {
-		return 0, err
+	for _, batch := range invokeBatches(out.Messages) {
+		failed, err := s.invoke(ctx, batch)
+		if err != nil {
+			return 0, err
+		}
+		if err := s.deleteDone(ctx, batch, failed); err != nil {
+			return 0, err
+		}
 	}
-	return len(out.Messages), s.deleteDone(ctx, out.Messages, failed)
+	return len(out.Messages), nil
+}
+
+// maxInvokePayload is Lambda's limit on a synchronous invocation's
+// payload, which an SQS event source keeps its batches under.
+const maxInvokePayload = 6 << 20
+
+// invokeBatches splits received messages into batches whose events stay
+// under maxInvokePayload, as Lambda's event source does with large
+// messages (ten of SQS's 1 MiB would be 10 MiB); a batch holds at least
+// one message.
+func invokeBatches(msgs []sqstypes.Message) [][]sqstypes.Message {
+	var out [][]sqstypes.Message
+	start, size := 0, 0
+	for i, m := range msgs {
+		// A record is its body and attributes plus about 1 KiB of
+		// fields; base64 attributes and JSON escaping add the rest.
+		n := 2*len(aws.ToString(m.Body)) + 2<<10
+		for _, a := range m.MessageAttributes {
+			n += 2 * (len(aws.ToString(a.StringValue)) + len(a.BinaryValue))
+		}
+		if i > start && size+n > maxInvokePayload {
+			out = append(out, msgs[start:i])
+			start, size = i, 0
+		}
+		size += n
+	}
+	return append(out, msgs[start:])
 }
 
 // invoke runs the function on a batch and returns the ids of the records

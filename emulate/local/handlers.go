@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/redrive/redrive/admin"
+	"github.com/redrive/redrive/claimcheck"
 	"github.com/redrive/redrive/delivery/target"
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/emulate/executor"
@@ -43,7 +44,7 @@ func (s *Stack) register() error {
 		db = s.opts.WrapDynamoDB(db)
 	}
 	b := wire.NewBuilder(wire.Deps{
-		Clients:     wire.Clients{DynamoDB: db, SFN: s.tasksSFN, ParkingLot: s.queues, Replay: s.queues, Delivery: delivery},
+		Clients:     wire.Clients{DynamoDB: db, SFN: s.tasksSFN, ParkingLot: s.queues, Replay: s.queues, Delivery: delivery, S3: s.S3},
 		Clock:       s.Executor,
 		Logger:      logger(s.opts.Logs),
 		MetricLines: s.opts.Logs,
@@ -91,6 +92,7 @@ func (s *Stack) settings() func(string) string {
 		wire.EnvReleaseStateMachineARN: s.ReleaseARN,
 		park.EnvQueueURL:               s.ParkingLotURL,
 		wire.EnvReleaseWorkers:         "1", // releases in line, so that a run repeats
+		claimcheck.EnvBucket:           BodyBucket,
 		admin.EnvDLQURL:                s.DLQURL,
 		admin.EnvReplayShortPoll:       "true",                         // the queues are on the executor's clock
 		park.EnvRetention:              park.DefaultRetention.String(), // the lot's, as createQueues makes it

@@ -187,7 +187,7 @@ const DefaultBreakerKey = "orders"
 // Docker reaches the Lambda server only on an address the container can
 // route to, e.g. "0.0.0.0:9001".
 type Addresses struct {
-	Lambda, StepFunctions, DynamoDB, SQS string
+	Lambda, StepFunctions, DynamoDB, SQS, S3 string
 }
 
 // suffixPattern is what NameSuffix may hold.

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/redrive/redrive/emulate/executor/sfnapi"
 	"github.com/redrive/redrive/emulate/loopback"
 	"github.com/redrive/redrive/emulate/quota"
+	"github.com/redrive/redrive/emulate/s3local"
 	"github.com/redrive/redrive/emulate/simtarget"
 	"github.com/redrive/redrive/emulate/sqslocal"
 	"github.com/redrive/redrive/lambda/wire"
@@ -100,6 +102,8 @@ type Stack struct {
 	// RedriveARN, AdminARN and ReleaseARN are the state machines.
 	RedriveARN, AdminARN, ReleaseARN string
 
+	// S3 is a client of the embedded S3, which holds BodyBucket.
+	S3 *s3.Client
 	// SQS is a client of the embedded SQS server SQSServer.
 	SQS       *sqs.Client
 	SQSServer *sqslocal.Server
@@ -141,9 +145,9 @@ type Stack struct {
 // Endpoints are where a Stack's APIs are: sockets with Options.Serve,
 // in-process names otherwise.
 type Endpoints struct {
-	// Lambda, StepFunctions, DynamoDB and SQS are the URLs a client on
-	// this machine uses.
-	Lambda, StepFunctions, DynamoDB, SQS string
+	// Lambda, StepFunctions, DynamoDB, SQS and S3 are the URLs a client
+	// on this machine uses.
+	Lambda, StepFunctions, DynamoDB, SQS, S3 string
 	// LambdaAddr is the address the Lambda server listens on (what Step
 	// Functions Local's LAMBDA_ENDPOINT must reach); empty in process.
 	LambdaAddr string
@@ -192,6 +196,9 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	}
 
 	if err = s.startSQS(ctx); err != nil {
+		return nil, err
+	}
+	if err = s.startS3(ctx); err != nil {
 		return nil, err
 	}
 	if err = s.startSFN(ctx); err != nil {
@@ -266,6 +273,20 @@ func (s *Stack) startSQS(ctx context.Context) error {
 		s.queues = srv.Client(url)
 	}
 	return s.createQueues(ctx)
+}
+
+// BodyBucket is the claim-check bucket a Stack creates in its embedded S3.
+const BodyBucket = "redrive-bodies"
+
+// startS3 serves the embedded S3 and creates the claim-check bucket.
+func (s *Stack) startS3(ctx context.Context) error {
+	url, client, err := s.endpoint("S3", "s3", s.addr(func(a *Addresses) string { return a.S3 }), s3local.New())
+	if err != nil {
+		return err
+	}
+	s.Endpoints.S3 = url
+	s.S3 = s3local.Client(url, client, region, credentialsProvider)
+	return s3local.CreateBucket(ctx, s.S3, BodyBucket)
 }
 
 // startSFN serves the executor's Step Functions API (behind the

@@ -156,6 +156,11 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 			mu.Lock()
 			defer mu.Unlock()
 			started++
+			if errors.Is(err, executor.ErrInvalidExecutionInput) {
+				// Too large for an execution input: a naive redrive can
+				// only park it (as oversize).
+				out.Parked[m.ID], err = exec.Now(), nil
+			}
 			if err != nil && startErr == nil {
 				startErr = fmt.Errorf("sim: naive: start execution for %s: %w", m.ID, err)
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -33,15 +34,23 @@ type Message struct {
 	Poison bool
 	// Arrival is when it lands in the DLQ, as an offset from Epoch.
 	Arrival time.Duration
+	// Size is its body's size in bytes; 0 (or less than the JSON needs)
+	// is the JSON alone.
+	Size int
 }
 
-// Body is the message's JSON body.
+// Body is the message's JSON body, padded to Size bytes.
 func (m Message) Body() string {
 	kind := "order"
 	if m.Poison {
 		kind = "POISON"
 	}
-	return fmt.Sprintf(`{"id":%q,"tenant":%q,"kind":%q}`, m.ID, m.Tenant, kind)
+	body := fmt.Sprintf(`{"id":%q,"tenant":%q,"kind":%q}`, m.ID, m.Tenant, kind)
+	const padField = `,"pad":""`
+	if pad := m.Size - len(body) - len(padField); pad > 0 {
+		body = body[:len(body)-1] + `,"pad":"` + strings.Repeat("x", pad) + `"}`
+	}
+	return body
 }
 
 // Event is the message as an SQS record, as the consumer receives it.
@@ -74,6 +83,9 @@ func (s Scenario) Plan() []Message {
 			ID:      fmt.Sprintf("m-%06d", i+1),
 			Tenant:  fmt.Sprintf("tenant-%02d", i%m.Tenants+1),
 			Arrival: arrival,
+		}
+		if b := m.BodyBytes; b.Max > 0 {
+			out[i].Size = b.Min + rnd.IntN(b.Max-b.Min+1)
 		}
 	}
 	for _, i := range chosen {

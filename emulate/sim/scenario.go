@@ -65,7 +65,22 @@ type Messages struct {
 	// ("tenant-01", ...); with more than one, Redrive keeps one breaker per
 	// tenant (key from the "tenant" message attribute).
 	Tenants int `yaml:"tenants"`
+	// BodyBytes, when Max is set, sizes each body between Min and Max
+	// bytes (spread evenly by the seed), up to SQS's 1 MiB less the
+	// message's attribute: bodies above the claim-check threshold travel
+	// through S3. Zero: small JSON bodies (about 60 bytes).
+	BodyBytes BodyBytes `yaml:"body_bytes"`
 }
+
+// BodyBytes bounds the sizes of a scenario's bodies.
+type BodyBytes struct {
+	Min int `yaml:"min"`
+	Max int `yaml:"max"`
+}
+
+// MaxBodyBytes is the largest body a scenario may ask for: SQS's 1 MiB
+// less room for the tenant attribute.
+const MaxBodyBytes = 1<<20 - 1<<10
 
 // Target is the simulated consumer.
 type Target struct {

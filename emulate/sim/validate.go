@@ -97,6 +97,10 @@ func (s Scenario) Validate() error {
 	if _, err := s.QuotaProfile(); err != nil {
 		v.fail("quotas", fmt.Sprintf("must be none, standard or large, got %q", s.Quotas))
 	}
+	if b := s.Messages.BodyBytes; b.Max != 0 || b.Min != 0 {
+		v.check(b.Min < 0 || b.Max < b.Min || b.Max > MaxBodyBytes, "messages.body_bytes",
+			fmt.Sprintf("want 0 <= min <= max <= %d, got min %d, max %d", MaxBodyBytes, b.Min, b.Max))
+	}
 	v.check(s.DuplicateStarts < 0, "duplicate_starts", fmt.Sprintf("must be >= 0 (0 = none), got %d", s.DuplicateStarts))
 	v.check(s.OpenExecutionsLimit < 0, "open_executions_limit", fmt.Sprintf("must be >= 0 (0 = the quota), got %d", s.OpenExecutionsLimit))
 	return errors.Join(v.errs...)

@@ -8,6 +8,7 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
@@ -45,6 +46,7 @@ func clientsOf(cfg aws.Config) Clients {
 		DynamoDB:   dynamodb.NewFromConfig(cfg),
 		SFN:        sfn.NewFromConfig(cfg),
 		ParkingLot: sqs.NewFromConfig(cfg),
+		S3:         s3.NewFromConfig(cfg),
 		Replay:     sqs.NewFromConfig(cfg),
 		Delivery: target.Clients{
 			Lambda: lambda.NewFromConfig(cfg, func(o *lambda.Options) { o.RetryMaxAttempts = deliveryTries }),

@@ -10,6 +10,7 @@ import (
 	"github.com/redrive/redrive/admin"
 	"github.com/redrive/redrive/attempt"
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/claimcheck"
 	"github.com/redrive/redrive/delivery"
 	"github.com/redrive/redrive/delivery/target"
 	"github.com/redrive/redrive/dynamo"
@@ -73,11 +74,14 @@ func (b *Builder) Starter(cfg starter.Config) (*starter.Handler, error) {
 	c := b.deps.Clients
 	if err := errors.Join(cfg.Validate(), needs("starter",
 		need{"SFN", c.SFN != nil}, need{"ParkingLot", c.ParkingLot != nil},
-		need{"DynamoDB", c.DynamoDB != nil || cfg.Table == ""})); err != nil {
+		need{"DynamoDB", c.DynamoDB != nil || cfg.Table == ""}, need{"S3", c.S3 != nil || cfg.BodyBucket == ""})); err != nil {
 		return nil, fmt.Errorf("wire: starter: %w", err)
 	}
 	h := &starter.Handler{
 		SFN: c.SFN, Lot: b.lot(cfg.Lot, cfg.Table), Config: cfg, Metrics: b.metrics, Logger: b.deps.Logger, Clock: b.deps.Clock,
+	}
+	if bodies := b.bodies(cfg.BodyBucket); bodies != nil {
+		h.Bodies = bodies
 	}
 	if cfg.Table != "" {
 		h.Gate = pace.NewStore(c.DynamoDB, cfg.Table)
@@ -99,7 +103,8 @@ func (b *Builder) Starter(cfg starter.Config) (*starter.Handler, error) {
 // in Clients.Delivery.
 func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 	c := b.deps.Clients
-	if err := errors.Join(cfg.Validate(), needs("attempt", need{"DynamoDB", c.DynamoDB != nil}, need{"SFN", c.SFN != nil})); err != nil {
+	if err := errors.Join(cfg.Validate(), needs("attempt", need{"DynamoDB", c.DynamoDB != nil}, need{"SFN", c.SFN != nil},
+		need{"S3", c.S3 != nil || cfg.BodyBucket == ""})); err != nil {
 		return nil, fmt.Errorf("wire: attempt: %w", err)
 	}
 	tgt, err := target.New(cfg.Target, c.Delivery)
@@ -119,6 +124,10 @@ func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 	}
 	_, launcher := b.room(cfg.Room)
 	retry := cfg.Retry.WithDefaults() // validated above; the handler uses it as is
+	var bodies attempt.Redeemer       // a nil interface, not a nil *Store, without a bucket
+	if s := b.bodies(cfg.BodyBucket); s != nil {
+		bodies = s
+	}
 	h, err := attempt.New(attempt.Handler{
 		Breaker:  br,
 		Ledger:   delivery.New(c.DynamoDB, cfg.Table, b.deps.Clock),
@@ -128,6 +137,7 @@ func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 		Clock:    b.deps.Clock,
 		Rand:     breaker.NewRandom(b.seed + seedBackoff),
 		Launcher: launcher,
+		Bodies:   bodies,
 		Rules:    b.rules(cfg.Table),
 		Config:   retry,
 	})
@@ -148,10 +158,15 @@ func (b *Builder) rules(table string) *rules.Cache {
 func (b *Builder) Park(cfg park.Config) (*park.Handler, error) {
 	c := b.deps.Clients
 	if err := errors.Join(cfg.Validate(), needs("park",
-		need{"ParkingLot", c.ParkingLot != nil}, need{"DynamoDB", c.DynamoDB != nil || cfg.Table == ""})); err != nil {
+		need{"ParkingLot", c.ParkingLot != nil}, need{"DynamoDB", c.DynamoDB != nil || cfg.Table == ""},
+		need{"S3", c.S3 != nil || cfg.BodyBucket == ""})); err != nil {
 		return nil, fmt.Errorf("wire: park: %w", err)
 	}
-	return &park.Handler{Lot: b.lot(cfg.Lot, cfg.Table), Clock: b.deps.Clock}, nil
+	h := &park.Handler{Lot: b.lot(cfg.Lot, cfg.Table), Clock: b.deps.Clock}
+	if s := b.bodies(cfg.BodyBucket); s != nil {
+		h.Bodies = s
+	}
+	return h, nil
 }
 
 // Admin builds the admin handler, which starts the breaker's controller
@@ -182,6 +197,14 @@ func (b *Builder) Admin(cfg admin.Config, rc RoomConfig) (*admin.Handler, error)
 		}
 	}
 	return h, nil
+}
+
+// bodies is the claim-check store in bucket; nil when bucket is empty.
+func (b *Builder) bodies(bucket string) *claimcheck.Store {
+	if bucket == "" {
+		return nil
+	}
+	return &claimcheck.Store{S3: b.deps.Clients.S3, Bucket: bucket}
 }
 
 // lot is the parking lot at cfg, indexed in table unless it is empty.

@@ -6,6 +6,7 @@ import (
 	"github.com/redrive/redrive/admin"
 	"github.com/redrive/redrive/attempt"
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/claimcheck"
 	"github.com/redrive/redrive/delivery/target"
 	"github.com/redrive/redrive/lambda/config"
 	"github.com/redrive/redrive/park"
@@ -22,14 +23,16 @@ type AttemptConfig struct {
 	// fields mean the breaker's defaults.
 	Policy breaker.Policy
 	// Retry is the attempt task's own settings (MAX_ATTEMPTS, BACKOFF_BASE,
-	// BACKOFF_MAX, MAX_CYCLES, DELIVERY_LEASE); zero fields mean defaults.
+	// BACKOFF_MAX, DELIVERY_LEASE, ...); zero fields mean defaults.
 	Retry attempt.Config
 	// Target is where messages are delivered (TARGET_*,
 	// POISON_ERROR_TYPES, THROTTLE_ERROR_TYPES).
 	Target target.Config
-	// Room is the waiting room the attempt sends turned-away messages to
-	// and releases scouts from.
+	// Room is the waiting room the attempt sends waiting messages to.
 	Room RoomConfig
+	// BodyBucket is BODY_BUCKET, where the bodies too large for a document
+	// are kept (claimcheck); empty, none is.
+	BodyBucket string
 }
 
 // AttemptConfigFromEnv reads an AttemptConfig through getenv; the error
@@ -44,6 +47,8 @@ func AttemptConfigFromEnv(getenv func(string) string) (AttemptConfig, error) {
 		Retry:  retry,
 		Target: target.FromEnv(env),
 		Room:   RoomConfigFromEnv(env, table),
+
+		BodyBucket: env.Value(claimcheck.EnvBucket),
 	}
 	return c, errors.Join(retryErr, env.Err())
 }

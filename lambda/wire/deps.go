@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/claimcheck"
 	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/delivery/target"
 	"github.com/redrive/redrive/lambda/telemetry"
@@ -21,9 +22,11 @@ type Clients struct {
 	// waiting room (attempt, waitroom, release, admin, and the starter
 	// with TARGET_KIND=sqs).
 	DynamoDB DynamoDB
-	// SFN starts executions and resumes waiting ones (starter, continuer,
-	// attempt, waitroom, release, admin).
+	// SFN starts executions (starter, attempt, waitroom, release, admin).
 	SFN StepFunctions
+	// S3 keeps the bodies too large for a document (claimcheck), for the
+	// starter, the attempt and park when BODY_BUCKET is set.
+	S3 claimcheck.API
 	// ParkingLot sends to the parking-lot queue (starter, park).
 	ParkingLot park.SendMessageAPI
 	// Replay reads the parking lot and sends to the DLQ for the admin's

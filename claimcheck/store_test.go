@@ -1,0 +1,124 @@
+package claimcheck_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redrive/redrive/claimcheck"
+	"github.com/redrive/redrive/emulate/s3local"
+	"github.com/redrive/redrive/message"
+)
+
+// bucket starts an embedded S3 with a bucket and returns its client.
+func bucket(t *testing.T) *s3.Client {
+	t.Helper()
+	srv := httptest.NewServer(s3local.New())
+	t.Cleanup(srv.Close)
+	c := s3local.Client(srv.URL, srv.Client(), "us-east-1", aws.AnonymousCredentials{})
+	require.NoError(t, s3local.CreateBucket(t.Context(), c, "bodies"))
+	return c
+}
+
+// doc is a document with body.
+func doc(body string) message.Document {
+	return message.Document{Message: message.Message{ID: "m-1", Body: body}, OriginID: "m-1", Attempt: 1,
+		BreakerKey: "orders", ReceivedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+}
+
+// mebibyte is a 1 MiB body, every byte position telling.
+func mebibyte() string {
+	var b strings.Builder
+	for b.Len() < 1<<20 {
+		b.WriteString("0123456789abcdef\u00e9\x00")
+	}
+	return b.String()[:1<<20]
+}
+
+func TestSmallBodiesStayInTheDocument(t *testing.T) {
+	s := &claimcheck.Store{S3: bucket(t), Bucket: "bodies"}
+	d := doc(strings.Repeat("x", claimcheck.DefaultThreshold))
+	moved, err := s.Check(t.Context(), &d)
+	require.NoError(t, err)
+	assert.False(t, moved)
+	assert.Nil(t, d.BodyRef)
+	assert.Len(t, d.Message.Body, claimcheck.DefaultThreshold)
+}
+
+// TestAMebibyteBodyComesBackByteForByte: a body over the threshold leaves
+// a reference the document validates with, and comes back as it was.
+func TestAMebibyteBodyComesBackByteForByte(t *testing.T) {
+	s := &claimcheck.Store{S3: bucket(t), Bucket: "bodies"}
+	body := mebibyte()
+	d := doc(body)
+	moved, err := s.Check(t.Context(), &d)
+	require.NoError(t, err)
+	require.True(t, moved)
+	require.NotNil(t, d.BodyRef)
+	assert.Empty(t, d.Message.Body)
+	assert.Equal(t, 1<<20, d.BodyRef.Size)
+	require.NoError(t, d.Validate())
+	input, err := d.Input()
+	require.NoError(t, err)
+	assert.Less(t, len(input), 2<<10, "the document carries the reference, not the body")
+
+	again, err := s.Check(t.Context(), &d)
+	require.NoError(t, err)
+	assert.False(t, again, "a document with a reference is not checked twice")
+
+	full, err := s.Redeem(t.Context(), d)
+	require.NoError(t, err)
+	assert.Nil(t, full.BodyRef)
+	assert.Equal(t, sha256.Sum256([]byte(body)), sha256.Sum256([]byte(full.Message.Body)), "byte for byte")
+}
+
+func TestACorruptBodyIsRefused(t *testing.T) {
+	c := bucket(t)
+	s := &claimcheck.Store{S3: c, Bucket: "bodies", Threshold: 10}
+	d := doc(strings.Repeat("y", 100))
+	_, err := s.Check(t.Context(), &d)
+	require.NoError(t, err)
+	_, err = c.PutObject(t.Context(), &s3.PutObjectInput{Bucket: aws.String("bodies"), Key: aws.String(d.BodyRef.Key),
+		Body: strings.NewReader(strings.Repeat("z", 100)), ContentLength: aws.Int64(100)})
+	require.NoError(t, err)
+	_, err = s.Redeem(t.Context(), d)
+	assert.ErrorIs(t, err, claimcheck.ErrCorrupt)
+}
+
+func TestAMissingBucketIsAnError(t *testing.T) {
+	s := &claimcheck.Store{S3: bucket(t), Bucket: "no-such-bucket", Threshold: 10}
+	d := doc(strings.Repeat("y", 100))
+	moved, err := s.Check(t.Context(), &d)
+	assert.Error(t, err)
+	assert.False(t, moved)
+	assert.Len(t, d.Message.Body, 100, "the body stays in the document when it could not be kept")
+	assert.Nil(t, d.BodyRef)
+}
+
+func TestRedeemWithoutAReferenceIsTheDocument(t *testing.T) {
+	s := &claimcheck.Store{S3: failing{}, Bucket: "bodies"}
+	d := doc("small")
+	got, err := s.Redeem(context.Background(), d)
+	require.NoError(t, err)
+	assert.Equal(t, d, got)
+}
+
+// failing is an S3 that fails every call.
+type failing struct{}
+
+func (failing) PutObject(context.Context, *s3.PutObjectInput, ...func(*s3.Options)) (*s3.PutObjectOutput, error) {
+	return nil, errors.New("s3 down")
+}
+
+func (failing) GetObject(context.Context, *s3.GetObjectInput, ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
+	return nil, errors.New("s3 down")
+}
