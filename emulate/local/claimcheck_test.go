@@ -70,7 +70,9 @@ func TestAMebibyteBodyReachesTheConsumerByteForByte(t *testing.T) {
 func TestALargePoisonBodyIsParkedAsItCame(t *testing.T) {
 	s := start(t, local.Options{InProcess: true})
 	require.NoError(t, s.Registry.Register(local.FunctionConsumer, typedhandler.New(
-		func(context.Context, events.SQSEvent) (events.SQSEventResponse, error) { return events.SQSEventResponse{}, &PoisonMessage{} })))
+		func(context.Context, events.SQSEvent) (events.SQSEventResponse, error) {
+			return events.SQSEventResponse{}, &PoisonMessage{}
+		})))
 	body := largeBody(600 << 10)
 	_, err := s.SendToDLQ(t.Context(), message.Message{Body: body})
 	require.NoError(t, err)

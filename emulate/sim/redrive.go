@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"os"
 	"context"
 	"errors"
 	"fmt"
@@ -81,10 +80,6 @@ func (r Redrive) options(s Scenario, book *redriveBook, tally func(simtarget.Cal
 		opts.Quotas = &p
 	}
 	opts.Finished = book.finished
-	if f := os.Getenv("REDRIVE_DEBUG_LOGS"); f != "" { // DEBUG-ONLY
-		w, _ := os.Create(f)
-		opts.Logs = w
-	}
 	return opts
 }
 

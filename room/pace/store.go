@@ -159,8 +159,8 @@ func (s *Store) Quit(ctx context.Context, key string, epoch int64, checked time.
 	}
 	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table), Key: rowKey(key),
-		UpdateExpression:         aws.String("SET #until = :zero, #version = #version + :one, #drained = :checked"),
-		ConditionExpression:      aws.String("#epoch = :epoch AND (attribute_not_exists(#entered) OR #entered < :checked)"),
+		UpdateExpression:    aws.String("SET #until = :zero, #version = #version + :one, #drained = :checked"),
+		ConditionExpression: aws.String("#epoch = :epoch AND (attribute_not_exists(#entered) OR #entered < :checked)"),
 		ExpressionAttributeNames: map[string]string{"#until": "releaser_until", "#version": "version", "#epoch": "epoch",
 			"#entered": "entered_ms", "#drained": "drained_ms"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":zero": zero, ":one": dynamo.N(1),
