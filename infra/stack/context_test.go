@@ -19,6 +19,7 @@ func TestSettingsFromContext(t *testing.T) {
 		AttemptStateMachineType: "STANDARD",
 		RoomTTL:                 Duration(72 * time.Hour),
 		ReleaseWorkers:          32,
+		BodyRetentionDays:       45,
 		Release:                 ReleasePace{StartRate: 20, MaxRate: 450, Backoff: 0.75, Tick: Duration(500 * time.Millisecond), Lease: Duration(time.Minute)},
 		Alarms: Alarms{DeadLetterQueueAge: Duration(30 * time.Minute), DeadLetterQueueAgeCritical: Duration(2 * time.Hour), AttemptErrors: 20,
 			RoomDepth: 2000, OldestWaiting: Duration(45 * time.Minute)},
@@ -33,6 +34,7 @@ func TestSettingsFromContext(t *testing.T) {
 		"attemptStateMachineType": "STANDARD",
 		"roomTtl":                 "72h",
 		"releaseWorkers":          32,
+		"bodyRetentionDays":       45,
 		"release":                 map[string]any{"startRate": 20, "maxRate": 450, "backoff": 0.75, "tick": "500ms", "lease": "1m"},
 		"alarms": map[string]any{"deadLetterQueueAge": "30m", "deadLetterQueueAgeCritical": "2h", "attemptErrors": 20,
 			"roomDepth": 2000, "oldestWaiting": "45m"},
@@ -40,6 +42,7 @@ func TestSettingsFromContext(t *testing.T) {
 	text := `{"deadLetterQueueArn": "` + dlqArn + `", "target": {"kind": "lambda", "functionArn": "` + consumerArn + `"},
 		"breakerKey": {"attribute": "tenant"}, "policy": {"BREAKER_COOLDOWN_BASE": "1m"}, "backoffBase": "2s",
 		"throttleErrorTypes": ["TooBusy"], "attemptStateMachineType": "STANDARD", "roomTtl": "72h", "releaseWorkers": 32,
+		"bodyRetentionDays": 45,
 		"release": {"startRate": 20, "maxRate": 450, "backoff": 0.75, "tick": "500ms", "lease": "1m"},
 		"alarms": {"deadLetterQueueAge": "30m", "deadLetterQueueAgeCritical": "2h", "attemptErrors": 20, "roomDepth": 2000, "oldestWaiting": "45m"}}`
 
@@ -77,6 +80,7 @@ func TestSettingsFromContextErrors(t *testing.T) {
 		{"misspelt release field", `{"release": {"rate": 5}}`, `unknown field "rate"`},
 		{"rate as a string", `{"release": {"startRate": "5"}}`, "release.startRate"},
 		{"removed parking lot depth", `{"alarms": {"parkingLotDepth": 1}}`, `unknown field "parkingLotDepth"`},
+		{"body retention as a duration", `{"bodyRetentionDays": "30d"}`, "bodyRetentionDays"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

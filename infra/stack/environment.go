@@ -4,6 +4,8 @@ import (
 	"maps"
 	"strconv"
 	"strings"
+
+	"github.com/redrive/redrive/claimcheck"
 )
 
 // Environment variables the functions read, as the tasks' contract names
@@ -42,6 +44,9 @@ const (
 	envReleaseTick            = "RELEASE_TICK"
 	envReleaseLease           = "RELEASE_LEASE"
 	envThrottleErrorTypes     = "THROTTLE_ERROR_TYPES"
+	// The claim check's bucket (claimcheck.EnvBucket), for the functions
+	// that put a large body there or get it back.
+	envBodyBucket = claimcheck.EnvBucket
 )
 
 // refs are the deployed resources' names and addresses the environment
@@ -58,12 +63,14 @@ type refs struct {
 	releaseStateMachineArn string
 	parkingLotURL          string
 	dlqURL                 string // the DLQ, where the admin's replay sends
+	bodyBucket             string // the claim-checked bodies' bucket
 	targetQueueURL         string // sqs targets
 	sourceQueueArn         string // the records' eventSourceARN, lambda targets; may be empty
 }
 
 // environment is the variables function name gets: the common ones
-// (table, the policy variables that are set) and its own. Park needs no
+// (table, the policy variables that are set) and its own; the starter,
+// attempt and park the body bucket (BODY_BUCKET). Park needs no
 // state machine ARN, and the release function gets both of its from the
 // state machines' names (a reference would close a cycle: see
 // NewRedriveStack).
@@ -81,6 +88,13 @@ func environment(name string, s Settings, r refs) map[string]string {
 		setIf(env, envRoomTTL, duration(s.RoomTTL))
 		setIf(env, envReleaseWorkers, nonZero(s.ReleaseWorkers))
 		setPace(env, s.Release)
+	}
+	switch name {
+	case starterFn, attemptFn, parkFn:
+		// The starter puts a body too large for a document in the body
+		// bucket; the attempt gets it back for the delivery, park for
+		// the parking lot (claimcheck).
+		env[envBodyBucket] = r.bodyBucket
 	}
 	switch name {
 	case starterFn:

@@ -138,6 +138,9 @@ func TestLeastPrivilege(t *testing.T) {
 		table := arn("AWS::DynamoDB::Table", "Table")
 		roomIndex := table + "/index/room"
 		lot := arn("AWS::SQS::Queue", "ParkingLot")
+		// The claim-checked bodies: the objects under bodies/, nothing
+		// else of the bucket.
+		bodies := arn("AWS::S3::Bucket", "BodyBucket") + "/bodies/*"
 		redrive := ref("AWS::StepFunctions::StateMachine", "RedriveStateMachine")
 		release := ref("AWS::StepFunctions::StateMachine", "ReleaseStateMachine")
 		byName := func(name string) string {
@@ -166,10 +169,12 @@ func TestLeastPrivilege(t *testing.T) {
 			"Starter": join(logs("Starter"), xray,
 				on(dlq, "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"),
 				on(redrive, "states:StartExecution"), on(release, "states:StartExecution"), on(lot, "sqs:SendMessage"), index, rulesRead,
-				on(table, "dynamodb:GetItem"), on(table, "dynamodb:GetItem", "dynamodb:UpdateItem"), on(table, "dynamodb:PutItem")),
+				on(table, "dynamodb:GetItem"), on(table, "dynamodb:GetItem", "dynamodb:UpdateItem"), on(table, "dynamodb:PutItem"),
+				on(bodies, "s3:PutObject")),
 			"Attempt": join(logs("Attempt"), xray,
-				on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem"), on(release, "states:StartExecution")),
-			"Park": join(logs("Park"), xray, on(lot, "sqs:SendMessage"), index),
+				on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem"), on(release, "states:StartExecution"),
+				on(bodies, "s3:GetObject")),
+			"Park": join(logs("Park"), xray, on(lot, "sqs:SendMessage"), index, on(bodies, "s3:GetObject")),
 			"Admin": join(logs("Admin"), xray, on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem", "dynamodb:DeleteItem"),
 				on(release, "states:StartExecution"),
 				on(lot, "sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage"), on(dlq, "sqs:SendMessage")),

@@ -37,11 +37,19 @@ func TestSuppressions(t *testing.T) {
 		"/Redrive/RedriveStateMachine/Resource: AwsSolutions-SF1",
 		"/Redrive/ReleaseStateMachine/Resource: AwsSolutions-SF1",
 	}
+	// The body bucket has no access logs (the stack has no logs bucket),
+	// and the claim check's grants name the bucket's bodies/ prefix.
+	bodies := []string{
+		"/Redrive/BodyBucket/Resource: AwsSolutions-S1",
+		"/Redrive/StarterRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::<BodyBucket.Arn>/bodies/*]",
+		"/Redrive/AttemptRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::<BodyBucket.Arn>/bodies/*]",
+		"/Redrive/ParkRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::<BodyBucket.Arn>/bodies/*]",
+	}
 	tests := []struct {
 		fixture string
 		want    []string
 	}{
-		{existingName, join(stateMachines, []string{
+		{existingName, join(stateMachines, bodies, []string{
 			"/Redrive/ParkingLot/Resource: AwsSolutions-SQS3",
 			"/Redrive/StarterRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
 			"/Redrive/AttemptRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
@@ -50,7 +58,7 @@ func TestSuppressions(t *testing.T) {
 			"/Redrive/WaitingRoomRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
 			"/Redrive/ReleaseRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::*]",
 		})},
-		{demoName, join(stateMachines, []string{
+		{demoName, join(stateMachines, bodies, []string{
 			"/Redrive/RedriveStateMachine/Resource: AwsSolutions-SF2",
 			"/Redrive/AdminStateMachine/Resource: AwsSolutions-SF2",
 			"/Redrive/ReleaseStateMachine/Resource: AwsSolutions-SF2",

@@ -10,7 +10,7 @@ import (
 
 // newOutputs publishes what an operator needs: the state machines (and the
 // console page to start admin commands from), the table, the queues, the
-// dashboard and the alarm topic.
+// body bucket, the dashboard and the alarm topic.
 func newOutputs(scope constructs.Construct, st *storage, sms *stateMachines, dashboard awscloudwatch.Dashboard, topic awssns.ITopic) {
 	region := *awscdk.Aws_REGION()
 	console := "https://" + region + ".console.aws.amazon.com/states/home?region=" + region + "#/statemachines/view/"
@@ -24,6 +24,7 @@ func newOutputs(scope constructs.Construct, st *storage, sms *stateMachines, das
 		{"ParkingLotQueueUrl", "Parked messages' queue URL", *st.parkingLot.QueueUrl()},
 		{"ParkingLotQueueArn", "Set as the DLQ's own dead-letter queue, so nothing expires there", *st.parkingLot.QueueArn()},
 		{"DeadLetterQueueName", "The queue the starter redrives from", *st.dlq.QueueName()},
+		{"BodyBucketName", "Message bodies over 64 KiB, claim-checked under bodies/ and expired by a lifecycle rule (bodyRetentionDays)", *st.bodies.BucketName()},
 		{"DashboardName", "The Redrive CloudWatch dashboard", *dashboard.DashboardName()},
 		{"AlarmTopicArn", "Every alarm notifies this SNS topic on ALARM and OK: subscribe to it", *topic.TopicArn()},
 	}

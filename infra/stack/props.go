@@ -104,6 +104,13 @@ type Settings struct {
 	// Release is the waiting room's release pace (RELEASE_*). Default: the
 	// tasks' (package room/pace).
 	Release ReleasePace `json:"release"`
+	// BodyRetentionDays is how many days the body bucket keeps a
+	// claim-checked body (one over 64 KiB, which the starter puts in S3:
+	// package claimcheck) before its lifecycle rule expires it; nothing
+	// else deletes one. Default 30; at least 15 and more days than
+	// RoomTTL, so a body outlives the parking lot's retention (14 days)
+	// and a room entry that refers to it; at most S3's limit.
+	BodyRetentionDays int `json:"bodyRetentionDays,omitempty"`
 
 	// StarterBatchSize is how many DLQ messages one starter invocation
 	// gets. Default 10; 1 to 10.
@@ -265,6 +272,7 @@ const (
 	defaultThrottles          = 1
 	defaultRoomDepth          = 10000
 	defaultLogRetentionDays   = 30
+	defaultBodyRetentionDays  = 30
 	defaultLogLevel           = "INFO"
 	defaultExecutionLogLevel  = "ERROR"
 	defaultOldestWaiting      = time.Hour
@@ -297,6 +305,7 @@ func (s Settings) withDefaults() Settings {
 	s.Alarms.RoomDepth = cmp.Or(s.Alarms.RoomDepth, defaultRoomDepth)
 	s.Alarms.OldestWaiting = cmp.Or(s.Alarms.OldestWaiting, Duration(defaultOldestWaiting))
 	s.LogRetentionDays = cmp.Or(s.LogRetentionDays, defaultLogRetentionDays)
+	s.BodyRetentionDays = cmp.Or(s.BodyRetentionDays, defaultBodyRetentionDays)
 	s.LogLevel = cmp.Or(s.LogLevel, defaultLogLevel)
 	s.ExecutionLogLevel = cmp.Or(s.ExecutionLogLevel, defaultExecutionLogLevel)
 	s.LogLevel = strings.ToUpper(s.LogLevel)

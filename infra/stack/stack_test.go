@@ -27,12 +27,14 @@ func TestResourceCounts(t *testing.T) {
 			"AWS::DynamoDB::Table": 1, "AWS::SQS::Queue": 1, "AWS::Logs::LogGroup": 9, "AWS::IAM::Role": 9,
 			"AWS::IAM::Policy": 9, "AWS::CloudWatch::Alarm": 17, "AWS::CloudWatch::Dashboard": 1,
 			"AWS::SNS::Topic": 0, "AWS::SNS::TopicPolicy": 0, "AWS::KMS::Key": 0,
+			"AWS::S3::Bucket": 1, "AWS::S3::BucketPolicy": 1, "Custom::S3AutoDeleteObjects": 0,
 		}},
 		{demoName, map[string]int{
 			"AWS::Lambda::Function": 6, "AWS::Lambda::EventSourceMapping": 1, "AWS::StepFunctions::StateMachine": 3,
 			"AWS::DynamoDB::Table": 1, "AWS::SQS::Queue": 3, "AWS::Logs::LogGroup": 9, "AWS::IAM::Role": 9,
 			"AWS::IAM::Policy": 9, "AWS::CloudWatch::Alarm": 18, "AWS::CloudWatch::Dashboard": 1,
 			"AWS::SNS::Topic": 1, "AWS::SNS::TopicPolicy": 1, "AWS::KMS::Key": 1,
+			"AWS::S3::Bucket": 1, "AWS::S3::BucketPolicy": 1, "Custom::S3AutoDeleteObjects": 0,
 		}},
 	}
 	for _, tt := range tests {
@@ -173,6 +175,7 @@ func TestFunctionEnvironment(t *testing.T) {
 		lot := "{" + s.id(t, "AWS::SQS::Queue", "ParkingLot") + "}"
 		redrive := "{" + s.id(t, "AWS::StepFunctions::StateMachine", "RedriveStateMachine") + "}"
 		release := "{" + s.id(t, "AWS::StepFunctions::StateMachine", "ReleaseStateMachine") + "}"
+		bodies := map[string]string{"BODY_BUCKET": "{" + s.id(t, "AWS::S3::Bucket", "BodyBucket") + "}"}
 		common := map[string]string{"TABLE_NAME": table}
 		maps.Copy(common, s.settings.Policy)
 		with := func(extra ...map[string]string) map[string]string {
@@ -200,9 +203,9 @@ func TestFunctionEnvironment(t *testing.T) {
 			room := map[string]string{"RELEASE_STATE_MACHINE_ARN": release, "ROOM_TTL": "168h0m0s", "RELEASE_WORKERS": "32",
 				"RELEASE_START_RATE": "5", "RELEASE_MAX_RATE": "120.5", "RELEASE_BACKOFF": "0.8", "RELEASE_TICK": "2s", "RELEASE_LEASE": "1m30s"}
 			want = map[string]map[string]string{
-				starterFn: with(room, parking, map[string]string{"STATE_MACHINE_ARN": redrive, "TARGET_KIND": "lambda",
+				starterFn: with(room, parking, bodies, map[string]string{"STATE_MACHINE_ARN": redrive, "TARGET_KIND": "lambda",
 					"START_CONCURRENCY": "2", "BREAKER_KEY": "orders", "BREAKER_KEY_DEFAULT": "default"}),
-				attemptFn: with(room, map[string]string{"TARGET_KIND": "lambda", "TARGET_FUNCTION": consumerArn, "TARGET_SOURCE_ARN": sourceArn,
+				attemptFn: with(room, bodies, map[string]string{"TARGET_KIND": "lambda", "TARGET_FUNCTION": consumerArn, "TARGET_SOURCE_ARN": sourceArn,
 					"POISON_ERROR_TYPES": "ValidationError,SchemaError", "THROTTLE_ERROR_TYPES": "TooBusy,RateLimited",
 					"MAX_ATTEMPTS": "8", "BACKOFF_BASE": "2s", "BACKOFF_MAX": "5m0s", "DELIVERY_LEASE": "2m30s",
 					"UNKNOWN_OUTCOME": "park", "TABLE_RETRY_BUDGET": "2h0m0s"}),
@@ -216,9 +219,9 @@ func TestFunctionEnvironment(t *testing.T) {
 			source := "{" + s.id(t, "AWS::SQS::Queue", "SourceQueue") + "}"
 			room := map[string]string{"RELEASE_STATE_MACHINE_ARN": release}
 			want = map[string]map[string]string{
-				starterFn: with(room, parking, map[string]string{"STATE_MACHINE_ARN": redrive, "TARGET_KIND": "sqs",
+				starterFn: with(room, parking, bodies, map[string]string{"STATE_MACHINE_ARN": redrive, "TARGET_KIND": "sqs",
 					"START_CONCURRENCY": "2", "BREAKER_KEY_POINTER": "/tenant/id", "BREAKER_KEY_DEFAULT": "default"}),
-				attemptFn:  with(room, map[string]string{"TARGET_KIND": "sqs", "TARGET_QUEUE_URL": source, "DELIVERY_LEASE": "1m30s"}),
+				attemptFn:  with(room, bodies, map[string]string{"TARGET_KIND": "sqs", "TARGET_QUEUE_URL": source, "DELIVERY_LEASE": "1m30s"}),
 				waitroomFn: with(room),
 				adminFn: with(room, map[string]string{"PARKING_LOT_URL": lot,
 					"DLQ_URL": "{" + s.id(t, "AWS::SQS::Queue", "DeadLetterQueue") + "}"}),
@@ -226,7 +229,10 @@ func TestFunctionEnvironment(t *testing.T) {
 					"STATE_MACHINE_ARN": byName("Redrive-Redrive")}),
 			}
 		}
-		want[parkFn] = with(parking)
+		// The claim check's bucket goes to the starter, which puts large
+		// bodies there, and to the attempt and park, which get them back:
+		// to no other function.
+		want[parkFn] = with(parking, bodies)
 
 		for _, spec := range functions {
 			t.Run(fixture+"/"+spec.name, func(t *testing.T) {
@@ -305,6 +311,7 @@ func TestTasksAcceptTheirEnvironment(t *testing.T) {
 			"{" + s.id(t, "AWS::StepFunctions::StateMachine", "RedriveStateMachine") + "}": example.stateMachineArn,
 			"{" + s.id(t, "AWS::StepFunctions::StateMachine", "ReleaseStateMachine") + "}": example.releaseStateMachineArn,
 			"{" + s.id(t, "AWS::SQS::Queue", "ParkingLot") + "}":                           example.parkingLotURL,
+			"{" + s.id(t, "AWS::S3::Bucket", "BodyBucket") + "}":                           example.bodyBucket,
 		}
 		if fixture == demoName {
 			values["{"+s.id(t, "AWS::SQS::Queue", "SourceQueue")+"}"] = example.targetQueueURL
@@ -567,6 +574,7 @@ func TestOutputs(t *testing.T) {
 			assert.Equal(t, "{"+lot+"}", value("ParkingLotQueueUrl"))
 			assert.Equal(t, "{"+lot+".Arn}", value("ParkingLotQueueArn"))
 			assert.Equal(t, "{"+s.id(t, "AWS::CloudWatch::Dashboard", "Dashboard")+"}", value("DashboardName"))
+			assert.Equal(t, "{"+s.id(t, "AWS::S3::Bucket", "BodyBucket")+"}", value("BodyBucketName"))
 			if fixture == demoName {
 				assert.Equal(t, "{"+s.id(t, "AWS::SQS::Queue", "SourceQueue")+"}", value("SourceQueueUrl"))
 			} else {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -32,11 +33,23 @@ const (
 	dlqVisibility = 6 * taskTimeout
 )
 
+// The body bucket (claimcheck).
+const (
+	// bodyBucketID is the bucket's construct id.
+	bodyBucketID = "BodyBucket"
+	// bodyKeyPrefix is where claimcheck.Store puts every body (its keys
+	// are bodies/<execution name>/<SHA-256>); the functions' grants are
+	// held to it.
+	bodyKeyPrefix = "bodies/"
+)
+
 // storage is the stack's data: the breaker and delivery table, the parking
-// lot, and the queues messages come from.
+// lot, the bucket of claim-checked bodies, and the queues messages come
+// from.
 type storage struct {
 	table      awsdynamodb.Table
 	parkingLot awssqs.Queue
+	bodies     awss3.Bucket
 	dlq        awssqs.IQueue
 	source     awssqs.IQueue // the source queue; nil when not known (lambda target without SourceQueueArn)
 	demo       bool
@@ -53,7 +66,8 @@ func newStorage(scope constructs.Construct, s Settings) *storage {
 			EnforceSSL:      jsii.Bool(true),
 			RemovalPolicy:   awscdk.RemovalPolicy_RETAIN,
 		}),
-		demo: s.DemoQueues,
+		bodies: newBodyBucket(scope, s),
+		demo:   s.DemoQueues,
 	}
 	suppress(st.parkingLot, "AwsSolutions-SQS3", "The parking lot is the end of the line for messages a person must "+
 		"look at; a dead-letter queue behind it would be a second parking lot. It is itself the DLQ of the demo DLQ.")
@@ -79,6 +93,45 @@ func newStorage(scope constructs.Construct, s Settings) *storage {
 		st.source = awssqs.Queue_FromQueueArn(scope, jsii.String("SourceQueue"), jsii.String(s.Target.SourceQueueArn))
 	}
 	return st
+}
+
+// newBodyBucket creates the bucket the claim check keeps the bodies too
+// large for a document in (package claimcheck): the starter puts each
+// under bodyKeyPrefix, the attempt and park functions get it back, and
+// nothing deletes one: the lifecycle rule expires it BodyRetentionDays
+// after it was put (Validate keeps that beyond the room's TTL and the
+// parking lot's retention).
+func newBodyBucket(scope constructs.Construct, s Settings) awss3.Bucket {
+	bucket := awss3.NewBucket(scope, jsii.String(bodyBucketID), &awss3.BucketProps{
+		// SSE-S3 (AES256), what each PutObject asks for: no key to grant,
+		// and a PUT that asks for it matches the bucket's default.
+		Encryption:        awss3.BucketEncryption_S3_MANAGED,
+		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
+		EnforceSSL:        jsii.Bool(true),
+		// A body is written once under a key of its own (origin id,
+		// attempt, SHA-256) and never changed: no versions to keep, and
+		// none for the expiry to leave behind.
+		Versioned: jsii.Bool(false),
+		LifecycleRules: &[]*awss3.LifecycleRule{{
+			Id:         jsii.String("ExpireBodies"),
+			Expiration: awscdk.Duration_Days(jsii.Number(float64(s.BodyRetentionDays))),
+			// The starter's PutObject grant also allows multipart uploads;
+			// parts of one never completed are billed and no expiry
+			// removes them.
+			AbortIncompleteMultipartUploadAfter: awscdk.Duration_Days(jsii.Number(1)),
+		}},
+		// Bodies are customer data: the bucket is retained when the stack
+		// is deleted (as the table and the parking lot are), and
+		// autoDeleteObjects stays off, so no custom resource empties it.
+		// Its objects still expire by the lifecycle rule.
+		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
+		AutoDeleteObjects: jsii.Bool(false),
+	})
+	suppress(bucket, "AwsSolutions-S1", "Server access logs need a logs bucket, and the stack has none: nothing else it "+
+		"keeps is in S3. Of the stack's roles only the starter's (PutObject) and the attempt and park functions' (GetObject) "+
+		"may use this bucket, on bodies/* only; the bucket policy denies any request without TLS, and every object "+
+		"expires by the lifecycle rule. For an audit trail of object access, turn on CloudTrail S3 data events for it.")
+	return bucket
 }
 
 // newTable creates the table of breaker rows, delivery records, waiting
@@ -152,9 +205,17 @@ func (st *storage) roomIndexArn() string {
 	return *st.table.TableArn() + "/index/" + dynamo.RoomIndex
 }
 
+// bodyObjectsArn is the ARN of the claim-checked bodies' objects (every
+// key under bodyKeyPrefix), the only resource the functions' S3 grants
+// name.
+func (st *storage) bodyObjectsArn() string {
+	return *st.bodies.ArnForObjects(jsii.String(bodyKeyPrefix + "*"))
+}
+
 // refs returns the storage's names and addresses for the environment.
 func (st *storage) refs() refs {
-	r := refs{tableName: *st.table.TableName(), parkingLotURL: *st.parkingLot.QueueUrl(), dlqURL: *st.dlq.QueueUrl()}
+	r := refs{tableName: *st.table.TableName(), parkingLotURL: *st.parkingLot.QueueUrl(), dlqURL: *st.dlq.QueueUrl(),
+		bodyBucket: *st.bodies.BucketName()}
 	if st.source != nil {
 		r.targetQueueURL = *st.source.QueueUrl()
 		r.sourceQueueArn = *st.source.QueueArn()

@@ -63,9 +63,10 @@ const (
 
 // fixtureSettings are the deployments the tests synthesize: an existing
 // KMS-encrypted DLQ feeding a Lambda consumer with a fixed key, a Standard
-// attempt state machine, tracing, an alarm topic, and the waiting room's
-// settings; and the demo queues with an SQS target, breakers keyed by a
-// JSON pointer, and defaults elsewhere (an Express attempt state machine).
+// attempt state machine, tracing, an alarm topic, the waiting room's
+// settings and bodies kept 45 days; and the demo queues with an SQS
+// target, breakers keyed by a JSON pointer, and defaults elsewhere (an
+// Express attempt state machine, bodies kept 30 days).
 func fixtureSettings(name string) Settings {
 	switch name {
 	case existingName:
@@ -85,6 +86,7 @@ func fixtureSettings(name string) Settings {
 			TableRetryBudget:        Duration(2 * time.Hour),
 			AttemptStateMachineType: "standard",
 			RoomTTL:                 Duration(7 * 24 * time.Hour),
+			BodyRetentionDays:       45,
 			ReleaseWorkers:          32,
 			Release:                 ReleasePace{StartRate: 5, MaxRate: 120.5, Backoff: 0.8, Tick: Duration(2 * time.Second), Lease: Duration(90 * time.Second)},
 			StarterMaxConcurrency:   5,
@@ -120,11 +122,12 @@ type synthesized struct {
 
 // resource is one template resource.
 type resource struct {
-	Type           string
-	Properties     map[string]any
-	DependsOn      any
-	Metadata       map[string]any
-	DeletionPolicy string
+	Type                string
+	Properties          map[string]any
+	DependsOn           any
+	Metadata            map[string]any
+	DeletionPolicy      string
+	UpdateReplacePolicy string
 }
 
 var (
@@ -166,6 +169,7 @@ func synthesize(name string) (*synthesized, error) {
 		res.Properties, _ = m["Properties"].(map[string]any)
 		res.Metadata, _ = m["Metadata"].(map[string]any)
 		res.DeletionPolicy, _ = m["DeletionPolicy"].(string)
+		res.UpdateReplacePolicy, _ = m["UpdateReplacePolicy"].(string)
 		out.resources[id] = res
 	}
 	annotations := assertions.Annotations_FromStack(stack)

@@ -49,6 +49,7 @@ func exampleRefs(s Settings) refs {
 		stateMachineArn:        "arn:aws:states:us-east-1:123456789012:stateMachine:Redrive",
 		releaseStateMachineArn: "arn:aws:states:us-east-1:123456789012:stateMachine:Redrive-Release",
 		parkingLotURL:          "https://sqs.us-east-1.amazonaws.com/123456789012/Redrive-ParkingLot",
+		bodyBucket:             "redrive-bodybucket-0123456789ab",
 		dlqURL:                 "https://sqs.us-east-1.amazonaws.com/123456789012/Redrive-DLQ",
 		targetQueueURL:         "https://sqs.us-east-1.amazonaws.com/123456789012/Redrive-SourceQueue",
 		sourceQueueArn:         s.Target.SourceQueueArn,

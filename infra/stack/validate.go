@@ -1,9 +1,11 @@
 package stack
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/lambda/config"
+	"github.com/redrive/redrive/room"
 	"github.com/redrive/redrive/room/release"
 )
 
@@ -43,6 +46,13 @@ const (
 	maxStarterConc     = 1000
 	maxStarterBatch    = 10 // larger batches need a batching window and a longer starter timeout
 	lineageAttribute   = "redrive"
+	// minBodyRetentionDays is the fewest days a claim-checked body is
+	// kept: one more than the parking lot keeps a message.
+	minBodyRetentionDays = int(parkingLotRetention/day) + 1
+	// maxBodyRetentionDays is S3's limit: a lifecycle rule's expiration
+	// Days is a positive Integer (32 bits).
+	maxBodyRetentionDays = math.MaxInt32
+	day                  = 24 * time.Hour
 )
 
 var (
@@ -70,6 +80,7 @@ func (s Settings) Validate() error {
 	v.starter(s)
 	v.alarms(s)
 	v.logs(s)
+	v.bodies(s)
 	v.build(s.BuildDir)
 	v.tasks(s)
 	return errors.Join(v.errs...)
@@ -298,6 +309,25 @@ func (v *validator) logs(s Settings) {
 		v.fail("ExecutionLogLevel", "OFF with an EXPRESS attempt state machine: an Express execution keeps no history, so its log "+
 			"(with execution data) is the only record of a failed execution's message; want ERROR, FATAL or ALL, or set "+
 			"AttemptStateMachineType to STANDARD")
+	}
+}
+
+// bodies checks the body bucket's lifecycle expiry: within S3's limits,
+// and longer than anything that may still refer to a claim-checked body,
+// so none expires under a message Redrive still holds: the parking lot's
+// retention (minBodyRetentionDays) and the room's TTL (RoomTTL, the
+// tasks' default when unset; a negative one is the tasks' to report).
+func (v *validator) bodies(s Settings) {
+	days := s.BodyRetentionDays
+	if days < minBodyRetentionDays || days > maxBodyRetentionDays {
+		v.fail("BodyRetentionDays", "%d, want %d to %d: more days than the parking lot keeps a message (%v), and at most S3's "+
+			"lifecycle limit", days, minBodyRetentionDays, maxBodyRetentionDays, parkingLotRetention)
+		return
+	}
+	// days*24h > ttl, without overflowing a Duration: days is more than
+	// the ttl's whole days.
+	if ttl := cmp.Or(s.RoomTTL.Std(), room.DefaultTTL); int64(days) <= int64(ttl/day) {
+		v.fail("BodyRetentionDays", "%d, want more days than RoomTTL (%v): a body must outlive the room entry that refers to it", days, ttl)
 	}
 }
 

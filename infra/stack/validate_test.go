@@ -2,6 +2,7 @@ package stack
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -200,6 +201,22 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"log level", func() Settings { s := valid(); s.LogLevel = "verbose"; return s }, "LogLevel", "DEBUG"},
 		{"execution log level", func() Settings { s := valid(); s.ExecutionLogLevel = "info"; return s }, "ExecutionLogLevel", "ALL"},
 		{"no build", func() Settings { s := valid(); s.BuildDir = t.TempDir(); return s }, "BuildDir", "make build"},
+		{"bodies kept no longer than the parking lot", func() Settings { s := valid(); s.BodyRetentionDays = 14; return s },
+			"BodyRetentionDays", "15 to 2147483647"},
+		{"negative body retention", func() Settings { s := demo(); s.BodyRetentionDays = -1; return s },
+			"BodyRetentionDays", "parking lot"},
+		{"body retention over S3's limit", func() Settings { s := demo(); s.BodyRetentionDays = math.MaxInt32 + 1; return s },
+			"BodyRetentionDays", "S3's"},
+		{"bodies kept no longer than the room", func() Settings {
+			s := valid()
+			s.RoomTTL, s.BodyRetentionDays = Duration(45*24*time.Hour), 45
+			return s
+		}, "BodyRetentionDays", "RoomTTL (1080h0m0s)"},
+		{"bodies kept less than a room TTL of part days", func() Settings {
+			s := demo()
+			s.RoomTTL, s.BodyRetentionDays = Duration(30*24*time.Hour+time.Hour), 30
+			return s
+		}, "BodyRetentionDays", "RoomTTL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -221,6 +238,33 @@ func findPropError(err error, field string) *PropError {
 		}
 	}
 	return nil
+}
+
+// TestValidateBodyRetention: the bodies are kept more days than the
+// parking lot keeps a message (14) and than a message may wait in the room
+// (RoomTTL, the tasks' 14 days when unset), and at most S3's limit.
+func TestValidateBodyRetention(t *testing.T) {
+	for _, tt := range []struct {
+		days    int
+		roomTTL time.Duration
+	}{
+		{15, 0},
+		{15, 14 * 24 * time.Hour},
+		{31, 30*24*time.Hour + time.Hour},
+		{90, 0},
+		{math.MaxInt32, 0},
+		{math.MaxInt32, 1000 * 24 * time.Hour},
+	} {
+		s := fixtureSettings(demoName)
+		s.BodyRetentionDays, s.RoomTTL = tt.days, Duration(tt.roomTTL)
+		assert.NoError(t, s.Validate(), "%d days with a room TTL of %v", tt.days, tt.roomTTL)
+	}
+	s := fixtureSettings(demoName)
+	s.BodyRetentionDays = 14
+	perr := findPropError(s.Validate(), "BodyRetentionDays")
+	require.NotNil(t, perr, "no longer than the room's default TTL and the parking lot")
+	assert.Equal(t, "14, want 15 to 2147483647: more days than the parking lot keeps a message (336h0m0s), and at most S3's lifecycle limit",
+		perr.Problem)
 }
 
 func TestValidateReportsEveryProblem(t *testing.T) {
@@ -287,6 +331,8 @@ func TestWithDefaults(t *testing.T) {
 	assert.Zero(t, s.RoomTTL, "the tasks' default, left to them")
 	assert.Zero(t, s.ReleaseWorkers, "the tasks' default, left to them")
 	assert.Equal(t, ReleasePace{}, s.Release, "the tasks' defaults, left to them")
+	assert.Equal(t, 30, s.BodyRetentionDays)
+	assert.Equal(t, 45, Settings{BodyRetentionDays: 45}.withDefaults().BodyRetentionDays)
 	assert.Equal(t, AttemptStandard, Settings{AttemptStateMachineType: "standard"}.withDefaults().AttemptStateMachineType)
 
 	late := Settings{Alarms: Alarms{DeadLetterQueueAge: Duration(2 * time.Hour)}}.withDefaults()
