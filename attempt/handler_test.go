@@ -188,30 +188,34 @@ func TestOpenBreakerWaitsForItsCooldownThenSendsACanary(t *testing.T) {
 		wantCounts   map[telemetry.Name]int64
 	}{
 		{"canary success closes", target.Delivered(), message.NextDone, "CANARY", "CLOSED",
-			map[telemetry.Name]int64{telemetry.Waits: 1, telemetry.Canaries: 1, telemetry.Delivered: 1, telemetry.Trips: 1, telemetry.Closes: 1}},
+			map[telemetry.Name]int64{telemetry.Queued: 1, telemetry.Canaries: 1, telemetry.Delivered: 1, telemetry.Trips: 1, telemetry.Closes: 1}},
 		// The failed probe keeps the breaker OPEN (no second trip) and
 		// sends its message to the room: the controller releases the next
 		// probe when the longer cooldown ends.
 		{"canary failure keeps it open and queues", transient("still down"), message.NextRoom, "CANARY", "OPEN",
-			map[telemetry.Name]int64{telemetry.Waits: 1, telemetry.Canaries: 1, telemetry.Transient: 1, telemetry.Trips: 1, telemetry.Queued: 1}},
+			map[telemetry.Name]int64{telemetry.Queued: 2, telemetry.Canaries: 1, telemetry.Transient: 1, telemetry.Trips: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, options{policy: tripping, config: testConfig}, tt.canary)
 			f.trip(t, "orders")
 
+			saves := f.breaker.Stats().Saves
 			doc, err := f.run(t, newDocument("orders"))
 			require.NoError(t, err)
-			assert.Equal(t, message.NextRoom, doc.Next, "a minute is the room's wait")
-			assert.Equal(t, t0.Add(time.Minute), doc.NotBefore, "the breaker's cooldown")
-			assert.Equal(t, "WAIT", doc.Decision)
+			assert.Equal(t, message.NextRoom, doc.Next, "it waits in the room, not in its execution")
+			assert.True(t, doc.NotBefore.IsZero(), "without a time of its own: the controller releases it")
+			assert.Zero(t, doc.WaitSeconds)
+			assert.Equal(t, "QUEUE", doc.Decision)
 			assert.Equal(t, "OPEN", doc.BreakerState)
 			assert.Empty(t, doc.Outcome)
 			assert.Zero(t, doc.Tries, "no delivery, no try")
 			assert.Zero(t, f.target.calls(), "nothing reaches a target behind an open breaker")
+			assert.Equal(t, saves, f.breaker.Stats().Saves, "turning it away writes nothing")
 
-			doc, err = f.run(t, f.passOn(t, doc))
+			doc, err = f.run(t, f.releaseProbe(t, doc, "orders"))
 			require.NoError(t, err)
+			assert.Equal(t, t0.Add(time.Minute), f.clock.Now(), "released at the cooldown's end")
 			assert.Equal(t, tt.wantDecision, doc.Decision)
 			assert.Equal(t, tt.wantNext, doc.Next)
 			assert.Equal(t, tt.wantState, doc.BreakerState)
@@ -450,18 +454,20 @@ func TestACanaryThatHangsFailsWithinItsLease(t *testing.T) {
 	policy.CanaryLease = 2 * time.Second
 	f := newFixture(t, options{policy: policy, config: testConfig}, target.Delivered())
 	f.trip(t, "orders")
-	scout, err := f.run(t, newDocument("orders"))
+	queued, err := f.run(t, newDocument("orders"))
 	require.NoError(t, err)
-	require.Equal(t, message.NextRoom, scout.Next)
+	require.Equal(t, message.NextRoom, queued.Next)
+	require.Equal(t, "QUEUE", queued.Decision)
 	tripsBefore := f.row(t, "orders").Trips
-	scout = f.passOn(t, scout) // released at the cooldown's end
+	released := f.releaseProbe(t, queued, "orders") // at the cooldown's end
 
 	hang := hangingTarget{deadline: make(chan time.Time, 1)}
 	f.handler.Target = hang
 	start := time.Now()
-	probe, err := f.run(t, scout)
+	probe, err := f.run(t, released)
 	require.NoError(t, err)
 	assert.Less(t, time.Since(start), 2*time.Second, "cut at half the lease (the lease is short here)")
+	assert.Equal(t, "CANARY", probe.Decision)
 	assert.Equal(t, "TRANSIENT", probe.Outcome)
 	require.Len(t, probe.History, 1)
 	assert.Equal(t, "Timeout", probe.History[0].ErrorType)

@@ -232,6 +232,22 @@ func (f fixture) row(t *testing.T, key string) breaker.Row {
 	return r
 }
 
+// releaseProbe takes doc, turned away by key's OPEN breaker, through the
+// room as the breaker's controller does: it waits the cooldown out (the
+// clock moves on to OpenUntil) and releases doc as the probe, a new
+// execution.
+func (f fixture) releaseProbe(t *testing.T, doc message.Document, key string) message.Document {
+	t.Helper()
+	require.Equal(t, message.NextRoom, doc.Next)
+	next := f.passOn(t, doc)
+	row := f.row(t, key)
+	require.Equal(t, breaker.Open, row.State, "the controller releases a probe only from an OPEN breaker")
+	if wait := row.OpenUntil.Sub(f.clock.Now()); wait > 0 {
+		f.clock.Advance(wait)
+	}
+	return next
+}
+
 // trip opens key's breaker the way other messages would: admitted
 // deliveries that failed.
 func (f fixture) trip(t *testing.T, key string) {

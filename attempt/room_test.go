@@ -30,33 +30,33 @@ func (f fixture) record(t *testing.T, key string, outcome breaker.Outcome) {
 	require.NoError(t, err)
 }
 
-// After a trip, the first message (the scout) waits out the cooldown and
-// the others queue: both wait in the room, not in their executions; the
-// scout's document goes no sooner than the cooldown's end, the others' at
-// the controller's pace.
+// After a trip every message waits in the room, not in its execution,
+// without a time of its own: the breaker's controller waits the cooldown
+// out and releases the probe, then the rest at its pace. Turning them
+// away writes nothing to the breaker.
 func TestBehindAnOpenBreakerEveryMessageWaitsInTheRoom(t *testing.T) {
 	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
 	f.trip(t, "orders")
-	scout, err := f.run(t, newDocument("orders"))
-	require.NoError(t, err)
-	assert.Equal(t, message.NextRoom, scout.Next, "a minute's cooldown is too long to wait in an Express execution")
-	assert.Equal(t, "WAIT", scout.Decision)
-	assert.Equal(t, t0.Add(time.Minute), scout.NotBefore, "the cooldown's end")
-	assert.Zero(t, scout.WaitSeconds)
-
-	other := newDocument("orders")
-	other.OriginID, other.Message.ID = "m-2", "m-2"
-	doc, err := f.run(t, other)
-	require.NoError(t, err)
-	assert.Equal(t, message.NextRoom, doc.Next)
-	assert.Equal(t, "QUEUE", doc.Decision)
-	assert.Equal(t, "OPEN", doc.BreakerState)
-	assert.True(t, doc.NotBefore.IsZero(), "at the controller's pace")
-	assert.Zero(t, doc.WaitSeconds)
-	assert.Zero(t, doc.Tries)
+	saves := f.breaker.Stats().Saves
+	for i, id := range []string{"m-1", "m-2", "m-3"} {
+		if i > 0 {
+			f.clock.Advance(20 * time.Second) // still within the minute's cooldown
+		}
+		in := newDocument("orders")
+		in.OriginID, in.Message.ID = id, id
+		doc, err := f.run(t, in)
+		require.NoError(t, err)
+		assert.Equal(t, message.NextRoom, doc.Next, "%s: a cooldown is never waited in an Express execution", id)
+		assert.Equal(t, "QUEUE", doc.Decision, id)
+		assert.Equal(t, "OPEN", doc.BreakerState, id)
+		assert.True(t, doc.NotBefore.IsZero(), "%s: the controller releases it", id)
+		assert.Zero(t, doc.WaitSeconds, id)
+		assert.Zero(t, doc.Tries, id)
+	}
 	assert.Zero(t, f.target.calls())
+	assert.Equal(t, saves, f.breaker.Stats().Saves, "no write per cooldown: nobody scouts")
 	assert.Empty(t, f.launcher.Keys(), "the Queue task starts the controller, not the Attempt")
-	assert.Equal(t, map[telemetry.Name]int64{telemetry.Trips: 1, telemetry.Waits: 1, telemetry.Queued: 1}, f.counts(t))
+	assert.Equal(t, map[telemetry.Name]int64{telemetry.Trips: 1, telemetry.Queued: 3}, f.counts(t))
 }
 
 func TestThrottledWaitsInTheRoomWithoutUsingAnAttempt(t *testing.T) {
@@ -94,7 +94,7 @@ func TestThrottledWaitsInTheRoomWithoutUsingAnAttempt(t *testing.T) {
 
 // The failure that trips the breaker sends its message to the room: the
 // controller releases the probe when the cooldown ends; no message waits
-// in an execution to scout.
+// the cooldown out in an execution.
 func TestATransientThatTripsQueuesInTheRoom(t *testing.T) {
 	f := newFixture(t, options{policy: tripping, config: testConfig}, transient("down"))
 	for range tripping.ConsecutiveFailures - 1 {
@@ -109,7 +109,9 @@ func TestATransientThatTripsQueuesInTheRoom(t *testing.T) {
 	assert.True(t, doc.NotBefore.IsZero())
 	assert.Equal(t, 1, doc.Tries)
 	require.Len(t, doc.History, 1)
-	assert.False(t, f.row(t, "orders").ScoutUntil.After(f.clock.Now()), "no scout elected: the controller probes")
+	row := f.row(t, "orders")
+	assert.Equal(t, breaker.Open, row.State)
+	assert.Empty(t, row.Leases, "no probe out: the controller releases it at the cooldown's end")
 	assert.Empty(t, f.launcher.Keys())
 	assert.Equal(t, int64(1), f.counts(t)[telemetry.Queued])
 }
@@ -135,9 +137,10 @@ func TestACanarySuccessStartsTheController(t *testing.T) {
 	doc, err := f.run(t, newDocument("orders"))
 	require.NoError(t, err)
 	require.Equal(t, message.NextRoom, doc.Next)
+	require.Equal(t, "QUEUE", doc.Decision)
 	assert.Empty(t, f.launcher.Keys(), "nothing to release while OPEN")
 
-	doc, err = f.run(t, f.passOn(t, doc)) // released at the cooldown's end
+	doc, err = f.run(t, f.releaseProbe(t, doc, "orders"))
 	require.NoError(t, err)
 	assert.Equal(t, "CANARY", doc.Decision)
 	assert.Equal(t, "CLOSED", doc.BreakerState)
@@ -150,8 +153,10 @@ func TestAControllerThatFailsToStartDoesNotFailTheCanary(t *testing.T) {
 	f.trip(t, "orders")
 	doc, err := f.run(t, newDocument("orders"))
 	require.NoError(t, err)
-	doc, err = f.run(t, f.passOn(t, doc))
+	require.Equal(t, "QUEUE", doc.Decision)
+	doc, err = f.run(t, f.releaseProbe(t, doc, "orders"))
 	require.NoError(t, err)
+	assert.Equal(t, "CANARY", doc.Decision)
 	assert.Equal(t, message.NextDone, doc.Next)
 	assert.Contains(t, f.log.String(), "could not start the controller")
 	assert.EqualValues(t, 1, f.counts(t)[telemetry.ReleaserNotStarted], "counted for its alarm")
@@ -180,11 +185,13 @@ func TestTheEndOfATimedHoldStartsTheController(t *testing.T) {
 		Until: t0.Add(10 * time.Minute), Actor: "ops", Reason: "maintenance"})
 	require.NoError(t, err)
 
-	scout, err := f.run(t, newDocument("orders"))
+	saves := f.breaker.Stats().Saves
+	first, err := f.run(t, newDocument("orders"))
 	require.NoError(t, err)
-	assert.Equal(t, message.NextRoom, scout.Next, "the hold's first message waits for its end in the room")
-	assert.Equal(t, "WAIT", scout.Decision)
-	assert.Equal(t, t0.Add(10*time.Minute), scout.NotBefore)
+	assert.Equal(t, message.NextRoom, first.Next, "the hold's messages wait for its end in the room")
+	assert.Equal(t, "QUEUE", first.Decision)
+	assert.Equal(t, "FORCED_OPEN", first.BreakerState)
+	assert.True(t, first.NotBefore.IsZero(), "the controller waits the hold out and releases it")
 	other := newDocument("orders")
 	other.OriginID, other.Message.ID = "m-2", "m-2"
 	held, err := f.run(t, other)
@@ -192,12 +199,17 @@ func TestTheEndOfATimedHoldStartsTheController(t *testing.T) {
 	assert.Equal(t, message.NextRoom, held.Next, "the rest wait in the room")
 	assert.Equal(t, "QUEUE", held.Decision)
 	assert.True(t, held.NotBefore.IsZero())
+	assert.Equal(t, saves, f.breaker.Stats().Saves, "the hold writes nothing per message")
 	assert.Empty(t, f.launcher.Keys(), "nothing to release during the hold")
 
-	scout, err = f.run(t, f.passOn(t, scout))
+	// The controller releases the first at the hold's end: its Admit
+	// ends the hold and starts the release of the messages it kept.
+	released := f.passOn(t, first)
+	f.clock.Advance(t0.Add(10 * time.Minute).Sub(f.clock.Now()))
+	first, err = f.run(t, released)
 	require.NoError(t, err)
-	assert.Equal(t, t0.Add(10*time.Minute), f.clock.Now())
-	assert.Equal(t, message.NextDone, scout.Next, "the scout goes first when the hold ends")
+	assert.Equal(t, "PROCEED", first.Decision)
+	assert.Equal(t, message.NextDone, first.Next, "it goes when the hold ends")
 	assert.Equal(t, []string{"orders"}, f.launcher.Keys(), "and starts the release of the messages the hold kept")
 	assert.Equal(t, 1, f.target.calls())
 }

@@ -127,21 +127,24 @@ func TestADelayWaitsInTheRoomWhenLong(t *testing.T) {
 	assert.Zero(t, f.target.calls(), "held back before any delivery")
 }
 
-// An open breaker's cooldown is a wait like any other: the scout's
-// cooldown of a few seconds is waited inline, in its first cycle.
-func TestAShortCooldownIsWaitedInline(t *testing.T) {
+// A cooldown is never waited in the execution, however short: the message
+// waits in the room without a time of its own, and the controller waits the
+// cooldown out and releases it as the probe.
+func TestACooldownIsNeverWaitedInTheExecution(t *testing.T) {
 	policy := tripping
 	policy.CooldownBase = 10 * time.Second
 	f := newFixture(t, options{policy: policy, config: testConfig}, target.Delivered())
 	f.trip(t, "orders")
 	doc, err := f.run(t, newDocument("orders"))
 	require.NoError(t, err)
-	assert.Equal(t, message.NextWait, doc.Next)
-	assert.Equal(t, 10, doc.WaitSeconds)
-	assert.Equal(t, breaker.Wait.String(), doc.Decision)
+	assert.Equal(t, message.NextRoom, doc.Next, "ten seconds would fit an inline wait; it goes to the room all the same")
+	assert.Zero(t, doc.WaitSeconds)
+	assert.True(t, doc.NotBefore.IsZero())
+	assert.Equal(t, breaker.Queue.String(), doc.Decision)
 
-	doc, err = f.run(t, f.passOn(t, doc))
+	doc, err = f.run(t, f.releaseProbe(t, doc, "orders"))
 	require.NoError(t, err)
+	assert.Equal(t, t0.Add(10*time.Second), f.clock.Now())
 	assert.Equal(t, "CANARY", doc.Decision)
 	assert.Equal(t, message.NextDone, doc.Next)
 }

@@ -21,8 +21,7 @@ func BenchmarkDecide(b *testing.B) {
 	}{
 		{"closed", breaker.Row{Key: "k", Generation: 3, Window: breaker.Window{Count: 20}}},
 		{"closed-throttled", breaker.Row{Key: "k", Generation: 3, ThrottledUntil: now.Add(time.Second)}},
-		{"open-scout", breaker.Row{Key: "k", State: breaker.Open, Generation: 3, OpenUntil: now.Add(time.Minute)}},
-		{"open-queue", breaker.Row{Key: "k", State: breaker.Open, Generation: 3, OpenUntil: now.Add(time.Minute), ScoutUntil: now.Add(3 * time.Minute)}},
+		{"open-queue", breaker.Row{Key: "k", State: breaker.Open, Generation: 3, OpenUntil: now.Add(time.Minute)}},
 		{"open-probe", breaker.Row{Key: "k", State: breaker.Open, Generation: 3, OpenUntil: now}},
 		{"half-open-grant", breaker.Row{Key: "k", State: breaker.HalfOpen, Generation: 3}},
 	}

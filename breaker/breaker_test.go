@@ -139,27 +139,37 @@ func TestBreakerLifecycle(t *testing.T) {
 	r := record(late, breaker.Success)
 	assert.Equal(t, breaker.Open, r.State)
 
-	// OPEN: the first caller scouts out the cooldown, the others queue.
-	scout := admit(breaker.Wait)
-	assert.Equal(t, 10*time.Second, scout.Wait)
-	status, err := b.Status(ctx, "orders")
+	// OPEN: every caller queues until the cooldown ends, and none writes.
+	tripped, err := b.Status(ctx, "orders")
 	require.NoError(t, err)
-	assert.Equal(t, status, scout.Row, "the decision carries the row it saved")
+	assert.Equal(t, clock.Now().Add(10*time.Second), tripped.OpenUntil)
+	queued := admit(breaker.Queue)
+	assert.Zero(t, queued.Wait, "a queued caller has no time of its own")
+	assert.Equal(t, tripped, queued.Row, "the decision carries the row it read")
+	saves := b.Stats().Saves
 	admit(breaker.Queue)
+	clock.Advance(10*time.Second - time.Nanosecond)
+	admit(breaker.Queue)
+	assert.Equal(t, saves, b.Stats().Saves, "queueing writes nothing")
 
 	// The cooldown over, one probe goes and the breaker stays OPEN; its
 	// failure keeps it OPEN for 20s more, in the same generation.
-	clock.Advance(scout.Wait)
+	clock.Advance(time.Nanosecond)
 	probe := admit(breaker.Canary)
 	assert.Equal(t, breaker.Open, probe.State)
+	status, err := b.Status(ctx, "orders")
+	require.NoError(t, err)
+	assert.Equal(t, status, probe.Row, "the decision carries the row it saved")
 	admit(breaker.Queue)
 	r = record(probe, breaker.Transient)
 	assert.Equal(t, breaker.Open, r.State)
 	assert.Equal(t, probe.Ticket.Generation, r.Generation)
 	assert.Equal(t, clock.Now().Add(20*time.Second), r.OpenUntil)
 
-	// A new scout; the next probe succeeds: HALF_OPEN with two permits.
-	clock.Advance(admit(breaker.Wait).Wait)
+	// Queued again until then; the next probe succeeds: HALF_OPEN with two
+	// permits.
+	admit(breaker.Queue)
+	clock.Advance(20 * time.Second)
 	r = record(admit(breaker.Canary), breaker.Success)
 	assert.Equal(t, breaker.HalfOpen, r.State)
 	assert.Equal(t, 1, r.CanarySuccesses, "the probe's success counts toward the close")

@@ -61,7 +61,6 @@ func TestApplyCommand(t *testing.T) {
 	tripped.ConsecutiveFailures = 3
 	halfOpen := halfOpenRow(breaker.Lease{ID: "a", Expires: now.Add(time.Second)})
 	probing := probingRow(2, now, lease("p", now.Add(time.Second)))
-	probing.ScoutUntil = now.Add(time.Minute)
 	forcedOpen := breaker.Row{Key: "k", State: breaker.ForcedOpen, Generation: 8, ForcedUntil: later, Trips: 1}
 	forcedClosed := breaker.Row{Key: "k", State: breaker.ForcedClosed, Generation: 8, ClosedAt: t0}
 
@@ -99,20 +98,14 @@ func TestApplyCommand(t *testing.T) {
 			check: func(t *testing.T, _, after breaker.Row) { assert.Empty(t, after.Leases) },
 		},
 		{
-			name: "reset an open breaker drops its scout and probe", row: probing, cmd: who(breaker.Reset),
+			name: "reset an open breaker drops its probe", row: probing, cmd: who(breaker.Reset),
 			state: breaker.Closed, cause: breaker.CauseReset, changed: true,
-			check: func(t *testing.T, _, after breaker.Row) {
-				assert.Empty(t, after.Leases)
-				assert.True(t, after.ScoutUntil.IsZero())
-			},
+			check: func(t *testing.T, _, after breaker.Row) { assert.Empty(t, after.Leases) },
 		},
 		{
-			name: "force open drops the scout and the probe", row: probing, cmd: who(breaker.ForceOpen),
+			name: "force open drops the probe", row: probing, cmd: who(breaker.ForceOpen),
 			state: breaker.ForcedOpen, cause: breaker.CauseForceOpen, changed: true,
-			check: func(t *testing.T, _, after breaker.Row) {
-				assert.Empty(t, after.Leases)
-				assert.True(t, after.ScoutUntil.IsZero())
-			},
+			check: func(t *testing.T, _, after breaker.Row) { assert.Empty(t, after.Leases) },
 		},
 		{
 			name: "reset a forced breaker", row: forcedOpen, cmd: who(breaker.Reset),
@@ -219,7 +212,13 @@ func TestForcedModesExpire(t *testing.T) {
 			forced := r.State
 
 			d, same, changed := breaker.Decide(testPolicy, r, end.Add(-time.Nanosecond), &fixedRandom{})
-			assert.Equal(t, kind == breaker.ForceOpen, changed, "only a timed hold elects a scout")
+			assert.False(t, changed, "a forced mode before its end writes nothing")
+			assert.Equal(t, r, same)
+			if kind == breaker.ForceOpen {
+				assert.Equal(t, breaker.Queue, d.Verdict, "a timed hold queues until its end")
+			} else {
+				assert.Equal(t, breaker.Proceed, d.Verdict)
+			}
 			assert.Equal(t, forced, same.State, "still forced just before its end")
 			assert.Equal(t, forced, d.State)
 

@@ -8,19 +8,24 @@ import "time"
 //
 //   - CLOSED and FORCED_CLOSED: Proceed, unless the target throttled a call
 //     less than ThrottlePause ago: Queue.
-//   - OPEN before OpenUntil: the first caller while there is no live scout
-//     becomes the scout (Wait until OpenUntil; the row keeps its lease in
-//     ScoutUntil); everyone else Queues.
+//   - OPEN before OpenUntil: Queue. Nobody waits out the cooldown in an
+//     execution: the breaker's controller waits it out and releases the
+//     probe from the room, so the cooldown costs no write.
 //   - OPEN at or after OpenUntil: the probe, a Canary that leaves the
-//     breaker OPEN until it succeeds; while it is out, Queue.
+//     breaker OPEN until it succeeds; while it is out (its lease is live),
+//     or while the target's throttle pause lasts after a throttled probe,
+//     Queue.
 //   - HALF_OPEN: a Canary while fewer than HalfOpenPermits leases are
-//     unexpired, else Queue.
-//   - FORCED_OPEN: Queue; a timed hold (ForcedUntil set) has a scout as
-//     OPEN has, who waits until the hold ends, so that the end is noticed
-//     then and the room released (Decision.Lifted), not when the room's
-//     timeout brings everyone back at once.
+//     unexpired and the target is not throttling, else Queue.
+//   - FORCED_OPEN: Queue, timed or not; the controller waits a timed hold
+//     out and releases the room when it ends.
+//   - A state this version does not know (a row written by a newer
+//     version): Wait, admitting nothing; no controller of this version
+//     releases a message for it, so the caller asks again later.
 //
-// A forced mode whose ForcedUntil has passed is released to CLOSED first.
+// Queue and Wait change nothing of their own. A forced mode whose
+// ForcedUntil has passed is released to CLOSED first (a write, and
+// Decision.Lifted when it ended a FORCED_OPEN hold).
 func Decide(p Policy, r Row, now time.Time, rnd Random) (Decision, Row, bool) {
 	p = p.WithDefaults()
 	held := r.State == ForcedOpen
@@ -46,11 +51,7 @@ func decide(p Policy, r Row, now time.Time, rnd Random, changed bool) (Decision,
 		}
 		return queue(r), r, false
 	case ForcedOpen:
-		if r.ForcedUntil.IsZero() || now.Before(r.ScoutUntil) {
-			return queue(r), r, changed
-		}
-		r.ScoutUntil = r.ForcedUntil.Add(p.CanaryLease)
-		return wait(r, r.ForcedUntil.Sub(now)), r, true
+		return queue(r), r, changed
 	default:
 		// An unknown state (a row written by a newer version) admits
 		// nothing rather than guessing.
@@ -58,31 +59,16 @@ func decide(p Policy, r Row, now time.Time, rnd Random, changed bool) (Decision,
 	}
 }
 
-// decideOpen elects the scout before the cooldown ends and grants the probe
-// after it.
+// decideOpen grants the probe once the cooldown is over, no probe is out
+// and the target is not throttling; everyone else queues.
 func decideOpen(p Policy, r Row, now time.Time, rnd Random, changed bool) (Decision, Row, bool) {
-	if !now.Before(r.OpenUntil) {
-		if liveLeases(r, now) > 0 {
-			return queue(r), r, changed
-		}
-		if now.Before(r.ThrottledUntil) {
-			// The last probe was throttled: the next waits out the pause,
-			// one scout as for the cooldown, rather than probing at once
-			// (and again, at the same instant, while the target throttles).
-			if now.Before(r.ScoutUntil) {
-				return queue(r), r, changed
-			}
-			r.ScoutUntil = r.ThrottledUntil.Add(p.CanaryLease)
-			return wait(r, r.ThrottledUntil.Sub(now)), r, true
-		}
-		r.ScoutUntil = time.Time{}
-		return grantCanary(p, r, now, rnd)
-	}
-	if now.Before(r.ScoutUntil) {
+	if now.Before(r.OpenUntil) || liveLeases(r, now) > 0 || now.Before(r.ThrottledUntil) {
+		// A throttled probe's successor waits the pause out in the room
+		// rather than probing at once (and again, at the same instant,
+		// while the target throttles).
 		return queue(r), r, changed
 	}
-	r.ScoutUntil = r.OpenUntil.Add(p.CanaryLease)
-	return wait(r, r.OpenUntil.Sub(now)), r, true
+	return grantCanary(p, r, now, rnd)
 }
 
 // liveLeases counts the leases that have not expired at now.

@@ -18,9 +18,9 @@ func TestDecide(t *testing.T) {
 		r.State, r.ThrottledUntil = s, until
 		return r
 	}
-	scoutedRow := func(openUntil, scoutUntil time.Time) breaker.Row {
-		r := openRow(1, openUntil)
-		r.ScoutUntil = scoutUntil
+	throttledProbe := func(until time.Time) breaker.Row {
+		r := openRow(2, now.Add(-time.Minute))
+		r.ThrottledUntil = until
 		return r
 	}
 
@@ -70,41 +70,23 @@ func TestDecide(t *testing.T) {
 			verdict: breaker.Queue, state: breaker.ForcedClosed,
 		},
 		{
-			name: "the first caller of an open breaker becomes the scout", row: openRow(1, now.Add(7*time.Second)),
-			verdict: breaker.Wait, wait: 7 * time.Second, state: breaker.Open, changed: true,
-			check: func(t *testing.T, before, after breaker.Row, d breaker.Decision) {
-				assert.Equal(t, now.Add(7*time.Second+30*time.Second), after.ScoutUntil, "the scout's lease outlasts the cooldown by CanaryLease")
-				assert.Equal(t, before.Generation, after.Generation, "electing a scout is not a state change")
-				assert.Equal(t, breaker.Ticket{}, d.Ticket)
-				assert.Empty(t, after.Leases)
+			name: "an open breaker queues its callers during the cooldown, without a write", row: openRow(1, now.Add(7*time.Second)),
+			verdict: breaker.Queue, state: breaker.Open,
+			check: func(t *testing.T, _, _ breaker.Row, d breaker.Decision) {
+				assert.Equal(t, breaker.Ticket{}, d.Ticket, "a queued call holds no ticket")
 			},
 		},
 		{
-			name: "the scout waits exactly until the cooldown ends, never jittered", row: openRow(1, now.Add(10*time.Second)),
-			policy:  func(p *breaker.Policy) { p.Jitter = 0.2 },
-			verdict: breaker.Wait, wait: 10 * time.Second, state: breaker.Open, changed: true,
-		},
-		{
-			name: "a scout whose cooldown ends within a millisecond waits the 1ms floor", row: openRow(1, now.Add(time.Microsecond)),
-			verdict: breaker.Wait, wait: time.Millisecond, state: breaker.Open, changed: true,
-		},
-		{
-			name: "others queue while the scout is out", row: scoutedRow(now.Add(7*time.Second), now.Add(37*time.Second)),
+			name: "an open breaker queues up to the cooldown's last instant", row: openRow(3, now.Add(time.Nanosecond)),
 			verdict: breaker.Queue, state: breaker.Open,
 		},
 		{
-			name: "an expired scout lease is replaced", row: scoutedRow(now.Add(7*time.Second), now.Add(-time.Second)),
-			verdict: breaker.Wait, wait: 7 * time.Second, state: breaker.Open, changed: true,
-			check: func(t *testing.T, _, after breaker.Row, _ breaker.Decision) {
-				assert.Equal(t, now.Add(37*time.Second), after.ScoutUntil)
-			},
+			name: "an open breaker queues for a long cooldown too: nobody waits it out in an execution", row: openRow(5, now.Add(time.Hour)),
+			policy:  func(p *breaker.Policy) { p.Jitter = 0.2 },
+			verdict: breaker.Queue, state: breaker.Open,
 		},
 		{
-			name: "a scout lease ending now is expired", row: scoutedRow(now.Add(time.Second), now),
-			verdict: breaker.Wait, wait: time.Second, state: breaker.Open, changed: true,
-		},
-		{
-			name: "at the cooldown's end the probe goes and the breaker stays open", row: scoutedRow(now, now.Add(30*time.Second)),
+			name: "at the cooldown's end the probe goes and the breaker stays open", row: openRow(1, now),
 			verdict: breaker.Canary, state: breaker.Open, changed: true,
 			check: func(t *testing.T, before, after breaker.Row, d breaker.Decision) {
 				assert.Equal(t, before.Generation, after.Generation, "the probe is not a state change")
@@ -112,7 +94,6 @@ func TestDecide(t *testing.T) {
 				assert.Equal(t, before.ChangedAt, after.ChangedAt)
 				assert.Equal(t, before.OpenUntil, after.OpenUntil)
 				assert.Equal(t, 1, after.Trips, "trips count until a close")
-				assert.True(t, after.ScoutUntil.IsZero(), "the scout's lease is spent")
 				require.Len(t, after.Leases, 1)
 				assert.Equal(t, now.Add(30*time.Second), after.Leases[0].Expires)
 				assert.Equal(t, breaker.Ticket{Generation: before.Generation, LeaseID: after.Leases[0].ID}, d.Ticket)
@@ -121,6 +102,14 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "after the cooldown any caller takes the probe", row: openRow(2, now.Add(-time.Minute)),
+			verdict: breaker.Canary, state: breaker.Open, changed: true,
+		},
+		{
+			name: "after a throttled probe the next queues while the pause lasts", row: throttledProbe(now.Add(time.Second)),
+			verdict: breaker.Queue, state: breaker.Open,
+		},
+		{
+			name: "after a throttled probe the next goes when the pause ends", row: throttledProbe(now),
 			verdict: breaker.Canary, state: breaker.Open, changed: true,
 		},
 		{
@@ -170,26 +159,17 @@ func TestDecide(t *testing.T) {
 			verdict: breaker.Queue, state: breaker.ForcedOpen,
 		},
 		{
-			name:    "a timed hold's first caller scouts until its end",
+			name:    "a timed hold queues until its end, without a write",
 			row:     breaker.Row{Key: "k", State: breaker.ForcedOpen, Generation: 3, ForcedUntil: now.Add(20 * time.Second)},
-			verdict: breaker.Wait, wait: 20 * time.Second, state: breaker.ForcedOpen, changed: true,
-			check: func(t *testing.T, before, after breaker.Row, d breaker.Decision) {
-				assert.Equal(t, before.ForcedUntil.Add(testPolicy.CanaryLease), after.ScoutUntil, "the scout's lease")
-				assert.Equal(t, before.Generation, after.Generation, "electing a scout is not a state change")
+			verdict: breaker.Queue, state: breaker.ForcedOpen,
+			check: func(t *testing.T, _, _ breaker.Row, d breaker.Decision) {
 				assert.False(t, d.Lifted)
 			},
 		},
 		{
-			name: "a timed hold with a live scout queues the rest until its end",
-			row: breaker.Row{Key: "k", State: breaker.ForcedOpen, Generation: 3, ForcedUntil: now.Add(20 * time.Second),
-				ScoutUntil: now.Add(2 * time.Minute)},
+			name:    "a timed hold queues up to its last instant",
+			row:     breaker.Row{Key: "k", State: breaker.ForcedOpen, Generation: 3, ForcedUntil: now.Add(time.Nanosecond)},
 			verdict: breaker.Queue, state: breaker.ForcedOpen,
-		},
-		{
-			name: "a timed hold whose scout was lost elects another",
-			row: breaker.Row{Key: "k", State: breaker.ForcedOpen, Generation: 3, ForcedUntil: now.Add(time.Hour),
-				ScoutUntil: now.Add(-time.Second)},
-			verdict: breaker.Wait, wait: time.Hour, state: breaker.ForcedOpen, changed: true,
 		},
 		{
 			name: "forced open past its end is released to a fresh closed breaker",
@@ -312,9 +292,8 @@ func TestDecideThrottlePause(t *testing.T) {
 	}
 }
 
-// A throttled probe or canary pauses the next one too: OPEN elects one
-// scout to wait out the pause, then probes; HALF_OPEN queues until the
-// pause ends. Without it a throttled probe's next one went at once, and
+// A throttled probe or canary pauses the next one too: OPEN and HALF_OPEN
+// queue (without a write) until the pause ends. Without it a throttled probe's next one went at once, and
 // was throttled again, at the same instant, as long as the target
 // throttled.
 func TestAThrottledProbePausesTheNext(t *testing.T) {
@@ -323,13 +302,13 @@ func TestAThrottledProbePausesTheNext(t *testing.T) {
 		breaker.Throttled, t0, &fixedRandom{})
 	require.Equal(t, t0.Add(2*time.Second), open.ThrottledUntil)
 
-	d, scouting, changed := breaker.Decide(testPolicy, open, t0, &fixedRandom{})
-	assert.Equal(t, breaker.Wait, d.Verdict, "one scout waits out the pause")
-	assert.Equal(t, 2*time.Second, d.Wait)
-	assert.True(t, changed)
-	d, _, _ = breaker.Decide(testPolicy, scouting, t0.Add(time.Second), &fixedRandom{})
-	assert.Equal(t, breaker.Queue, d.Verdict, "the others queue behind the scout")
-	d, _, _ = breaker.Decide(testPolicy, scouting, t0.Add(2*time.Second), &fixedRandom{})
+	for _, at := range []time.Duration{0, time.Second, 2*time.Second - time.Nanosecond} {
+		d, after, changed := breaker.Decide(testPolicy, open, t0.Add(at), &fixedRandom{})
+		assert.Equal(t, breaker.Queue, d.Verdict, "the next probe waits out the pause in the room (%v)", at)
+		assert.False(t, changed, "without a write")
+		assert.Equal(t, open, after)
+	}
+	d, _, _ := breaker.Decide(testPolicy, open, t0.Add(2*time.Second), &fixedRandom{})
 	assert.Equal(t, breaker.Canary, d.Verdict, "the pause over, the probe goes")
 
 	b := breaker.Lease{ID: "b", Expires: t0.Add(time.Minute)}

@@ -10,9 +10,9 @@
 // and breakertest holds the concurrency checks every Store must pass.
 //
 // States: CLOSED admits every call (but queues callers for ThrottlePause
-// after the target throttled one); OPEN admits none until its cooldown
-// ends: one scout waits it out and goes as the probe while everyone else
-// queues in the waiting room; HALF_OPEN admits up to
+// after the target throttled one); OPEN queues every caller in the waiting
+// room until its cooldown ends, then admits one probe (the breaker's
+// controller waits the cooldown out and releases it); HALF_OPEN admits up to
 // Policy.HalfOpenPermits canaries, each holding a lease that expires;
 // FORCED_OPEN and FORCED_CLOSED are set by an operator, optionally until a
 // time.

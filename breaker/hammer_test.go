@@ -50,13 +50,13 @@ func TestHammerCanariesMemStore(t *testing.T) {
 	}
 }
 
-func TestHammerScoutMemStore(t *testing.T) {
+func TestHammerProbeMemStore(t *testing.T) {
 	p := testPolicy
 	p.Jitter = 0.2
 	clock := breakertest.NewClock(t0)
 	b, err := breaker.New(yieldingStore{breaker.NewMemStore()}, p, breaker.Options{Clock: clock, Random: breaker.NewRandom(6)})
 	require.NoError(t, err)
-	breakertest.HammerScout(t, b, clock, "scout", 64)
+	breakertest.HammerProbe(t, b, clock, "probe", 64)
 }
 
 // lossyStore writes without the version condition, like a plain PutItem:
@@ -101,9 +101,9 @@ func TestHammersCatchLostUpdates(t *testing.T) {
 		{"outcomes", func(tb testing.TB, b *breaker.Breaker, _ *breakertest.Clock) {
 			breakertest.Hammer(tb, b, "lossy", breakertest.HammerConfig{Goroutines: 64, Calls: 20, Seed: 4})
 		}, []string{"every written failure is counted"}},
-		{"scout", func(tb testing.TB, b *breaker.Breaker, clock *breakertest.Clock) {
-			breakertest.HammerScout(tb, b, clock, "lossy", 64)
-		}, []string{"one scout while the cooldown lasts", "one probe when the cooldown is over"}},
+		{"probe", func(tb testing.TB, b *breaker.Breaker, clock *breakertest.Clock) {
+			breakertest.HammerProbe(tb, b, clock, "lossy", 64)
+		}, []string{"one probe when the cooldown is over", "an expired probe frees the probe"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -41,7 +41,7 @@ func (r *fixedRandom) Uint64() uint64   { r.n++; return r.n }
 func seeded(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed+1)) }
 
 // openRow returns an OPEN row after trips trips, open until until, with
-// no scout and no probe out.
+// no probe out.
 func openRow(trips int, until time.Time) breaker.Row {
 	return breaker.Row{Key: "k", State: breaker.Open, Generation: 4, Trips: trips, OpenUntil: until, ChangedAt: t0}
 }

@@ -282,7 +282,9 @@ func TestObserveProbe(t *testing.T) {
 				assert.Equal(t, before.ChangedAt, after.ChangedAt)
 				assert.Equal(t, 3, after.Trips)
 				assert.Equal(t, now.Add(40*time.Second), after.OpenUntil, "third trip: 10s x 2^2")
-				assert.True(t, after.ScoutUntil.IsZero(), "the next caller scouts again")
+				d, _, changed := breaker.Decide(testPolicy, after, now, &fixedRandom{})
+				assert.Equal(t, breaker.Queue, d.Verdict, "the next probe waits the new cooldown out in the room")
+				assert.False(t, changed)
 				assert.Equal(t, int64(1), after.Totals.Trips)
 				assert.Equal(t, int64(1), after.Totals.Failures)
 			},
@@ -311,7 +313,6 @@ func TestObserveProbe(t *testing.T) {
 				tc.policy(&p)
 			}
 			before := probingRow(tc.trips, now.Add(-time.Second), probe)
-			before.ScoutUntil = now.Add(29 * time.Second) // left by a scout; spent with the probe
 			after, changed := breaker.Observe(p, before, ticket, tc.outcome, now, &fixedRandom{f: 0.5})
 			require.True(t, changed)
 			assert.Empty(t, after.Leases, "the probe's lease is freed")

@@ -126,33 +126,22 @@ func (m *machine) admit(t *rapid.T) breaker.Decision {
 			t.Fatalf("the probe changed the generation")
 		}
 		m.tickets = append(m.tickets, d.Ticket)
-	case breaker.Wait:
-		// The scout waits exactly until the cooldown (or the timed hold,
-		// or the throttle pause after a throttled probe) ends, but never
-		// less than the 1ms floor of every Wait, with a lease past it.
-		var end time.Time
-		switch next.State {
-		case breaker.Open:
-			end = next.OpenUntil
-			if !m.now.Before(end) {
-				end = next.ThrottledUntil
-			}
-		case breaker.ForcedOpen:
-			if next.ForcedUntil.IsZero() {
-				t.Fatalf("a scout for an untimed hold")
-			}
-			end = next.ForcedUntil
-		default:
-			t.Fatalf("wait in %s", next.State)
-		}
-		if d.Wait != max(end.Sub(m.now), time.Millisecond) || !next.ScoutUntil.After(end) {
-			t.Fatalf("the scout waits %v for a %s ending in %v, with a lease to %v",
-				d.Wait, next.State, end.Sub(m.now), next.ScoutUntil)
-		}
 	case breaker.Queue:
 		if !m.released(next) {
 			t.Fatalf("queued in %s with nothing out to release it: %+v", next.State, next)
 		}
+		if d.Wait != 0 {
+			t.Fatalf("queued with a wait of its own: %v", d.Wait)
+		}
+		// Queueing writes nothing of its own: only the release of an
+		// expired forced mode, before it, may (nobody scouts a cooldown).
+		if changed && !expired(m.row, next) {
+			t.Fatalf("queueing in %s wrote the row: %+v -> %+v", next.State, m.row, next)
+		}
+	case breaker.Wait:
+		// Only a state this version does not know waits; the machine makes
+		// none.
+		t.Fatalf("wait in %s", next.State)
 	default:
 		t.Fatalf("undefined verdict %v", d.Verdict)
 	}
@@ -160,41 +149,76 @@ func (m *machine) admit(t *rapid.T) breaker.Decision {
 	return d
 }
 
-// deliver is one delivery try: admit (a scout waits as told and asks
-// again), and if admitted, answer at once.
+// deliver is one delivery try: admit, and if admitted, answer at once. A
+// queued message is released by the breaker's controller, which looks
+// again when what holds it ends (see wake): then it is admitted again.
 func (m *machine) deliver(t *rapid.T) {
 	d := m.admit(t)
-	if d.Verdict == breaker.Wait {
-		m.now = m.now.Add(d.Wait)
-		d = m.admit(t)
+	if d.Verdict == breaker.Queue {
+		if at, ok := m.wake(m.row); ok && at.After(m.now) {
+			m.now = at
+			d = m.admit(t)
+		}
 	}
 	if d.Verdict == breaker.Proceed || d.Verdict == breaker.Canary {
 		m.observe(t, d.Ticket)
 	}
 }
 
+// wake is when what holds a message queued on r ends, when the controller
+// looks again: the throttle pause, the cooldown, a timed hold, or the
+// first live lease's expiry. ok is false for an operator's untimed hold.
+func (m *machine) wake(r breaker.Row) (time.Time, bool) {
+	switch r.State {
+	case breaker.Closed, breaker.ForcedClosed:
+		return r.ThrottledUntil, true
+	case breaker.ForcedOpen:
+		return r.ForcedUntil, !r.ForcedUntil.IsZero()
+	case breaker.Open:
+		if m.now.Before(r.OpenUntil) {
+			return r.OpenUntil, true
+		}
+	}
+	if m.now.Before(r.ThrottledUntil) {
+		return r.ThrottledUntil, true
+	}
+	var first time.Time
+	for _, l := range r.Leases {
+		if l.Expires.After(m.now) && (first.IsZero() || l.Expires.Before(first)) {
+			first = l.Expires
+		}
+	}
+	return first, !first.IsZero()
+}
+
+// expired reports whether next is before's forced mode released at its
+// end (the one write a decision may make besides a canary's lease).
+func expired(before, next breaker.Row) bool {
+	return (before.State == breaker.ForcedOpen || before.State == breaker.ForcedClosed) &&
+		next.State == breaker.Closed && next.Cause == breaker.CauseForcedExpired && next.Generation == before.Generation+1
+}
+
 // released reports whether a call queued on r will be let through without
-// an operator: something is out that ends (a throttle pause, a scout, the
-// probe, the canaries), or an operator holds the breaker open.
+// an operator: something is out that ends (a throttle pause, the cooldown,
+// the probe, the canaries, a timed hold), when the breaker's controller
+// releases it, or an operator holds the breaker open.
 func (m *machine) released(r breaker.Row) bool {
 	live := liveLeases(r, m.now)
 	switch r.State {
 	case breaker.Closed, breaker.ForcedClosed:
 		return m.now.Before(r.ThrottledUntil)
 	case breaker.Open:
-		if m.now.Before(r.OpenUntil) {
-			return m.now.Before(r.ScoutUntil)
-		}
-		// A canary is out, or a scout waits out the throttle pause.
-		return live > 0 || (m.now.Before(r.ThrottledUntil) && m.now.Before(r.ScoutUntil))
+		// The cooldown lasts, the probe is out, or the controller waits
+		// out the throttle pause before it releases the next probe.
+		return m.now.Before(r.OpenUntil) || live > 0 || m.now.Before(r.ThrottledUntil)
 	case breaker.HalfOpen:
 		// The permits are out, or the releaser waits out the throttle
 		// pause before it sends the next canary.
 		return live >= m.p.HalfOpenPermits || m.now.Before(r.ThrottledUntil)
 	default:
 		// An operator's untimed hold waits for the operator; a timed one
-		// has a scout waiting for its end.
-		return r.State == breaker.ForcedOpen && (r.ForcedUntil.IsZero() || m.now.Before(r.ScoutUntil))
+		// ends, and the controller waits for its end.
+		return r.State == breaker.ForcedOpen
 	}
 }
 
@@ -279,8 +303,6 @@ func (m *machine) check(t *rapid.T) {
 		t.Fatalf("%d probes out at once", live)
 	case len(r.Leases) > 0 && r.State != breaker.HalfOpen && r.State != breaker.Open:
 		t.Fatalf("leases held in %s", r.State)
-	case !r.ScoutUntil.IsZero() && r.State != breaker.Open && (r.State != breaker.ForcedOpen || r.ForcedUntil.IsZero()):
-		t.Fatalf("a scout in %s", r.State)
 	case r.Window.Count > p.WindowSize:
 		t.Fatalf("window holds %d, size %d", r.Window.Count, p.WindowSize)
 	case r.State == breaker.Closed && r.Trips != 0:
@@ -290,26 +312,28 @@ func (m *machine) check(t *rapid.T) {
 }
 
 // checkNotStranded: once every lease, cooldown and throttle pause has run
-// out, a caller is admitted at once, or after waiting as the scout is told,
-// unless an operator holds the breaker open. Nobody is left queued.
+// out, a caller is admitted at once, unless an operator holds the breaker
+// open; a timed hold admits at its end. Nobody is left queued.
 func (m *machine) checkNotStranded(t *rapid.T) {
-	p, probe := m.p, m.row
+	p := m.p
 	at := m.now.Add(p.CanaryLease + p.CooldownMax + p.ThrottlePause)
-	for range 2 {
-		d, next, _ := breaker.Decide(p, probe, at, rapidRandom{t})
-		if d.Verdict == breaker.Proceed || d.Verdict == breaker.Canary || next.State == breaker.ForcedOpen {
-			return
+	d, next, _ := breaker.Decide(p, m.row, at, rapidRandom{t})
+	if next.State == breaker.ForcedOpen {
+		if next.ForcedUntil.IsZero() {
+			return // the operator's to release
 		}
-		if d.Verdict != breaker.Wait {
-			t.Fatalf("stranded in %s: %s at %v", next.State, d.Verdict, at)
+		at = next.ForcedUntil
+		if d, next, _ = breaker.Decide(p, m.row, at, rapidRandom{t}); !d.Lifted {
+			t.Fatalf("a timed hold not lifted at its end %v: %s in %s", at, d.Verdict, next.State)
 		}
-		at, probe = at.Add(d.Wait), next
 	}
-	t.Fatalf("stranded in %s: no admission by %v", probe.State, at)
+	if d.Verdict != breaker.Proceed && d.Verdict != breaker.Canary {
+		t.Fatalf("stranded in %s: %s at %v", next.State, d.Verdict, at)
+	}
 }
 
 // newMachine starts a machine on a new breaker or, half the time, on one
-// that has just tripped, so that runs reach the scout, the probe and
+// that has just tripped, so that runs reach the cooldown, the probe and
 // HALF_OPEN often.
 func newMachine(t *rapid.T) *machine {
 	m := &machine{p: drawPolicy(t), store: breaker.NewMemStore(), row: breaker.Row{Key: "k"}, now: t0}

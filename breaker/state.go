@@ -65,11 +65,6 @@ type Row struct {
 	OpenUntil time.Time
 	// ClosedAt is when the breaker last closed after being held open.
 	ClosedAt time.Time
-	// ScoutUntil is the lease of the scout of an OPEN breaker (or of a
-	// timed FORCED_OPEN hold): the one caller that waits out the cooldown
-	// (the hold) and goes first while everyone else waits in the room.
-	// Zero or past means there is no scout.
-	ScoutUntil time.Time
 	// ThrottledUntil pauses admission after the target throttled a call:
 	// until then callers wait in the room.
 	ThrottledUntil time.Time

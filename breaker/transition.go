@@ -57,7 +57,6 @@ func moveTo(r Row, to State, cause string, now time.Time) Row {
 	r.Cause = cause
 	r.Leases = nil
 	r.CanarySuccesses = 0
-	r.ScoutUntil = time.Time{}
 	return r
 }
 
@@ -86,13 +85,12 @@ func trip(p Policy, r Row, cause string, now time.Time, rnd Random) Row {
 }
 
 // reopen keeps an OPEN breaker open after its probe failed, for the next,
-// longer cooldown: no state change, so tickets stay valid, but the probe's
-// scout is spent and the next caller becomes the new one.
+// longer cooldown: no state change, so tickets stay valid; the next probe
+// goes when that cooldown ends.
 func reopen(p Policy, r Row, now time.Time, rnd Random) Row {
 	r.Trips++
 	r.Totals.Trips++
 	r.OpenUntil = now.Add(p.Cooldown(r.Trips, rnd.Float64()))
-	r.ScoutUntil = time.Time{}
 	return r
 }
 

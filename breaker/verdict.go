@@ -17,13 +17,14 @@ const (
 	// Canary: deliver the message as a HALF_OPEN probe; the ticket holds a
 	// lease that the outcome must present.
 	Canary
-	// Wait: do not deliver; ask again after Decision.Wait. Only the
-	// breaker's scout (and callers of a row this version cannot read) get
-	// it: the scout waits out the cooldown and goes as the probe.
+	// Wait: do not deliver; ask again after Decision.Wait. Only callers
+	// of a row in a state this version does not know (written by a newer
+	// version) get it: nothing here will release them, so they ask again.
 	Wait
-	// Queue: do not deliver; wait in the waiting room until released
-	// (the breaker is open, has no free canary permit, is forced open, or
-	// the target is throttling).
+	// Queue: do not deliver; wait in the waiting room until the
+	// breaker's controller releases it (the breaker is open, its probe is
+	// out, it has no free canary permit, it is forced open, or the target
+	// is throttling).
 	Queue
 )
 
@@ -37,7 +38,7 @@ func (v Verdict) String() string {
 	return verdictNames[v]
 }
 
-// MarshalText writes the verdict's name, so task outputs read "WAIT".
+// MarshalText writes the verdict's name, so task outputs read "QUEUE".
 func (v Verdict) MarshalText() ([]byte, error) {
 	if v < Proceed || int(v) >= len(verdictNames) {
 		return nil, fmt.Errorf("breaker: invalid verdict %d", int(v))

@@ -12,7 +12,7 @@ import (
 
 // TestBreakerOverStore holds the Breaker on the DynamoDB store to the same
 // concurrency invariants as on the in-memory store: every recorded outcome
-// accounted for, one version per save, one scout and one probe per OPEN
+// accounted for, one version per save, one probe per cooldown of an OPEN
 // breaker, never more canaries than permits.
 func TestBreakerOverStore(t *testing.T) {
 	e := newEnv(t)
@@ -31,7 +31,7 @@ func TestBreakerOverStore(t *testing.T) {
 	t.Run("canary permits under 64 goroutines", func(t *testing.T) {
 		breakertest.HammerCanaries(t, b, clock, "canaries", 64)
 	})
-	t.Run("one scout and one probe under 64 goroutines", func(t *testing.T) {
-		breakertest.HammerScout(t, b, clock, "scout", 64)
+	t.Run("one probe per cooldown under 64 goroutines", func(t *testing.T) {
+		breakertest.HammerProbe(t, b, clock, "probe", 64)
 	})
 }

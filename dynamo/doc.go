@@ -22,7 +22,6 @@
 //	canary_successes      N
 //	open_until            S  RFC 3339 UTC, nanoseconds; NULL when zero
 //	closed_at             S  as open_until
-//	scout_until           S  as open_until
 //	throttled_until       S  as open_until
 //	changed_at            S  as open_until
 //	cause                 S  why the state last changed; NULL when empty
@@ -37,9 +36,12 @@
 //
 // Load reads with ConsistentRead; a missing item is a new CLOSED breaker.
 // Attributes other than state and version may be absent or NULL and read as
-// zero, so items written before an attribute existed still load. An
-// item that does not decode (wrong type, unknown state, bad number) is an
-// error matching ErrMalformed that names the attribute and the key. Save
+// zero, so items written before an attribute existed still load; an
+// attribute this version no longer reads (scout_until, the lease of the
+// OPEN breaker's scout that earlier versions wrote) is ignored, and a Save
+// leaves it as it was. An item that does not decode (wrong type, unknown
+// state, bad number) is an error matching ErrMalformed that names the
+// attribute and the key. Save
 // sets every attribute in one UpdateItem conditioned on the stored version
 // (attribute_not_exists(pk) for a new row); a failed condition is
 // breaker.ErrConflict.

@@ -46,7 +46,6 @@ func fullRow(key string) breaker.Row {
 		Trips:               2,
 		OpenUntil:           t0.Add(90 * time.Second),
 		ClosedAt:            t0.Add(-time.Hour),
-		ScoutUntil:          t0.Add(3 * time.Minute),
 		ThrottledUntil:      t0.Add(time.Second),
 		ChangedAt:           t0,
 		Cause:               "operator",

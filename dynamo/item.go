@@ -26,7 +26,6 @@ const (
 	attrCanarySuccesses     = "canary_successes"
 	attrOpenUntil           = "open_until"
 	attrClosedAt            = "closed_at"
-	attrScoutUntil          = "scout_until"
 	attrThrottledUntil      = "throttled_until"
 	attrChangedAt           = "changed_at"
 	attrCause               = "cause"
@@ -55,8 +54,8 @@ const (
 const saveUpdate = "SET #state = :state, #version = :version, #generation = :generation, " +
 	"#windowFailures = :windowFailures, #windowCount = :windowCount, " +
 	"#consecutiveFailures = :consecutiveFailures, #trips = :trips, #canarySuccesses = :canarySuccesses, " +
-	"#openUntil = :openUntil, #closedAt = :closedAt, #scoutUntil = :scoutUntil, " +
-	"#throttledUntil = :throttledUntil, #changedAt = :changedAt, #forcedUntil = :forcedUntil, " +
+	"#openUntil = :openUntil, #closedAt = :closedAt, #throttledUntil = :throttledUntil, " +
+	"#changedAt = :changedAt, #forcedUntil = :forcedUntil, " +
 	"#cause = :cause, #actor = :actor, #reason = :reason, " +
 	"#leases = :leases, #recorded = :recorded, #totals = :totals"
 
@@ -73,7 +72,6 @@ var saveNames = map[string]string{
 	"#canarySuccesses":     attrCanarySuccesses,
 	"#openUntil":           attrOpenUntil,
 	"#closedAt":            attrClosedAt,
-	"#scoutUntil":          attrScoutUntil,
 	"#throttledUntil":      attrThrottledUntil,
 	"#changedAt":           attrChangedAt,
 	"#forcedUntil":         attrForcedUntil,
@@ -138,7 +136,6 @@ func encode(row breaker.Row, key func(name string) string) map[string]types.Attr
 		key(attrCanarySuccesses):     N(int64(row.CanarySuccesses)),
 		key(attrOpenUntil):           OptionalTime(row.OpenUntil),
 		key(attrClosedAt):            OptionalTime(row.ClosedAt),
-		key(attrScoutUntil):          OptionalTime(row.ScoutUntil),
 		key(attrThrottledUntil):      OptionalTime(row.ThrottledUntil),
 		key(attrChangedAt):           OptionalTime(row.ChangedAt),
 		key(attrForcedUntil):         OptionalTime(row.ForcedUntil),
@@ -172,7 +169,6 @@ func decode(key string, item map[string]types.AttributeValue) (breaker.Row, erro
 		CanarySuccesses:     f.Int(attrCanarySuccesses),
 		OpenUntil:           f.Time(attrOpenUntil, false),
 		ClosedAt:            f.Time(attrClosedAt, false),
-		ScoutUntil:          f.Time(attrScoutUntil, false),
 		ThrottledUntil:      f.Time(attrThrottledUntil, false),
 		ChangedAt:           f.Time(attrChangedAt, false),
 		Cause:               f.Str(attrCause, false),

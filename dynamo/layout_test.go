@@ -70,7 +70,7 @@ func TestItemLayout(t *testing.T) {
 	cleared := breaker.Row{Key: "layout", State: breaker.Closed, Version: 2}
 	require.NoError(t, e.store.Save(ctx, 1, cleared))
 	item = getRaw(t, e, "layout")
-	for _, name := range []string{"open_until", "closed_at", "scout_until", "throttled_until", "changed_at", "forced_until", "cause", "actor", "reason", "leases"} {
+	for _, name := range []string{"open_until", "closed_at", "throttled_until", "changed_at", "forced_until", "cause", "actor", "reason", "leases"} {
 		assert.Equal(t, &types.AttributeValueMemberNULL{Value: true}, item[name], name)
 	}
 	assert.Equal(t, s("CLOSED"), item["state"])

@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -45,6 +46,31 @@ func TestLoadMinimalItem(t *testing.T) {
 	got, err := e.store.Load(t.Context(), "minimal")
 	require.NoError(t, err)
 	assert.Equal(t, breaker.Row{Key: "minimal", State: breaker.Open, Version: 3}, got)
+}
+
+// An item written by an earlier version may hold attributes this one no
+// longer reads, such as the OPEN breaker's scout lease (scout_until): it
+// loads all the same, and a Save over it (which leaves them as they were)
+// loads again.
+func TestLoadIgnoresAttributesItNoLongerReads(t *testing.T) {
+	e := newEnv(t)
+	putRaw(t, e, "old", map[string]types.AttributeValue{
+		"state": s("OPEN"), "version": n("5"), "generation": n("2"), "trips": n("1"),
+		"open_until":  s("2025-01-02T03:04:05Z"),
+		"scout_until": s("2025-01-02T03:06:05Z"),
+	})
+	got, err := e.store.Load(t.Context(), "old")
+	require.NoError(t, err)
+	openUntil := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	assert.Equal(t, breaker.Row{Key: "old", State: breaker.Open, Version: 5, Generation: 2, Trips: 1, OpenUntil: openUntil}, got)
+
+	got.Version++
+	got.Trips++
+	require.NoError(t, e.store.Save(t.Context(), 5, got))
+	again, err := e.store.Load(t.Context(), "old")
+	require.NoError(t, err)
+	assert.Equal(t, got, again)
+	assert.Equal(t, s("2025-01-02T03:06:05Z"), getRaw(t, e, "old")["scout_until"], "a Save leaves what it does not write")
 }
 
 func TestLoadMalformedItem(t *testing.T) {

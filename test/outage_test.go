@@ -16,9 +16,10 @@ import (
 
 // outageCallBound is the most calls that can reach a target that is down
 // for outage, by the policy: ConsecutiveFailures to trip it, then one
-// probe (the scout's) per cooldown that ends within the outage, counting
-// each cooldown at its shortest (jitter drawn at its minimum). A failed
-// probe keeps the breaker OPEN for the next, longer cooldown.
+// probe (the controller releases it) per cooldown that ends within the
+// outage, counting each cooldown at its shortest (jitter drawn at its
+// minimum). A failed probe keeps the breaker OPEN for the next, longer
+// cooldown.
 func outageCallBound(p breaker.Policy, outage time.Duration) int {
 	p = p.WithDefaults()
 	calls := p.ConsecutiveFailures

@@ -106,21 +106,27 @@ func TestThrottledStartExecutionKeepsMessagesInTheDLQ(t *testing.T) {
 	assert.Len(t, out.delivered, n)
 }
 
-// A message too large for a Step Functions execution input (SQS takes up
-// to 1 MiB) is parked by the starter, unchanged, with the reason.
+// A body too large for an execution input travels by claim check and is
+// delivered; a message whose attributes alone are too large for one (SQS
+// takes up to 1 MiB of body and attributes) is parked by the starter,
+// unchanged, with the reason.
 func TestOversizeMessageIsParkedByTheStarter(t *testing.T) {
 	s := start(t, local.Options{})
-	big := message.Message{Body: `{"blob":"` + strings.Repeat("x", 300<<10) + `"}`}
-	ids := send(t, s, append(bodies("small", 3), big)...)
+	bigBody := message.Message{Body: `{"blob":"` + strings.Repeat("x", 300<<10) + `"}`}
+	bigAttribute := message.Message{Body: `{"order":1}`,
+		MessageAttributes: map[string]message.Attribute{"blob": message.StringAttribute(strings.Repeat("y", 300<<10))}}
+	ids := send(t, s, append(bodies("small", 3), bigBody, bigAttribute)...)
 	drain(t, s)
 
 	out := accountFor(t, s)
-	assert.Len(t, out.delivered, 3)
+	assert.Len(t, out.delivered, 4, "the three small ones and the large body, by claim check")
+	assert.Contains(t, out.delivered, ids[3])
 	require.Len(t, out.parked, 1)
-	p := out.parked[ids[3]]
-	assert.Equal(t, big.Body, p.Message.Body, "the body is parked unchanged")
+	p := out.parked[ids[4]]
+	assert.Equal(t, bigAttribute.Body, p.Message.Body, "the body is parked unchanged")
+	assert.Equal(t, bigAttribute.MessageAttributes["blob"], p.Message.MessageAttributes["blob"], "and its attributes")
 	assert.True(t, strings.HasPrefix(p.Record.Reason, "oversize: "), p.Record.Reason)
 	assert.Contains(t, p.Record.Reason, "execution input")
 	assert.Empty(t, p.Record.ExecutionARN, "parked before any execution")
-	assert.Empty(t, triesByOrigin(t, s)[ids[3]], "no execution for it")
+	assert.Empty(t, triesByOrigin(t, s)[ids[4]], "no execution for it")
 }

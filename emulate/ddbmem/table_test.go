@@ -159,7 +159,8 @@ func failedCondition(err error) bool {
 
 // TestBreakerOverStore holds the breaker on dynamo on a DB to the
 // concurrency invariants breakertest checks on every store: conditional
-// writes with no lost update, one scout, never more canaries than permits.
+// writes with no lost update, one probe per cooldown, never more canaries
+// than permits.
 func TestBreakerOverStore(t *testing.T) {
 	clock := breakertest.NewClock(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
 	b, err := breaker.New(dynamo.New(newDB(t), table), breaker.Policy{HalfOpenPermits: 3}, breaker.Options{Clock: clock, Random: breaker.NewRandom(7)})
@@ -168,7 +169,7 @@ func TestBreakerOverStore(t *testing.T) {
 		breakertest.Hammer(t, b, "hammer", breakertest.HammerConfig{Goroutines: 32, Calls: 10, Seed: 7})
 	})
 	t.Run("canary permits", func(t *testing.T) { breakertest.HammerCanaries(t, b, clock, "canaries", 32) })
-	t.Run("one scout and one probe", func(t *testing.T) { breakertest.HammerScout(t, b, clock, "scout", 32) })
+	t.Run("one probe per cooldown", func(t *testing.T) { breakertest.HammerProbe(t, b, clock, "probe", 32) })
 }
 
 // TestRoomLikeMinidyn plays the same random waiting-room traffic (enter,

@@ -11,7 +11,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/redrive/redrive/claimcheck"
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/emulate/executor"
 	"github.com/redrive/redrive/lambda/wire"
@@ -203,4 +205,25 @@ func (c *countingDB) snapshot() (breakerIO, deliveryIO, parkedIO, otherIO RowIO)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.io[ioBreaker], c.io[ioDelivery], c.io[ioParked], c.io[ioOther]
+}
+
+// countingS3 is the tasks' S3 client, counting the claim check's requests
+// (each billed by S3).
+type countingS3 struct {
+	next       claimcheck.API
+	puts, gets atomic.Int64
+}
+
+var _ claimcheck.API = (*countingS3)(nil)
+
+// PutObject puts an object and counts a request.
+func (c *countingS3) PutObject(ctx context.Context, in *s3.PutObjectInput, optFns ...func(*s3.Options)) (*s3.PutObjectOutput, error) {
+	c.puts.Add(1)
+	return c.next.PutObject(ctx, in, optFns...)
+}
+
+// GetObject gets an object and counts a request.
+func (c *countingS3) GetObject(ctx context.Context, in *s3.GetObjectInput, optFns ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
+	c.gets.Add(1)
+	return c.next.GetObject(ctx, in, optFns...)
 }

@@ -44,7 +44,7 @@ func (s *Stack) register() error {
 		db = s.opts.WrapDynamoDB(db)
 	}
 	b := wire.NewBuilder(wire.Deps{
-		Clients:     wire.Clients{DynamoDB: db, SFN: s.tasksSFN, ParkingLot: s.queues, Replay: s.queues, Delivery: delivery, S3: s.S3},
+		Clients:     wire.Clients{DynamoDB: db, SFN: s.tasksSFN, ParkingLot: s.queues, Replay: s.queues, Delivery: delivery, S3: s.bodies},
 		Clock:       s.Executor,
 		Logger:      logger(s.opts.Logs),
 		MetricLines: s.opts.Logs,

@@ -104,6 +104,8 @@ type Stack struct {
 
 	// S3 is a client of the embedded S3, which holds BodyBucket.
 	S3 *s3.Client
+	// bodies is the tasks' S3: S3, counting requests.
+	bodies *countingS3
 	// SQS is a client of the embedded SQS server SQSServer.
 	SQS       *sqs.Client
 	SQSServer *sqslocal.Server
@@ -286,6 +288,7 @@ func (s *Stack) startS3(ctx context.Context) error {
 	}
 	s.Endpoints.S3 = url
 	s.S3 = s3local.Client(url, client, region, credentialsProvider)
+	s.bodies = &countingS3{next: s.S3}
 	return s3local.CreateBucket(ctx, s.S3, BodyBucket)
 }
 

@@ -32,12 +32,14 @@ type Stats struct {
 	// DuplicatedStarts counts the attempt executions Options.DuplicateStarts
 	// started a second time.
 	DuplicatedStarts int64
+	// S3Puts and S3Gets count the claim check's requests.
+	S3Puts, S3Gets int64
 }
 
 // Stats returns the counts so far.
 func (s *Stack) Stats() Stats {
 	st := Stats{Invocations: s.invoker.snapshot(), Source: s.source.snapshot(), StartsThrottled: s.throttle.count(),
-		DuplicatedStarts: s.duplicated.Load()}
+		DuplicatedStarts: s.duplicated.Load(), S3Puts: s.bodies.puts.Load(), S3Gets: s.bodies.gets.Load()}
 	for _, b := range s.breakers {
 		bs := b.Stats()
 		st.Breaker.Loads += bs.Loads

@@ -25,6 +25,9 @@ type Prices struct {
 	// LogsPerGB is CloudWatch Logs' price of ingesting 1 GB (what Express
 	// executions log).
 	LogsPerGB float64
+	// S3PutsPerThousand and S3GetsPerThousand are S3 Standard's request
+	// prices (the claim check's).
+	S3PutsPerThousand, S3GetsPerThousand float64
 	// LambdaRequestsPerMillion is Lambda's price of 1M requests.
 	LambdaRequestsPerMillion float64
 	// LambdaGBSecond is Lambda's price of one GB-second (arm64).
@@ -44,6 +47,8 @@ var ListPrices = Prices{
 	ExpressRequestsPerMillion: 1.00,
 	ExpressGBSecond:           0.00001667,
 	LogsPerGB:                 0.50,
+	S3PutsPerThousand:         0.005,
+	S3GetsPerThousand:         0.0004,
 	LambdaRequestsPerMillion:  0.20,
 	LambdaGBSecond:            0.0000133334,
 	DynamoWritesPerMillion:    0.625,
@@ -56,6 +61,7 @@ var PriceSources = []string{
 	"https://aws.amazon.com/lambda/pricing/",
 	"https://aws.amazon.com/dynamodb/pricing/on-demand/",
 	"https://aws.amazon.com/cloudwatch/pricing/",
+	"https://aws.amazon.com/s3/pricing/",
 }
 
 // ExpressMemoryMB is the memory an Express execution of the attempt state
@@ -136,15 +142,15 @@ func (a Assumptions) memoryNote() string {
 
 // Cost is an estimate in US dollars.
 type Cost struct {
-	StepFunctions, Lambda, DynamoDB, Logs float64
+	StepFunctions, Lambda, DynamoDB, Logs, S3 float64
 }
 
 // Total is the sum of the parts.
-func (c Cost) Total() float64 { return c.StepFunctions + c.Lambda + c.DynamoDB + c.Logs }
+func (c Cost) Total() float64 { return c.StepFunctions + c.Lambda + c.DynamoDB + c.Logs + c.S3 }
 
 // Scale returns c times f, e.g. to a cost per million messages.
 func (c Cost) Scale(f float64) Cost {
-	return Cost{StepFunctions: c.StepFunctions * f, Lambda: c.Lambda * f, DynamoDB: c.DynamoDB * f, Logs: c.Logs * f}
+	return Cost{StepFunctions: c.StepFunctions * f, Lambda: c.Lambda * f, DynamoDB: c.DynamoDB * f, Logs: c.Logs * f, S3: c.S3 * f}
 }
 
 // Estimate prices u: every request, and every function's billed duration
@@ -166,6 +172,7 @@ func (p Prices) Estimate(u Usage, a Assumptions) Cost {
 	return Cost{
 		StepFunctions: float64(u.Transitions)/1000*p.TransitionsPerThousand + express,
 		Logs:          float64(u.LogBytes) / (1 << 30) * p.LogsPerGB,
+		S3:            float64(u.S3Puts)/1000*p.S3PutsPerThousand + float64(u.S3Gets)/1000*p.S3GetsPerThousand,
 		Lambda:        float64(requests)/1e6*p.LambdaRequestsPerMillion + gbSeconds*p.LambdaGBSecond,
 		DynamoDB: float64(u.DynamoWrites)/1e6*p.DynamoWritesPerMillion +
 			float64(u.DynamoReads)/1e6*p.DynamoReadsPerMillion,

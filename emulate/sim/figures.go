@@ -133,6 +133,8 @@ type CostFigures struct {
 	StepFunctions float64 `json:"stepFunctions"`
 	Lambda        float64 `json:"lambda"`
 	DynamoDB      float64 `json:"dynamoDB"`
+	Logs          float64 `json:"logs"`
+	S3            float64 `json:"s3"`
 }
 
 // SummaryOf is r's figures.
@@ -201,7 +203,7 @@ func (m Metrics) Figures() Figures {
 
 // costFigures is c with its total.
 func costFigures(c Cost) CostFigures {
-	return CostFigures{Total: c.Total(), StepFunctions: c.StepFunctions, Lambda: c.Lambda, DynamoDB: c.DynamoDB}
+	return CostFigures{Total: c.Total(), StepFunctions: c.StepFunctions, Lambda: c.Lambda, DynamoDB: c.DynamoDB, Logs: c.Logs, S3: c.S3}
 }
 
 // ptr is a pointer to v, for a figure that may be null.

@@ -146,20 +146,24 @@ var tableChecks = map[string]cellCheck{
 		}
 		count("breakerChanges")(t, cell, f)
 	},
-	"state transitions per message":       rounded(1, "transitionsPerMessage"),
-	"DynamoDB reads / writes per message": rounded(1, "dynamoReadsPerMessage", "dynamoWritesPerMessage"),
-	"est. cost per million messages":      rounded(2, "costPerMillion.total"),
-	"  Step Functions":                    rounded(2, "costPerMillion.stepFunctions"),
-	"  Lambda (orchestrator + consumer)":  rounded(2, "costPerMillion.lambda"),
-	"  DynamoDB":                          rounded(2, "costPerMillion.dynamoDB"),
-	"messages delivered":                  count("delivered"),
-	"messages parked (for a person)":      count("parked"),
-	"messages still pending at the end":   count("pending"),
-	"messages lost":                       count("lost"),
-	"messages delivered twice":            count("deliveredTwice"),
-	"peak room depth":                     orDash("peakRoomDepth", count("peakRoomDepth")),
-	"peak release rate":                   orDash("peakReleasesPerSecond", rounded(1, "peakReleasesPerSecond")),
-	"open Standard executions (peak)":     orDash("peakOpenStandardExecutions", count("peakOpenStandardExecutions")),
+	"Standard state transitions per message": rounded(2, "transitionsPerMessage"),
+	"DynamoDB reads / writes per message":    rounded(1, "dynamoReadsPerMessage", "dynamoWritesPerMessage"),
+	"est. cost per million messages":         rounded(2, "costPerMillion.total"),
+	"  Step Functions":                       rounded(2, "costPerMillion.stepFunctions"),
+	"  Lambda (orchestrator + consumer)":     rounded(2, "costPerMillion.lambda"),
+	"  DynamoDB":                             rounded(2, "costPerMillion.dynamoDB"),
+	"  S3 and logs": func(t *testing.T, cell string, f map[string]any) {
+		cost := f["costPerMillion"].(map[string]any)
+		assert.Equal(t, fmt.Sprintf("$%.2f", cost["s3"].(float64)+cost["logs"].(float64)), cell)
+	},
+	"messages delivered":                count("delivered"),
+	"messages parked (for a person)":    count("parked"),
+	"messages still pending at the end": count("pending"),
+	"messages lost":                     count("lost"),
+	"messages delivered twice":          count("deliveredTwice"),
+	"peak room depth":                   orDash("peakRoomDepth", count("peakRoomDepth")),
+	"peak release rate":                 orDash("peakReleasesPerSecond", rounded(1, "peakReleasesPerSecond")),
+	"open Standard executions (peak)":   orDash("peakOpenStandardExecutions", count("peakOpenStandardExecutions")),
 	"account quota calls throttled": func(t *testing.T, cell string, f map[string]any) {
 		throttles, _ := f["quotaThrottles"].(map[string]any)
 		if throttles == nil {

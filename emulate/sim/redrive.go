@@ -69,6 +69,7 @@ func (r Redrive) options(s Scenario, book *redriveBook, tally func(simtarget.Cal
 		// keep a few for debugging and only a summary of the others, so
 		// memory follows what is in flight, not everything that happened.
 		DuplicateStarts:   s.DuplicateStarts,
+		StandardAttempts:  s.AttemptType == "standard",
 		FinishedHistories: keptHistories,
 		RunningHistories:  keptHistories,
 		Compact:           true,
@@ -224,6 +225,7 @@ func usageOf(ctx context.Context, stack *local.Stack) (Usage, error) {
 		u.Transitions += c.Transitions
 	}
 	st := stack.Stats()
+	u.S3Puts, u.S3Gets = st.S3Puts, st.S3Gets
 	u.Invocations = map[string]int64{}
 	for name, n := range st.Invocations {
 		if name == local.FunctionConsumer {

@@ -41,6 +41,11 @@ type Scenario struct {
 	// executions (1,000,000) to show what happens when it fills; 0 keeps
 	// the quota.
 	OpenExecutionsLimit int `yaml:"open_executions_limit"`
+	// AttemptType is how Redrive's attempt state machine is deployed:
+	// "express" (the default: one Express execution per delivery try) or
+	// "standard" (each try's history in the console, billed per state
+	// transition), as the stack's attemptStateMachineType setting.
+	AttemptType string `yaml:"attempt_type"`
 	// DuplicateStarts, when above zero, has every DuplicateStarts-th
 	// execution of Redrive's attempt state machine start twice, as AWS
 	// may run an asynchronous Express execution twice (a fault: nothing

@@ -99,6 +99,8 @@ type Usage struct {
 	ExpressStarts   int64
 	ExpressDuration time.Duration
 	LogBytes        int64
+	// S3Puts and S3Gets count the claim check's requests.
+	S3Puts, S3Gets int64
 	// Invocations counts the orchestrator's own Lambda invocations, by
 	// function (local's names); each is billed at its function's
 	// memory size, the releaser's for the ticks it spreads its releases

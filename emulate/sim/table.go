@@ -54,13 +54,17 @@ func scenarioProse(s Scenario) []string {
 func CostNote(s Scenario) string {
 	a := AssumptionsFor(s)
 	p := ListPrices
-	return fmt.Sprintf("Cost: us-east-1 list prices: Step Functions Standard $%.3f per 1,000 state transitions; Lambda $%.2f per 1M requests\n"+
-		"  + $%.10f per GB-s (arm64); DynamoDB on-demand $%.3f per 1M write and $%.3f per 1M read request units\n"+
+	return fmt.Sprintf("Cost: us-east-1 list prices: Step Functions Standard $%.3f per 1,000 state transitions, Express $%.2f per 1M executions\n"+
+		"  + $%.8f per GB-s (at %d MB, 100 ms steps); Lambda $%.2f per 1M requests + $%.10f per GB-s (arm64);\n"+
+		"  DynamoDB on-demand $%.3f per 1M write and $%.3f per 1M read request units; CloudWatch Logs $%.2f per GB;\n"+
+		"  S3 $%.4f per 1,000 PUTs and $%.4f per 1,000 GETs\n"+
 		"  (%s; not re-checked online when written, 2026-11).\n"+
 		"  Assumed: functions at their deployed memory (%s) and a %d MB consumer,\n"+
 		"  %v of orchestrator work per invocation (%v per releaser invocation), each consumer call billed for its %v latency\n"+
 		"  (again at the attempt's memory when the attempt waits for it), items under 1 KB, no free tier, SQS requests not counted.",
-		p.TransitionsPerThousand, p.LambdaRequestsPerMillion, p.LambdaGBSecond, p.DynamoWritesPerMillion, p.DynamoReadsPerMillion,
+		p.TransitionsPerThousand, p.ExpressRequestsPerMillion, p.ExpressGBSecond, ExpressMemoryMB,
+		p.LambdaRequestsPerMillion, p.LambdaGBSecond, p.DynamoWritesPerMillion, p.DynamoReadsPerMillion, p.LogsPerGB,
+		p.S3PutsPerThousand, p.S3GetsPerThousand,
 		strings.Join(PriceSources, ", "), a.memoryNote(), a.MemoryMB[local.FunctionConsumer],
 		a.OrchestratorDuration, a.ReleaseInvocation, a.ConsumerLatency)
 }
@@ -113,7 +117,7 @@ func Table(r Result) [][]string {
 		}
 		return thousands(int64(*f.BreakerChanges))
 	})
-	row("state transitions per message", func(f Figures) string { return fmt.Sprintf("%.1f", f.TransitionsPerMessage) })
+	row("Standard state transitions per message", func(f Figures) string { return fmt.Sprintf("%.2f", f.TransitionsPerMessage) })
 	row("DynamoDB reads / writes per message", func(f Figures) string {
 		return fmt.Sprintf("%.1f / %.1f", f.DynamoReadsPerMessage, f.DynamoWritesPerMessage)
 	})
@@ -121,6 +125,7 @@ func Table(r Result) [][]string {
 	row("  Step Functions", func(f Figures) string { return dollars(f.CostPerMillion.StepFunctions) })
 	row("  Lambda (orchestrator + consumer)", func(f Figures) string { return dollars(f.CostPerMillion.Lambda) })
 	row("  DynamoDB", func(f Figures) string { return dollars(f.CostPerMillion.DynamoDB) })
+	row("  S3 and logs", func(f Figures) string { return dollars(f.CostPerMillion.S3 + f.CostPerMillion.Logs) })
 	row("messages delivered", func(f Figures) string { return thousands(int64(f.Delivered)) })
 	row("messages parked (for a person)", func(f Figures) string { return thousands(int64(f.Parked)) })
 	row("messages still pending at the end", func(f Figures) string { return thousands(int64(f.Pending)) })

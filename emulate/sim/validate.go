@@ -101,6 +101,8 @@ func (s Scenario) Validate() error {
 		v.check(b.Min < 0 || b.Max < b.Min || b.Max > MaxBodyBytes, "messages.body_bytes",
 			fmt.Sprintf("want 0 <= min <= max <= %d, got min %d, max %d", MaxBodyBytes, b.Min, b.Max))
 	}
+	v.check(s.AttemptType != "" && s.AttemptType != "express" && s.AttemptType != "standard", "attempt_type",
+		fmt.Sprintf("must be express or standard, got %q", s.AttemptType))
 	v.check(s.DuplicateStarts < 0, "duplicate_starts", fmt.Sprintf("must be >= 0 (0 = none), got %d", s.DuplicateStarts))
 	v.check(s.OpenExecutionsLimit < 0, "open_executions_limit", fmt.Sprintf("must be >= 0 (0 = the quota), got %d", s.OpenExecutionsLimit))
 	return errors.Join(v.errs...)

@@ -103,8 +103,8 @@ func TestAttemptAndAdminShareTheDepsButNotTheStoreWrapper(t *testing.T) {
 		"the reset starts the breaker's controller, on the room's settings and the shared SFN client")
 
 	// The failure that trips routes m-2 to the room (Queued); no message
-	// scouts in its execution and the Attempt writes no room gauges: the
-	// controller does both.
+	// waits out the cooldown in its execution and the Attempt writes no
+	// room gauges: the controller does both.
 	assert.Equal(t, []string{"Delivered", telemetry.StateMetric, "Trips", "Transient", "Queued", telemetry.StateMetric},
 		metricNames(t, &metrics), "one metric writer for both handlers")
 	assert.Contains(t, logs.String(), `"breaker state change"`)

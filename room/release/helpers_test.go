@@ -177,14 +177,15 @@ func (f fixture) trip(t *testing.T) {
 	require.Equal(t, breaker.Open, row.State)
 }
 
-// halfOpen trips the breaker and lets its scout's probe succeed.
+// halfOpen trips the breaker and lets its probe, admitted when the
+// cooldown is over, succeed.
 func (f fixture) halfOpen(t *testing.T) {
 	t.Helper()
 	f.trip(t)
-	scout, err := f.breaker.Admit(t.Context(), key)
+	d, err := f.breaker.Admit(t.Context(), key)
 	require.NoError(t, err)
-	require.Equal(t, breaker.Wait, scout.Verdict)
-	f.clock.Advance(scout.Wait)
+	require.Equal(t, breaker.Queue, d.Verdict, "an OPEN breaker queues until its cooldown ends")
+	f.clock.Advance(d.Row.OpenUntil.Sub(f.clock.Now()))
 	require.Equal(t, breaker.HalfOpen, f.record(t, breaker.Success).State)
 }
 
