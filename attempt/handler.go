@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/claimcheck"
 	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/delivery"
 	"github.com/redrive/redrive/delivery/target"
@@ -165,6 +166,15 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 	if routed, ok := h.route(doc, verdict); ok {
 		return routed, nil
 	}
+	full, err := h.redeem(ctx, doc)
+	if claimcheck.Gone(err) {
+		h.Metrics.Count(key, telemetry.Poison, 1)
+		doc.Next, doc.ParkReason = message.NextPark, message.BoundReason("body unavailable: "+err.Error())
+		return doc, nil
+	}
+	if err != nil {
+		return h.tableFailed(doc, cfg, table, &TableUnavailable{Breaker: key, Op: "fetch the claim-checked body", Cause: err.Error()})
+	}
 	d, err := h.Breaker.Admit(ctx, key)
 	if c := retryable.Contention("admit", err); c != nil && !table.waiting {
 		return doc, c
@@ -183,10 +193,6 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 		// waits in line without a time of its own, which a reset, a close
 		// or the end of the cooldown would otherwise have to wait out.
 		return h.queue(doc), nil
-	}
-	full, err := h.redeem(ctx, doc)
-	if err != nil {
-		return h.tableFailed(doc, cfg, table, &TableUnavailable{Breaker: key, Op: "fetch the claim-checked body", Cause: err.Error()})
 	}
 	done, err := h.deliver(ctx, full, id, d, cfg)
 	if unavailable, ok := err.(*TableUnavailable); ok {

@@ -35,8 +35,17 @@ type API interface {
 
 var _ API = (*s3.Client)(nil)
 
-// ErrCorrupt matches a body that came back from S3 other than it was put.
-var ErrCorrupt = errors.New("claimcheck: body does not match its reference")
+// ErrCorrupt matches a body that came back from S3 other than it was put,
+// and ErrLost one S3 no longer has (NoSuchKey: deleted, or expired by the
+// bucket's lifecycle): either way no retry brings it back.
+var (
+	ErrCorrupt = errors.New("claimcheck: body does not match its reference")
+	ErrLost    = errors.New("claimcheck: body is not in its bucket")
+)
+
+// Gone reports an error of Redeem that no retry mends: the body is lost or
+// corrupt.
+func Gone(err error) bool { return errors.Is(err, ErrCorrupt) || errors.Is(err, ErrLost) }
 
 // Store keeps large bodies in Bucket. Every field but Threshold is
 // required.
@@ -89,6 +98,9 @@ func (s *Store) Redeem(ctx context.Context, doc message.Document) (message.Docum
 		return doc, nil
 	}
 	out, err := s.S3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(ref.Bucket), Key: aws.String(ref.Key)})
+	if _, missing := errors.AsType[*types.NoSuchKey](err); missing {
+		return doc, fmt.Errorf("%w: s3://%s/%s (of %s)", ErrLost, ref.Bucket, ref.Key, doc.OriginID)
+	}
 	if err != nil {
 		return doc, fmt.Errorf("claimcheck: get the body of %s from s3://%s/%s: %w", doc.OriginID, ref.Bucket, ref.Key, err)
 	}

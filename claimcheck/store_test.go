@@ -122,3 +122,13 @@ func (failing) PutObject(context.Context, *s3.PutObjectInput, ...func(*s3.Option
 func (failing) GetObject(context.Context, *s3.GetObjectInput, ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
 	return nil, errors.New("s3 down")
 }
+
+func TestABodyNoLongerInTheBucketIsLost(t *testing.T) {
+	s := &claimcheck.Store{S3: bucket(t), Bucket: "bodies"}
+	d := doc("")
+	d.BodyRef = &message.BodyRef{Bucket: "bodies", Key: "bodies/expired", Size: 5, SHA256: strings.Repeat("a", 64)}
+	_, err := s.Redeem(t.Context(), d)
+	assert.ErrorIs(t, err, claimcheck.ErrLost)
+	assert.True(t, claimcheck.Gone(err))
+	assert.False(t, claimcheck.Gone(errors.New("s3: 503")), "an S3 that fails for now is not a lost body")
+}

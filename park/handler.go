@@ -56,11 +56,13 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Parked, error) {
 	if clk == nil {
 		clk = clock.Wall
 	}
-	in, err := h.redeem(ctx, in)
-	if err != nil {
-		return Parked{}, fmt.Errorf("park task: %w", err)
-	}
+	in, lost := h.redeem(ctx, in)
 	msg, rec := parcelOf(in, clk.Now())
+	if lost != nil {
+		// The body cannot be had back: the message is parked as its
+		// document (with the body's reference), never dropped.
+		rec.Reason = "body unavailable: " + lost.Error() + "; parked as its document, with the body's S3 reference"
+	}
 	p, err := h.Lot.Park(ctx, msg, rec)
 	if err != nil {
 		return Parked{}, fmt.Errorf("park task: %w", err)
@@ -68,7 +70,8 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Parked, error) {
 	return p, nil
 }
 
-// redeem puts a claim-checked body back into in's document.
+// redeem puts a claim-checked body back into in's document; when it
+// cannot, it returns in as it is and why.
 func (h *Handler) redeem(ctx context.Context, in Input) (Input, error) {
 	if h.Bodies == nil {
 		return in, nil
@@ -81,9 +84,11 @@ func (h *Handler) redeem(ctx context.Context, in Input) (Input, error) {
 	if err != nil {
 		return in, err
 	}
-	if in.Document, err = json.Marshal(full); err != nil {
+	body, err := json.Marshal(full)
+	if err != nil {
 		return in, fmt.Errorf("encode the document of %s: %w", doc.OriginID, err)
 	}
+	in.Document = body
 	return in, nil
 }
 

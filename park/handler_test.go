@@ -3,6 +3,7 @@ package park_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -120,4 +121,59 @@ func TestHandleSendErrorIsReturned(t *testing.T) {
 	var missing *sqstypes.QueueDoesNotExist
 	assert.ErrorAs(t, err, &missing)
 	assert.Zero(t, e.metrics.Get("acme", telemetry.Parked), "nothing parked, nothing counted")
+}
+
+// redeemer is a park.Redeemer that gives a body back, or fails with err.
+type redeemer struct {
+	body string
+	err  error
+}
+
+func (r redeemer) Redeem(_ context.Context, doc message.Document) (message.Document, error) {
+	if r.err != nil {
+		return doc, r.err
+	}
+	doc.Message.Body, doc.BodyRef = r.body, nil
+	return doc, nil
+}
+
+// claimChecked is the golden input with its body replaced by a reference.
+func claimChecked(t *testing.T) []byte {
+	t.Helper()
+	var in struct {
+		Document     message.Document `json:"document"`
+		ExecutionARN string           `json:"executionArn"`
+	}
+	require.NoError(t, json.Unmarshal(golden(t, "input.json"), &in))
+	in.Document.Message.Body = ""
+	in.Document.BodyRef = &message.BodyRef{Bucket: "bodies", Key: "bodies/k", Size: 5, SHA256: strings.Repeat("a", 64)}
+	out, err := json.Marshal(in)
+	require.NoError(t, err)
+	return out
+}
+
+// A claim-checked body is parked as it came: the lot holds the original.
+func TestHandleParksAClaimCheckedBodyAsItCame(t *testing.T) {
+	e := newLotEnv(t, 0)
+	var in park.Input
+	require.NoError(t, json.Unmarshal(claimChecked(t), &in))
+	h := &park.Handler{Lot: e.lot, Bodies: redeemer{body: "large"}, Clock: breakertest.NewClock(t0)}
+	_, err := h.Handle(context.Background(), in)
+	require.NoError(t, err)
+	assert.Equal(t, "large", e.receiveOne(t).Body)
+}
+
+// A body that cannot be had back (lost, corrupt, S3 down) does not fail
+// the park: the message is parked as its document, with the reference and
+// the reason, never dropped.
+func TestHandleParksTheDocumentWhenItsBodyIsUnavailable(t *testing.T) {
+	e := newLotEnv(t, 0)
+	var in park.Input
+	require.NoError(t, json.Unmarshal(claimChecked(t), &in))
+	h := &park.Handler{Lot: e.lot, Bodies: redeemer{err: errors.New("s3 down")}, Clock: breakertest.NewClock(t0)}
+	out, err := h.Handle(context.Background(), in)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(out.Reason, "body unavailable: s3 down"), out.Reason)
+	parked := e.receiveOne(t)
+	assert.Contains(t, parked.Body, `"bodyRef"`, "the document, with its reference, is the body")
 }

@@ -199,13 +199,11 @@ func (h *Handler) waits(ctx context.Context, batch []prepared) []bool {
 	}
 	for _, key := range keys {
 		idx := byKey[key]
-		allowed := len(idx)
+		allowed := 0
 		if h.letsThrough(ctx, key) {
 			if allowed = h.admit(ctx, key, len(idx)); allowed < len(idx) {
 				h.Metrics.Count(key, telemetry.Paced, int64(len(idx)-allowed))
 			}
-		} else {
-			allowed = 0
 		}
 		for _, i := range idx[allowed:] {
 			waits[i] = true

@@ -273,22 +273,6 @@ func ends(tries []try) []string {
 	return out
 }
 
-// roomEntries counts, per origin id, the times the message entered the
-// room (its executions that ended Queued).
-func roomEntries(t *testing.T, s *local.Stack) map[string]int {
-	t.Helper()
-	out := map[string]int{}
-	for id, tries := range triesByOrigin(t, s) {
-		out[id] = 0
-		for _, tr := range tries {
-			if tr.End == endQueued {
-				out[id]++
-			}
-		}
-	}
-	return out
-}
-
 // deliveredAt returns when each origin id was delivered (its last
 // successful delivery).
 func deliveredAt(s *local.Stack) map[string]time.Time {

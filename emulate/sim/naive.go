@@ -145,10 +145,7 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 		// message is visible again, as with an SQS event source.
 		var start func(ctx context.Context)
 		start = func(ctx context.Context) {
-			input, err := json.Marshal(events.SQSEvent{Records: []events.SQSMessage{m.Event()}})
-			if err == nil {
-				_, err = exec.StartExecution(ctx, sm, m.ID, string(input))
-			}
+			err := naiveStart(ctx, exec, sm, m)
 			if quotaRefused(err) {
 				exec.At(exec.Now().Add(naiveRetryAfter), start)
 				return
@@ -210,6 +207,16 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 	out.Quotas = ptr(account.Report())
 	out.Wall = time.Since(wall)
 	return out, nil
+}
+
+// naiveStart starts m's execution of the naive state machine sm.
+func naiveStart(ctx context.Context, exec *executor.Executor, sm string, m Message) error {
+	input, err := json.Marshal(events.SQSEvent{Records: []events.SQSMessage{m.Event()}})
+	if err != nil {
+		return err
+	}
+	_, err = exec.StartExecution(ctx, sm, m.ID, string(input))
+	return err
 }
 
 // account files an execution's message under delivered, parked or pending

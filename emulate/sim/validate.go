@@ -54,15 +54,48 @@ func (s Scenario) Validate() error {
 	v.check(s.Seed == 0, "seed", "must not be 0 (0 would mean a different default seed per component)")
 	v.check(s.Horizon <= 0 || s.Horizon > maxHorizon, "horizon", fmt.Sprintf("must be in (0, %v], got %v", maxHorizon, s.Horizon))
 
-	m := s.Messages
+	v.messages(s.Messages, s.Horizon)
+	v.target(s.Target)
+
+	v.policy(s.Breaker)
+
+	r := s.Retry
+	v.check(r.MaxAttempts < 1 || r.MaxAttempts > maxRetries, "retry.max_attempts", fmt.Sprintf("must be 1 to %d, got %d", maxRetries, r.MaxAttempts))
+	v.check(r.BackoffBase < time.Second, "retry.backoff_base", fmt.Sprintf("must be at least 1s, got %v", r.BackoffBase))
+	v.check(r.BackoffMax < r.BackoffBase, "retry.backoff_max", fmt.Sprintf("must be at least backoff_base (%v), got %v", r.BackoffBase, r.BackoffMax))
+
+	b := s.Bulk
+	v.check(b.Rate < 1 || b.Rate > maxBulkRate, "bulk.rate", fmt.Sprintf("must be 1 to %d messages per second, as SQS allows, got %d", maxBulkRate, b.Rate))
+	v.check(b.Every < time.Second, "bulk.every", fmt.Sprintf("must be at least 1s, got %v", b.Every))
+	v.check(b.MaxReceiveCount < 1 || b.MaxReceiveCount > maxReceives, "bulk.max_receive_count", fmt.Sprintf("must be 1 to %d, got %d", maxReceives, b.MaxReceiveCount))
+	v.check(b.VisibilityTimeout < time.Second || b.VisibilityTimeout > maxVisibility, "bulk.visibility_timeout", fmt.Sprintf("must be 1s to %v, got %v", maxVisibility, b.VisibilityTimeout))
+	v.check(b.Concurrency < 2 || b.Concurrency > 1000, "bulk.concurrency", fmt.Sprintf("must be 2 to 1000, as Lambda's event source allows, got %d", b.Concurrency))
+	if _, err := s.QuotaProfile(); err != nil {
+		v.fail("quotas", fmt.Sprintf("must be none, standard or large, got %q", s.Quotas))
+	}
+	v.check(s.AttemptType != "" && s.AttemptType != "express" && s.AttemptType != "standard", "attempt_type",
+		fmt.Sprintf("must be express or standard, got %q", s.AttemptType))
+	v.check(s.DuplicateStarts < 0, "duplicate_starts", fmt.Sprintf("must be >= 0 (0 = none), got %d", s.DuplicateStarts))
+	v.check(s.OpenExecutionsLimit < 0, "open_executions_limit", fmt.Sprintf("must be >= 0 (0 = the quota), got %d", s.OpenExecutionsLimit))
+	return errors.Join(v.errs...)
+}
+
+// messages checks the scenario's messages, which arrive before horizon.
+func (v *validator) messages(m Messages, horizon time.Duration) {
 	v.check(m.Count < 1 || m.Count > maxMessages, "messages.count", fmt.Sprintf("must be 1 to %d, got %d", maxMessages, m.Count))
 	v.check(m.Start < 0, "messages.start", fmt.Sprintf("must be >= 0, got %v", m.Start))
-	v.check(m.Start >= s.Horizon, "messages.start", fmt.Sprintf("%v is not before the horizon %v", m.Start, s.Horizon))
+	v.check(m.Start >= horizon, "messages.start", fmt.Sprintf("%v is not before the horizon %v", m.Start, horizon))
 	v.check(!finite(m.Rate) || m.Rate < 0, "messages.rate", fmt.Sprintf("must be >= 0 (0 = all at once), got %v", m.Rate))
 	v.check(!finite(m.Poison) || m.Poison < 0 || m.Poison >= 1, "messages.poison", fmt.Sprintf("must be in [0, 1), got %v", m.Poison))
 	v.check(m.Tenants < 1 || m.Tenants > maxTenants, "messages.tenants", fmt.Sprintf("must be 1 to %d, got %d", maxTenants, m.Tenants))
+	if b := m.BodyBytes; b.Max != 0 || b.Min != 0 {
+		v.check(b.Min < 0 || b.Max < b.Min || b.Max > MaxBodyBytes, "messages.body_bytes",
+			fmt.Sprintf("want 0 <= min <= max <= %d, got min %d, max %d", MaxBodyBytes, b.Min, b.Max))
+	}
+}
 
-	t := s.Target
+// target checks the simulated consumer and its health phases.
+func (v *validator) target(t Target) {
 	v.check(t.Capacity <= 0 || t.Capacity > maxCapacity, "target.capacity", fmt.Sprintf("must be > 0 and at most %d, got %d", maxCapacity, t.Capacity))
 	v.check(t.Latency < 0 || t.Latency >= time.Minute, "target.latency", fmt.Sprintf("must be in [0, 1m), got %v", t.Latency))
 	for i, p := range t.Health {
@@ -81,31 +114,6 @@ func (s Scenario) Validate() error {
 		}
 	}
 
-	v.policy(s.Breaker)
-
-	r := s.Retry
-	v.check(r.MaxAttempts < 1 || r.MaxAttempts > maxRetries, "retry.max_attempts", fmt.Sprintf("must be 1 to %d, got %d", maxRetries, r.MaxAttempts))
-	v.check(r.BackoffBase < time.Second, "retry.backoff_base", fmt.Sprintf("must be at least 1s, got %v", r.BackoffBase))
-	v.check(r.BackoffMax < r.BackoffBase, "retry.backoff_max", fmt.Sprintf("must be at least backoff_base (%v), got %v", r.BackoffBase, r.BackoffMax))
-
-	b := s.Bulk
-	v.check(b.Rate < 1 || b.Rate > maxBulkRate, "bulk.rate", fmt.Sprintf("must be 1 to %d messages per second, as SQS allows, got %d", maxBulkRate, b.Rate))
-	v.check(b.Every < time.Second, "bulk.every", fmt.Sprintf("must be at least 1s, got %v", b.Every))
-	v.check(b.MaxReceiveCount < 1 || b.MaxReceiveCount > maxReceives, "bulk.max_receive_count", fmt.Sprintf("must be 1 to %d, got %d", maxReceives, b.MaxReceiveCount))
-	v.check(b.VisibilityTimeout < time.Second || b.VisibilityTimeout > maxVisibility, "bulk.visibility_timeout", fmt.Sprintf("must be 1s to %v, got %v", maxVisibility, b.VisibilityTimeout))
-	v.check(b.Concurrency < 2 || b.Concurrency > 1000, "bulk.concurrency", fmt.Sprintf("must be 2 to 1000, as Lambda's event source allows, got %d", b.Concurrency))
-	if _, err := s.QuotaProfile(); err != nil {
-		v.fail("quotas", fmt.Sprintf("must be none, standard or large, got %q", s.Quotas))
-	}
-	if b := s.Messages.BodyBytes; b.Max != 0 || b.Min != 0 {
-		v.check(b.Min < 0 || b.Max < b.Min || b.Max > MaxBodyBytes, "messages.body_bytes",
-			fmt.Sprintf("want 0 <= min <= max <= %d, got min %d, max %d", MaxBodyBytes, b.Min, b.Max))
-	}
-	v.check(s.AttemptType != "" && s.AttemptType != "express" && s.AttemptType != "standard", "attempt_type",
-		fmt.Sprintf("must be express or standard, got %q", s.AttemptType))
-	v.check(s.DuplicateStarts < 0, "duplicate_starts", fmt.Sprintf("must be >= 0 (0 = none), got %d", s.DuplicateStarts))
-	v.check(s.OpenExecutionsLimit < 0, "open_executions_limit", fmt.Sprintf("must be >= 0 (0 = the quota), got %d", s.OpenExecutionsLimit))
-	return errors.Join(v.errs...)
 }
 
 // validator collects FieldErrors.

@@ -121,9 +121,8 @@ type startedExecution struct {
 }
 
 // startRecorder is a Step Functions client that starts every execution
-// and keeps their state machines and names; it resumes no task.
+// and keeps their state machines and names.
 type startRecorder struct {
-	unusedSFN
 	mu    sync.Mutex
 	execs []startedExecution
 }
