@@ -50,14 +50,19 @@ const (
 
 // A delivery try waits within its execution (NextWait) only while it is
 // short: at most MaxInlineWait, and only in the first InlineCycles Attempt
-// cycles of an execution, so that an Express execution (five minutes at
-// most) ends with time to spare: two cycles of at most a function timeout
-// each, their retries and one wait are under three minutes. Any other wait
-// is the document's, in the room.
+// cycles of an execution. Any other wait is the document's, in the room.
 const (
 	MaxInlineWait = 30 * time.Second
 	InlineCycles  = 2
 )
+
+// ExecutionBudget is how long after its execution started an Attempt may
+// still call the consumer: an Attempt later than that (retries, a slow
+// first try) sends the document to the room instead, and a delivery's
+// deadline never passes it. It leaves an Express execution's five minutes
+// room for the Queue or Park state after it (each at most about 35 s with
+// its retries) and a margin.
+const ExecutionBudget = 3*time.Minute + 30*time.Second
 
 // Config tunes the per-message retry. The zero value of a field means its
 // default.

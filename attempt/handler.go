@@ -166,6 +166,11 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 	if routed, ok := h.route(doc, verdict); ok {
 		return routed, nil
 	}
+	if left := h.executionLeft(doc); left >= 0 && left < minDeliveryTime {
+		// Too late in this execution to call the consumer and store the
+		// outcome: the next execution does it.
+		return h.queue(doc), nil
+	}
 	full, err := h.redeem(ctx, doc)
 	if claimcheck.Gone(err) {
 		h.Metrics.Count(key, telemetry.Poison, 1)
@@ -194,7 +199,9 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 		// or the end of the cooldown would otherwise have to wait out.
 		return h.queue(doc), nil
 	}
-	done, err := h.deliver(ctx, full, id, d, cfg)
+	withBody := doc // this cycle's document, its body back from the claim check
+	withBody.Message.Body, withBody.BodyRef = full.Message.Body, full.BodyRef
+	done, err := h.deliver(ctx, withBody, id, d, cfg)
 	if unavailable, ok := err.(*TableUnavailable); ok {
 		return h.tableFailed(doc, cfg, table, unavailable)
 	}
@@ -279,7 +286,7 @@ func (h *Handler) deliver(ctx context.Context, doc message.Document, id delivery
 	if d.Verdict == breaker.Canary {
 		h.Metrics.Count(doc.BreakerKey, telemetry.Canaries, 1)
 	}
-	dctx, cancel := h.deliveryContext(ctx, d)
+	dctx, cancel := h.deliveryContext(ctx, doc, d)
 	res := h.Target.Deliver(dctx, doc)
 	cancel()
 	return h.complete(ctx, doc.BreakerKey, held, res), nil
@@ -298,6 +305,19 @@ func unknownOutcome(id delivery.ID) target.Result {
 			"UNKNOWN_OUTCOME=park leaves it to a person to check with the consumer (idempotency key: the origin id)"}
 }
 
+// minDeliveryTime is the least time left of ExecutionBudget an Attempt
+// needs to call the consumer (recordMargin is kept out of it).
+const minDeliveryTime = 2 * recordMargin
+
+// executionLeft is how much of ExecutionBudget doc's execution has left,
+// or -1 when the document does not say when its execution started.
+func (h *Handler) executionLeft(doc message.Document) time.Duration {
+	if doc.Execution == nil || doc.Execution.StartTime.IsZero() {
+		return -1
+	}
+	return max(doc.Execution.StartTime.Add(ExecutionBudget).Sub(h.Clock.Now()), 0)
+}
+
 // recordMargin is how long before its own deadline the Attempt stops
 // waiting for the target, to store the outcome (which may take a few
 // tries) and return it.
@@ -310,10 +330,13 @@ const recordMargin = 5 * time.Second
 // than twice that is left). A target that runs past it fails as a
 // transient "Timeout" the breaker counts, instead of an Attempt that dies
 // with its outcome unknown or a canary whose outcome comes too late.
-func (h *Handler) deliveryContext(ctx context.Context, d breaker.Decision) (context.Context, context.CancelFunc) {
+func (h *Handler) deliveryContext(ctx context.Context, doc message.Document, d breaker.Decision) (context.Context, context.CancelFunc) {
 	var limits []time.Time
 	if deadline, ok := h.Clock.Deadline(ctx); ok {
 		limits = append(limits, deadline)
+	}
+	if doc.Execution != nil {
+		limits = append(limits, doc.Execution.StartTime.Add(ExecutionBudget))
 	}
 	if i := slices.IndexFunc(d.Row.Leases, func(l breaker.Lease) bool { return l.ID == d.Ticket.LeaseID }); d.Ticket.LeaseID != "" && i >= 0 {
 		limits = append(limits, d.Row.Leases[i].Expires)
@@ -540,10 +563,11 @@ const holdLook = time.Minute
 
 // wait routes the document to wait d: within the execution (the Backoff
 // state) when d is short and the execution young (MaxInlineWait,
-// InlineCycles), else in the room until d has passed.
+// InlineCycles, and time left after it within ExecutionBudget), else in
+// the room until d has passed.
 func (h *Handler) wait(doc message.Document, d time.Duration) message.Document {
 	h.Metrics.Count(doc.BreakerKey, telemetry.Waits, 1)
-	if d <= MaxInlineWait && doc.Cycles < InlineCycles {
+	if left := h.executionLeft(doc); d <= MaxInlineWait && doc.Cycles < InlineCycles && (left < 0 || left > d+minDeliveryTime) {
 		doc.Next, doc.WaitSeconds = message.NextWait, waitSeconds(d)
 		return doc
 	}

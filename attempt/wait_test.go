@@ -148,3 +148,22 @@ func TestACooldownIsNeverWaitedInTheExecution(t *testing.T) {
 	assert.Equal(t, "CANARY", doc.Decision)
 	assert.Equal(t, message.NextDone, doc.Next)
 }
+
+// An Attempt late in its execution (retries, a slow try) does not call the
+// consumer: the document goes to the room, so that the execution ends
+// within Express's five minutes; a wait that would end past the budget is
+// not waited in the execution either.
+func TestALateAttemptSendsTheDocumentToTheRoom(t *testing.T) {
+	f := newFixture(t, options{config: testConfig}, target.Delivered())
+	doc := newDocument("orders")
+	doc.Execution = &message.Execution{StartTime: f.clock.Now().Add(-attempt.ExecutionBudget + time.Second)}
+	out, err := f.run(t, doc)
+	require.NoError(t, err)
+	assert.Equal(t, message.NextRoom, out.Next)
+	assert.Zero(t, f.target.calls(), "too late to call the consumer")
+
+	doc.Execution = &message.Execution{StartTime: f.clock.Now()}
+	out, err = f.run(t, doc)
+	require.NoError(t, err)
+	assert.Equal(t, message.NextDone, out.Next, "a young execution delivers")
+}

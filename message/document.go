@@ -60,6 +60,15 @@ type Document struct {
 	// waits within its execution (NextWait) only for its first few
 	// cycles, so an Express execution ends far within its five minutes.
 	Cycles int `json:"cycles"`
+	// Execution is the current execution's, as whoever started it (the
+	// starter, the controller) put it in its input: the Attempt keeps
+	// every execution within Express's five minutes by it. Nil in an
+	// execution started otherwise (by hand), which is not kept to it.
+	Execution *Execution `json:"execution,omitempty"`
+	// FailedRuns counts this round trip's executions whose Attempt Lambda
+	// could not run (throttled, timed out, failed), each sending the
+	// document to the room: past a few, it is parked.
+	FailedRuns int `json:"failedRuns,omitempty"`
 	// Runs counts the executions this round trip had before this one:
 	// each release from the room starts the next, named after it.
 	Runs int `json:"runs,omitempty"`
@@ -114,6 +123,12 @@ type Document struct {
 	// after TableSince, then parks the message.
 	TableFailure *TaskFailure `json:"tableFailure,omitempty"`
 	TableSince   time.Time    `json:"tableSince,omitzero"`
+}
+
+// Execution is what a document knows of the execution that carries it.
+type Execution struct {
+	// StartTime is when the execution started.
+	StartTime time.Time `json:"startTime"`
 }
 
 // BodyRef is a body kept in S3 by claim check: where, how large and its

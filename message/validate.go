@@ -57,6 +57,7 @@ func (d Document) Validate() error {
 	check(d.Throttled < 0, "throttled", "%d, want at least 0", d.Throttled)
 	check(d.Cycles < 0, "cycles", "%d, want at least 0", d.Cycles)
 	check(d.Runs < 0, "runs", "%d, want at least 0", d.Runs)
+	check(d.FailedRuns < 0, "failedRuns", "%d, want at least 0", d.FailedRuns)
 	if r := d.BodyRef; r != nil {
 		check(r.Bucket == "" || r.Key == "", "bodyRef", "bucket %q, key %q: want both", r.Bucket, r.Key)
 		check(r.Size <= 0 || len(r.SHA256) != 64, "bodyRef", "size %d, sha256 %q: want a positive size and 64 hex digits", r.Size, r.SHA256)

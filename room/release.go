@@ -23,9 +23,10 @@ type Releaser struct {
 	SFN StartAPI
 	// StateMachineARN is the attempt state machine.
 	StateMachineARN string
-	// Name names an entry's execution (Express does not deduplicate names:
-	// they are for people reading the logs).
-	Name func(Entry) string
+	// Prepare is an entry's execution at now: its name (Express does not
+	// deduplicate names: they are for people reading the logs) and its
+	// input, the entry's document as the execution is to see it.
+	Prepare func(e Entry, now time.Time) (name, input string)
 	// Owner names the claims this releaser takes.
 	Owner string
 	// Lease is how long a claim holds: longer than a release takes, so a
@@ -78,10 +79,11 @@ func (r *Room) Release(ctx context.Context, rel Releaser, e Entry, now time.Time
 	if err != nil || !ok {
 		return Skipped, err
 	}
+	name, input := rel.Prepare(claimed, now)
 	if _, err := rel.SFN.StartExecution(ctx, &sfn.StartExecutionInput{
 		StateMachineArn: aws.String(rel.StateMachineARN),
-		Name:            aws.String(rel.Name(claimed)),
-		Input:           aws.String(string(claimed.Document)),
+		Name:            aws.String(name),
+		Input:           aws.String(input),
 	}); err != nil {
 		if uerr := r.Unclaim(context.WithoutCancel(ctx), claimed); uerr != nil {
 			err = fmt.Errorf("%w (and its claim stays until it expires: %v)", err, uerr)

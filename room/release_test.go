@@ -31,7 +31,9 @@ func express() *roomtest.SFN { return &roomtest.SFN{Express: []string{attemptARN
 // named after the entry's message.
 func releaser(api room.StartAPI) room.Releaser {
 	return room.Releaser{SFN: api, StateMachineARN: attemptARN, Owner: "test", Lease: lease,
-		Name: func(e room.Entry) string { return "run-" + strings.ReplaceAll(e.MessageID, "#", "-") }}
+		Prepare: func(e room.Entry, _ time.Time) (string, string) {
+			return "run-" + strings.ReplaceAll(e.MessageID, "#", "-"), string(e.Document)
+		}}
 }
 
 // name is the execution releaser names message id's.

@@ -79,6 +79,7 @@ func (h *Handler) process(ctx context.Context, p prepared, wait bool) (entered b
 			return false, fmt.Errorf("starter: %w", err)
 		}
 	}
+	doc.Execution = &message.Execution{StartTime: now}
 	input, err := doc.Input()
 	if err != nil {
 		return false, fmt.Errorf("starter: encode document of %q: %w", msg.ID, err)

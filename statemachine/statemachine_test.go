@@ -76,7 +76,7 @@ func TestRenderErrors(t *testing.T) {
 func TestErrorNames(t *testing.T) {
 	names, err := Redrive().ErrorNames()
 	require.NoError(t, err)
-	assert.Equal(t, []string{"BreakerContention", "ControllerNotStarted", "InvalidDocument", "InvalidEntry", "TableUnavailable"}, names)
+	assert.Equal(t, []string{"BreakerContention", "ControllerNotStarted", "InvalidDocument", "InvalidEntry", "TableUnavailable", "TooManyFailedRuns"}, names)
 	names, err = Admin().ErrorNames()
 	require.NoError(t, err)
 	assert.Equal(t, []string{"BreakerContention", "InvalidCommand"}, names)

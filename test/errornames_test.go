@@ -34,7 +34,7 @@ func TestErrorNamesMatchTheStateMachines(t *testing.T) {
 		// rules match States.ALL only.
 		errs []error
 	}{
-		{"redrive", statemachine.Redrive(), append(attempt.Errors(), &waitroom.InvalidEntry{}, &waitroom.ControllerNotStarted{})},
+		{"redrive", statemachine.Redrive(), append(attempt.Errors(), &waitroom.InvalidEntry{}, &waitroom.ControllerNotStarted{}, &waitroom.TooManyFailedRuns{})},
 		{"admin", statemachine.Admin(), admin.Errors()},
 	}
 	reg := executor.NewRegistry()

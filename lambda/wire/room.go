@@ -184,19 +184,26 @@ func (b *Builder) Release(cfg RoomConfig, p breaker.Policy) (*release.Handler, e
 	}
 	rm, l := b.room(cfg)
 	rel := room.Releaser{SFN: c.SFN, StateMachineARN: cfg.AttemptStateMachineARN, Owner: "release",
-		Name: executionName, Lease: claimLease, Workers: cmp.Or(cfg.Workers, DefaultReleaseWorkers)}
+		Prepare: execution, Lease: claimLease, Workers: cmp.Or(cfg.Workers, DefaultReleaseWorkers)}
 	return &release.Handler{Breaker: br, Room: rm, Releaser: rel, Launcher: l, Metrics: b.metrics,
 		Logger: b.deps.Logger, Clock: b.deps.Clock}, nil
 }
 
-// executionName names a released entry's execution after its document
-// (message.Document.ExecutionName: the message and its run).
-func executionName(e room.Entry) string {
+// execution is a released entry's execution started at now: named after
+// its document (message.Document.ExecutionName: the message and its run),
+// its input the document with its start time. A document that does not
+// decode goes as it is, for the Attempt to park it.
+func execution(e room.Entry, now time.Time) (name, input string) {
 	doc, err := message.ParseDocument(e.Document)
 	if err != nil {
-		return message.ExecutionName(e.MessageID, 1, 0)
+		return message.ExecutionName(e.MessageID, 1, 0), string(e.Document)
 	}
-	return doc.ExecutionName()
+	doc.Execution = &message.Execution{StartTime: now}
+	b, err := doc.Input()
+	if err != nil {
+		return doc.ExecutionName(), string(e.Document)
+	}
+	return doc.ExecutionName(), string(b)
 }
 
 // RoomFromEnv reads the settings of a function that works the waiting room

@@ -71,7 +71,7 @@ func newFixture(t *testing.T) fixture {
 	f := fixture{breaker: b, room: room.New(client, table, time.Hour), pace: pace.NewStore(client, table),
 		sfn: &roomtest.SFN{Express: []string{attemptARN}}, clock: clock, slept: new(time.Duration), api: client, table: table}
 	launcher := &release.Launcher{Pace: f.pace, Policy: pace.Policy{}.WithDefaults(), SFN: f.sfn, StateMachineARN: releaseARN, Clock: clock}
-	releaser := room.Releaser{SFN: f.sfn, StateMachineARN: attemptARN, Name: runName, Owner: "controller", Lease: time.Minute}
+	releaser := room.Releaser{SFN: f.sfn, StateMachineARN: attemptARN, Prepare: runName, Owner: "controller", Lease: time.Minute}
 	f.handler = &release.Handler{Breaker: b, Room: f.room, Releaser: releaser, Launcher: launcher,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Clock: countingSleeps{clock, f.slept}}
 	return f
@@ -102,7 +102,9 @@ func (f fixture) enterAt(t *testing.T, i int, notBefore time.Time) {
 }
 
 // runName names a released entry's execution: "run-m-<i>-1".
-func runName(e room.Entry) string { return "run-" + strings.ReplaceAll(e.MessageID, "#", "-") }
+func runName(e room.Entry, _ time.Time) (string, string) {
+	return "run-" + strings.ReplaceAll(e.MessageID, "#", "-"), string(e.Document)
+}
 
 // runs is the execution names of messages from..to-1, as fill made them.
 func runs(from, to int) []string {

@@ -49,7 +49,7 @@ func (h *Handler) Handle(ctx context.Context, event json.RawMessage) (Output, er
 	out, err := h.enter(ctx, event)
 	return out, retryable.Name("waitroom", err, func(err error) bool {
 		switch err.(type) {
-		case *InvalidEntry, *ControllerNotStarted:
+		case *InvalidEntry, *ControllerNotStarted, *TooManyFailedRuns:
 			return true
 		}
 		return false
@@ -61,6 +61,13 @@ func (h *Handler) enter(ctx context.Context, event json.RawMessage) (Output, err
 	doc, err := message.ParseDocument(event)
 	if err != nil {
 		return Output{}, &InvalidEntry{Problem: err.Error()}
+	}
+	if doc.Failure != nil {
+		// Lambda could not run this execution's Attempt: the next run
+		// tries again, a few times.
+		if doc.FailedRuns++; doc.FailedRuns >= MaxFailedRuns {
+			return Output{}, &TooManyFailedRuns{Runs: doc.FailedRuns, Last: *doc.Failure}
+		}
 	}
 	e, err := Entry(doc, h.Clock.Now())
 	if err != nil {
@@ -79,18 +86,37 @@ func (h *Handler) enter(ctx context.Context, event json.RawMessage) (Output, err
 }
 
 // Entry is doc's room entry at now: the input of its next execution (the
-// next run, its cycles counted afresh, its routing cleared), in line by
-// when it last had its turn, to go no sooner than doc.NotBefore.
+// next run, its cycles counted afresh, its routing and execution
+// cleared), in line by when it last had its turn, to go no sooner than
+// doc.NotBefore.
 func Entry(doc message.Document, now time.Time) (room.Entry, error) {
 	notBefore := doc.NotBefore
 	doc.Runs++
-	doc.Cycles, doc.Next, doc.WaitSeconds, doc.NotBefore = 0, "", 0, time.Time{}
+	doc.Cycles, doc.Next, doc.WaitSeconds, doc.NotBefore, doc.Execution, doc.Failure = 0, "", 0, time.Time{}, nil, nil
 	input, err := doc.Input()
 	if err != nil {
 		return room.Entry{}, &InvalidEntry{Problem: "encode the document: " + err.Error()}
 	}
 	return room.Entry{Key: doc.BreakerKey, MessageID: doc.RoomID(), Document: input, EnteredAt: now,
 		Since: doc.LastTurn(), NotBefore: notBefore}, nil
+}
+
+// MaxFailedRuns is how many executions of one round trip may fail to run
+// their Attempt before the message is parked.
+const MaxFailedRuns = 5
+
+// TooManyFailedRuns reports a message whose Attempt Lambda could not run
+// MaxFailedRuns times: the state machine parks it, with the last failure.
+type TooManyFailedRuns struct {
+	// Runs counts the failed runs.
+	Runs int
+	// Last is the last one's failure.
+	Last message.TaskFailure
+}
+
+// Error implements error.
+func (e *TooManyFailedRuns) Error() string {
+	return fmt.Sprintf("waitroom: the Attempt could not run in %d executions; the last: %s: %s", e.Runs, e.Last.Error, e.Last.Cause)
 }
 
 // InvalidEntry reports a payload the room cannot take: the state machine

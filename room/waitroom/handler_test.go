@@ -256,3 +256,29 @@ func TestEntry(t *testing.T) {
 	assert.Equal(t, 1, next.Runs)
 	assert.Zero(t, d.Runs, "the caller's document is not changed")
 }
+
+// A document whose Attempt Lambda could not run goes back to the room, a
+// few times; the last time, the Queue task fails it, for the state machine
+// to park it with its last failure.
+func TestADocumentWhoseAttemptKeepsFailingToRunIsGivenUp(t *testing.T) {
+	f := newFixture(t)
+	d := doc(t, "m-1")
+	for run := 1; run < waitroom.MaxFailedRuns; run++ {
+		d.Failure = &message.TaskFailure{Error: "Lambda.TooManyRequestsException", Cause: "Rate exceeded"}
+		_, err := f.handler.Handle(t.Context(), raw(t, d))
+		require.NoError(t, err, "run %d", run)
+		got, err := f.room.Oldest(t.Context(), "orders", 1)
+		require.NoError(t, err)
+		require.Len(t, got, 1)
+		d, err = message.ParseDocument(got[0].Document)
+		require.NoError(t, err)
+		assert.Equal(t, run, d.FailedRuns)
+		assert.Nil(t, d.Failure, "the next run starts without it")
+	}
+	d.Failure = &message.TaskFailure{Error: "Lambda.TooManyRequestsException", Cause: "Rate exceeded"}
+	_, err := f.handler.Handle(t.Context(), raw(t, d))
+	var giveUp *waitroom.TooManyFailedRuns
+	require.ErrorAs(t, err, &giveUp)
+	assert.Equal(t, waitroom.MaxFailedRuns, giveUp.Runs)
+	assert.Contains(t, err.Error(), "Rate exceeded")
+}
