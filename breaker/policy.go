@@ -51,7 +51,7 @@ type Policy struct {
 
 	// ThrottlePause is how long admission pauses after the target
 	// throttled a call: callers wait in the room, so a burst does not run
-	// past the target's capacity while the releaser slows down. Default
+	// past the target's capacity while the controller slows down. Default
 	// 500ms.
 	ThrottlePause time.Duration
 }

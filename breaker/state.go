@@ -135,7 +135,7 @@ type Totals struct {
 	Trips int64
 	// Closes counts automatic recoveries, HALF_OPEN to CLOSED.
 	Closes int64
-	// Throttles counts calls the target throttled; the releaser compares
-	// it between ticks to slow down.
+	// Throttles counts calls the target throttled; the room's controller
+	// compares it between ticks to slow down.
 	Throttles int64
 }

@@ -50,8 +50,9 @@ const (
 	// release; nothing was started.
 	Skipped
 	// Undeleted: the entry's execution was started, but taking the entry
-	// out of the room failed; its claim expires and the entry goes again
-	// (the delivery ledger makes that second execution harmless).
+	// out of the room failed (Release returns why); its claim expires and
+	// the entry goes again (the delivery ledger makes that second
+	// execution harmless).
 	Undeleted
 )
 
@@ -90,8 +91,11 @@ func (r *Room) Release(ctx context.Context, rel Releaser, e Entry, now time.Time
 		}
 		return 0, fmt.Errorf("room %q: release %s (left in the room): %w", e.Key, e.MessageID, err)
 	}
-	if took, err := r.Take(context.WithoutCancel(ctx), claimed); err != nil || !took {
-		return Undeleted, nil
+	if _, err := r.Take(context.WithoutCancel(ctx), claimed); err != nil {
+		// Not taken: its claim expires and it goes again. (Not taken
+		// because the message entered again since is no failure: it is
+		// back in line with a newer document.)
+		return Undeleted, err
 	}
 	return Released, nil
 }
@@ -118,17 +122,17 @@ func (r *Room) ReleaseDue(ctx context.Context, rel Releaser, key string, n int, 
 		o, err := r.Release(ctx, rel, e, now, i)
 		mu.Lock()
 		defer mu.Unlock()
+		if err != nil && c.Err == nil {
+			c.Err = err
+		}
 		switch {
-		case err != nil:
-			c.Failed++
-			if c.Err == nil {
-				c.Err = err
-			}
-		case o == Released:
-			c.Released++
 		case o == Undeleted:
 			c.Released++
 			c.Undeleted++
+		case err != nil:
+			c.Failed++
+		case o == Released:
+			c.Released++
 		default:
 			c.Skipped++
 		}

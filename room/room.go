@@ -193,7 +193,10 @@ func (r *Room) list(ctx context.Context, key string, n int, upto string) ([]Entr
 		for _, item := range out.Items {
 			e, err := decode(key, item)
 			if err != nil {
-				return nil, err
+				// An item this code did not write (by hand, or by a newer
+				// version) must not hold the room behind it: it is left
+				// where it is, still counted by Depth, for a person.
+				continue
 			}
 			entries = append(entries, e)
 		}

@@ -225,6 +225,7 @@ func (h *Handler) letsThrough(ctx context.Context, key string) bool {
 		h.Logger.WarnContext(ctx, "could not read the breaker; its messages go to the Attempt", slog.String("breaker", key), slog.Any("error", err))
 		return true
 	}
+	row = row.At(h.now()) // a forced mode whose end passed is CLOSED
 	return row.State == breaker.Closed || row.State == breaker.ForcedClosed
 }
 

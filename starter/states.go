@@ -51,7 +51,14 @@ func (s *States) Row(ctx context.Context, key string) (breaker.Row, error) {
 		return breaker.Row{}, err
 	}
 	s.mu.Lock()
+	if len(s.rows) >= maxCachedRows {
+		// Many keys: start afresh rather than grow without bound.
+		clear(s.rows)
+	}
 	s.rows[key] = cachedRow{row: row, read: now}
 	s.mu.Unlock()
 	return row, nil
 }
+
+// maxCachedRows bounds how many keys' rows a warm function keeps.
+const maxCachedRows = 10000

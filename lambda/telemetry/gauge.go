@@ -1,18 +1,19 @@
 package telemetry
 
-// The gauges of a breaker's waiting room, written by its releaser once
+// The gauges of a breaker's waiting room, written by its controller once
 // per tick (RoomDepth at most once a minute: counting the room reads every
 // entry).
 const (
 	// RoomDepth is how many messages wait in the breaker's room.
 	RoomDepth Name = "RoomDepth"
 	// OldestWaitingSeconds is how long the first message in the room's
-	// line has waited, since it joined the line (a wait that timed out
-	// and entered again counts whole; 0 when the room is empty).
+	// line has waited, since it joined the line (a message that entered
+	// again after a failed try counts from that try; 0 when the room is
+	// empty).
 	OldestWaitingSeconds Name = "OldestWaitingSeconds"
-	// ReleaseRatePerMinute is the releaser's pace after the tick, in
-	// messages per minute: the target's capacity as the releaser found it,
-	// to compare with Released per minute.
+	// ReleaseRatePerMinute is the controller's pace after the tick, in
+	// messages per minute: the target's capacity as the controller found
+	// it, to compare with Released per minute.
 	ReleaseRatePerMinute Name = "ReleaseRatePerMinute"
 )
 

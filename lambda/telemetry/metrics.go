@@ -45,7 +45,8 @@ const (
 	Paced Name = "Paced"
 	// Throttled counts deliveries the target throttled.
 	Throttled Name = "Throttled"
-	// Released counts messages the releaser resumed from the room.
+	// Released counts messages the breaker's controller released from the
+	// room (an Express execution started for each).
 	Released Name = "Released"
 	// Duplicates counts DLQ messages whose execution already existed.
 	Duplicates Name = "Duplicates"
@@ -71,10 +72,10 @@ const (
 	Held Name = "Held"
 	// Delayed counts Attempts a routing rule's delay made wait.
 	Delayed Name = "Delayed"
-	// ReleaserNotStarted counts releasers an Attempt could not start when
-	// its breaker let messages through (the pace row's lease or
-	// StartExecution failed): the room waits for its watcher, or for its
-	// messages' ROOM_MAX_WAIT.
+	// ReleaserNotStarted counts breaker controllers that could not be
+	// started (the pace row's lease or StartExecution failed) by the
+	// starter, the Queue task or an Attempt: the room waits for the next
+	// entry, or the starter's look at a stalled room, to start one.
 	ReleaserNotStarted Name = "ReleaserNotStarted"
 )
 

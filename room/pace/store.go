@@ -150,12 +150,13 @@ func (s *Store) Entered(ctx context.Context, key string, p Policy, now time.Time
 
 // Quit gives up the lease of epoch's releaser unless a message entered
 // the room at or after checked (when the releaser last looked at the room,
-// less what the index may lag): it reports false, keeping the lease, when
-// one did, or when a newer releaser holds the row.
-func (s *Store) Quit(ctx context.Context, key string, epoch int64, checked time.Time) (bool, error) {
+// less what the index may lag). It reports whether it quit, and whether
+// the row is still epoch's (false: a newer releaser took over, and this
+// one is to end).
+func (s *Store) Quit(ctx context.Context, key string, epoch int64, checked time.Time) (quit, mine bool, err error) {
 	zero, err := attributevalue.Marshal(time.Time{})
 	if err != nil {
-		return false, fmt.Errorf("pace %q: encode: %w", key, err)
+		return false, false, fmt.Errorf("pace %q: encode: %w", key, err)
 	}
 	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table), Key: rowKey(key),
@@ -167,12 +168,16 @@ func (s *Store) Quit(ctx context.Context, key string, epoch int64, checked time.
 			":epoch": dynamo.N(epoch), ":checked": dynamo.N(checked.UnixMilli())},
 	})
 	if _, lost := errors.AsType[*types.ConditionalCheckFailedException](err); lost {
-		return false, nil
+		st, err := s.Load(ctx, key)
+		if err != nil {
+			return false, true, err
+		}
+		return false, st.Epoch == epoch, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("pace %q: give up the lease of epoch %d: %w", key, epoch, err)
+		return false, true, fmt.Errorf("pace %q: give up the lease of epoch %d: %w", key, epoch, err)
 	}
-	return true, nil
+	return true, true, nil
 }
 
 // Acquire takes the releaser lease of key at now when nobody holds it, for

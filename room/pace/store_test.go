@@ -199,7 +199,7 @@ func TestSaveKeepsAdmitsCountAndEnteredsNote(t *testing.T) {
 	_, err = s.Save(ctx, st)
 	require.NoError(t, err)
 
-	quit, err := s.Quit(ctx, "orders", 1, t0)
+	quit, _, err := s.Quit(ctx, "orders", 1, t0)
 	require.NoError(t, err)
 	assert.False(t, quit, "Entered's note survived the Save")
 	_, _, err = s.Update(ctx, "orders", 1, func(st pace.State) pace.State {
@@ -231,7 +231,7 @@ func TestAdmitSaysWhenTheRoomIsStalled(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, a.Stalled, "a live controller releases the room")
 
-	quit, err := s.Quit(ctx, "orders", 1, t0.Add(10*time.Second))
+	quit, _, err := s.Quit(ctx, "orders", 1, t0.Add(10*time.Second))
 	require.NoError(t, err)
 	require.True(t, quit)
 	a, err = s.Admit(ctx, "orders", 1, lease, t0.Add(11*time.Second))
@@ -314,7 +314,7 @@ func TestQuitIsRefusedWhenAMessageEnteredAtOrAfterChecked(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, took)
 
-			quit, err := s.Quit(t.Context(), "orders", st.Epoch, t0.Add(tt.checked))
+			quit, _, err := s.Quit(t.Context(), "orders", st.Epoch, t0.Add(tt.checked))
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, quit)
 			after, err := s.Load(t.Context(), "orders")
@@ -341,14 +341,14 @@ func TestQuitIsRefusedToAnOldEpoch(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, took)
 
-	quit, err := s.Quit(t.Context(), "orders", 1, t0.Add(time.Hour))
+	quit, _, err := s.Quit(t.Context(), "orders", 1, t0.Add(time.Hour))
 	require.NoError(t, err)
 	assert.False(t, quit, "epoch 2 holds the row")
 	after, err := s.Load(t.Context(), "orders")
 	require.NoError(t, err)
 	assert.Equal(t, newer, after)
 
-	quit, err = s.Quit(t.Context(), "orders", 2, t0.Add(time.Hour))
+	quit, _, err = s.Quit(t.Context(), "orders", 2, t0.Add(time.Hour))
 	require.NoError(t, err)
 	assert.True(t, quit, "no message ever entered")
 }
@@ -368,7 +368,7 @@ func TestEnteredRacingQuitLeavesAController(t *testing.T) {
 		var wg sync.WaitGroup
 		wg.Go(func() {
 			var err error
-			quit, err = s.Quit(context.Background(), "orders", st.Epoch, now)
+			quit, _, err = s.Quit(context.Background(), "orders", st.Epoch, now)
 			assert.NoError(t, err)
 		})
 		wg.Go(func() {
@@ -379,4 +379,24 @@ func TestEnteredRacingQuitLeavesAController(t *testing.T) {
 		wg.Wait()
 		assert.True(t, !quit || entered, "run %d: the controller quit, and the entry started none", i)
 	}
+}
+
+// Quit tells a refusal for a recent entry (the controller goes on) from
+// one for a newer epoch (the controller ends).
+func TestQuitSaysWhetherTheRowIsStillTheControllers(t *testing.T) {
+	s, _, _ := newStore(t)
+	ctx := t.Context()
+	_, took, err := s.Entered(ctx, "orders", lease, t0)
+	require.NoError(t, err)
+	require.True(t, took)
+	quit, mine, err := s.Quit(ctx, "orders", 1, t0)
+	require.NoError(t, err)
+	assert.False(t, quit, "an entry at the checked time")
+	assert.True(t, mine)
+	_, err = s.TakeOver(ctx, "orders", lease, t0.Add(time.Second))
+	require.NoError(t, err)
+	quit, mine, err = s.Quit(ctx, "orders", 1, t0.Add(time.Hour))
+	require.NoError(t, err)
+	assert.False(t, quit)
+	assert.False(t, mine, "epoch 2 holds the row")
 }

@@ -19,10 +19,16 @@ import (
 // rather than per tick.
 const TicksPerInvocation = 10
 
-// MaxTicks is how many ticks one controller execution runs before it
-// hands over to a new one, far below the 25,000-event history limit (each
-// invocation is at most three states, about ten events).
-const MaxTicks = 10000
+// MaxLoops is how many invocations one controller execution runs before
+// it hands over to a new one, far below the 25,000-event history limit:
+// each loop is at most three states (Release, More, Wait), about ten
+// events.
+const MaxLoops = 2000
+
+// maxWait is the longest Wait state: a controller looks at its room at
+// least this often, so that a message entering while it waits for a later
+// one (whose Ensure finds the controller alive) waits at most this.
+const maxWait = time.Minute
 
 // indexLag is how far behind the room's index a controller assumes it may
 // be: a message that entered less than this before the controller last
@@ -35,8 +41,9 @@ type Input struct {
 	BreakerKey string `json:"breakerKey"`
 	// Epoch is the controller's lease epoch on the pace row.
 	Epoch int64 `json:"epoch"`
-	// Ticks counts this execution's ticks.
+	// Ticks counts this execution's ticks, Loops its invocations.
 	Ticks int `json:"ticks"`
+	Loops int `json:"loops"`
 }
 
 // Output is one invocation's result: the next invocation's input, whether
@@ -77,7 +84,7 @@ type Handler struct {
 	Room *room.Room
 	// Releaser starts the released messages' executions.
 	Releaser room.Releaser
-	// Launcher hands over to a new controller after MaxTicks; its Policy,
+	// Launcher hands over to a new controller after MaxLoops; its Policy,
 	// which must have its defaults applied (pace.Policy.WithDefaults, as
 	// the Builder in lambda/wire does), paces the ticks as it is.
 	Launcher *Launcher
@@ -94,6 +101,11 @@ type Handler struct {
 // Handle runs up to TicksPerInvocation ticks, until one says the
 // controller is done or is to wait.
 func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
+	in.Loops++
+	if in.Loops > MaxLoops {
+		out, err := h.handOver(ctx, Output{Input: in})
+		return out, retryable.Name("release", err, func(error) bool { return false })
+	}
 	out := Output{Input: in}
 	var sum Output
 	var err error
@@ -115,8 +127,8 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 //   - HALF_OPEN: one message per free canary permit;
 //   - OPEN: until the cooldown ends, a wait (the state machine's); then
 //     one message, the probe, once no probe is out;
-//   - FORCED_OPEN: a wait until the forced mode ends; without an end, the
-//     controller stops (the operator's release or close starts the next).
+//   - FORCED_OPEN: a wait until the forced mode ends (without an end, a
+//     minute at a time: the operator's release or close takes over).
 //
 // While the target's throttle pause lasts it releases nothing. When the
 // room has nothing due, it waits for the next message's time; when the
@@ -125,9 +137,6 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 	key, pol := in.BreakerKey, h.Launcher.Policy
 	out := Output{Input: in}
-	if in.Ticks >= MaxTicks {
-		return h.handOver(ctx, out)
-	}
 	out.Ticks++
 	now := h.Clock.Now()
 	row, err := h.Breaker.Status(ctx, key)
@@ -170,10 +179,13 @@ func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 			quota = 1 // the probe
 		}
 	case breaker.ForcedOpen:
-		if row.ForcedUntil.IsZero() {
-			return h.stop(ctx, out, now)
+		// Until its end, or (without one) until an operator's release or
+		// close, which takes over from this controller at once.
+		end := row.ForcedUntil
+		if end.IsZero() {
+			end = now.Add(maxWait)
 		}
-		return h.waitUntil(ctx, out, row.ForcedUntil)
+		return h.waitUntil(ctx, out, end)
 	default:
 		return h.stop(ctx, out, now)
 	}
@@ -221,10 +233,7 @@ func (h *Handler) release(ctx context.Context, out Output, row breaker.Row, quot
 		// The room ran short: wait for its next message, or stop.
 		return h.next(ctx, out, now)
 	}
-	if out, err := h.pauseRest(ctx, out, now); err != nil || out.Ticks < MaxTicks {
-		return out, err
-	}
-	return h.handOver(ctx, out)
+	return h.pauseRest(ctx, out, now)
 }
 
 // next handles a room that had fewer due messages than the tick's quota,
@@ -252,10 +261,14 @@ func (h *Handler) pauseRest(ctx context.Context, out Output, start time.Time) (O
 	return out, nil
 }
 
-// waitUntil has the state machine wait until t (or the invocation sleep,
-// when t is within a tick), holding the lease through the wait.
+// waitUntil has the state machine wait until t, at most maxWait (or the
+// invocation sleep, when t is within a tick), holding the lease through
+// the wait.
 func (h *Handler) waitUntil(ctx context.Context, out Output, t time.Time) (Output, error) {
 	now, pol := h.Clock.Now(), h.Launcher.Policy
+	if limit := now.Add(maxWait); t.After(limit) {
+		t = limit
+	}
 	d := t.Sub(now)
 	if d <= pol.Tick {
 		// Within the tick: sleep it, a whole tick when t has passed, so
@@ -318,29 +331,34 @@ func (h *Handler) unthrottled(key string) func(context.Context) bool {
 
 // stop ends this controller, unless a message entered the room at or
 // after what the index may lag behind checked (when the room was last
-// looked at): then the controller goes on.
+// looked at): then the controller goes on. A controller whose epoch is
+// over (a newer one took over) ends.
 func (h *Handler) stop(ctx context.Context, out Output, checked time.Time) (Output, error) {
-	quit, err := h.Launcher.Pace.Quit(ctx, out.BreakerKey, out.Epoch, checked.Add(-indexLag))
+	quit, mine, err := h.Launcher.Pace.Quit(ctx, out.BreakerKey, out.Epoch, checked.Add(-indexLag))
 	if err != nil {
 		return out, fmt.Errorf("release: %w", err)
 	}
-	if !quit {
-		// A message just entered (or a newer controller took over: the
-		// next tick finds the lease gone and stops).
-		return h.pauseRest(ctx, out, checked)
+	if quit || !mine {
+		out.Done = true
+		return out, nil
 	}
-	out.Done = true
-	return out, nil
+	// A message just entered: look again at the next tick.
+	return h.pauseRest(ctx, out, checked)
 }
 
-// handOver ends this execution and starts the next controller of the key.
+// handOver ends this execution and starts the next controller of the key,
+// unless a newer controller holds the key already.
 func (h *Handler) handOver(ctx context.Context, out Output) (Output, error) {
 	out.Done = true
-	if _, _, err := h.Launcher.Pace.Update(ctx, out.BreakerKey, out.Epoch, func(s pace.State) pace.State {
+	_, mine, err := h.Launcher.Pace.Update(ctx, out.BreakerKey, out.Epoch, func(s pace.State) pace.State {
 		s.ReleaserUntil = time.Time{}
 		return s
-	}); err != nil {
+	})
+	if err != nil {
 		return out, fmt.Errorf("release: give up the lease: %w", err)
+	}
+	if !mine {
+		return out, nil
 	}
 	if _, err := h.Launcher.Ensure(ctx, out.BreakerKey); err != nil {
 		return out, fmt.Errorf("release: start the next controller: %w", err)

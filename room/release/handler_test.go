@@ -33,7 +33,7 @@ func TestAnInvocationRunsTicksPerInvocationTicks(t *testing.T) {
 	out, err := f.handler.Handle(t.Context(), in)
 	require.NoError(t, err)
 	assert.False(t, out.Done)
-	assert.Equal(t, release.Input{BreakerKey: key, Epoch: 1, Ticks: release.TicksPerInvocation}, out.Input)
+	assert.Equal(t, release.Input{BreakerKey: key, Epoch: 1, Ticks: release.TicksPerInvocation, Loops: 1}, out.Input)
 	assert.Equal(t, release.TicksPerInvocation, out.Released, "the invocation's releases, every tick's")
 	assert.Equal(t, runs(0, release.TicksPerInvocation), f.released(), "one per tick, in line")
 	assert.Equal(t, t0.Add(release.TicksPerInvocation*time.Second), f.clock.Now(), "each tick lasts one tick")
@@ -354,7 +354,7 @@ func TestOpenWaitsOutTheCooldownThenReleasesTheProbe(t *testing.T) {
 }
 
 func TestForcedOpen(t *testing.T) {
-	t.Run("until released: the controller stops", func(t *testing.T) {
+	t.Run("until released: the controller waits a minute at a time, holding the room", func(t *testing.T) {
 		f := newFixture(t)
 		f.fill(t, 5)
 		in := f.start(t)
@@ -362,11 +362,15 @@ func TestForcedOpen(t *testing.T) {
 		require.NoError(t, err)
 		f.clock.Advance(time.Minute)
 		out := f.tick(t, in)
-		assert.True(t, out.Done)
+		assert.False(t, out.Done, "it does not end (every entry would start another)")
 		assert.Equal(t, "FORCED_OPEN", out.State)
+		assert.Equal(t, 60, out.WaitSeconds)
 		assert.Empty(t, f.released())
 		assert.Equal(t, 5, f.depth(t), "the messages wait for the operator's release")
-		assert.Zero(t, f.lease(t))
+		assert.True(t, f.lease(t).After(f.clock.Now().Add(time.Minute)), "the lease covers the wait")
+		started, err := f.handler.Launcher.Ensure(t.Context(), key)
+		require.NoError(t, err)
+		assert.False(t, started, "an entry starts no second controller")
 	})
 	t.Run("until a time: the controller waits for it", func(t *testing.T) {
 		f := newFixture(t)
@@ -377,9 +381,9 @@ func TestForcedOpen(t *testing.T) {
 		require.NoError(t, err)
 		out := f.tick(t, in)
 		assert.False(t, out.Done)
-		assert.Equal(t, 600, out.WaitSeconds)
+		assert.Equal(t, 60, out.WaitSeconds, "a minute at a time: it looks at the room at least that often")
 		assert.Empty(t, f.released())
-		assert.True(t, f.lease(t).After(until))
+		assert.True(t, f.lease(t).After(f.clock.Now().Add(time.Minute)))
 	})
 }
 
@@ -409,27 +413,27 @@ func TestAThrottleStopsTheTickEarlyAndSlowsTheNext(t *testing.T) {
 	assert.Equal(t, int64(1), st.SeenThrottles)
 }
 
-func TestMaxTicksHandsOverToTheNextEpoch(t *testing.T) {
+func TestMaxLoopsHandsOverToTheNextEpoch(t *testing.T) {
 	f := newFixture(t)
 	f.fill(t, 30)
 	in := f.start(t)
-	in.Ticks = release.MaxTicks - 1
+	in.Loops = release.MaxLoops
 
-	out := f.tick(t, in)
+	out, err := f.handler.Handle(t.Context(), in)
+	require.NoError(t, err)
 	assert.True(t, out.Done)
-	assert.Equal(t, release.MaxTicks, out.Ticks)
-	assert.Equal(t, 10, out.Released)
+	assert.Empty(t, f.released(), "the last loop hands over without releasing")
 	require.Equal(t, []string{"release-orders-a1", "release-orders-a2"}, f.controllers())
 	var next release.Input
 	require.NoError(t, json.Unmarshal([]byte(f.sfn.InputsOn(releaseARN)[1]), &next))
 	assert.Equal(t, release.Input{BreakerKey: key, Epoch: 2}, next)
 
-	out = f.tick(t, out.Input)
+	out = f.tick(t, in)
 	assert.True(t, out.Done, "epoch 1 is over")
-	assert.Len(t, f.released(), 10)
+	assert.Empty(t, f.released())
 	out = f.tick(t, next)
 	assert.False(t, out.Done)
-	assert.Len(t, f.released(), 20)
+	assert.Len(t, f.released(), 10)
 }
 
 func TestAControllerWhoseEpochIsOverStops(t *testing.T) {

@@ -76,10 +76,10 @@ func TestEnsureNotesTheEntryForTheRunningController(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, started)
 
-	quit, err := f.pace.Quit(t.Context(), key, 1, f.clock.Now().Add(-5*time.Second))
+	quit, _, err := f.pace.Quit(t.Context(), key, 1, f.clock.Now().Add(-5*time.Second))
 	require.NoError(t, err)
 	assert.False(t, quit, "the second entry is recent")
-	quit, err = f.pace.Quit(t.Context(), key, 1, f.clock.Now().Add(time.Millisecond))
+	quit, _, err = f.pace.Quit(t.Context(), key, 1, f.clock.Now().Add(time.Millisecond))
 	require.NoError(t, err)
 	assert.True(t, quit)
 }

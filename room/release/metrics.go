@@ -17,7 +17,7 @@ type Metrics interface {
 
 var _ Metrics = (*telemetry.Metrics)(nil)
 
-// depthEvery is how often, at most, a releaser counts its room: the count
+// depthEvery is how often, at most, a controller counts its room: the count
 // reads every entry through the index, so once a minute (the metrics'
 // resolution) rather than once a tick.
 const depthEvery = time.Minute
