@@ -370,7 +370,9 @@ func TestAConsumerSlowerThanTheAttemptsDeadlineTimesOut(t *testing.T) {
 
 func TestStateKeepsExecutionsQueuesAndTableAcrossARestart(t *testing.T) {
 	dir := t.TempDir()
-	clk, err := clock.NewScaled(1000, nil)
+	// 100x, not faster: a minute's lease (the controller's, a claim's) is
+	// then 600 ms of wall time, which a loaded machine does not overrun.
+	clk, err := clock.NewScaled(100, nil)
 	require.NoError(t, err)
 	// Tries enough that the message is still waiting, in the room between
 	// its tries, when the stack stops.
@@ -390,7 +392,7 @@ func TestStateKeepsExecutionsQueuesAndTableAcrossARestart(t *testing.T) {
 	require.Eventually(t, func() bool {
 		depth, _ := s.Room()
 		return depth == 1 && s.Pending(t.Context()).Executions == 0
-	}, 10*time.Second, time.Millisecond, "the redrive waits out the consumer's outage in the room, between its tries")
+	}, 30*time.Second, time.Millisecond, "the redrive waits out the consumer's outage in the room, between its tries")
 	stopped := s.Executor.Now()
 	require.NoError(t, s.Close())
 	require.NoError(t, s.Close(), "a second Close changes nothing")
@@ -408,12 +410,12 @@ func TestStateKeepsExecutionsQueuesAndTableAcrossARestart(t *testing.T) {
 		"pk": &types.AttributeValueMemberS{Value: "kept"}}})
 	require.NoError(t, err)
 	assert.NotEmpty(t, got.Item, "the table's items are kept")
-	require.Eventually(t, func() bool { return again.Target.Ledger().Deliveries()[ids[0]] == 1 }, 20*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return again.Target.Ledger().Deliveries()[ids[0]] == 1 }, 60*time.Second, 10*time.Millisecond,
 		"the breaker's controller carries on: it releases the waiting message, which delivers")
 	require.Eventually(t, func() bool {
 		running, err := again.Executor.ListExecutions(t.Context(), again.ReleaseARN, executor.Running)
 		return err == nil && len(running) == 0
-	}, 20*time.Second, 10*time.Millisecond, "the controller stops once its room is empty")
+	}, 60*time.Second, 10*time.Millisecond, "the controller stops once its room is empty")
 	assert.Equal(t, 1, again.Target.Ledger().Deliveries()[ids[0]], "delivered once")
 	parked, err := again.ReceiveParked(t.Context())
 	require.NoError(t, err)
