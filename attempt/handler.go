@@ -549,16 +549,19 @@ func (h *Handler) route(doc message.Document, v rules.Verdict) (_ message.Docume
 		return h.queue(doc), true
 	case v.Delay > 0:
 		if rest := doc.LastTurn().Add(v.Delay).Sub(now); rest > 0 {
+			// Looked at again within holdLook, so that a removed or
+			// shortened delay takes effect on the messages it delays.
 			h.Metrics.Count(key, telemetry.Delayed, 1)
 			doc.Decision = message.DecisionDelay
-			return h.wait(doc, rest), true
+			return h.wait(doc, min(rest, holdLook)), true
 		}
 	}
 	return doc, false
 }
 
-// holdLook is how often a held message is looked at again: a removed or
-// changed hold takes effect on the messages it held within it.
+// holdLook is how often a held or delayed message is looked at again: a
+// removed or changed hold or delay takes effect on the messages it held
+// within it.
 const holdLook = time.Minute
 
 // wait routes the document to wait d: within the execution (the Backoff

@@ -123,8 +123,14 @@ func TestADelayWaitsInTheRoomWhenLong(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, message.NextRoom, doc.Next)
 	assert.Equal(t, message.DecisionDelay, doc.Decision)
-	assert.Equal(t, t0.Add(4*time.Minute), doc.NotBefore, "five minutes after its arrival")
+	assert.Equal(t, t0.Add(time.Minute), doc.NotBefore, "looked at again in a minute (the delay ends four minutes on), so that a removed delay takes effect within it")
 	assert.Zero(t, f.target.calls(), "held back before any delivery")
+
+	f.handler.Rules = ruleSet()
+	f.clock.Set(doc.NotBefore)
+	doc, err = f.run(t, f.passOn(t, doc))
+	require.NoError(t, err)
+	assert.Equal(t, message.NextDone, doc.Next, "the delay removed, it goes at its next look")
 }
 
 // A cooldown is never waited in the execution, however short: the message
