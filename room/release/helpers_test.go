@@ -196,7 +196,7 @@ func startOf(name string) *sfn.StartExecutionInput {
 	return &sfn.StartExecutionInput{StateMachineArn: aws.String(releaseARN), Name: aws.String(name), Input: aws.String("{}")}
 }
 
-// failingStart is a release.StartAPI whose every start fails with
+// failingStart is a room.StartAPI whose every start fails with
 // errStart.
 type failingStart struct{}
 

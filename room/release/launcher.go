@@ -13,14 +13,9 @@ import (
 
 	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/room"
 	"github.com/redrive/redrive/room/pace"
 )
-
-// StartAPI is the part of the Step Functions client the Launcher calls;
-// *sfn.Client satisfies it.
-type StartAPI interface {
-	StartExecution(ctx context.Context, params *sfn.StartExecutionInput, optFns ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error)
-}
 
 // Launcher starts a breaker's controller when none runs: it takes the
 // lease on the breaker's pace row for a new epoch, then starts an
@@ -32,7 +27,7 @@ type Launcher struct {
 	// Policy is the release pace (for the lease length).
 	Policy pace.Policy
 	// SFN starts executions.
-	SFN StartAPI
+	SFN room.StartAPI
 	// StateMachineARN is the controller state machine.
 	StateMachineARN string
 	// Clock is the clock the lease is taken on.

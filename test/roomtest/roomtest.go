@@ -56,7 +56,7 @@ type Start struct {
 	StateMachineARN, Name, Input string
 }
 
-// StartExecution implements room.StartAPI and release.StartAPI.
+// StartExecution implements room.StartAPI.
 func (s *SFN) StartExecution(_ context.Context, in *sfn.StartExecutionInput, _ ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error) {
 	arn, name := aws.ToString(in.StateMachineArn), aws.ToString(in.Name)
 	if s.Fail != nil {

@@ -115,7 +115,7 @@ func TestShortOutageTripsWaitsAndClosesThroughACanary(t *testing.T) {
 
 	// A message the OPEN breaker turned away waited out the cooldown in the
 	// room (its execution ended Queued): no execution waits it out.
-	assert.True(t, has(all, "WAIT", "", "OPEN"), "a message waited out an OPEN cooldown in the room: %s", cycles(all))
+	assert.True(t, has(all, "QUEUE", "", "OPEN"), "a message waited out an OPEN cooldown in the room: %s", cycles(all))
 	assert.True(t, has(all, "CANARY", "TRANSIENT", "OPEN"), "a probe failed while the consumer was down: %s", cycles(all))
 	assert.True(t, has(all, "CANARY", "SUCCESS", "HALF_OPEN") || has(all, "CANARY", "SUCCESS", "CLOSED"),
 		"a probe or canary succeeded once the consumer was back: %s", cycles(all))
