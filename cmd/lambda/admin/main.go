@@ -1,10 +1,10 @@
 // Command admin is the Lambda function behind the admin state machine: it
 // applies an operator's command (status, reset, open, close, release) to a
-// breaker row, and starts the waiting room's releaser after a command that
-// lets messages through; it manages the routing rules; and it runs a
-// replay of the parking lot. Settings: TABLE_NAME; PARKING_LOT_URL and
-// DLQ_URL (the replay); RELEASE_STATE_MACHINE_ARN, ROOM_TIMEOUT,
-// ROOM_MAX_WAIT, RELEASE_* (wire.RoomFromEnv).
+// breaker row, and starts the breaker's controller (taking over from one
+// that waits out a cooldown) after a command that lets messages through;
+// it manages the routing rules; and it runs a replay of the parking lot.
+// Settings: TABLE_NAME; PARKING_LOT_URL and DLQ_URL (the replay);
+// RELEASE_STATE_MACHINE_ARN, ROOM_TTL, RELEASE_* (wire.RoomFromEnv).
 package main
 
 import (

@@ -1,8 +1,9 @@
-// Command park is the Lambda function behind the redrive state machine's
+// Command park is the Lambda function behind the attempt state machine's
 // Park state: it sends a message to the parking lot with its lineage and
-// failure history, and records it in the parking lot's index. Settings:
-// PARKING_LOT_URL, PARKING_LOT_MAX_MESSAGE_SIZE, PARKING_LOT_RETENTION, and
-// TABLE_NAME for the index.
+// failure history (its claim-checked body fetched back from BODY_BUCKET),
+// and records it in the parking lot's index. Settings: PARKING_LOT_URL,
+// PARKING_LOT_MAX_MESSAGE_SIZE, PARKING_LOT_RETENTION, TABLE_NAME for the
+// index, BODY_BUCKET.
 package main
 
 import (

@@ -1,8 +1,10 @@
-// Command release is the Lambda function behind the release state
-// machine's Release state: one tick of a breaker's releaser, resuming the
-// waiting room's oldest messages at the pace the target takes. Settings:
-// TABLE_NAME; RELEASE_STATE_MACHINE_ARN, ROOM_TIMEOUT, ROOM_MAX_WAIT,
-// RELEASE_*; BREAKER_* (wire.RoomFromEnv).
+// Command release is the Lambda function behind the release (controller)
+// state machine's Release state: the ticks of a breaker's controller,
+// which waits out cooldowns and releases the room in line at the pace the
+// target takes, one Express execution of the attempt state machine per
+// message. Settings: TABLE_NAME; STATE_MACHINE_ARN (the attempt state
+// machine), RELEASE_STATE_MACHINE_ARN, ROOM_TTL, RELEASE_*,
+// RELEASE_WORKERS; BREAKER_* (wire.RoomFromEnv).
 package main
 
 import (

@@ -1,10 +1,12 @@
 // Command starter is the Lambda function on the DLQ's event source: it
-// starts one redrive execution per message and parks what cannot be
-// started. Settings: STATE_MACHINE_ARN, PARKING_LOT_URL, TARGET_KIND, the
-// breaker key (BREAKER_KEY, BREAKER_KEY_ATTRIBUTE or BREAKER_KEY_POINTER,
-// and BREAKER_KEY_DEFAULT), START_CONCURRENCY, PARKING_LOT_RETENTION,
-// TABLE_NAME for the arrival pace and the parking lot's index, and with
-// TARGET_KIND=sqs the BREAKER_* policy (the Attempt function's).
+// starts one attempt execution per message, puts in the room what would
+// only wait (its breaker not CLOSED, beyond the pace) and parks what
+// cannot be started. Settings: STATE_MACHINE_ARN, PARKING_LOT_URL,
+// TARGET_KIND, the breaker key (BREAKER_KEY, BREAKER_KEY_ATTRIBUTE or
+// BREAKER_KEY_POINTER, and BREAKER_KEY_DEFAULT), START_CONCURRENCY,
+// PARKING_LOT_RETENTION, BODY_BUCKET; with TABLE_NAME (the breakers, the
+// pace, the room, the parking lot's index) RELEASE_STATE_MACHINE_ARN,
+// ROOM_TTL and the BREAKER_* policy (the Attempt function's).
 package main
 
 import (

@@ -1,9 +1,8 @@
-// Command waitroom is the Lambda function behind the redrive state
-// machine's WaitingRoom state (invoked with .waitForTaskToken): it stores
-// the turned-away message's task token in the waiting room and starts the
-// room's releaser if the breaker lets messages through. Settings:
-// TABLE_NAME; RELEASE_STATE_MACHINE_ARN, ROOM_TIMEOUT, ROOM_MAX_WAIT,
-// RELEASE_*; BREAKER_* (wire.RoomFromEnv).
+// Command waitroom is the Lambda function behind the attempt state
+// machine's Queue state: it stores a waiting message's document in its
+// breaker's room and makes sure the breaker's controller runs. Settings:
+// TABLE_NAME; RELEASE_STATE_MACHINE_ARN, ROOM_TTL, RELEASE_*
+// (wire.RoomFromEnv).
 package main
 
 import (
