@@ -252,6 +252,17 @@ func (s *Store) Update(ctx context.Context, key string, epoch int64, fn func(Sta
 	return State{}, false, fmt.Errorf("pace %q: update: %w five times", key, ErrConflict)
 }
 
+// Hold sets the lease of epoch's releaser to end at until (zero gives it
+// up) and reports whether the row is still epoch's: false, saving nothing,
+// when a newer releaser took over.
+func (s *Store) Hold(ctx context.Context, key string, epoch int64, until time.Time) (bool, error) {
+	_, mine, err := s.Update(ctx, key, epoch, func(st State) State {
+		st.ReleaserUntil = until
+		return st
+	})
+	return mine, err
+}
+
 // Admission is what Admit says of a batch's fresh arrivals.
 type Admission struct {
 	// Allowed is how many may go straight to the target.

@@ -293,10 +293,7 @@ func (h *Handler) waitUntil(ctx context.Context, out Output, t time.Time) (Outpu
 // renew extends the controller's lease until until; false means a newer
 // controller took over.
 func (h *Handler) renew(ctx context.Context, in Input, until time.Time) (bool, error) {
-	_, mine, err := h.Launcher.Pace.Update(ctx, in.BreakerKey, in.Epoch, func(s pace.State) pace.State {
-		s.ReleaserUntil = until
-		return s
-	})
+	mine, err := h.Launcher.Pace.Hold(ctx, in.BreakerKey, in.Epoch, until)
 	if err != nil {
 		return false, fmt.Errorf("release: renew the lease: %w", err)
 	}
@@ -350,10 +347,7 @@ func (h *Handler) stop(ctx context.Context, out Output, checked time.Time) (Outp
 // unless a newer controller holds the key already.
 func (h *Handler) handOver(ctx context.Context, out Output) (Output, error) {
 	out.Done = true
-	_, mine, err := h.Launcher.Pace.Update(ctx, out.BreakerKey, out.Epoch, func(s pace.State) pace.State {
-		s.ReleaserUntil = time.Time{}
-		return s
-	})
+	mine, err := h.Launcher.Pace.Hold(ctx, out.BreakerKey, out.Epoch, time.Time{})
 	if err != nil {
 		return out, fmt.Errorf("release: give up the lease: %w", err)
 	}

@@ -80,11 +80,7 @@ func (l *Launcher) start(ctx context.Context, key string, epoch int64) (bool, er
 	if err == nil {
 		return true, nil
 	}
-	_, _, gerr := l.Pace.Update(context.WithoutCancel(ctx), key, epoch, func(s pace.State) pace.State {
-		s.ReleaserUntil = time.Time{}
-		return s
-	})
-	if gerr != nil {
+	if _, gerr := l.Pace.Hold(context.WithoutCancel(ctx), key, epoch, time.Time{}); gerr != nil {
 		return false, fmt.Errorf("release: start the controller of %q epoch %d (and its lease stays until it expires in %v: %v): %w",
 			key, epoch, l.Policy.WithDefaults().Lease, gerr, err)
 	}
