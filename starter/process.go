@@ -187,17 +187,7 @@ func (h *Handler) waits(ctx context.Context, batch []prepared) []bool {
 	if h.Room == nil {
 		return waits
 	}
-	byKey := map[string][]int{}
-	var keys []string
-	for i, p := range batch {
-		if p.err != nil {
-			continue
-		}
-		if _, seen := byKey[p.doc.BreakerKey]; !seen {
-			keys = append(keys, p.doc.BreakerKey)
-		}
-		byKey[p.doc.BreakerKey] = append(byKey[p.doc.BreakerKey], i)
-	}
+	keys, byKey := byBreaker(batch, func(i int) bool { return batch[i].err == nil })
 	for _, key := range keys {
 		idx := byKey[key]
 		allowed := 0
@@ -255,18 +245,7 @@ func (h *Handler) admit(ctx context.Context, key string, n int) int {
 // failed too, so the DLQ delivers them again (their entries are replaced,
 // and the next try starts the controller).
 func (h *Handler) ensureControllers(ctx context.Context, batch []prepared, entered, failed []bool) {
-	byKey := map[string][]int{}
-	var keys []string
-	for i, in := range entered {
-		if !in || failed[i] {
-			continue
-		}
-		key := batch[i].doc.BreakerKey
-		if _, seen := byKey[key]; !seen {
-			keys = append(keys, key)
-		}
-		byKey[key] = append(byKey[key], i)
-	}
+	keys, byKey := byBreaker(batch, func(i int) bool { return entered[i] && !failed[i] })
 	for _, key := range keys {
 		if _, err := h.Launcher.Ensure(ctx, key); err != nil {
 			h.Metrics.Count(key, telemetry.ReleaserNotStarted, 1)
@@ -276,6 +255,25 @@ func (h *Handler) ensureControllers(ctx context.Context, batch []prepared, enter
 			}
 		}
 	}
+}
+
+// byBreaker groups the records of batch that keep says to keep by their
+// breaker key: the keys in the order they first appear, and each key's
+// record indexes.
+func byBreaker(batch []prepared, keep func(i int) bool) ([]string, map[string][]int) {
+	byKey := map[string][]int{}
+	var keys []string
+	for i := range batch {
+		if !keep(i) {
+			continue
+		}
+		key := batch[i].doc.BreakerKey
+		if _, seen := byKey[key]; !seen {
+			keys = append(keys, key)
+		}
+		byKey[key] = append(byKey[key], i)
+	}
+	return keys, byKey
 }
 
 // key is the message's breaker key, or the fallback key (logged) when the
