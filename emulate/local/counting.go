@@ -8,47 +8,56 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/redrive/redrive/claimcheck"
+	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/emulate/executor"
 	"github.com/redrive/redrive/lambda/wire"
 )
 
-// countingInvoker counts invocations per function name around an Invoker.
+// countingInvoker counts invocations per function name around an Invoker,
+// and the time they take on clock.
 type countingInvoker struct {
-	next executor.Invoker
+	next  executor.Invoker
+	clock clock.Clock
 
 	mu     sync.Mutex
 	counts map[string]int64
+	busy   map[string]time.Duration
 }
 
 var _ executor.Invoker = (*countingInvoker)(nil)
 
-// Invoke counts the call under the function's name and passes it on.
+// Invoke counts the call under the function's name, passes it on, and
+// adds the time it took to the function's.
 func (c *countingInvoker) Invoke(ctx context.Context, function string, payload []byte) (executor.Invocation, error) {
+	name := functionName(function)
 	c.mu.Lock()
 	if c.counts == nil {
-		c.counts = map[string]int64{}
+		c.counts, c.busy = map[string]int64{}, map[string]time.Duration{}
 	}
-	c.counts[functionName(function)]++
+	c.counts[name]++
 	c.mu.Unlock()
-	return c.next.Invoke(ctx, function, payload)
+	start := c.clock.Now()
+	inv, err := c.next.Invoke(ctx, function, payload)
+	took := c.clock.Now().Sub(start)
+	c.mu.Lock()
+	c.busy[name] += took
+	c.mu.Unlock()
+	return inv, err
 }
 
-// snapshot returns the counts so far.
-func (c *countingInvoker) snapshot() map[string]int64 {
+// snapshot returns the counts and times so far.
+func (c *countingInvoker) snapshot() (map[string]int64, map[string]time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make(map[string]int64, len(c.counts))
-	for k, v := range c.counts {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(c.counts), maps.Clone(c.busy)
 }
 
 // functionName is the bare name of a function name or ARN, without a

@@ -184,6 +184,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 		Quotas: s.Quotas}); err != nil {
 		return nil, err
 	}
+	s.invoker.clock = s.Executor
 
 	if err = s.startLambda(); err != nil {
 		return nil, err

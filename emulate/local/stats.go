@@ -17,6 +17,11 @@ type Stats struct {
 	// Invocations counts Lambda invocations per function name (see the
 	// Function constants).
 	Invocations map[string]int64
+	// InvocationTime is the time the invocations took on the stack's
+	// clock, per function name: what they slept or waited for (the
+	// release function's paced ticks, the attempt's consumer calls), not
+	// their own work, which takes no virtual time.
+	InvocationTime map[string]time.Duration
 	// Breaker is the breaker-row I/O the tasks' breakers report, summed.
 	Breaker breaker.Stats
 	// BreakerRows and DeliveryRecords count the tasks' DynamoDB calls on
@@ -38,8 +43,9 @@ type Stats struct {
 
 // Stats returns the counts so far.
 func (s *Stack) Stats() Stats {
-	st := Stats{Invocations: s.invoker.snapshot(), Source: s.source.snapshot(), StartsThrottled: s.throttle.count(),
+	st := Stats{Source: s.source.snapshot(), StartsThrottled: s.throttle.count(),
 		DuplicatedStarts: s.duplicated.Load(), S3Puts: s.bodies.puts.Load(), S3Gets: s.bodies.gets.Load()}
+	st.Invocations, st.InvocationTime = s.invoker.snapshot()
 	for _, b := range s.breakers {
 		bs := b.Stats()
 		st.Breaker.Loads += bs.Loads

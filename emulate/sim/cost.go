@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/redrive/redrive/emulate/local"
-	"github.com/redrive/redrive/room/release"
 )
 
 // Prices are AWS list prices (us-east-1) used to estimate what a strategy
@@ -102,22 +101,18 @@ type Assumptions struct {
 	// scenario's latency), also billed to the attempt function, which
 	// waits for it.
 	ConsumerLatency time.Duration
-	// ReleaseInvocation is the billed duration of one releaser invocation:
-	// it sleeps between releases through all its ticks (the last
-	// invocation of a releaser is shorter: an upper bound).
-	ReleaseInvocation time.Duration
 }
 
 // AssumptionsFor is the estimate's assumptions for s: each function at its
 // deployed memory size (a 128 MB consumer), 20 ms of orchestrator work per
-// invocation (all of its ten one-second ticks for the releaser's), and the
-// scenario's consumer latency. Item sizes are assumed under 1 KB (one
+// invocation (besides the time a release invocation spends pacing its
+// ticks, which the run measures: Usage.ReleaseTime), and the scenario's
+// consumer latency. Item sizes are assumed under 1 KB (one
 // write unit per write, one read unit per strongly consistent read); free
 // tiers are ignored, and SQS requests are left out of every strategy
 // (about $0.40 per million).
 func AssumptionsFor(s Scenario) Assumptions {
-	return Assumptions{MemoryMB: maps.Clone(memoryMB), OrchestratorDuration: 20 * time.Millisecond, ConsumerLatency: s.Target.Latency,
-		ReleaseInvocation: release.TicksPerInvocation * time.Second}
+	return Assumptions{MemoryMB: maps.Clone(memoryMB), OrchestratorDuration: 20 * time.Millisecond, ConsumerLatency: s.Target.Latency}
 }
 
 // gb is function name's memory size in GB.
@@ -154,18 +149,17 @@ func (c Cost) Scale(f float64) Cost {
 }
 
 // Estimate prices u: every request, and every function's billed duration
-// at its own memory size (a waited consumer call at the attempt's).
+// at its own memory size (a waited consumer call at the attempt's, the
+// release function's paced ticks at its own).
 func (p Prices) Estimate(u Usage, a Assumptions) Cost {
 	requests := u.TargetCalls
 	gbSeconds := float64(u.WaitedCalls)*a.ConsumerLatency.Seconds()*a.gb(local.FunctionAttempt) +
-		float64(u.TargetCalls)*a.ConsumerLatency.Seconds()*a.gb(local.FunctionConsumer)
+		float64(u.TargetCalls)*a.ConsumerLatency.Seconds()*a.gb(local.FunctionConsumer) +
+		u.ReleaseTime.Seconds()*a.gb(local.FunctionRelease)
 	for _, name := range slices.Sorted(maps.Keys(u.Invocations)) { // a fixed order, for a reproducible sum
-		n, d := u.Invocations[name], a.OrchestratorDuration
-		if name == local.FunctionRelease {
-			d = a.ReleaseInvocation
-		}
+		n := u.Invocations[name]
 		requests += n
-		gbSeconds += float64(n) * d.Seconds() * a.gb(name)
+		gbSeconds += float64(n) * a.OrchestratorDuration.Seconds() * a.gb(name)
 	}
 	express := float64(u.ExpressStarts)/1e6*p.ExpressRequestsPerMillion +
 		u.ExpressDuration.Seconds()*ExpressMemoryMB/1024*p.ExpressGBSecond

@@ -127,15 +127,16 @@ func TestMeasureBreakerRecovery(t *testing.T) {
 func TestEstimate(t *testing.T) {
 	a := sim.Assumptions{
 		MemoryMB:             map[string]int{local.FunctionAttempt: 1024, local.FunctionRelease: 2048, local.FunctionConsumer: 512},
-		OrchestratorDuration: time.Second, ConsumerLatency: 2 * time.Second, ReleaseInvocation: 10 * time.Second,
+		OrchestratorDuration: time.Second, ConsumerLatency: 2 * time.Second,
 	}
 	c := sim.ListPrices.Estimate(sim.Usage{
 		Transitions: 1000, Invocations: map[string]int64{local.FunctionAttempt: 1_000_000, local.FunctionRelease: 1000},
-		TargetCalls: 1_000_000, WaitedCalls: 0, DynamoReads: 2_000_000, DynamoWrites: 1_000_000,
+		ReleaseTime: 9000 * time.Second, TargetCalls: 1_000_000, WaitedCalls: 0, DynamoReads: 2_000_000, DynamoWrites: 1_000_000,
 	}, a)
 	assert.InDelta(t, 0.025, c.StepFunctions, 1e-12)
-	// 2,001,000 requests; 1M attempts x 1 s x 1 GB, 1,000 releases x 10 s
-	// x 2 GB, 1M consumer calls x 2 s x 0.5 GB.
+	// 2,001,000 requests; 1M attempts x 1 s x 1 GB, 1,000 releases x 1 s
+	// x 2 GB and 9,000 s of their pacing x 2 GB, 1M consumer calls x 2 s
+	// x 0.5 GB.
 	assert.InDelta(t, 2.001*0.20+(1_000_000+20_000+1_000_000)*0.0000133334, c.Lambda, 1e-9)
 	assert.InDelta(t, 0.625+0.25, c.DynamoDB, 1e-12)
 	assert.InDelta(t, c.StepFunctions+c.Lambda+c.DynamoDB, c.Total(), 1e-12)

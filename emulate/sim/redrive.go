@@ -226,6 +226,7 @@ func usageOf(ctx context.Context, stack *local.Stack) (Usage, error) {
 	}
 	st := stack.Stats()
 	u.S3Puts, u.S3Gets = st.S3Puts, st.S3Gets
+	u.ReleaseTime = st.InvocationTime[local.FunctionRelease]
 	u.Invocations = map[string]int64{}
 	for name, n := range st.Invocations {
 		if name == local.FunctionConsumer {

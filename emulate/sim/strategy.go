@@ -103,9 +103,12 @@ type Usage struct {
 	S3Puts, S3Gets int64
 	// Invocations counts the orchestrator's own Lambda invocations, by
 	// function (local's names); each is billed at its function's
-	// memory size, the releaser's for the ticks it spreads its releases
-	// over.
+	// memory size.
 	Invocations map[string]int64
+	// ReleaseTime is the time the release function's invocations spent
+	// pacing their ticks (sleeping between releases), billed besides
+	// their work.
+	ReleaseTime time.Duration
 	// TargetCalls counts invocations of the consumer.
 	TargetCalls int64
 	// WaitedCalls counts consumer calls the attempt function waited on

@@ -60,13 +60,13 @@ func CostNote(s Scenario) string {
 		"  S3 $%.4f per 1,000 PUTs and $%.4f per 1,000 GETs\n"+
 		"  (%s; not re-checked online when written, 2026-11).\n"+
 		"  Assumed: functions at their deployed memory (%s) and a %d MB consumer,\n"+
-		"  %v of orchestrator work per invocation (%v per releaser invocation), each consumer call billed for its %v latency\n"+
+		"  %v of orchestrator work per invocation (plus the time a release invocation paces its ticks, as run), each consumer call billed for its %v latency\n"+
 		"  (again at the attempt's memory when the attempt waits for it), items under 1 KB, no free tier, SQS requests not counted.",
 		p.TransitionsPerThousand, p.ExpressRequestsPerMillion, p.ExpressGBSecond, ExpressMemoryMB,
 		p.LambdaRequestsPerMillion, p.LambdaGBSecond, p.DynamoWritesPerMillion, p.DynamoReadsPerMillion, p.LogsPerGB,
 		p.S3PutsPerThousand, p.S3GetsPerThousand,
 		strings.Join(PriceSources, ", "), a.memoryNote(), a.MemoryMB[local.FunctionConsumer],
-		a.OrchestratorDuration, a.ReleaseInvocation, a.ConsumerLatency)
+		a.OrchestratorDuration, a.ConsumerLatency)
 }
 
 // Table is the result as rows of cells: a header row of strategy names,
