@@ -165,7 +165,7 @@ type ReleasePace struct {
 	// Default 0.9; in (0, 1).
 	Backoff float64 `json:"backoff,omitempty"`
 	// Tick is how often a releaser adjusts its rate (RELEASE_TICK); one
-	// invocation of the release function runs ten ticks, and its timeout
+	// invocation of the release function runs sixty ticks, and its timeout
 	// follows. Default 1s.
 	Tick Duration `json:"tick,omitempty"`
 	// Lease is how long a releaser holds its breaker's pace row without

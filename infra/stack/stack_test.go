@@ -136,10 +136,10 @@ func TestDemoQueues(t *testing.T) {
 }
 
 func TestFunctions(t *testing.T) {
-	// The release function runs ten ticks an invocation, plus 30s.
+	// The release function runs sixty ticks an invocation, plus 30s.
 	timeouts := map[string]map[string]int{
-		existingName: {starterFn: 30, attemptFn: 120, parkFn: 30, adminFn: 300, waitroomFn: 30, releaseFn: 10*2 + 30},
-		demoName:     {starterFn: 30, attemptFn: 60, parkFn: 30, adminFn: 300, waitroomFn: 30, releaseFn: 10*1 + 30},
+		existingName: {starterFn: 30, attemptFn: 120, parkFn: 30, adminFn: 300, waitroomFn: 30, releaseFn: 60*2 + 30},
+		demoName:     {starterFn: 30, attemptFn: 60, parkFn: 30, adminFn: 300, waitroomFn: 30, releaseFn: 60*1 + 30},
 	}
 	memory := map[string]int{starterFn: 256, attemptFn: 256, parkFn: 128, adminFn: 128, waitroomFn: 128, releaseFn: 256}
 	for _, fixture := range []string{existingName, demoName} {

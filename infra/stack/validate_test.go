@@ -122,7 +122,7 @@ func TestValidateNamesTheField(t *testing.T) {
 		}, "Release.Lease", "three ticks"},
 		{"release tick too long for a Lambda invocation", func() Settings {
 			s := valid()
-			s.Release.Tick, s.Release.Lease = Duration(2*time.Minute), Duration(time.Hour)
+			s.Release.Tick, s.Release.Lease = Duration(20*time.Second), Duration(time.Hour)
 			return s
 		}, "Release.Tick", "its timeout would be 20m30s, over Lambda's 15m0s"},
 		{"ramp variables are gone", func() Settings { s := valid(); s.Policy = map[string]string{"BREAKER_RAMP_DURATION": "5m"}; return s },

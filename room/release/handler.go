@@ -14,10 +14,10 @@ import (
 	"github.com/redrive/redrive/room/pace"
 )
 
-// TicksPerInvocation is how many ticks one invocation runs (about ten
-// seconds), so the controller's loop costs two transitions per ten ticks
-// rather than per tick.
-const TicksPerInvocation = 10
+// TicksPerInvocation is how many ticks one invocation runs (about a
+// minute), so the controller's loop costs two transitions a minute rather
+// than two per tick; the release function's timeout is derived from it.
+const TicksPerInvocation = 60
 
 // MaxLoops is how many invocations one controller execution runs before
 // it hands over to a new one, far below the 25,000-event history limit:
@@ -25,9 +25,12 @@ const TicksPerInvocation = 10
 // events.
 const MaxLoops = 2000
 
-// maxWait is the longest Wait state: a controller looks at its room at
-// least this often, so that a message entering while it waits for a later
-// one (whose Ensure finds the controller alive) waits at most this.
+// maxWait is the longest wait for the room: a controller waiting for its
+// next message's time looks at the room at least this often, so that a
+// message entering meanwhile (whose Ensure finds the controller alive)
+// waits at most this; an open-ended FORCED_OPEN is looked at as often.
+// A cooldown is waited out whole: it is at most the policy's CooldownMax,
+// and nothing leaves the room before it ends.
 const maxWait = time.Minute
 
 // indexLag is how far behind the room's index a controller assumes it may
@@ -247,7 +250,11 @@ func (h *Handler) next(ctx context.Context, out Output, listed time.Time) (Outpu
 	if len(first) == 0 {
 		return h.stop(ctx, out, listed)
 	}
-	if due := first[0].Due(); due.Sub(h.Clock.Now()) > h.Launcher.Policy.Tick {
+	now := h.Clock.Now()
+	if due := first[0].Due(); due.Sub(now) > h.Launcher.Policy.Tick {
+		if limit := now.Add(maxWait); due.After(limit) {
+			due = limit
+		}
 		return h.waitUntil(ctx, out, due)
 	}
 	return h.pauseRest(ctx, out, listed)
@@ -261,14 +268,10 @@ func (h *Handler) pauseRest(ctx context.Context, out Output, start time.Time) (O
 	return out, nil
 }
 
-// waitUntil has the state machine wait until t, at most maxWait (or the
-// invocation sleep, when t is within a tick), holding the lease through
-// the wait.
+// waitUntil has the state machine wait until t (or the invocation sleep,
+// when t is within a tick), holding the lease through the wait.
 func (h *Handler) waitUntil(ctx context.Context, out Output, t time.Time) (Output, error) {
 	now, pol := h.Clock.Now(), h.Launcher.Policy
-	if limit := now.Add(maxWait); t.After(limit) {
-		t = limit
-	}
 	d := t.Sub(now)
 	if d <= pol.Tick {
 		// Within the tick: sleep it, a whole tick when t has passed, so

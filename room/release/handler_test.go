@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math"
 	"testing"
 	"time"
 
@@ -27,7 +28,8 @@ const indexLag = 5 * time.Second
 func TestAnInvocationRunsTicksPerInvocationTicks(t *testing.T) {
 	f := newFixture(t)
 	f.handler.Launcher.Policy = pace.Policy{Start: 1, Max: 1}.WithDefaults() // one message a tick
-	f.fill(t, 15)
+	const rest = 5
+	f.fill(t, release.TicksPerInvocation+rest)
 	in := f.start(t)
 
 	out, err := f.handler.Handle(t.Context(), in)
@@ -37,14 +39,14 @@ func TestAnInvocationRunsTicksPerInvocationTicks(t *testing.T) {
 	assert.Equal(t, release.TicksPerInvocation, out.Released, "the invocation's releases, every tick's")
 	assert.Equal(t, runs(0, release.TicksPerInvocation), f.released(), "one per tick, in line")
 	assert.Equal(t, t0.Add(release.TicksPerInvocation*time.Second), f.clock.Now(), "each tick lasts one tick")
-	assert.Equal(t, 15-release.TicksPerInvocation, f.depth(t))
+	assert.Equal(t, rest, f.depth(t))
 	assert.True(t, f.lease(t).After(f.clock.Now()), "the controller keeps its lease between invocations")
 
 	out, err = f.handler.Handle(t.Context(), out.Input)
 	require.NoError(t, err)
 	assert.True(t, out.Done, "the room ran dry within the invocation")
-	assert.Equal(t, release.TicksPerInvocation+6, out.Ticks, "five ticks release the rest, the sixth finds the room empty")
-	assert.Equal(t, runs(0, 15), f.released())
+	assert.Equal(t, release.TicksPerInvocation+rest+1, out.Ticks, "a tick for each of the rest, the next finds the room empty")
+	assert.Equal(t, runs(0, release.TicksPerInvocation+rest), f.released())
 	assert.Zero(t, f.depth(t))
 	assert.Zero(t, f.lease(t))
 }
@@ -351,6 +353,17 @@ func TestOpenWaitsOutTheCooldownThenReleasesTheProbe(t *testing.T) {
 	assert.Zero(t, out.Released, "the probe is out")
 	assert.False(t, out.Done)
 	assert.Equal(t, 4, f.depth(t))
+
+	// The probe fails: the second cooldown (two minutes, capped at the
+	// policy's 90 s) is waited out in one Wait, not a minute at a time.
+	_, err = f.breaker.Record(t.Context(), key, probe.Row, probe.Ticket, breaker.Transient)
+	require.NoError(t, err)
+	row, err = f.breaker.Status(t.Context(), key)
+	require.NoError(t, err)
+	require.Equal(t, breaker.Open, row.State)
+	out = f.tick(t, out.Input)
+	assert.Equal(t, int(math.Ceil(row.OpenUntil.Sub(f.clock.Now()).Seconds())), out.WaitSeconds)
+	assert.Greater(t, out.WaitSeconds, 60, "a cooldown longer than a minute is one wait")
 }
 
 func TestForcedOpen(t *testing.T) {
@@ -381,9 +394,9 @@ func TestForcedOpen(t *testing.T) {
 		require.NoError(t, err)
 		out := f.tick(t, in)
 		assert.False(t, out.Done)
-		assert.Equal(t, 60, out.WaitSeconds, "a minute at a time: it looks at the room at least that often")
+		assert.Equal(t, 600, out.WaitSeconds, "until the forced mode ends: an operator's release or close takes over from it at once")
 		assert.Empty(t, f.released())
-		assert.True(t, f.lease(t).After(f.clock.Now().Add(time.Minute)))
+		assert.True(t, f.lease(t).After(until), "the lease covers the wait")
 	})
 }
 
