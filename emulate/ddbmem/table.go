@@ -6,6 +6,7 @@ import (
 	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -27,6 +28,9 @@ type DB struct {
 	mu      sync.Mutex
 	tables  map[string]*table
 	scratch []byte // where encode makes a record
+	// indexWrites counts the writes DynamoDB makes to global secondary
+	// indexes, each billed as one more write (see index.move).
+	indexWrites int64
 }
 
 // table is one table: its key schema, its items (records) by primary key
@@ -38,11 +42,15 @@ type table struct {
 	indexes   map[string]*index
 }
 
-// index is a global secondary index (every attribute projected): its
-// partitions, each ordered by sort key.
+// index is a global secondary index: its partitions, each ordered by
+// sort key, and the attributes it projects.
 type index struct {
 	hash, rng  string
 	partitions map[string]*ordered
+	// projected names the attributes a Query on the index returns (the
+	// table's and the index's keys, and INCLUDE's NonKeyAttributes); nil
+	// for ALL.
+	projected []string
 }
 
 // New returns an empty DB.
@@ -51,7 +59,7 @@ func New() *DB {
 }
 
 // CreateTable makes a table from in's key schema and global secondary
-// indexes (their projections are taken as ALL); it is active at once.
+// indexes (ALL, KEYS_ONLY or INCLUDE projections); it is active at once.
 func (db *DB) CreateTable(_ context.Context, in *dynamodb.CreateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
 	name := aws.ToString(in.TableName)
 	t := &table{items: map[string]record{}, indexes: map[string]*index{}}
@@ -64,6 +72,9 @@ func (db *DB) CreateTable(_ context.Context, in *dynamodb.CreateTableInput, _ ..
 		ix.hash, ix.rng = keySchema(g.KeySchema)
 		if ix.hash == "" {
 			return nil, validation("CreateTable of %q: index %q has no HASH key", name, aws.ToString(g.IndexName))
+		}
+		if p := g.Projection; p != nil && p.ProjectionType != types.ProjectionTypeAll && p.ProjectionType != "" {
+			ix.projected = append([]string{t.hash, t.rng, ix.hash, ix.rng}, p.NonKeyAttributes...)
 		}
 		t.indexes[aws.ToString(g.IndexName)] = ix
 	}
@@ -133,7 +144,7 @@ func (db *DB) PutItem(_ context.Context, in *dynamodb.PutItemInput, _ ...func(*d
 	if err := db.check(in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, old); err != nil {
 		return nil, err
 	}
-	t.store(key, old, item)
+	db.store(t, key, old, item)
 	out := &dynamodb.PutItemOutput{}
 	if in.ReturnValues == types.ReturnValueAllOld {
 		out.Attributes = old.read()
@@ -181,7 +192,7 @@ func (db *DB) UpdateItem(_ context.Context, in *dynamodb.UpdateItemInput, _ ...f
 	if err != nil || newKey != key {
 		return nil, validation("UpdateItem: an update expression cannot change the primary key")
 	}
-	t.store(newKey, old, rec) // newKey shares rec's memory, key may not
+	db.store(t, newKey, old, rec) // newKey shares rec's memory, key may not
 	return &dynamodb.UpdateItemOutput{Attributes: returned(in.ReturnValues, old, item)}, nil
 }
 
@@ -232,7 +243,7 @@ func (db *DB) DeleteItem(_ context.Context, in *dynamodb.DeleteItemInput, _ ...f
 	if old == "" {
 		return out, nil
 	}
-	t.store(key, old, "")
+	db.store(t, key, old, "")
 	if in.ReturnValues == types.ReturnValueAllOld {
 		out.Attributes = old.read()
 	}
@@ -270,6 +281,7 @@ type query struct {
 	values    map[string]*mtypes.Item // the expression values
 	part      *ordered                // the partition the key condition names
 	indexKeys []string                // the index's key attributes, if on an index
+	projected []string                // the attributes the index projects, nil for all
 	start     string                  // the primary key to start after, "" from the first
 	limit     int                     // how many items to evaluate, 0 for all
 	countOnly bool                    // Select COUNT
@@ -301,6 +313,9 @@ func (t *table) parseQuery(in *dynamodb.QueryInput) (query, error) {
 	}
 	if q.part, q.indexKeys, err = t.partition(aws.ToString(in.IndexName), name, value); err != nil {
 		return q, err
+	}
+	if ix := t.indexes[aws.ToString(in.IndexName)]; ix != nil {
+		q.projected = ix.projected
 	}
 	if in.ExclusiveStartKey != nil {
 		if _, err := toItem(in.ExclusiveStartKey); err != nil { // a value of no attribute type
@@ -342,7 +357,7 @@ func (db *DB) run(t *table, q query) (*dynamodb.QueryOutput, error) {
 				if out.Items == nil && q.limit > 0 {
 					out.Items = make([]map[string]types.AttributeValue, 0, min(q.limit, q.part.n)) // not to grow it
 				}
-				out.Items = append(out.Items, db.project(item, q.in))
+				out.Items = append(out.Items, db.project(item, q))
 			}
 		}
 		return q.limit == 0 || evaluated < q.limit
@@ -376,18 +391,30 @@ func (q query) match(item record) (inKey, kept bool, err error) {
 	return err == nil, kept, err
 }
 
-// project is an item as a Query returns it: whole, or its
+// project is an item as q returns it: what its index projects (the whole
+// item on the table, or an index projecting ALL), or of that its
 // ProjectionExpression's attributes.
-func (db *DB) project(item record, in *dynamodb.QueryInput) map[string]types.AttributeValue {
-	p := aws.ToString(in.ProjectionExpression)
-	if p == "" {
+func (db *DB) project(item record, q query) map[string]types.AttributeValue {
+	p := aws.ToString(q.in.ProjectionExpression)
+	switch {
+	case p == "" && q.projected == nil:
 		return item.read()
+	case p == "":
+		return item.readAttrs(q.projected...)
 	}
-	projected, err := project(p, in.ExpressionAttributeNames, item.interpreted())
+	projected, err := project(p, q.in.ExpressionAttributeNames, item.interpreted())
 	if err != nil {
 		return nil
 	}
-	return fromItem(projected)
+	out := fromItem(projected)
+	if q.projected != nil {
+		for name := range out {
+			if !slices.Contains(q.projected, name) {
+				delete(out, name)
+			}
+		}
+	}
+	return out
 }
 
 // partition returns the ordered partition a Query reads, of the index
@@ -512,7 +539,7 @@ func (db *DB) simpleUpdate(t *table, key string, old record, in *dynamodb.Update
 	if err != nil || newKey != key {
 		return false, nil // the interpreter's way refuses it
 	}
-	t.store(newKey, old, rec) // newKey shares rec's memory, key may not
+	db.store(t, newKey, old, rec) // newKey shares rec's memory, key may not
 	return true, nil
 }
 
@@ -578,12 +605,12 @@ func (t *table) key(keyOf func(name string) (string, bool)) (string, error) {
 // store replaces the item under key (old, "" if none) with item ("":
 // delete it), and updates the indexes. The map and the indexes keep key,
 // which should share item's memory (see valueKey).
-func (t *table) store(key string, old, item record) {
+func (db *DB) store(t *table, key string, old, item record) {
 	if item == old {
 		return // an item put again as it was, its record kept
 	}
 	for _, ix := range t.indexes {
-		ix.move(key, old, item)
+		db.indexWrites += int64(ix.move(key, old, item))
 	}
 	if item == "" {
 		delete(t.items, key)
@@ -594,13 +621,19 @@ func (t *table) store(key string, old, item record) {
 
 // move updates the index for the item under key changing from old to item
 // (either "" when absent); an item without the index's key attributes is
-// not in it (a sparse index).
-func (ix *index) move(key string, old, item record) {
+// not in it (a sparse index). It returns how many writes DynamoDB bills
+// the index for the change: one when the item enters or leaves it, two
+// when its index key changes (a delete and a put), one when an attribute
+// it projects changes, none otherwise.
+func (ix *index) move(key string, old, item record) int {
 	op, oe, wasIn := ix.place(key, old)
 	np, ne, isIn := ix.place(key, item)
 	if wasIn && isIn && op == np && oe == ne {
 		ix.partitions[np].replace(ne) // for the index to keep the new record's memory, not the old
-		return
+		if ix.projects(old, item) {
+			return 1
+		}
+		return 0
 	}
 	if wasIn {
 		part := ix.partitions[op]
@@ -617,6 +650,35 @@ func (ix *index) move(key string, old, item record) {
 		}
 		part.insert(ne)
 	}
+	switch {
+	case wasIn && isIn:
+		return 2
+	case wasIn || isIn:
+		return 1
+	}
+	return 0
+}
+
+// projects reports whether an item changing from old to item changes what
+// the index holds of it.
+func (ix *index) projects(old, item record) bool {
+	if ix.projected == nil {
+		return old != item
+	}
+	for _, name := range ix.projected {
+		if name != "" && old.attr(name) != item.attr(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// IndexWrites returns how many writes the global secondary indexes took
+// so far: what DynamoDB bills beyond the table's own writes.
+func (db *DB) IndexWrites() int64 {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return db.indexWrites
 }
 
 // place is where an item stands in the index: its partition and entry,
