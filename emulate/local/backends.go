@@ -34,6 +34,7 @@ var credentialsProvider = credentials.NewStaticCredentialsProvider("local", "loc
 type dynamoBackend struct {
 	client  *dynamodb.Client // nil with Options.InProcess
 	api     wire.DynamoDB    // the client, or the in-process table
+	mem     *ddbmem.DB       // the in-process table, nil on an endpoint
 	url     string
 	table   string
 	name    string             // "minidyn" or "DynamoDBEndpoint=<url>"
@@ -53,7 +54,7 @@ func (s *Stack) startDynamo(ctx context.Context) (*dynamoBackend, error) {
 		if _, err := db.CreateTable(ctx, dynamo.TableInput(b.table)); err != nil {
 			return nil, fmt.Errorf("local: DynamoDB (in process): %w", err)
 		}
-		b.api, b.name = db, "in process (ddbmem)"
+		b.api, b.mem, b.name = db, db, "in process (ddbmem)"
 		return b, nil
 	}
 	var httpClient aws.HTTPClient = loopback.NewHTTPClient()

@@ -29,6 +29,11 @@ type Stats struct {
 	// parking lot's index entries; RoomItems on the rest: the waiting room
 	// (its index queries count as reads) and the pace rows.
 	BreakerRows, DeliveryRecords, ParkedItems, RoomItems RowIO
+	// IndexWrites counts the writes the table's global secondary indexes
+	// took (the room's and the parking lot's), which DynamoDB bills on top
+	// of the table's: counted on the in-process table (Options.InProcess,
+	// as redrive run has it), zero on an endpoint.
+	IndexWrites int64
 	// Source is what the DLQ's event source did.
 	Source SourceStats
 	// StartsThrottled counts StartExecution calls refused while
@@ -53,6 +58,9 @@ func (s *Stack) Stats() Stats {
 		st.Breaker.Conflicts += bs.Conflicts
 	}
 	st.BreakerRows, st.DeliveryRecords, st.ParkedItems, st.RoomItems = s.db.snapshot()
+	if s.dynamo.mem != nil {
+		st.IndexWrites = s.dynamo.mem.IndexWrites()
+	}
 	return st
 }
 

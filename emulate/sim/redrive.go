@@ -235,6 +235,7 @@ func usageOf(ctx context.Context, stack *local.Stack) (Usage, error) {
 		}
 		u.Invocations[name] = n
 	}
+	u.DynamoWrites = st.IndexWrites
 	for _, io := range []local.RowIO{st.BreakerRows, st.DeliveryRecords, st.ParkedItems, st.RoomItems} {
 		u.DynamoReads += io.Reads
 		u.DynamoWrites += io.Writes + io.Conflicts

@@ -115,7 +115,8 @@ type Usage struct {
 	// (billed as its duration too).
 	WaitedCalls int64
 	// DynamoReads and DynamoWrites count request units; failed
-	// conditional writes are billed and counted as writes.
+	// conditional writes are billed and counted as writes, and so are the
+	// writes the table's indexes take (on the in-process table).
 	DynamoReads, DynamoWrites int64
 }
 
