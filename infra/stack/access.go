@@ -26,7 +26,9 @@ func (f *function) allow(resources []string, actions ...string) {
 
 // allowKeys allows actions on the items of table whose partition key is
 // like key (a pattern: "*" matches any run of characters), and on no other
-// item.
+// item. It is for the single-item actions (GetItem, PutItem, UpdateItem,
+// DeleteItem), which always name a key: ForAllValues holds of a request
+// that names none, such as a Scan, so none is ever granted this way.
 func (f *function) allowKeys(table []string, key string, actions ...string) {
 	f.role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings(actions...),
@@ -35,13 +37,6 @@ func (f *function) allowKeys(table []string, key string, actions ...string) {
 			"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": []string{key}},
 		},
 	}))
-}
-
-// allowIndex lets f record parked messages in the parking lot's index in
-// table: PutItem of items whose partition key starts with
-// lotindex.KeyPrefix, and of no other item.
-func (f *function) allowIndex(table []string) {
-	f.allowKeys(table, dynamo.ParkedPrefix+"*", "dynamodb:PutItem")
 }
 
 // workflowArns are the state machines' ARNs the grants name.
@@ -54,11 +49,16 @@ type workflowArns struct {
 	release, releaseByName string
 }
 
-// Partition keys of the table's items, as dynamodb:LeadingKeys patterns.
+// Partition keys of the table's items, as dynamodb:LeadingKeys patterns:
+// every grant on the table names the kinds of item it is for.
 var (
-	breakerRows = dynamo.BreakerPrefix + "*"
-	paceRows    = dynamo.PacePrefix + "*"
-	roomItems   = dynamo.RoomPrefix + "*"
+	breakerRows     = dynamo.BreakerPrefix + "*"
+	deliveryRecords = dynamo.DeliveryPrefix + "*"
+	paceRows        = dynamo.PacePrefix + "*"
+	roomItems       = dynamo.RoomPrefix + "*"
+	lotIndexItems   = dynamo.ParkedPrefix + "*"
+	replayJournal   = dynamo.ReplayPrefix + "*"
+	rulesItem       = dynamo.RulesKey
 )
 
 // bodyObjectsFinding matches, as a JavaScript regular expression, what
@@ -91,9 +91,9 @@ func grantAccess(s Settings, st *storage, fns map[string]*function, arns workflo
 	// Oversized and malformed messages are parked by the starter itself,
 	// and indexed.
 	starter.allow(parkingLot, "sqs:SendMessage")
-	starter.allowIndex(table)
+	starter.allowKeys(table, lotIndexItems, "dynamodb:PutItem")
 	// It reads the routing rules, to park what a rule quarantines.
-	starter.allowKeys(table, dynamo.RulesKey, "dynamodb:GetItem")
+	starter.allowKeys(table, rulesItem, "dynamodb:GetItem")
 	// It reads the breakers' rows (whether a message would only wait); a
 	// message back in the DLQ with lineage is, with the sqs target, a
 	// failure of its breaker, which it records (UpdateItem).
@@ -108,12 +108,18 @@ func grantAccess(s Settings, st *storage, fns map[string]*function, arns workflo
 	starter.allowKeys(table, paceRows, "dynamodb:GetItem", "dynamodb:UpdateItem")
 	starter.allowKeys(table, roomItems, "dynamodb:PutItem")
 
-	// The attempt reads and writes its breaker row (GetItem, UpdateItem),
-	// delivery records (PutItem, UpdateItem, GetItem) and, to start the
-	// breaker's controller after a successful canary, the pace row
-	// (GetItem, UpdateItem); it reads the routing rules (GetItem).
+	// The attempt admits and records on its breaker's row (GetItem,
+	// UpdateItem: it only ever updates one, under its version),
+	// begins and completes the message's delivery record (GetItem, PutItem,
+	// UpdateItem), reads the routing rules (GetItem) and, to start the
+	// breaker's controller after a successful canary, notes the entry on
+	// the pace row and takes the lease there (GetItem, UpdateItem). It
+	// never touches the room: the Queue task (waitroom) enters it.
 	attempt := fns[attemptFn]
-	attempt.allow(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem")
+	attempt.allowKeys(table, breakerRows, "dynamodb:GetItem", "dynamodb:UpdateItem")
+	attempt.allowKeys(table, deliveryRecords, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem")
+	attempt.allowKeys(table, rulesItem, "dynamodb:GetItem")
+	attempt.allowKeys(table, paceRows, "dynamodb:GetItem", "dynamodb:UpdateItem")
 	attempt.allow([]string{arns.release}, "states:StartExecution")
 	if s.Target.Kind == TargetLambda {
 		attempt.allow([]string{s.Target.FunctionArn}, "lambda:InvokeFunction")
@@ -132,20 +138,29 @@ func grantAccess(s Settings, st *storage, fns map[string]*function, arns workflo
 	waitroom.allowKeys(table, paceRows, "dynamodb:GetItem", "dynamodb:UpdateItem")
 	waitroom.allow([]string{arns.release}, "states:StartExecution")
 
-	// The controller reads the breaker row and its pace row (GetItem),
-	// saves the pace and gives up its lease (UpdateItem), lists and counts
-	// the room (Query on the index), claims and unclaims entries
-	// (UpdateItem), takes them (DeleteItem), starts each released
-	// message's attempt execution and hands over to the next controller
-	// (StartExecution, both by name).
+	// The controller reads the breaker row (GetItem: it never changes
+	// it), reads and saves its pace row and gives up its lease (GetItem,
+	// UpdateItem), claims and unclaims room entries (UpdateItem) and takes
+	// them (DeleteItem); it starts each released message's attempt
+	// execution and hands over to the next controller (StartExecution,
+	// both by name). It lists and counts the room by Query on the room's
+	// index, the only function that does, with no dynamodb:LeadingKeys
+	// condition: on an index the condition reads the index's partition
+	// key, here the bare breaker key (no prefix to name), and the index is
+	// sparse, holding room entries only (what a listing reads of them), so
+	// the Query reaches no other item.
 	release := fns[releaseFn]
-	release.allow(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem")
+	release.allowKeys(table, breakerRows, "dynamodb:GetItem")
+	release.allowKeys(table, paceRows, "dynamodb:GetItem", "dynamodb:UpdateItem")
+	release.allowKeys(table, roomItems, "dynamodb:DeleteItem", "dynamodb:UpdateItem")
 	release.allow(roomIndex, "dynamodb:Query")
 	release.allow([]string{arns.redriveByName}, "states:StartExecution")
 	release.allow([]string{arns.releaseByName}, "states:StartExecution")
 
+	// Park sends to the parking lot and indexes what it sent (PutItem of
+	// the index's items).
 	fns[parkFn].allow(parkingLot, "sqs:SendMessage")
-	fns[parkFn].allowIndex(table)
+	fns[parkFn].allowKeys(table, lotIndexItems, "dynamodb:PutItem")
 
 	// Claim-checked bodies (claimcheck): the starter puts a body too large
 	// for a document under bodies/ (PutObject), the attempt gets it back
@@ -161,19 +176,26 @@ func grantAccess(s Settings, st *storage, fns map[string]*function, arns workflo
 			"unknown at deploy: the grant is the one S3 action the function makes, on the body bucket's bodies/ prefix only.",
 			&cdknag.RegexAppliesTo{Regex: jsii.String(bodyObjectsFinding)})
 	}
-	// Admin commands change the breaker row (GetItem, UpdateItem, and
-	// PutItem to replace one that does not decode); close, release and
-	// reset start the breaker's controller (GetItem and UpdateItem on the
-	// pace row, StartExecution); the rule commands read and write the
-	// rules item (GetItem, PutItem).
+	// Admin commands read and change the breaker row they name (GetItem,
+	// UpdateItem, and PutItem to replace one that does not decode); close,
+	// release and reset take over the breaker's controller (GetItem and
+	// UpdateItem of the pace row, StartExecution); the rule commands read
+	// and write the rules item (GetItem, PutItem). Every command names its
+	// breaker: none lists the table (no Scan, no Query), so no grant is on
+	// every item.
 	admin := fns[adminFn]
-	admin.allow(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem", "dynamodb:DeleteItem")
+	admin.allowKeys(table, breakerRows, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem")
+	admin.allowKeys(table, paceRows, "dynamodb:GetItem", "dynamodb:UpdateItem")
+	admin.allowKeys(table, rulesItem, "dynamodb:GetItem", "dynamodb:PutItem")
 	admin.allow([]string{arns.release}, "states:StartExecution")
 	// The replay command scans the parking lot (ReceiveMessage, and
 	// ChangeMessageVisibility to keep what it saw hidden, then visible
 	// again), sends what matches to the DLQ and deletes it from the lot;
-	// its journal and the lot's index are table items it already may
-	// write and delete.
+	// it keeps its journal (GetItem, PutItem, UpdateItem of the replay
+	// items) and removes what it moved from the lot's index (DeleteItem of
+	// the index's items).
+	admin.allowKeys(table, replayJournal, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem")
+	admin.allowKeys(table, lotIndexItems, "dynamodb:DeleteItem")
 	admin.allow(parkingLot, "sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage")
 	admin.allow([]string{*st.dlq.QueueArn()}, "sqs:SendMessage")
 	if s.DeadLetterQueueKeyArn != "" {

@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -112,12 +113,6 @@ func TestNoTaskTokens(t *testing.T) {
 	}
 }
 
-// statementsOf returns a policy document's Statement list as it is.
-func statementsOf(doc any) any {
-	d, _ := doc.(map[string]any)
-	return d["Statement"]
-}
-
 // TestLeastPrivilege lists everything each role may do, exactly.
 func TestLeastPrivilege(t *testing.T) {
 	for _, fixture := range []string{existingName, demoName} {
@@ -159,29 +154,34 @@ func TestLeastPrivilege(t *testing.T) {
 			xray = on("*", "xray:PutTraceSegments", "xray:PutTelemetryRecords")
 		}
 
-		// The table's items by partition key (TestKeyScopedGrants checks
-		// the conditions that keep the starter's and the waiting room's
-		// grants to them): the parking lot's index, the routing rules,
-		// breaker rows, pace rows and room items.
+		// The table's items by partition key, one statement per kind of
+		// item (TestKeyScopedGrants checks the conditions that keep each
+		// to its items): the parking lot's index, the routing rules,
+		// breaker rows, pace rows, room items, delivery records and the
+		// replays' journal.
 		index := on(table, "dynamodb:PutItem")
 		rulesRead := on(table, "dynamodb:GetItem")
+		pace := on(table, "dynamodb:GetItem", "dynamodb:UpdateItem")
 		want := map[string][]string{
 			"Starter": join(logs("Starter"), xray,
 				on(dlq, "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"),
 				on(redrive, "states:StartExecution"), on(release, "states:StartExecution"), on(lot, "sqs:SendMessage"), index, rulesRead,
-				on(table, "dynamodb:GetItem"), on(table, "dynamodb:GetItem", "dynamodb:UpdateItem"), on(table, "dynamodb:PutItem"),
+				on(table, "dynamodb:GetItem"), pace, on(table, "dynamodb:PutItem"),
 				on(bodies, "s3:PutObject")),
 			"Attempt": join(logs("Attempt"), xray,
-				on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem"), on(release, "states:StartExecution"),
+				on(table, "dynamodb:GetItem", "dynamodb:UpdateItem"), on(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"),
+				rulesRead, pace, on(release, "states:StartExecution"),
 				on(bodies, "s3:GetObject")),
 			"Park": join(logs("Park"), xray, on(lot, "sqs:SendMessage"), index, on(bodies, "s3:GetObject")),
-			"Admin": join(logs("Admin"), xray, on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem", "dynamodb:DeleteItem"),
+			"Admin": join(logs("Admin"), xray,
+				on(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"), pace, on(table, "dynamodb:GetItem", "dynamodb:PutItem"),
+				on(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"), on(table, "dynamodb:DeleteItem"),
 				on(release, "states:StartExecution"),
 				on(lot, "sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage"), on(dlq, "sqs:SendMessage")),
-			"WaitingRoom": join(logs("WaitingRoom"), xray, on(table, "dynamodb:PutItem"), on(table, "dynamodb:GetItem", "dynamodb:UpdateItem"),
+			"WaitingRoom": join(logs("WaitingRoom"), xray, on(table, "dynamodb:PutItem"), pace,
 				on(release, "states:StartExecution")),
 			"Release": join(logs("Release"), xray,
-				on(table, "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"), on(roomIndex, "dynamodb:Query"),
+				on(table, "dynamodb:GetItem"), pace, on(table, "dynamodb:DeleteItem", "dynamodb:UpdateItem"), on(roomIndex, "dynamodb:Query"),
 				on(byName("Redrive-Redrive"), "states:StartExecution"), on(byName("Redrive-Release"), "states:StartExecution")),
 		}
 		switch fixture {
@@ -239,8 +239,8 @@ func join(lists ...[]string) []string {
 // TestIndexGrants: the park function may PutItem in the table only the
 // parking lot's index items: the one statement that grants it has a
 // dynamodb:LeadingKeys condition on their partition key's prefix, and no
-// other of its statements grants PutItem. (The starter's are
-// TestKeyScopedGrants'.)
+// other of its statements grants PutItem. (Every function's table grants
+// are TestKeyScopedGrants'.)
 func TestIndexGrants(t *testing.T) {
 	for _, fixture := range []string{existingName, demoName} {
 		s := synth(t, fixture)
@@ -306,34 +306,71 @@ func (s *synthesized) tableGrants(t *testing.T, role string) []string {
 	return out
 }
 
-// TestKeyScopedGrants: the starter and the waiting room may touch only
-// the items they use, each grant held to its items' partition keys by a
-// dynamodb:LeadingKeys condition: the starter reads the routing rules and
-// the breakers' rows (and, with the sqs target, records returns on them),
-// counts arrivals and takes controllers' leases on the pace rows, enters
-// the room and indexes what it parks; the waiting room enters the room
-// and takes leases, and reads no breaker row.
+// TestKeyScopedGrants: every function may touch only the items it uses,
+// each grant on the table held to its items' partition keys by a
+// dynamodb:LeadingKeys condition, and no grant on any item:
+//   - the starter reads the routing rules and the breakers' rows (and,
+//     with the sqs target, records returns on them), counts arrivals and
+//     takes controllers' leases on the pace rows, enters the room and
+//     indexes what it parks;
+//   - the attempt admits and records on the breaker rows, keeps the
+//     delivery records, reads the rules and takes leases (after a
+//     canary): it touches no room item;
+//   - the waiting room enters the room and takes leases, and reads no
+//     breaker row;
+//   - the release (the controller) reads the breaker rows but never
+//     changes them, keeps its pace row, and claims and takes room entries
+//     (it may not put one, nor touch the rules);
+//   - park indexes what it parks;
+//   - admin reads and changes (or replaces) breaker rows, takes over
+//     leases, reads and writes the rules, keeps the replays' journal and
+//     removes replayed messages from the lot's index.
+//
+// Roles with no table grant (the state machines') have none here either.
 func TestKeyScopedGrants(t *testing.T) {
-	starter := []string{
-		"dynamodb:GetItem on rules",
-		"dynamodb:GetItem,dynamodb:UpdateItem on pace#*",
-		"dynamodb:PutItem on parked#*",
-		"dynamodb:PutItem on room#*",
+	const (
+		breakerRead = "dynamodb:GetItem on breaker#*"
+		leases      = "dynamodb:GetItem,dynamodb:UpdateItem on pace#*"
+		rulesRead   = "dynamodb:GetItem on rules"
+		enter       = "dynamodb:PutItem on room#*"
+	)
+	starter := []string{rulesRead, leases, enter, "dynamodb:PutItem on parked#*"}
+	want := map[string][]string{
+		"AttemptRole": {
+			"dynamodb:GetItem,dynamodb:UpdateItem on breaker#*",
+			"dynamodb:GetItem,dynamodb:PutItem,dynamodb:UpdateItem on delivery#*",
+			rulesRead, leases,
+		},
+		"WaitingRoomRole": {enter, leases},
+		"ReleaseRole":     {breakerRead, leases, "dynamodb:DeleteItem,dynamodb:UpdateItem on room#*"},
+		"ParkRole":        {"dynamodb:PutItem on parked#*"},
+		"AdminRole": {
+			"dynamodb:GetItem,dynamodb:PutItem,dynamodb:UpdateItem on breaker#*",
+			leases,
+			"dynamodb:GetItem,dynamodb:PutItem on rules",
+			"dynamodb:GetItem,dynamodb:PutItem,dynamodb:UpdateItem on replay#*",
+			"dynamodb:DeleteItem on parked#*",
+		},
+		"RedriveStateMachineRole": nil,
+		"ReleaseStateMachineRole": nil,
+		"AdminStateMachineRole":   nil,
 	}
-	tests := []struct {
-		fixture, role string
-		want          []string
-	}{
-		{existingName, "StarterRole", append([]string{"dynamodb:GetItem on breaker#*"}, starter...)},
-		{demoName, "StarterRole", append([]string{"dynamodb:GetItem,dynamodb:UpdateItem on breaker#*"}, starter...)},
-		{existingName, "WaitingRoomRole", []string{"dynamodb:GetItem,dynamodb:UpdateItem on pace#*", "dynamodb:PutItem on room#*"}},
-		{demoName, "WaitingRoomRole", []string{"dynamodb:GetItem,dynamodb:UpdateItem on pace#*", "dynamodb:PutItem on room#*"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.fixture+"/"+tt.role, func(t *testing.T) {
-			want := slices.Clone(tt.want)
-			sort.Strings(want)
-			assert.Equal(t, want, synth(t, tt.fixture).tableGrants(t, tt.role))
+	for _, fixture := range []string{existingName, demoName} {
+		s := synth(t, fixture)
+		roles := maps.Clone(want)
+		roles["StarterRole"] = append([]string{breakerRead}, starter...)
+		if fixture == demoName { // the sqs target: returns are recorded
+			roles["StarterRole"] = append([]string{"dynamodb:GetItem,dynamodb:UpdateItem on breaker#*"}, starter...)
+		}
+		t.Run(fixture+"/every role", func(t *testing.T) {
+			assert.Len(t, s.ofType("AWS::IAM::Role"), len(roles), "every role's table grants are listed here")
 		})
+		for role, grants := range roles {
+			t.Run(fixture+"/"+role, func(t *testing.T) {
+				grants := slices.Clone(grants)
+				sort.Strings(grants)
+				assert.Equal(t, grants, s.tableGrants(t, role))
+			})
+		}
 	}
 }
