@@ -59,11 +59,10 @@ func TestTable(t *testing.T) {
 	assert.Equal(t, "Retain", table.DeletionPolicy, "breaker state outlives the stack")
 
 	// The sparse indexes, spelled out: the waiting room's, which the room
-	// queries by breaker key, oldest first (without the documents, which a
-	// claim reads); the parking lot's, which `redrive parked` queries by
-	// day.
+	// queries by breaker key, oldest first; the parking lot's, which
+	// `redrive parked` queries by day.
 	assert.JSONEq(t, `[{"IndexName":"room","KeySchema":[{"AttributeName":"room","KeyType":"HASH"},
-		{"AttributeName":"seq","KeyType":"RANGE"}],"Projection":{"ProjectionType":"INCLUDE","NonKeyAttributes":["message_id","entered_at","since"]}},
+		{"AttributeName":"seq","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}},
 		{"IndexName":"parked","KeySchema":[{"AttributeName":"parked_day","KeyType":"HASH"},
 		{"AttributeName":"parked_seq","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}}]`, render(p["GlobalSecondaryIndexes"]))
 	assert.JSONEq(t, `[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"room","AttributeType":"S"},
