@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -42,27 +41,12 @@ const (
 
 // The waiting room's sparse index (package room writes its items):
 // partition key room (S, the breaker key), sort key seq (S, entry time and
-// message), projecting only what a listing reads (RoomListedAttrs), not
-// the document: an entry's claim, which returns the document, then costs
-// the index no write, and a large document is not stored twice.
+// message), every attribute projected.
 const (
 	RoomIndex   = "room"
 	RoomAttr    = "room"
 	RoomSeqAttr = "seq"
 )
-
-// The room items' attributes its index projects besides the keys
-// (RoomListedAttrs): the message id, when the entry was made and when the
-// message joined the line.
-const (
-	RoomMessageAttr = "message_id"
-	RoomEnteredAttr = "entered_at"
-	RoomSinceAttr   = "since"
-)
-
-// RoomListedAttrs are the attributes the room's index projects besides
-// its keys.
-var RoomListedAttrs = []string{RoomMessageAttr, RoomEnteredAttr, RoomSinceAttr}
 
 // The parking lot's sparse index (package park/lotindex writes its
 // items): partition key parked_day (S, the UTC day a message was parked,
@@ -98,7 +82,7 @@ func TableInput(name string) *dynamodb.CreateTableInput {
 			{AttributeName: aws.String(PKAttr), KeyType: types.KeyTypeHash},
 		},
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
-			sparseIndex(RoomIndex, RoomAttr, RoomSeqAttr, RoomListedAttrs...),
+			sparseIndex(RoomIndex, RoomAttr, RoomSeqAttr),
 			sparseIndex(ParkedIndex, ParkedDayAttr, ParkedSeqAttr),
 		},
 		BillingMode: types.BillingModePayPerRequest,
@@ -106,20 +90,16 @@ func TableInput(name string) *dynamodb.CreateTableInput {
 }
 
 // sparseIndex is a global secondary index on a string partition key and a
-// string sort key that only some items carry, projecting the include
-// attributes besides the keys, or every attribute when none is named.
-func sparseIndex(name, partition, sort string, include ...string) types.GlobalSecondaryIndex {
-	p := &types.Projection{ProjectionType: types.ProjectionTypeAll}
-	if len(include) > 0 {
-		p = &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: slices.Clone(include)}
-	}
+// string sort key that only some items carry, with every attribute
+// projected.
+func sparseIndex(name, partition, sort string) types.GlobalSecondaryIndex {
 	return types.GlobalSecondaryIndex{
 		IndexName: aws.String(name),
 		KeySchema: []types.KeySchemaElement{
 			{AttributeName: aws.String(partition), KeyType: types.KeyTypeHash},
 			{AttributeName: aws.String(sort), KeyType: types.KeyTypeRange},
 		},
-		Projection: p,
+		Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
 	}
 }
 
