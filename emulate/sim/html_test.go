@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"html"
 	"math"
 	"os"
 	"os/exec"
@@ -110,8 +111,10 @@ func TestWriteTable(t *testing.T) {
 }
 
 // checkDOM reads a report's DOM, as chromium --dump-dom prints it after
-// the page's script ran: the body's status must be "drawn" and every chart
-// must have drawn marks.
+// the page's script ran: the body's status must be "drawn"; every chart
+// must have drawn marks and a legend naming every strategy it drew, each
+// strategy's line in a style of its own; the state strip must colour
+// every state apart.
 func checkDOM(dom string) error {
 	status := regexp.MustCompile(`<body[^>]*\bdata-status="([^"]*)"`).FindStringSubmatch(dom)
 	if status == nil {
@@ -129,26 +132,95 @@ func checkDOM(dom string) error {
 		if n, _ := strconv.Atoi(marks[1]); n == 0 {
 			return fmt.Errorf("chart %q is empty", c)
 		}
+		if err := checkLegend(c, chartSVG(dom, c)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// chartTexts are the texts drawn in a chart of a DOM.
+// chartSVG is the <svg> element of a chart in a DOM.
+func chartSVG(dom, chart string) string {
+	return regexp.MustCompile(`(?s)<svg[^>]*\bdata-chart="` + chart + `".*?</svg>`).FindString(dom)
+}
+
+// attr is the value of an element's attribute, "" if it has none.
+func attr(tag, name string) string {
+	m := regexp.MustCompile(`\s` + name + `="([^"]*)"`).FindStringSubmatch(tag)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// checkLegend checks a drawn chart's legend: entries, the name of every
+// strategy whose line the chart drew, and a style per strategy; in the
+// state strip, a colour per state.
+func checkLegend(chart, svg string) error {
+	legend := regexp.MustCompile(`<g class="legend" data-entries="(\d+)"`).FindStringSubmatch(svg)
+	if legend == nil {
+		return fmt.Errorf("chart %q has no legend", chart)
+	}
+	if n, _ := strconv.Atoi(legend[1]); n == 0 {
+		return fmt.Errorf("chart %q has an empty legend", chart)
+	}
+	keys := map[string]bool{}
+	for _, m := range regexp.MustCompile(`<text class="key"[^>]*>([^<]*)</text>`).FindAllStringSubmatch(svg, -1) {
+		keys[html.UnescapeString(m[1])] = true
+	}
+	styles := map[string]string{}
+	for _, path := range regexp.MustCompile(`<path[^>]*>`).FindAllString(svg, -1) {
+		name := html.UnescapeString(attr(path, "data-strategy"))
+		if !keys[name] {
+			return fmt.Errorf("chart %q: the legend does not name %q", chart, name)
+		}
+		style := attr(path, "stroke") + " " + attr(path, "stroke-dasharray") + " " + attr(path, "stroke-width")
+		for other, st := range styles {
+			if st == style {
+				return fmt.Errorf("chart %q: %q and %q drawn alike (%s)", chart, other, name, style)
+			}
+		}
+		styles[name] = style
+	}
+	if chart != "states" {
+		return nil
+	}
+	fills := map[string]string{} // state by fill
+	for _, rect := range regexp.MustCompile(`<rect[^>]*\bdata-state="[^"]*"[^>]*>`).FindAllString(svg, -1) {
+		state, fill := attr(rect, "data-state"), attr(rect, "fill")
+		if s, ok := fills[fill]; ok && s != state {
+			return fmt.Errorf("chart %q: %s and %s share the colour %s", chart, s, state, fill)
+		}
+		fills[fill] = state
+		if !keys[state] {
+			return fmt.Errorf("chart %q: the legend does not name %s", chart, state)
+		}
+	}
+	return nil
+}
+
+// chartTexts are the texts drawn in a chart of a DOM, but its legend's.
 func chartTexts(dom, chart string) []string {
-	svg := regexp.MustCompile(`(?s)<svg[^>]*\bdata-chart="` + chart + `".*?</svg>`).FindString(dom)
 	var out []string
-	for _, m := range regexp.MustCompile(`<text[^>]*>([^<]*)</text>`).FindAllStringSubmatch(svg, -1) {
-		out = append(out, m[1])
+	for _, m := range regexp.MustCompile(`<text( class="key")?[^>]*>([^<]*)</text>`).FindAllStringSubmatch(chartSVG(dom, chart), -1) {
+		if m[1] == "" {
+			out = append(out, m[2])
+		}
 	}
 	return out
 }
 
+// logCharts are the charts on a log scale.
+var logCharts = []string{"calls", "parked"}
+
 // checkTicks checks the axes of a drawn report: time ticks every round
 // time step; value ticks every round step (1, 2 or 5 x 10^n), or, on the
-// calls chart's log scale, at round values; dollars on the cost axis.
+// log scales of the calls and parked charts, at round values from 0 and
+// 1; dollars on the cost axis.
 func checkTicks(t *testing.T, dom string) {
 	t.Helper()
 	assert.Subset(t, chartTexts(dom, "calls"), []string{"0/s", "1/s", "10/s"}, "the log scale's ticks")
+	assert.Subset(t, chartTexts(dom, "parked"), []string{"0", "1", "2", "5", "10"}, "the log scale's ticks, from 1")
 	for _, c := range charts {
 		var times []time.Duration
 		var values []float64
@@ -178,9 +250,9 @@ func checkTicks(t *testing.T, dom string) {
 			continue
 		}
 		require.Greater(t, len(values), 1, "%s: value ticks", c)
-		if c == "calls" {
+		if slices.Contains(logCharts, c) {
 			for _, v := range values[1:] {
-				assert.True(t, round(v), "calls: %v is 1, 2 or 5 x 10^n", v)
+				assert.True(t, round(v), "%s: %v is 1, 2 or 5 x 10^n", c, v)
 			}
 			continue
 		}
@@ -225,7 +297,12 @@ func TestCheckDOMFindsFailures(t *testing.T) {
 	var page strings.Builder
 	page.WriteString(`<body data-status="drawn">`)
 	for _, c := range charts {
-		fmt.Fprintf(&page, `<svg class="chart" data-chart="%s" viewBox="0 0 1 1" data-marks="4"></svg>`, c)
+		fmt.Fprintf(&page, `<svg class="chart" data-chart="%s" viewBox="0 0 1 1" data-marks="4">`+
+			`<path class="mark" data-strategy="redrive" stroke="#1" stroke-width="6"></path>`+
+			`<path class="mark" data-strategy="bulk move" stroke="#3" stroke-width="3" stroke-dasharray="0.1 6"></path>`+
+			`<rect class="mark" fill="#a" data-state="healthy"></rect><rect class="mark" fill="#b" data-state="CLOSED"></rect>`+
+			`<g class="legend" data-entries="2"><g class="entry"><text class="key">redrive</text></g><g class="entry"><text class="key">bulk move</text></g>`+
+			`<g class="entry"><text class="key">healthy</text></g><g class="entry"><text class="key">CLOSED</text></g></g></svg>`, c)
 	}
 	require.NoError(t, checkDOM(page.String()))
 	tests := []struct{ name, dom, want string }{
@@ -234,6 +311,11 @@ func TestCheckDOMFindsFailures(t *testing.T) {
 		{"empty chart", strings.Replace(page.String(), `data-chart="cost" viewBox="0 0 1 1" data-marks="4"`, `data-chart="cost" data-marks="0"`, 1), `chart "cost" is empty`},
 		{"undrawn chart", strings.Replace(page.String(), `data-chart="calls" viewBox="0 0 1 1" data-marks="4"`, `data-chart="calls"`, 1), `chart "calls" has no data-marks`},
 		{"no body", strings.Replace(page.String(), `<body data-status="drawn">`, "", 1), "no <body data-status>"},
+		{"no legend", strings.Replace(page.String(), `<g class="legend" data-entries="2">`, "<g>", 1), `chart "states" has no legend`},
+		{"empty legend", strings.Replace(page.String(), `data-entries="2"`, `data-entries="0"`, 1), `chart "states" has an empty legend`},
+		{"unnamed line", strings.Replace(page.String(), `<text class="key">bulk move</text>`, `<text class="key">bulk</text>`, 1), `chart "states": the legend does not name "bulk move"`},
+		{"lines alike", strings.Replace(page.String(), `stroke="#3" stroke-width="3" stroke-dasharray="0.1 6"`, `stroke="#1" stroke-width="6"`, 1), `chart "states": "redrive" and "bulk move" drawn alike`},
+		{"states alike", strings.Replace(page.String(), `fill="#b"`, `fill="#a"`, 1), `chart "states": healthy and CLOSED share the colour #a`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -286,6 +368,10 @@ func TestReportInHeadlessChromium(t *testing.T) {
 	require.NoError(t, checkDOM(dom), "DOM:\n%.2000s", dom)
 	assert.NotContains(t, logs, "Uncaught", "no script error on the console")
 	checkTicks(t, dom)
+	assert.Len(t, regexp.MustCompile(`<ul class="verdicts">(?s:.*?)</ul>`).FindAllString(dom, -1), 1, "the verdict")
+	assert.Equal(t, 3, strings.Count(dom, `<li data-strategy=`), "a verdict per strategy")
+	assert.Contains(t, dom, `<td class="best"`, "the best values marked")
+	assert.Contains(t, dom, `<section id="glossary">`)
 
 	shot := filepath.Join(dir, "report.png")
 	chromium(t, page, "--screenshot="+shot, "--window-size=1280,3400", "--hide-scrollbars")
@@ -422,4 +508,199 @@ func TestLongJourneysAreCut(t *testing.T) {
 	r := sim.Result{Scenario: s, Messages: s.Plan(), Outcomes: []sim.Outcome{o}, Metrics: []sim.Metrics{sim.Measure(s, s.Plan(), o, sim.ListPrices)}}
 	_, page := writeReportOf(t, t.TempDir(), r)
 	assert.Contains(t, string(page), `<tr class="skipped"><td colspan="4">… 24 more steps</td></tr>`)
+}
+
+// verdicts are the report's verdict sentences, by strategy, unescaped.
+func verdicts(page string) map[string]string {
+	out := map[string]string{}
+	for _, m := range regexp.MustCompile(`<li data-strategy="([^"]*)">(.*?)</li>`).FindAllStringSubmatch(page, -1) {
+		out[html.UnescapeString(m[1])] = html.UnescapeString(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(m[2], ""))
+	}
+	return out
+}
+
+func TestReportGivesAVerdictPerStrategy(t *testing.T) {
+	r := playSmall(t)
+	_, page := writeReportOf(t, t.TempDir(), r)
+	got := verdicts(string(page))
+	sum := sim.SummaryOf(r)
+	require.Len(t, got, len(sum.Strategies))
+	for _, f := range sum.Strategies {
+		v := got[f.Strategy]
+		require.NotEmpty(t, v, f.Strategy)
+		assert.True(t, strings.HasPrefix(v, f.Strategy+" "), "%q names its strategy first", v)
+		if f.Delivered == 0 {
+			assert.Contains(t, v, "delivered none of the 80 messages")
+			assert.Contains(t, v, "nothing delivered.")
+		} else {
+			drain := int(math.Round(*f.DrainSeconds))
+			assert.Contains(t, v, fmt.Sprintf("delivered %d of 80 messages, the last %d:%02d:%02d after the consumer recovered", f.Delivered,
+				drain/3600, drain/60%60, drain%60))
+			assert.Contains(t, v, fmt.Sprintf("$%.2f per million delivered.", f.CostPerMillion.Total*80/float64(f.Delivered)))
+		}
+		assert.Contains(t, v, fmt.Sprintf("parked %d for a person", f.Parked))
+		assert.Contains(t, v, fmt.Sprintf("put %d calls on the consumer while it was unhealthy", f.OutageCalls))
+		assert.Contains(t, v, fmt.Sprintf("est. cost $%.2f per million messages", f.CostPerMillion.Total))
+		assert.Equal(t, f.Pending > 0, strings.Contains(v, fmt.Sprintf("left %d pending at the end", f.Pending)), v)
+	}
+
+	healthy := r
+	healthy.Scenario.Target.Health = nil
+	_, page = writeReportOf(t, t.TempDir(), healthy)
+	assert.Contains(t, verdicts(string(page))["redrive"], fmt.Sprintf("made %d calls on the consumer, which was healthy throughout", sum.Strategies[0].Calls))
+}
+
+// figureRows are the report's table rows: per label, the cells, and which
+// of them are marked best.
+func figureRows(t *testing.T, page string) map[string][]struct {
+	text string
+	best bool
+} {
+	t.Helper()
+	out := map[string][]struct {
+		text string
+		best bool
+	}{}
+	for _, row := range regexp.MustCompile(`(?s)<tr><th scope="row">(.*?)</th>(.*?)</tr>`).FindAllStringSubmatch(page, -1) {
+		label := html.UnescapeString(strings.TrimSpace(regexp.MustCompile(`(?s)<span.*?</span>`).ReplaceAllString(row[1], "")))
+		for _, c := range regexp.MustCompile(`<td( class="best"[^>]*)?>([^<]*)</td>`).FindAllStringSubmatch(row[2], -1) {
+			out[label] = append(out[label], struct {
+				text string
+				best bool
+			}{html.UnescapeString(c[2]), c[1] != ""})
+		}
+	}
+	return out
+}
+
+func TestReportMarksTheBestOfEachRow(t *testing.T) {
+	r := playSmall(t)
+	_, page := writeReportOf(t, t.TempDir(), r)
+	rows := figureRows(t, string(page))
+	sum := sim.SummaryOf(r)
+	marked := func(label string) []bool {
+		t.Helper()
+		require.Contains(t, rows, label)
+		var out []bool
+		for _, c := range rows[label] {
+			out = append(out, c.best)
+		}
+		return out
+	}
+	// best marks the strategies whose value is best, lowest unless higher.
+	best := func(value func(sim.Figures) int, higher bool) []bool {
+		sign := 1
+		if higher {
+			sign = -1
+		}
+		least := math.MaxInt
+		for _, f := range sum.Strategies {
+			least = min(least, sign*value(f))
+		}
+		var out []bool
+		for _, f := range sum.Strategies {
+			out = append(out, sign*value(f) == least)
+		}
+		return out
+	}
+	assert.Equal(t, best(func(f sim.Figures) int { return f.OutageCalls }, false), marked("calls during the outage (amplification)"), "fewest calls on the unhealthy consumer")
+	assert.Equal(t, []bool{true, false, false}, marked("calls during the outage (amplification)"), "redrive's")
+	assert.Equal(t, best(func(f sim.Figures) int { return f.Delivered }, true), marked("messages delivered"), "most delivered")
+	assert.Equal(t, best(func(f sim.Figures) int { return f.Pending }, false), marked("messages still pending at the end"))
+	assert.Equal(t, []bool{true, true, true}, marked("messages lost"), "a tie marks all")
+	cheapest := math.Inf(1)
+	for _, f := range sum.Strategies {
+		cheapest = min(cheapest, math.Round(f.CostPerMillion.Total*100)/100)
+	}
+	for i, f := range sum.Strategies {
+		assert.Equal(t, math.Round(f.CostPerMillion.Total*100)/100 == cheapest, marked("est. cost per million messages")[i], f.Strategy)
+	}
+	assert.False(t, marked("est. cost per million messages delivered")[1], "nothing delivered is never best")
+	for _, label := range []string{"peak calls/s (capacity 5)", "recovery: healthy -> breaker CLOSED", "physical limit (deliveries / capacity)",
+		"Step Functions", "peak room depth", "simulated time / wall time"} {
+		assert.Equal(t, []bool{false, false, false}, marked(label), "%s: not ranked", label)
+	}
+	assert.Contains(t, string(page), `messages delivered <span class="better" title="higher is better">▲</span></th>`)
+	assert.Contains(t, string(page), `calls in all <span class="better" title="lower is better">▼</span></th>`)
+	assert.Contains(t, string(page), `peak calls/s (capacity 5)</th>`, "no arrow on a row not ranked")
+
+	one := r
+	one.Metrics = r.Metrics[:1]
+	_, page = writeReportOf(t, t.TempDir(), one)
+	assert.NotContains(t, string(page), `class="best"`, "one strategy is compared with none")
+}
+
+func TestReportShowsCostPerMessageDelivered(t *testing.T) {
+	r := playSmall(t)
+	_, page := writeReportOf(t, t.TempDir(), r)
+	rows := figureRows(t, string(page))
+	cells := rows["est. cost per million messages delivered"]
+	sum := sim.SummaryOf(r)
+	require.Len(t, cells, len(sum.Strategies))
+	for i, f := range sum.Strategies {
+		want := "nothing delivered"
+		if f.Delivered > 0 {
+			want = fmt.Sprintf("$%.2f", f.CostPerMillion.Total*float64(sum.Scenario.Messages)/float64(f.Delivered))
+		}
+		assert.Equal(t, want, cells[i].text, f.Strategy)
+	}
+	assert.Equal(t, 0, strings.Count(string(page), "est. cost per million messages delivered")-1, "once")
+	assert.Regexp(t, `est. cost per million messages <span[^>]*>▼</span></th>.*</tr>\s*<tr><th scope="row">est. cost per million messages delivered`,
+		string(page), "right after the cost per million messages")
+}
+
+// baselines are the report's baselines' settings, by strategy, unescaped.
+func baselines(page string) map[string]string {
+	out := map[string]string{}
+	for _, m := range regexp.MustCompile(`<dd data-strategy="([^"]*)">([^<]*)</dd>`).FindAllStringSubmatch(page, -1) {
+		out[html.UnescapeString(m[1])] = html.UnescapeString(m[2])
+	}
+	return out
+}
+
+func TestReportDescribesTheBaselinesFromTheirSettings(t *testing.T) {
+	r := playSmall(t)
+	_, page := writeReportOf(t, t.TempDir(), r)
+	got := baselines(string(page))
+	require.Len(t, got, 2, "the naive backoff and the bulk move")
+	assert.Contains(t, got["naive backoff"], "tries the consumer up to 5 times; the waits between tries start at 30 s, doubling up to at most 15 min, "+
+		"with full jitter (each wait random, up to that), so a message whose tries all fail is parked within about 7 min 30 s of its first")
+	assert.Contains(t, got["bulk move"], "every 5 min, while the DLQ holds messages, a move task sends them back to the source queue at 10 per second")
+	assert.Contains(t, got["bulk move"], "at most 20 calls in flight")
+	assert.Contains(t, got["bulk move"], "after the 30 s visibility timeout, and one received 3 times (maxReceiveCount 3) goes back to the DLQ")
+
+	// The texts follow the settings the baselines run with.
+	r.Scenario.Retry = sim.Retry{MaxAttempts: 3, BackoffBase: 10 * time.Second, BackoffMax: 15 * time.Second}
+	r.Scenario.Bulk = sim.Bulk{Rate: 7, Every: 90 * time.Minute, MaxReceiveCount: 2, VisibilityTimeout: 45 * time.Second, Concurrency: 4}
+	_, page = writeReportOf(t, t.TempDir(), r)
+	got = baselines(string(page))
+	assert.Contains(t, got["naive backoff"], "up to 3 times; the waits between tries start at 10 s, doubling up to at most 15 s")
+	assert.Contains(t, got["naive backoff"], "within about 25 s of its first")
+	assert.Contains(t, got["bulk move"], "every 1 h 30 min")
+	assert.Contains(t, got["bulk move"], "at 7 per second")
+	assert.Contains(t, got["bulk move"], "at most 4 calls in flight")
+	assert.Contains(t, got["bulk move"], "after the 45 s visibility timeout, and one received 2 times (maxReceiveCount 2)")
+
+	r.Outcomes = r.Outcomes[:1]
+	r.Metrics = r.Metrics[:1]
+	_, page = writeReportOf(t, t.TempDir(), r)
+	assert.Empty(t, baselines(string(page)), "no baseline played, none described")
+	assert.NotContains(t, string(page), "The baselines' settings")
+}
+
+func TestReportHasAGlossary(t *testing.T) {
+	_, page := writeReport(t, t.TempDir())
+	section := regexp.MustCompile(`(?s)<section id="glossary">.*?</section>`).FindString(string(page))
+	require.NotEmpty(t, section)
+	terms := map[string]string{}
+	for _, m := range regexp.MustCompile(`<dt>([^<]*)</dt><dd>([^<]*)</dd>`).FindAllStringSubmatch(section, -1) {
+		terms[m[1]] = html.UnescapeString(m[2])
+	}
+	for _, term := range []string{"amplification", "physical limit", "room depth", "release rate", "parked", "CLOSED", "OPEN", "HALF_OPEN",
+		"PROCEED", "CANARY", "WAIT", "QUEUE"} {
+		assert.NotEmpty(t, terms[term], "%s defined", term)
+	}
+	assert.Contains(t, terms["amplification"], "while it was unhealthy")
+	assert.Contains(t, terms["physical limit"], "over its calls per second")
+	assert.Contains(t, terms["QUEUE"], "waiting room")
 }

@@ -5,12 +5,24 @@
 (function () {
   "use strict";
   const NS = "http://www.w3.org/2000/svg";
-  const W = 1100, PAD = { l: 64, r: 16, t: 12, b: 30 };
-  const LINE = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e"];
-  const STATE = {
-    CLOSED: "#4caf50", OPEN: "#e53935", HALF_OPEN: "#ffb300", FORCED_OPEN: "#6d4c41", FORCED_CLOSED: "#90a4ae",
-    healthy: "#4caf50", down: "#e53935", degraded: "#ffb300",
-  };
+  // A line chart's top band holds its legend.
+  const W = 1100, PAD = { l: 64, r: 16, t: 34, b: 30 };
+  // LINE are the strategies' colours and STROKE their line styles, by the
+  // strategy's index: drawn in that order, the first (a wide, light solid
+  // band) lies under the dashed and the dotted lines, which stay visible
+  // on it, and it around and between them, where lines overlap.
+  const LINE = ["#1b9e77", "#d95f02", "#5e57b0", "#e7298a", "#66a61e"];
+  const STROKE = [
+    { width: 6, dash: "", cap: "butt", opacity: 0.55 },
+    { width: 2, dash: "9 5", cap: "butt", opacity: 1 },
+    { width: 3.2, dash: "0.1 6", cap: "round", opacity: 1 },
+  ];
+  // HEALTH and BREAKER are the state strip's colours: each state its own,
+  // the consumer's health apart from the breakers' states.
+  const HEALTH = { healthy: "#a5d6a7", degraded: "#fdd835", down: "#616161" };
+  const BREAKER = { CLOSED: "#1e88e5", HALF_OPEN: "#fb8c00", OPEN: "#d81b60", FORCED_OPEN: "#6d4c41", FORCED_CLOSED: "#80deea" };
+  // SHADE is the line charts' shading of the consumer's unhealthy stretches.
+  const SHADE = { down: "#e53935", degraded: "#ffb300" };
   // TIME_STEPS are the time axis's round steps, in minutes.
   const TIME_STEPS = [0.25, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440];
   const body = document.body;
@@ -108,7 +120,7 @@
     const y = function (v) { return PAD.t + ih - sc.frac(v) * ih; };
     for (const b of REPORT.health) {
       if (b.state === "healthy") continue;
-      el("rect", { x: x(b.from), y: PAD.t, width: Math.max(0, x(b.to) - x(b.from)), height: ih, fill: STATE[b.state], "fill-opacity": 0.08 }, svg);
+      el("rect", { x: x(b.from), y: PAD.t, width: Math.max(0, x(b.to) - x(b.from)), height: ih, fill: SHADE[b.state], "fill-opacity": 0.08 }, svg);
     }
     for (const v of sc.ticks) {
       el("line", { x1: PAD.l, x2: W - PAD.r, y1: y(v), y2: y(v), stroke: "#e3e8ee" }, svg);
@@ -119,10 +131,43 @@
     return { x: x, y: y };
   }
 
+  // stroke is the line style of the strategy at index i.
+  function stroke(i) {
+    const st = STROKE[i % STROKE.length];
+    const attrs = { stroke: LINE[i % LINE.length], "stroke-width": st.width, "stroke-linecap": st.cap, "stroke-opacity": st.opacity, fill: "none" };
+    if (st.dash) attrs["stroke-dasharray"] = st.dash;
+    return attrs;
+  }
+
+  // legend draws a chart's key in a row from (x, y): each entry a line
+  // (entry.line, its attributes) or a swatch (entry.fill, entry.opacity)
+  // and its name. Its group carries data-entries, the entries' count.
+  function legend(svg, x, y, entries) {
+    const g = el("g", { class: "legend", "data-entries": entries.length }, svg);
+    for (const e of entries) {
+      const item = el("g", { class: "entry" }, g);
+      if (e.line) {
+        el("line", Object.assign({ x1: x, x2: x + 28, y1: y - 4, y2: y - 4 }, e.line), item);
+      } else {
+        el("rect", { x: x + 4, y: y - 10, width: 20, height: 11, fill: e.fill, "fill-opacity": e.opacity || 1, stroke: "#889", "stroke-width": 0.5 }, item);
+      }
+      const t = el("text", { class: "key", x: x + 34, y: y }, item);
+      t.textContent = e.name;
+      x += 34 + t.getComputedTextLength() + 22;
+    }
+  }
+
+  // shadeEntries are the legend's entries of the outage shading.
+  function shadeEntries() {
+    const seen = {};
+    for (const b of REPORT.health) if (SHADE[b.state]) seen[b.state] = true;
+    return Object.keys(seen).map(function (s) { return { fill: SHADE[s], opacity: 0.15, name: "consumer " + s }; });
+  }
+
   // lineChart draws each strategy's series field (strategies without it
   // are left out), on a log scale if opts.log, with the consumer's
   // capacity if opts.capacity, ticks in dollars if opts.dollars or else
-  // followed by opts.unit.
+  // followed by opts.unit, and a legend of what it drew.
   function lineChart(svg, field, opts) {
     opts = opts || {};
     const lines = REPORT.strategies.filter(function (s) { return s[field]; });
@@ -130,55 +175,51 @@
     for (const s of lines) for (const v of s[field]) top = Math.max(top, v);
     const sc = opts.log ? logScale(top) : linear(top);
     const label = opts.dollars ? dollars(sc.step) : function (v) { return fmt(v) + (opts.unit || ""); };
-    const f = frame(svg, 240, sc, label);
+    const f = frame(svg, 264, sc, label);
+    const entries = [];
+    const capacity = { stroke: "#222", "stroke-width": 1, "stroke-dasharray": "6 4" };
     if (opts.capacity) {
-      el("line", { class: "mark", x1: PAD.l, x2: W - PAD.r, y1: f.y(opts.capacity), y2: f.y(opts.capacity), stroke: "#222", "stroke-dasharray": "6 4" }, svg);
+      el("line", Object.assign({ class: "mark", x1: PAD.l, x2: W - PAD.r, y1: f.y(opts.capacity), y2: f.y(opts.capacity) }, capacity), svg);
       text(svg, W - PAD.r - 4, f.y(opts.capacity) - 4, "capacity " + opts.capacity + "/s", "end");
     }
     for (const s of lines) {
       let d = "M" + f.x(0) + " " + f.y(s[field][0] || 0);
       s[field].forEach(function (v, j) { d += " L" + f.x(REPORT.minutes[j]).toFixed(1) + " " + f.y(v).toFixed(1); });
-      const color = LINE[REPORT.strategies.indexOf(s) % LINE.length];
-      el("path", { class: "mark", d: d, fill: "none", stroke: color, "stroke-width": 1.8, "data-strategy": s.name }, svg);
+      const attrs = stroke(REPORT.strategies.indexOf(s));
+      el("path", Object.assign({ class: "mark", d: d, "data-strategy": s.name }, attrs), svg);
+      entries.push({ line: attrs, name: s.name });
     }
+    if (opts.capacity) entries.push({ line: capacity, name: "the consumer's capacity" });
+    legend(svg, PAD.l, 18, entries.concat(shadeEntries()));
   }
 
+  // statesChart draws the consumer's health and each breaker's states in
+  // strips, with a legend of each.
   function statesChart(svg) {
-    const rows = [{ label: "consumer", bands: REPORT.health }];
-    for (const k of REPORT.breakers) rows.push({ label: "breaker " + k.key, bands: k.bands });
-    const rh = 22, h = PAD.t + PAD.b + rows.length * rh + 18;
+    const rows = [{ label: "consumer", bands: REPORT.health, colors: HEALTH }];
+    for (const k of REPORT.breakers) rows.push({ label: "breaker " + k.key, bands: k.bands, colors: BREAKER });
+    const keys = [{ name: "consumer:", colors: HEALTH }];
+    if (REPORT.breakers.length) keys.push({ name: "breaker:", colors: BREAKER });
+    const rh = 22, top = 8 + keys.length * 20, h = top + PAD.b + rows.length * rh;
     svg.setAttribute("viewBox", "0 0 " + W + " " + h);
     const iw = W - PAD.l - PAD.r - 80;
     const left = PAD.l + 80;
     const x = function (m) { return left + (m / xmax) * iw; };
+    keys.forEach(function (k, i) {
+      const y = 18 + i * 20;
+      el("text", { class: "key", x: left - 6, y: y, "text-anchor": "end" }, svg).textContent = k.name;
+      legend(svg, left - 4, y, Object.keys(k.colors).map(function (s) { return { fill: k.colors[s], name: s }; }));
+    });
     rows.forEach(function (r, i) {
-      const y = PAD.t + i * rh;
+      const y = top + i * rh;
       text(svg, left - 6, y + 15, r.label, "end");
       for (const b of r.bands) {
         const w = Math.max(0.5, x(b.to) - x(b.from));
-        const rect = el("rect", { class: "mark", x: x(b.from), y: y + 2, width: w, height: rh - 6, fill: STATE[b.state] || "#999" }, svg);
+        const rect = el("rect", { class: "mark", x: x(b.from), y: y + 2, width: w, height: rh - 6, fill: r.colors[b.state] || "#999", "data-state": b.state }, svg);
         el("title", {}, rect).textContent = r.label + ": " + b.state + " from " + duration(b.from) + " to " + duration(b.to);
       }
     });
-    timeAxis(svg, x, PAD.t + rows.length * rh);
-    let lx = left;
-    for (const s of ["healthy", "down", "degraded", "CLOSED", "OPEN", "HALF_OPEN"]) {
-      el("rect", { x: lx, y: h - 10, width: 10, height: 8, fill: STATE[s] }, svg);
-      text(svg, lx + 14, h - 2, s);
-      lx += 110;
-    }
-  }
-
-  function legend() {
-    const box = document.getElementById("legend");
-    REPORT.strategies.forEach(function (s, i) {
-      const span = document.createElement("span");
-      const swatch = document.createElement("i");
-      swatch.style.background = LINE[i % LINE.length];
-      span.appendChild(swatch);
-      span.appendChild(document.createTextNode(s.name));
-      box.appendChild(span);
-    });
+    timeAxis(svg, x, top + rows.length * rh);
   }
 
   // CHARTS draw a chart by its data-chart name.
@@ -187,14 +228,13 @@
     calls: function (svg) { lineChart(svg, "peakPerSecond", { log: true, capacity: REPORT.capacity, unit: "/s" }); },
     backlog: function (svg) { lineChart(svg, "backlog"); },
     delivered: function (svg) { lineChart(svg, "delivered"); },
-    parked: function (svg) { lineChart(svg, "parked"); },
+    parked: function (svg) { lineChart(svg, "parked", { log: true }); },
     cost: function (svg) { lineChart(svg, "cost", { dollars: true }); },
     room: function (svg) { lineChart(svg, "roomDepth"); },
     releases: function (svg) { lineChart(svg, "releaseRate", { capacity: REPORT.capacity, unit: "/s" }); },
   };
 
   try {
-    legend();
     for (const svg of document.querySelectorAll("svg.chart")) {
       const draw = CHARTS[svg.dataset.chart];
       if (!draw) throw new Error("no chart named " + svg.dataset.chart);
