@@ -15,5 +15,8 @@
 // (Handler) and the starter, which parks what it cannot start. With an
 // Index (TABLE_NAME set), it also records each parked message in the
 // parking lot's index (package lotindex), which `redrive parked` reads; a
-// failure to do so never fails the park.
+// failure to do so never fails the park. The index keys a message by its
+// origin id, attempt and message tag (Record.Key): the second copy a
+// retried park sends is the same message there, and a replay sends one
+// copy back.
 package park

@@ -55,7 +55,7 @@ func TestHandleIndexesWhatItParks(t *testing.T) {
 			name:  "exhausted: the newest failure's error type",
 			input: "input.json",
 			want: lotindex.Entry{Breaker: "acme", Reason: "exhausted", ErrorType: "Timeout", OriginID: "059f36b4-87a3-44ab-83d2-661975830a7d",
-				Attempt: 2, Size: len(`{"tenant":{"id":"acme"},"order":42}`)},
+				Attempt: 2, Tag: "mb067b4d3", Size: len(`{"tenant":{"id":"acme"},"order":42}`)},
 		},
 		{
 			name:  "caught: the task error's name",
@@ -74,7 +74,7 @@ func TestHandleIndexesWhatItParks(t *testing.T) {
 			want := tt.want
 			want.ParkedAt, want.MessageID, want.Expires = t0, out.MessageID, t0.Add(14*24*time.Hour)
 			assert.Equal(t, []lotindex.Entry{want}, indexed(t, idx))
-			assert.Equal(t, out.MessageID, e.receiveOne(t).ID, "keyed by the parked message's id in the lot")
+			assert.Equal(t, out.MessageID, e.receiveOne(t).ID, "naming the parked message's id in the lot")
 			assert.Zero(t, e.metrics.Total(telemetry.ParkIndexFailed))
 		})
 	}

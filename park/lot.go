@@ -97,8 +97,15 @@ type Parked struct {
 // retries Park).
 //
 // Once the message is in the lot, it is recorded in the index (see
-// lotindex), from the whole Record. A failure to do so does not fail the
-// park, which is done: it is logged and counted as ParkIndexFailed.
+// lotindex), from the whole Record, under the message's Key. A failure to
+// do so does not fail the park, which is done: it is logged and counted
+// as ParkIndexFailed.
+//
+// Park sends whatever the index holds: a park retried after its send went
+// through (its invocation failed after it) puts a second copy of the
+// message in the lot. The copies have one Key, so the index lists the
+// message once, and a replay moves one copy and deletes the others unsent
+// (lotindex.Index.Take), at whatever step the first try failed.
 func (l *Lot) Park(ctx context.Context, msg message.Message, whole Record) (Parked, error) {
 	out, enveloped, rec, inLog, err := fit(msg, whole, l.Config.MaxMessageSize)
 	if err != nil {
@@ -168,6 +175,7 @@ func entryOf(msg message.Message, rec Record, messageID string, retention time.D
 		ErrorType: rec.ErrorType(),
 		OriginID:  rec.OriginID,
 		Attempt:   rec.Attempt,
+		Tag:       rec.MessageTag,
 		ParkedAt:  rec.ParkedAt,
 		MessageID: messageID,
 		Size:      len(msg.Body),

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/park/lotindex"
 )
 
 // Record is what a parked message carries in its "redrive" attribute: its
@@ -14,6 +15,11 @@ import (
 // lineage.
 type Record struct {
 	message.Lineage
+	// MessageTag is the parked message's message.Document.MessageTag,
+	// which tells apart different messages of one lineage; empty on a
+	// first attempt. With the origin id and attempt it names the message
+	// in the lot's index (Key), whatever copy of it the lot holds.
+	MessageTag string `json:"messageTag,omitempty"`
 	// Tries counts delivery tries in the last round trip.
 	Tries int `json:"tries"`
 	// Runs counts the executions the last round trip had before the one
@@ -55,6 +61,12 @@ func (r Record) ErrorType() string {
 	return ""
 }
 
+// Key names the parked message in the lot's index: every copy of one
+// park (a retried park sends it again) has the same Key.
+func (r Record) Key() lotindex.Key {
+	return lotindex.Key{OriginID: r.OriginID, Attempt: r.Attempt, Tag: r.MessageTag}
+}
+
 // RecordOf is the Record of a document the state machine parks:
 // executionARN is the parking execution. The reason is the document's
 // failure when a Catch sent it (the failure is why the Park state ran),
@@ -62,6 +74,7 @@ func (r Record) ErrorType() string {
 func RecordOf(doc message.Document, executionARN string, now time.Time) Record {
 	return Record{
 		Lineage:      doc.Lineage(),
+		MessageTag:   doc.MessageTag(),
 		Tries:        doc.Tries,
 		Runs:         doc.Runs,
 		BreakerKey:   doc.BreakerKey,

@@ -7,20 +7,28 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/admin"
 	"github.com/redrive/redrive/attempt"
+	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/emulate/local"
 	"github.com/redrive/redrive/emulate/simtarget"
 	"github.com/redrive/redrive/lambda/telemetry"
+	"github.com/redrive/redrive/lambda/wire"
 	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/park/lotindex"
 	"github.com/redrive/redrive/park/replay"
+	"github.com/redrive/redrive/rules"
 	"github.com/redrive/redrive/test/replaytest"
 )
 
@@ -482,4 +490,108 @@ func TestTheAdminReplayCommand(t *testing.T) {
 	_, err := e.s.Admin(t.Context(), admin.Request{Command: admin.CommandReplay, Replay: &admin.ReplayRequest{Resume: true, DryRun: true}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "InvalidCommand")
+}
+
+// parkDies is the tasks' DynamoDB client, the first invocation that
+// indexes a parked message dying (a crash, a timeout) just before the
+// write or just after it: its message is in the parking lot already, and
+// the retry (the park task's Retry, the DLQ's redelivery to the starter)
+// parks it a second time.
+type parkDies struct {
+	wire.DynamoDB
+	after bool
+	died  atomic.Bool
+}
+
+// errDied is the panic of the invocation that dies.
+var errDied = errors.New("injected: the invocation died")
+
+func (p *parkDies) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	pk, _ := in.Item[dynamo.PKAttr].(*types.AttributeValueMemberS)
+	if pk == nil || !strings.HasPrefix(pk.Value, dynamo.ParkedPrefix) || p.died.Load() {
+		return p.DynamoDB.PutItem(ctx, in, optFns...)
+	}
+	if p.after {
+		if _, err := p.DynamoDB.PutItem(ctx, in, optFns...); err != nil {
+			return nil, err
+		}
+	}
+	p.died.Store(true)
+	panic(errDied)
+}
+
+// quarantine adds a rule that quarantines tenant acme's messages, and
+// runs s until the caches have read it; it returns the rule's id.
+func quarantine(t *testing.T, s *local.Stack) string {
+	t.Helper()
+	out := runAdmin(t, s, admin.Request{Command: admin.CommandRuleAdd, Reason: "broken client", Actor: "alice",
+		Rule: &rules.Spec{On: "attribute:tenant", Equals: "acme", Action: rules.Quarantine}})
+	require.NotNil(t, out.Rule)
+	runUntil(t, s, s.Executor.Now().Add(rules.CacheTTL+time.Second))
+	return out.Rule.ID
+}
+
+// A park retried after its message reached the lot (the park task's
+// invocation, or the starter's, dies before or after indexing it): the
+// lot holds two copies, the index one, and a replay delivers the message
+// once, deleting the other copy unsent.
+func TestARetriedParkIsReplayedAndDeliveredOnce(t *testing.T) {
+	tests := []struct {
+		name    string
+		after   bool // dies after the index write, else before it
+		starter bool // the starter parks it (a quarantine rule), else the park task (poison)
+	}{
+		{name: "the park task dies before the index write"},
+		{name: "the park task dies after the index write", after: true},
+		{name: "the starter dies before the index write", starter: true},
+		{name: "the starter dies after the index write", after: true, starter: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			faults := &parkDies{after: tt.after}
+			s := start(t, local.Options{
+				BreakerKeyAttribute: "tenant",
+				Target:              simtarget.Options{Poison: simtarget.BodyContains("POISON")},
+				WrapDynamoDB: func(db wire.DynamoDB) wire.DynamoDB {
+					faults.DynamoDB = db
+					return faults
+				},
+			})
+			body, rule := `{"order":"POISON-1"}`, ""
+			if tt.starter {
+				body = `{"order":"quarantined-1"}`
+				rule = quarantine(t, s)
+			}
+			ids := send(t, s, message.Message{Body: body, MessageAttributes: map[string]message.Attribute{"tenant": message.StringAttribute("acme")}})
+			drain(t, s)
+			require.True(t, faults.died.Load(), "precondition: the first park's invocation died")
+			assertAllVisible(t, s, 2)
+			idx := lotindex.New(s.DynamoDB, s.Table)
+			window := lotindex.Filter{Since: s.Executor.Now().Add(-24 * time.Hour), Until: s.Executor.Now().Add(time.Hour), Now: s.Executor.Now()}
+			var listed []string
+			for en, err := range idx.Entries(t.Context(), window) {
+				require.NoError(t, err)
+				listed = append(listed, en.OriginID)
+			}
+			assert.Equal(t, ids, listed, "the index holds the message once")
+
+			if rule != "" {
+				runAdmin(t, s, admin.Request{Command: admin.CommandRuleRemove, ID: rule, Reason: "fixed", Actor: "alice"})
+				runUntil(t, s, s.Executor.Now().Add(rules.CacheTTL+time.Second))
+			}
+			require.NoError(t, s.Target.Reset(simtarget.Options{Clock: s.Executor}))
+			e := &replayEnv{s: s, clock: &stackClock{s: s}}
+			e.sqs = &replaytest.SQS{Client: s.SQS, Clock: s.Executor}
+			res, err := e.run(t, t.Context(), e.replayer(t), replay.Plan{ID: "fix", Actor: "ops"})
+			require.NoError(t, err)
+			assert.Equal(t, replay.Counts{Matched: 2, Duplicates: 1, Moved: 1}, res.Counts)
+			assert.Len(t, e.sqs.Sent(), 1, "one copy sent back")
+			assert.Equal(t, map[string]int{ids[0]: 1}, s.Target.Ledger().Deliveries(), "delivered once")
+			assertAllVisible(t, s, 0)
+			for _, err := range idx.Entries(t.Context(), window) {
+				require.NoError(t, err)
+				t.Error("the replayed message is still listed")
+			}
+		})
+	}
 }

@@ -286,6 +286,13 @@ func printReplay(w io.Writer, res replay.Result) error {
 	c := res.Counts
 	fmt.Fprintf(w, "scanned %d: %d matched, %d left (no match), %d skipped (moved by this replay before), %d without a park record\n",
 		c.Matched+c.Left+c.Skipped+c.Unreadable, c.Matched, c.Left, c.Skipped, c.Unreadable)
+	if c.Duplicates > 0 {
+		done := "deleted"
+		if e.DryRun {
+			done = "that would be deleted"
+		}
+		fmt.Fprintf(w, "duplicates %s unsent: %d of the matched (second copies of a message a retried park left in the lot)\n", done, c.Duplicates)
+	}
 	if e.DryRun {
 		n := res.Moving()
 		send := time.Duration(float64(n) / e.Rate * float64(time.Second))
@@ -366,6 +373,6 @@ func printEntry(w io.Writer, e replay.Entry) {
 	row("finished", "%s", timeCell(e.Finished))
 	c := e.Counts
 	row("moved", "%d in all", c.Moved)
-	row("last run", "%d matched, %d left, %d skipped, %d without a park record", c.Matched, c.Left, c.Skipped, c.Unreadable)
+	row("last run", "%d matched (%d duplicates), %d left, %d skipped, %d without a park record", c.Matched, c.Duplicates, c.Left, c.Skipped, c.Unreadable)
 	_ = tw.Flush()
 }

@@ -178,7 +178,7 @@ func TestExecReplay(t *testing.T) {
 	assert.Regexp(t, `^orders\s+exhausted\s+Rejected\s+2\s+14\s+2026-01-02T14:00:00Z$`, lines[2])
 	assert.Regexp(t, `^TOTAL\s+2\s+14\s*$`, lines[3])
 	assert.Contains(t, out, "scanned 3: 2 matched, 1 left (no match), 0 skipped")
-	assert.Contains(t, out, "estimated cost: $0.00016 (Step Functions $0.00015, Lambda $0.0000025, DynamoDB $0.0000065)") // 6 transitions; 6 requests and 0.095 GB-s; 10 writes, 2 reads
+	assert.Contains(t, out, "estimated cost: $0.00016 (Step Functions $0.00015, Lambda $0.0000025, DynamoDB $0.0000078)") // 6 transitions; 6 requests and 0.095 GB-s; 12 writes, 2 reads
 	assert.Contains(t, out, "at --rate 100: under a second to send them")
 	assert.Contains(t, out, "assuming each is delivered on its first try")
 	assert.Contains(t, out, "to move them: redrive replay --breaker orders --rate 100\n")
@@ -208,5 +208,22 @@ func TestExecReplay(t *testing.T) {
 func TestDollars(t *testing.T) {
 	for v, want := range map[float64]string{0: "$0.00", 12.345: "$12.35", 1: "$1.00", 0.25: "$0.25", 0.0123: "$0.012", 0.00015: "$0.00015"} {
 		assert.Equal(t, want, dollars(v), "%v", v)
+	}
+}
+
+// The summary says what a replay did beside moving: the duplicate copies
+// it deleted unsent (a dry run: would delete).
+func TestPrintReplayCounts(t *testing.T) {
+	for _, dry := range []bool{false, true} {
+		var out bytes.Buffer
+		res := replay.Result{Entry: replay.Entry{ID: "r-1", DryRun: dry, Rate: 10, Status: replay.Done},
+			Counts: replay.Counts{Matched: 3, Duplicates: 1, Left: 2, Moved: 2}}
+		require.NoError(t, printReplay(&out, res))
+		assert.Contains(t, out.String(), "scanned 5: 3 matched, 2 left (no match), 0 skipped (moved by this replay before), 0 without a park record\n")
+		want := "duplicates deleted unsent: 1 of the matched (second copies of a message a retried park left in the lot)\n"
+		if dry {
+			want = strings.Replace(want, "deleted", "that would be deleted", 1)
+		}
+		assert.Contains(t, out.String(), want)
 	}
 }

@@ -192,10 +192,10 @@ func grantAccess(s Settings, st *storage, fns map[string]*function, arns workflo
 	// ChangeMessageVisibility to keep what it saw hidden, then visible
 	// again), sends what matches to the DLQ and deletes it from the lot;
 	// it keeps its journal (GetItem, PutItem, UpdateItem of the replay
-	// items) and removes what it moved from the lot's index (DeleteItem of
-	// the index's items).
+	// items), takes each message it moves in the lot's index (PutItem) and
+	// removes it from the index once moved (DeleteItem).
 	admin.allowKeys(table, replayJournal, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem")
-	admin.allowKeys(table, lotIndexItems, "dynamodb:DeleteItem")
+	admin.allowKeys(table, lotIndexItems, "dynamodb:DeleteItem", "dynamodb:PutItem")
 	admin.allow(parkingLot, "sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage")
 	admin.allow([]string{*st.dlq.QueueArn()}, "sqs:SendMessage")
 	if s.DeadLetterQueueKeyArn != "" {

@@ -349,7 +349,7 @@ func TestKeyScopedGrants(t *testing.T) {
 			leases,
 			"dynamodb:GetItem,dynamodb:PutItem on rules",
 			"dynamodb:GetItem,dynamodb:PutItem,dynamodb:UpdateItem on replay#*",
-			"dynamodb:DeleteItem on parked#*",
+			"dynamodb:DeleteItem,dynamodb:PutItem on parked#*",
 		},
 		"RedriveStateMachineRole": nil,
 		"ReleaseStateMachineRole": nil,

@@ -2,8 +2,11 @@ package lotindex_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"iter"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -86,24 +89,32 @@ func window() lotindex.Filter {
 	return lotindex.Filter{Since: t0.Add(-24 * time.Hour), Until: t0.Add(48 * time.Hour), Now: t0}
 }
 
+// item reads the item of partition key pk; it must be there.
+func (e env) item(t *testing.T, pk string) map[string]types.AttributeValue {
+	t.Helper()
+	out, err := e.client.GetItem(t.Context(), &dynamodb.GetItemInput{
+		TableName: aws.String(e.table), Key: map[string]types.AttributeValue{"pk": s(pk)}, ConsistentRead: aws.Bool(true),
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, out.Item, "item %s", pk)
+	return out.Item
+}
+
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 func n(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
 
 func TestItemLayout(t *testing.T) {
 	e := newEnv(t)
 	en := lotindex.Entry{
-		Breaker: "orders", Reason: "poison", ErrorType: "PoisonMessage", OriginID: "5d41402a", Attempt: 2,
+		Breaker: "orders", Reason: "poison", ErrorType: "PoisonMessage", OriginID: "5d41402a", Attempt: 2, Tag: "m0123abcd",
 		ParkedAt: time.Date(2026, 3, 9, 23, 59, 59, 5, time.FixedZone("CET", 3600)), MessageID: "m-1", Size: 18,
 		Expires: time.Date(2026, 3, 23, 23, 0, 0, 0, time.UTC),
 	}
 	e.put(t, en)
 
-	out, err := e.client.GetItem(t.Context(), &dynamodb.GetItemInput{
-		TableName: aws.String(e.table), Key: map[string]types.AttributeValue{"pk": s("parked#m-1")}, ConsistentRead: aws.Bool(true),
-	})
-	require.NoError(t, err)
+	out := e.item(t, "parked#2#m0123abcd#5d41402a")
 	assert.Equal(t, map[string]types.AttributeValue{
-		"pk":           s("parked#m-1"),
+		"pk":           s("parked#2#m0123abcd#5d41402a"),
 		"parked_day":   s("2026-03-09"),
 		"parked_seq":   s("2026-03-09T22:59:59.000000005Z#5d41402a"),
 		"breaker":      s("orders"),
@@ -111,11 +122,12 @@ func TestItemLayout(t *testing.T) {
 		"error_type":   s("PoisonMessage"),
 		"origin_id":    s("5d41402a"),
 		"attempt":      n("2"),
+		"message_tag":  s("m0123abcd"),
 		"parked_at":    s("2026-03-09T22:59:59.000000005Z"),
 		"message_id":   s("m-1"),
 		"body_size":    n("18"),
 		"ttl":          n("1774306800"),
-	}, out.Item, "the day and the times in UTC, the sort key fixed-width")
+	}, out, "keyed by the message (attempt, tag, origin id), not its copy; the day and the times in UTC, the sort key fixed-width")
 
 	got := e.list(t, window())
 	require.Len(t, got, 1)
@@ -126,34 +138,30 @@ func TestItemLayout(t *testing.T) {
 
 func TestEmptyAttributesAreLeftOut(t *testing.T) {
 	e := newEnv(t)
-	e.put(t, lotindex.Entry{Reason: "invalid document", ParkedAt: t0, MessageID: "m-2", Expires: t0.Add(retention)})
-	out, err := e.client.GetItem(t.Context(), &dynamodb.GetItemInput{
-		TableName: aws.String(e.table), Key: map[string]types.AttributeValue{"pk": s("parked#m-2")}, ConsistentRead: aws.Bool(true),
-	})
-	require.NoError(t, err)
-	for _, name := range []string{"breaker", "error_type", "origin_id"} {
-		assert.NotContains(t, out.Item, name)
+	e.put(t, lotindex.Entry{Reason: "invalid document", Attempt: 1, ParkedAt: t0, MessageID: "m-2", Expires: t0.Add(retention)})
+	out := e.item(t, "parked#1##")
+	for _, name := range []string{"breaker", "error_type", "origin_id", "message_tag"} {
+		assert.NotContains(t, out, name)
 	}
-	assert.Equal(t, s("2026-03-09T22:30:00.000000000Z#"), out.Item["parked_seq"])
+	assert.Equal(t, s("2026-03-09T22:30:00.000000000Z#"), out["parked_seq"])
 }
 
 // An origin id past 1 KiB (a lineage out of bounds is parked with it) is
-// kept whole, and cut in the sort key to DynamoDB's 1,024 bytes.
+// kept whole, cut in the sort key to DynamoDB's 1,024 bytes and hashed in
+// the partition key.
 func TestALongOriginIDIsCutInTheSortKeyOnly(t *testing.T) {
 	e := newEnv(t)
 	long := strings.Repeat("é", 1000) // 2,000 bytes; cut on a rune boundary
 	en := entry("m-3", "orders", "poison", "", 0)
 	en.OriginID = long
 	e.put(t, en)
-	out, err := e.client.GetItem(t.Context(), &dynamodb.GetItemInput{
-		TableName: aws.String(e.table), Key: map[string]types.AttributeValue{"pk": s("parked#m-3")}, ConsistentRead: aws.Bool(true),
-	})
-	require.NoError(t, err)
-	sortKey := out.Item["parked_seq"].(*types.AttributeValueMemberS).Value
+	sum := sha256.Sum256([]byte(long))
+	out := e.item(t, "parked#1##sha256:"+hex.EncodeToString(sum[:]))
+	sortKey := out["parked_seq"].(*types.AttributeValueMemberS).Value
 	assert.LessOrEqual(t, len(sortKey), 1024)
 	assert.Greater(t, len(sortKey), 1020)
 	assert.True(t, strings.HasPrefix(long, strings.SplitN(sortKey, "#", 2)[1]))
-	assert.Equal(t, s(long), out.Item["origin_id"])
+	assert.Equal(t, s(long), out["origin_id"])
 	got := e.list(t, window())
 	require.Len(t, got, 1)
 	assert.Equal(t, long, got[0].OriginID)
@@ -411,4 +419,62 @@ func TestSummarize(t *testing.T) {
 
 	_, err = lotindex.Summarize(seqOf(entries, errors.New("table unreachable")))
 	assert.EqualError(t, err, "table unreachable")
+}
+
+// The copies a retried park puts in the lot are one message: one entry,
+// naming the copy parked last. Another attempt or another message tag is
+// another message.
+func TestCopiesOfAMessageAreOneEntry(t *testing.T) {
+	e := newEnv(t)
+	first := entry("copy-1", "orders", "poison", "", 0)
+	first.OriginID = "o-1"
+	second := first
+	second.MessageID, second.ParkedAt = "copy-2", t0.Add(time.Second)
+	next := first
+	next.MessageID, next.Attempt = "next", 2
+	other := first
+	other.MessageID, other.Tag = "other", "m0000beef"
+	e.put(t, first, second, next, other)
+	assert.ElementsMatch(t, []string{"copy-2", "next", "other"}, ids(e.list(t, window())))
+}
+
+// A take holds for one copy of a message: that copy may take it again, no
+// other copy can, whatever Put and Unlist do after; it is an item of its
+// own, never listed, that outlives every copy.
+func TestATakeHoldsForOneCopy(t *testing.T) {
+	e := newEnv(t)
+	en := entry("copy-1", "orders", "poison", "", 0)
+	e.put(t, en)
+	k := en.Key()
+	take := func(copyID string) bool {
+		t.Helper()
+		ok, err := e.index.Take(t.Context(), k, copyID, "r-1", t0)
+		require.NoError(t, err)
+		return ok
+	}
+	assert.True(t, take("copy-1"))
+	assert.True(t, take("copy-1"), "the copy taken takes it again")
+	assert.False(t, take("copy-2"), "another copy is a duplicate")
+	assert.Equal(t, []string{"copy-1"}, ids(e.list(t, window())), "the take is not listed")
+
+	late := en
+	late.MessageID, late.ParkedAt = "copy-3", t0.Add(time.Minute)
+	e.put(t, late) // a copy parked after the take
+	assert.False(t, take("copy-3"), "a copy parked after the take is a duplicate too")
+	require.NoError(t, e.index.Unlist(t.Context(), k))
+	assert.Empty(t, e.list(t, window()), "unlisted")
+	assert.False(t, take("copy-2"), "the take outlives its entry")
+
+	taken := e.item(t, "parked#taken#1##origin-copy-1")
+	assert.Equal(t, s("copy-1"), taken["taken"])
+	assert.Equal(t, s("r-1"), taken["taken_by"])
+	assert.Equal(t, n(strconv.FormatInt(t0.Add(lotindex.TakenFor).Unix(), 10)), taken["ttl"], "kept twice the lot's retention")
+
+	unindexed := lotindex.Key{OriginID: "never-indexed", Attempt: 3, Tag: "m12345678"}
+	ok, err := e.index.Take(t.Context(), unindexed, "copy-9", "r-2", t0)
+	require.NoError(t, err)
+	assert.True(t, ok, "a message without an entry is taken too")
+	ok, err = e.index.Take(t.Context(), unindexed, "copy-10", "r-3", t0)
+	require.NoError(t, err)
+	assert.False(t, ok)
 }

@@ -16,16 +16,28 @@
 //
 // A message matches on the park Record in its "redrive" attribute (see
 // park.Record); a message without one that decodes never matches and is
-// left. Moving a match sends its body and attributes unchanged to the DLQ,
-// with the "redrive" attribute set to its lineage marked with the replay's
-// id, the attempt it was parked on and its id in the lot
+// left. Moving a match takes its message in the lot's index (see
+// lotindex.Index.Take), sends its body and attributes unchanged to the
+// DLQ, with the "redrive" attribute set to its lineage marked with the
+// replay's id, the attempt it was parked on and its id in the lot
 // (message.Lineage's Replay, ReplayAttempt and ReplayOf), then deletes it
-// from the lot and its entry from the lot's index. The starter reads the
-// lineage as any message back in the DLQ: the attempt advances, the
+// from the lot and its message's entry from the lot's index. The starter reads
+// the lineage as any message back in the DLQ: the attempt advances, the
 // failure history is kept; it does not count the arrival as a consumer
 // failure. What reaches the target is paced by the starter's pacing gate
 // and the breaker's waiting room, as any redrive is; the replay's own rate
 // bounds how fast it fills the DLQ.
+//
+// One parked message, one copy sent back: a park retried after its
+// SendMessage went through (its invocation failed after it, before or
+// after it indexed the message) leaves two copies of the message in the
+// lot, with one origin id, attempt and message tag (park.Record.Key). The
+// take is conditional: it holds for the first copy a replay reaches and
+// for that copy only, so every other copy, in this scan or in any replay
+// after, is a duplicate, deleted from the lot unsent (counted in
+// Duplicates). The take comes before the send, and the copy taken leaves
+// the lot only once sent: a replay that stops anywhere between leaves that
+// copy in the lot, and the next replay takes it again and sends it.
 //
 // Moved twice, never delivered twice: a replay that stops between sending
 // a copy and deleting the parked message leaves the parked message in the

@@ -47,6 +47,7 @@ const (
 	attrSkipped    = "skipped"
 	attrLeft       = "left"
 	attrUnreadable = "unreadable"
+	attrDuplicates = "duplicates"
 	attrError      = "error"
 )
 
@@ -62,11 +63,13 @@ var ErrNotResumable = errors.New("replay: cannot resume")
 
 // Counts are what one run of a replay found and did.
 type Counts struct {
-	// Matched counts messages the filter selected, Skipped those of them
-	// this replay had moved already (parked again since), Left those it
-	// did not select and Unreadable those without a park Record. Moved
-	// counts messages sent back to the DLQ (all runs, in a record).
-	Matched, Skipped, Left, Unreadable, Moved int
+	// Matched counts messages the filter selected, Duplicates those of
+	// them that were a second copy of a message (a park retried after its
+	// send), deleted unsent, Skipped those this replay had moved already
+	// (parked again since), Left those it did not select and Unreadable
+	// those without a park Record. Moved counts messages sent back to the
+	// DLQ (all runs, in a record).
+	Matched, Duplicates, Skipped, Left, Unreadable, Moved int
 }
 
 // Entry is a replay's record.
@@ -238,6 +241,7 @@ func counts(upd expression.UpdateBuilder, run Counts, moved int, now time.Time) 
 		Set(expression.Name(attrSkipped), expression.Value(run.Skipped)).
 		Set(expression.Name(attrLeft), expression.Value(run.Left)).
 		Set(expression.Name(attrUnreadable), expression.Value(run.Unreadable)).
+		Set(expression.Name(attrDuplicates), expression.Value(run.Duplicates)).
 		Set(expression.Name(attrUpdated), expression.Value(now.UTC().Format(time.RFC3339Nano))).
 		Add(expression.Name(attrMoved), expression.Value(moved))
 }
@@ -285,6 +289,7 @@ func decodeEntry(m map[string]types.AttributeValue) (Entry, error) {
 		Counts: Counts{
 			Matched: int(f.Int64(attrMatched, false)), Skipped: int(f.Int64(attrSkipped, false)), Left: int(f.Int64(attrLeft, false)),
 			Unreadable: int(f.Int64(attrUnreadable, false)), Moved: int(f.Int64(attrMoved, false)),
+			Duplicates: int(f.Int64(attrDuplicates, false)),
 		},
 		DryRun: f.Bool(attrDryRun, true),
 	}

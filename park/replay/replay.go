@@ -13,12 +13,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/redrive/redrive/clock"
-	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/park/lotindex"
 )
@@ -87,11 +85,12 @@ type SQSAPI interface {
 
 var _ SQSAPI = (*sqs.Client)(nil)
 
-// IndexAPI is the DynamoDB call a replay makes to remove a moved
-// message's entry from the parking lot's index; *dynamodb.Client
-// satisfies it.
+// IndexAPI is the DynamoDB calls of the parking lot's index, where a
+// replay takes each message it moves (lotindex.Index.Take, a PutItem) and
+// deletes its entry once moved (DeleteItem); *dynamodb.Client satisfies
+// it.
 type IndexAPI interface {
-	DeleteItem(ctx context.Context, params *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+	lotindex.API
 }
 
 var _ IndexAPI = (*dynamodb.Client)(nil)
@@ -144,7 +143,7 @@ func (c Config) withDefaults() (Config, error) {
 // Replayer runs replays. Make one with New.
 type Replayer struct {
 	sqs     SQSAPI
-	index   IndexAPI
+	index   *lotindex.Index
 	journal *Journal
 	clock   clock.Clock
 	config  Config
@@ -168,7 +167,7 @@ func New(sqsAPI SQSAPI, table interface {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Replayer{sqs: sqsAPI, index: table, journal: NewJournal(table, cfg.Table), clock: clk, config: cfg, logger: logger}, nil
+	return &Replayer{sqs: sqsAPI, index: lotindex.New(table, cfg.Table), journal: NewJournal(table, cfg.Table), clock: clk, config: cfg, logger: logger}, nil
 }
 
 // Journal is the journal the Replayer records its replays in.
@@ -276,7 +275,7 @@ func (r *Replayer) Run(ctx context.Context, plan Plan) (Result, error) {
 			return Result{}, err
 		}
 	}
-	s := &scan{r: r, entry: entry, held: map[string]*held{}, groups: map[groupKey]*Group{}, recorded: now, extended: now,
+	s := &scan{r: r, entry: entry, seen: map[string]bool{}, copies: map[lotindex.Key]bool{}, held: map[string]*held{}, groups: map[groupKey]*Group{}, recorded: now, extended: now,
 		pace: pacer{clock: r.clock, interval: time.Duration(float64(time.Second) / entry.Rate)}}
 	runErr := s.run(ctx)
 
@@ -326,10 +325,12 @@ type held struct {
 
 // scan is one run of a replay over the parking lot.
 type scan struct {
-	r      *Replayer
-	entry  Entry
-	pace   pacer
-	seen   map[string]bool // parking-lot ids received so far
+	r     *Replayer
+	entry Entry
+	pace  pacer
+	seen  map[string]bool // parking-lot ids received so far
+	// copies holds the Keys of the messages a dry run counted.
+	copies map[lotindex.Key]bool
 	held   map[string]*held
 	groups map[groupKey]*Group
 	counts Counts
@@ -344,7 +345,6 @@ type scan struct {
 // run receives until the lot has no visible message left.
 func (s *scan) run(ctx context.Context) error {
 	cfg := s.r.config
-	s.seen = map[string]bool{}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -391,7 +391,8 @@ func (s *scan) run(ctx context.Context) error {
 }
 
 // take handles one received message, held: it counts it, and moves it if
-// it matches (it is no longer held then); the others stay hidden.
+// it matches (it is no longer held then), or deletes it if it is a
+// duplicate; the others stay hidden.
 func (s *scan) take(ctx context.Context, m sqstypes.Message) error {
 	id := aws.ToString(m.MessageId)
 	if s.seen[id] { // its visibility ran out mid-scan: counted already
@@ -413,7 +414,18 @@ func (s *scan) take(ctx context.Context, m sqstypes.Message) error {
 		return nil
 	}
 	s.counts.Matched++
-	if s.entry.DryRun {
+	first, err := s.first(ctx, p)
+	if err != nil {
+		return err // in the lot still (held): shown again at the end
+	}
+	switch {
+	case !first:
+		s.counts.Duplicates++
+		if s.entry.DryRun {
+			return nil
+		}
+		return s.drop(ctx, p, aws.ToString(m.ReceiptHandle))
+	case s.entry.DryRun:
 		s.group(p)
 		return nil
 	}
@@ -422,6 +434,49 @@ func (s *scan) take(ctx context.Context, m sqstypes.Message) error {
 	}
 	delete(s.held, id)
 	return nil
+}
+
+// first reports whether p is the copy of its message that goes back: the
+// copy the replay takes in the lot's index (lotindex.Index.Take); false
+// for a duplicate, another copy of a message a replay took. A dry run
+// takes nothing: the first copy it sees of a message is the one.
+func (s *scan) first(ctx context.Context, p Parked) (bool, error) {
+	k := p.Record.Key()
+	if s.entry.DryRun {
+		_, seen := s.copies[k]
+		s.copies[k] = true
+		return !seen, nil
+	}
+	taken, err := s.r.index.Take(ctx, k, p.ID, s.entry.ID, s.r.clock.Now())
+	if err != nil {
+		return false, fmt.Errorf("take parked message %s (origin %q) in the parking lot's index; it stays in the parking lot: %w", p.ID, p.Record.OriginID, err)
+	}
+	return taken, nil
+}
+
+// drop deletes p, a duplicate, from the lot without sending it, and its
+// message's entry from the lot's index.
+func (s *scan) drop(ctx context.Context, p Parked, receipt string) error {
+	cfg := s.r.config
+	if _, err := s.r.sqs.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(cfg.ParkingLotURL), ReceiptHandle: aws.String(receipt)}); err != nil {
+		return fmt.Errorf("delete parked message %s (origin %q, a duplicate of one a replay took) from the parking lot %s: %w",
+			p.ID, p.Record.OriginID, cfg.ParkingLotURL, err)
+	}
+	delete(s.held, p.ID)
+	s.r.logger.InfoContext(ctx, "replay: duplicate of a parked message deleted unsent (a park was retried after its send)",
+		slog.String("replay", s.entry.ID), slog.String("parkedMessageId", p.ID), slog.String("originId", p.Record.OriginID),
+		slog.Int("attempt", p.Record.Attempt))
+	s.unlist(ctx, p)
+	return nil
+}
+
+// unlist deletes p's message's entry from the lot's index; a failure is
+// logged only.
+func (s *scan) unlist(ctx context.Context, p Parked) {
+	if err := s.r.index.Unlist(ctx, p.Record.Key()); err != nil {
+		s.r.logger.WarnContext(ctx, "replay: message left in the parking lot's index; `redrive parked` lists it until it expires",
+			slog.String("replay", s.entry.ID), slog.String("parkedMessageId", p.ID), slog.Any("error", err))
+	}
 }
 
 // group counts p in its group.
@@ -453,10 +508,10 @@ func (s *scan) sortedGroups() []Group {
 }
 
 // move sends p back to the DLQ at the replay's rate, then deletes it from
-// the lot and its entry from the lot's index. Once sent it counts as
+// the lot and its message's entry from the lot's index. Once sent it counts as
 // moved, whatever the delete does: a parked message left in the lot after
-// its copy was sent is sent again by a later run, as a duplicate of the
-// same execution.
+// its copy was sent is sent again by a later run (the replay took this
+// copy), as a duplicate of the same execution.
 func (s *scan) move(ctx context.Context, p Parked, receipt string) error {
 	cfg := s.r.config
 	out, err := p.Replayed(s.entry.ID)
@@ -484,13 +539,7 @@ func (s *scan) move(ctx context.Context, p Parked, receipt string) error {
 		return fmt.Errorf("delete parked message %s (origin %q) from the parking lot %s after sending it to the DLQ; it is in both "+
 			"(running the replay again sends a duplicate the starter drops): %w", p.ID, p.Record.OriginID, cfg.ParkingLotURL, err)
 	}
-	if _, err := s.r.index.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: aws.String(cfg.Table),
-		Key:       map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(dynamo.ParkedPrefix + p.ID)},
-	}); err != nil {
-		s.r.logger.WarnContext(ctx, "replay: moved message left in the parking lot's index; `redrive parked` lists it until it expires",
-			slog.String("replay", s.entry.ID), slog.String("parkedMessageId", p.ID), slog.Any("error", err))
-	}
+	s.unlist(ctx, p)
 	return nil
 }
 
