@@ -59,6 +59,9 @@ func parseAdmin(args []string, h host, stderr io.Writer) (call adminCall, code i
 	}
 	f.command, args = args[0], args[1:]
 	if f.command == "rule" {
+		if helpFirst(fs, args) {
+			return adminCall{}, exitOK, false
+		}
 		if len(args) == 0 || ruleCommands[args[0]] == "" {
 			fmt.Fprintln(stderr, "redrive admin rule: want add, list or remove, e.g. redrive admin rule list")
 			fs.Usage()

@@ -114,7 +114,7 @@ func parseLocal(args []string, getenv func(string) string, stderr io.Writer) (cf
 	fs.Float64Var(&cfg.scale, "time-scale", 1, "run the clock (Waits, timeouts, the handlers', SQS's) this many times faster than the wall clock")
 	fs.StringVar(&cfg.stack.State, "state", "", "keep the executions, the queues and the table in this directory across restarts")
 	fs.DurationVar(&cfg.stack.Retention, "retention", time.Hour, "forget a finished execution this long after it stopped, on the stack's clock (bounds memory)")
-	fs.StringVar(&cfg.dir, "config-dir", filepath.Join(os.TempDir(), "redrive-local"), "write the AWS config file and the exports (env, for `source`) here; removed on exit")
+	fs.StringVar(&cfg.dir, "config-dir", filepath.Join(os.TempDir(), "redrive-local"), "write the AWS config file and env, the export lines for a shell to source, into `DIR`; both removed on exit")
 	target := fs.String("target", "healthy", "the demo consumer from its first call: healthy, down[:DURATION] or flaky:RATE[:DURATION] (DURATION on the stack's clock)")
 	quiet := fs.Bool("quiet", false, "do not print the functions' log lines to stderr")
 	if code, ok := parseFlags(fs, args); !ok {

@@ -104,6 +104,9 @@ func parseReplay(args []string, h host, stderr io.Writer) (call replayCall, code
 	fs.Usage = func() { replayUsage(fs) }
 	if len(args) > 0 && args[0] == replayShow {
 		fs.StringVar(&call.config.Table, "table", h.getenv(park.EnvTable), "the breaker table the replays are recorded in; default $"+park.EnvTable)
+		if helpFirst(fs, args[1:]) {
+			return replayCall{}, exitOK, false
+		}
 		if len(args) < 2 || strings.HasPrefix(args[1], "-") {
 			fmt.Fprintln(stderr, "redrive replay: show needs a replay id, e.g. redrive replay show r-20260102T150000Z-1a2b")
 			fs.Usage()
@@ -259,7 +262,11 @@ func execReplay(ctx context.Context, r *replay.Replayer, call replayCall, stdout
 		return exitFailure
 	}
 	if res.Entry.DryRun && res.Moving() > 0 {
-		fmt.Fprintf(stdout, "to move them: redrive replay %s --rate %g\n", res.Entry.Filter.String(), res.Entry.Rate)
+		cmd := "redrive replay"
+		if f := res.Entry.Filter; f.Breaker+f.Reason+f.ErrorType != "" || !f.Since.IsZero() || !f.Until.IsZero() || len(f.Body) > 0 {
+			cmd += " " + f.String() // else "everything"
+		}
+		fmt.Fprintf(stdout, "to move them: %s --rate %g --visibility-timeout %s\n", cmd, res.Entry.Rate, shortDuration(call.config.VisibilityTimeout))
 	}
 	return exitOK
 }
@@ -274,12 +281,15 @@ func printReplay(w io.Writer, res replay.Result) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "BREAKER\tREASON\tERROR TYPE\t%s\tBYTES\tOLDEST\n", verb)
-	bytes := 0
+	bytes, oldest := 0, time.Time{}
 	for _, g := range res.Groups {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", cell(g.Breaker), cell(g.Reason), cell(g.ErrorType), g.N, g.Bytes, timeCell(g.Oldest))
 		bytes += g.Bytes
+		if oldest.IsZero() || g.Oldest.Before(oldest) {
+			oldest = g.Oldest
+		}
 	}
-	fmt.Fprintf(tw, "TOTAL\t\t\t%d\t%d\t\n", res.Moving(), bytes)
+	fmt.Fprintf(tw, "TOTAL\t\t\t%d\t%d\t%s\n", res.Moving(), bytes, timeCell(oldest))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -307,6 +317,19 @@ func printReplay(w io.Writer, res replay.Result) error {
 	}
 	fmt.Fprintf(w, "replay %s: %s, run %d by %s, %d moved in all; record replay#%s\n", e.ID, e.Status, e.Runs, e.LastActor, e.Counts.Moved, e.ID)
 	return nil
+}
+
+// shortDuration is d as a flag takes it, without zero seconds or minutes
+// at its end: 5m, 5h, 1h30m, 90s as 1m30s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
 }
 
 // dollars formats an amount in US dollars: to the cent from a dollar up,

@@ -118,7 +118,7 @@ func TestParseReplayRefusesBadCommandLines(t *testing.T) {
 			assert.False(t, ok)
 			assert.Equal(t, exitUsage, code)
 			assert.Contains(t, stderr.String(), tt.want)
-			assert.Contains(t, stderr.String(), "Usage: redrive replay", "the usage follows the problem")
+			assert.Regexp(t, `Usage: redrive replay|\n  \(redrive replay -h for help\)\n$`, stderr.String(), "the usage, or for the flags' own problems a pointer to it, follows the problem")
 		})
 	}
 	t.Run("help", func(t *testing.T) {
@@ -128,6 +128,13 @@ func TestParseReplayRefusesBadCommandLines(t *testing.T) {
 		assert.Equal(t, exitOK, code)
 		assert.Contains(t, stderr.String(), "-dry-run")
 		assert.Contains(t, stderr.String(), "-resume ID")
+	})
+	t.Run("help of show", func(t *testing.T) {
+		var stderr bytes.Buffer
+		_, code, ok := parseReplay([]string{"show", "--help"}, fixedHost(replayEnv), &stderr)
+		assert.False(t, ok)
+		assert.Equal(t, exitOK, code)
+		assert.Contains(t, stderr.String(), "redrive replay show ID")
 	})
 }
 
@@ -176,12 +183,18 @@ func TestExecReplay(t *testing.T) {
 	assert.Regexp(t, `^dry run r-\S+ of .*: --breaker orders$`, lines[0])
 	assert.Regexp(t, `^BREAKER\s+REASON\s+ERROR TYPE\s+WOULD MOVE\s+BYTES\s+OLDEST$`, lines[1])
 	assert.Regexp(t, `^orders\s+exhausted\s+Rejected\s+2\s+14\s+2026-01-02T14:00:00Z$`, lines[2])
-	assert.Regexp(t, `^TOTAL\s+2\s+14\s*$`, lines[3])
+	assert.Regexp(t, `^TOTAL\s+2\s+14\s+2026-01-02T14:00:00Z$`, lines[3], "the oldest of all the groups")
 	assert.Contains(t, out, "scanned 3: 2 matched, 1 left (no match), 0 skipped")
 	assert.Contains(t, out, "estimated cost: $0.00016 (Step Functions $0.00015, Lambda $0.0000025, DynamoDB $0.0000078)") // 6 transitions; 6 requests and 0.095 GB-s; 12 writes, 2 reads
 	assert.Contains(t, out, "at --rate 100: under a second to send them")
 	assert.Contains(t, out, "assuming each is delivered on its first try")
-	assert.Contains(t, out, "to move them: redrive replay --breaker orders --rate 100\n")
+	assert.Contains(t, out, "to move them: redrive replay --breaker orders --rate 100 --visibility-timeout 5m\n")
+
+	out, _, code = run("--dry-run", "--visibility-timeout", "5h")
+	require.Equal(t, exitOK, code)
+	assert.Regexp(t, `(?m)^TOTAL\s+3\s+21\s+2026-01-02T14:00:00Z$`, out, "the oldest of the groups, orders'")
+	assert.Contains(t, out, "to move them: redrive replay --rate 10 --visibility-timeout 5h\n",
+		"no filter, and the dry run's visibility timeout, raised as against redrive local --time-scale 60")
 
 	out, _, code = run("--breaker", "orders", "--rate", "100")
 	require.Equal(t, exitOK, code)

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -38,6 +39,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if opts.scenario != "" {
 		var err error
 		if s, err = sim.Load(opts.scenario); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				fmt.Fprintf(stderr, "redrive run: -scenario %s: no such file (the project's scenarios are in its scenarios/ folder)\n", opts.scenario)
+				return exitUsage
+			}
 			fmt.Fprintf(stderr, "redrive run: %v\n", err)
 			if errors.Is(err, sim.ErrInvalidScenario) {
 				return exitUsage

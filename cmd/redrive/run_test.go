@@ -105,7 +105,7 @@ func TestRunRejectsBadInput(t *testing.T) {
 		want string
 	}{
 		{"invalid field", []string{"-scenario", bad}, exitUsage, bad + ": target.capacity: must be > 0"},
-		{"missing file", []string{"-scenario", filepath.Join(dir, "none.yaml")}, exitFailure, "redrive run: sim: read scenario"},
+		{"missing file", []string{"-scenario", filepath.Join(dir, "none.yaml")}, exitUsage, "redrive run: -scenario " + filepath.Join(dir, "none.yaml") + ": no such file"},
 		{"unknown flag", []string{"-fast"}, exitUsage, "flag provided but not defined: -fast"},
 		{"stray argument", []string{"scenarios/default.yaml"}, exitUsage, `unexpected argument "scenarios/default.yaml"`},
 		{"unwritable report", []string{"-scenario", writeTiny(t, dir), "-report", filepath.Join(dir, "no", "such", "dir.html")}, exitFailure, "redrive run: report:"},
