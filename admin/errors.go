@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/redrive/redrive/lambda/retryable"
@@ -29,6 +30,21 @@ func (e *InvalidCommand) Error() string {
 		parts[i] = p.String()
 	}
 	return "admin: invalid request: " + strings.Join(parts, "; ")
+}
+
+// UnknownBreaker reports a status of a breaker key that no breaker has:
+// no outcome was ever recorded under it (a breaker's row is made by its
+// first), so the key is most likely mistyped. It is returned unwrapped, so
+// the execution fails with Error "UnknownBreaker" (never retried: no Retry
+// rule matches it) and the CLI exits with a code of its own.
+type UnknownBreaker struct {
+	// Breaker is the key asked for.
+	Breaker string `json:"breaker"`
+}
+
+// Error implements error.
+func (e *UnknownBreaker) Error() string {
+	return fmt.Sprintf("admin: no breaker has the key %q: no message has been delivered or failed under it; check the key", e.Breaker)
 }
 
 // Errors lists one value of each error type Handle returns unwrapped for

@@ -18,7 +18,8 @@ import (
 // the breaker a case needs; a case without one starts from no row.
 func TestGoldenEvents(t *testing.T) {
 	setup := map[string]func(t *testing.T, f fixture){
-		"reset-tripped": func(t *testing.T, f fixture) { f.trip(t, "orders") },
+		"reset-tripped":  func(t *testing.T, f fixture) { f.trip(t, "orders") },
+		"status-tripped": func(t *testing.T, f fixture) { f.trip(t, "orders") },
 	}
 	inputs, err := filepath.Glob(filepath.Join("testdata", "*.input.json"))
 	require.NoError(t, err)

@@ -99,15 +99,16 @@ func New(b Breaker, logger *slog.Logger) *Handler {
 }
 
 // Handle validates the request (an *InvalidCommand lists every problem),
-// applies it, and returns the breaker's summary before and after. A
-// command that keeps losing the conditional write is a
-// *retryable.BreakerContention, any other failure a *retryable.Unexpected; all
-// are returned unwrapped so the state machine sees their names.
+// applies it, and returns the breaker's summary before and after. A status
+// of a key no breaker has is an *UnknownBreaker. A command that keeps
+// losing the conditional write is a *retryable.BreakerContention, any
+// other failure a *retryable.Unexpected; all are returned unwrapped so the
+// state machine sees their names.
 func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 	out, err := h.handle(ctx, in)
 	return out, retryable.Name("admin", err, func(err error) bool {
 		switch err.(type) {
-		case *InvalidCommand, *retryable.BreakerContention:
+		case *InvalidCommand, *UnknownBreaker, *retryable.BreakerContention:
 			return true
 		}
 		return false
@@ -136,6 +137,9 @@ func (h *Handler) handle(ctx context.Context, in Input) (Output, error) {
 		}
 		if err != nil {
 			return Output{}, fmt.Errorf("admin: status breaker %q: %w", p.key, err)
+		}
+		if row.Version == 0 {
+			return Output{}, &UnknownBreaker{Breaker: p.key}
 		}
 		s := Summarize(row)
 		return Output{Breaker: p.key, Command: p.command, Before: &s, After: &s}, nil

@@ -34,11 +34,6 @@ func TestCommandsChangeTheBreaker(t *testing.T) {
 		// check looks at the output and at what the breaker now decides.
 		check func(t *testing.T, out admin.Output)
 	}{
-		{name: "status of a breaker never used", req: admin.Request{Command: "status", Breaker: "orders"},
-			from: breaker.Closed, to: breaker.Closed,
-			check: func(t *testing.T, out admin.Output) {
-				assert.Zero(t, out.After.Version, "status writes nothing")
-			}},
 		{name: "open until a time", req: admin.Request{Command: "open", Breaker: "orders", Reason: "maintenance", Until: until.Format(time.RFC3339)},
 			changed: true, from: breaker.Closed, to: breaker.ForcedOpen,
 			check: func(t *testing.T, out admin.Output) {
@@ -134,6 +129,26 @@ func TestCommandsChangeTheBreaker(t *testing.T) {
 		}
 		assert.Equal(t, want, lines)
 	})
+}
+
+// A status of a key no breaker has (a typo) says so, with an error of its
+// own rather than a CLOSED row at version 0 that looks like a healthy
+// breaker; it writes nothing.
+func TestStatusOfAKeyNoBreakerHas(t *testing.T) {
+	f := newFixture(t, nil)
+	f.trip(t, "orders")
+	_, err := f.command(t, admin.Request{Command: "status", Breaker: "ordrs"})
+	unknown, ok := err.(*admin.UnknownBreaker) // unwrapped: Step Functions sees "UnknownBreaker"
+	require.True(t, ok, "error %T %v", err, err)
+	assert.Equal(t, &admin.UnknownBreaker{Breaker: "ordrs"}, unknown)
+	assert.EqualError(t, err, `admin: no breaker has the key "ordrs": no message has been delivered or failed under it; check the key`)
+	row, err := f.breaker.Status(t.Context(), "ordrs")
+	require.NoError(t, err)
+	assert.Zero(t, row.Version, "status wrote nothing")
+
+	out, err := f.command(t, admin.Request{Command: "status", Breaker: "orders"})
+	require.NoError(t, err, "the breaker that is there")
+	assert.Equal(t, "OPEN", out.After.State)
 }
 
 func TestAnUntilGivenAsADurationCountsFromTheTablesClock(t *testing.T) {

@@ -44,9 +44,14 @@ func TestAdminCommands(t *testing.T) {
 		Target:  simtarget.Options{Schedule: simtarget.Outage(outageAt, 30*time.Minute)},
 	})
 
-	status := runAdmin(t, s, admin.Request{Command: "status", Breaker: "orders"})
-	assert.Equal(t, "CLOSED", status.After.State)
-	assert.False(t, status.Changed)
+	// No message has used the key yet: status says no breaker has it,
+	// and is not retried.
+	_, err := s.Admin(t.Context(), admin.Request{Command: "status", Breaker: "orders"})
+	var unknown *local.ExecutionFailed
+	require.ErrorAs(t, err, &unknown)
+	assert.Equal(t, "UnknownBreaker", unknown.ErrorName)
+	assert.Contains(t, unknown.Cause, `no breaker has the key \"orders\"`)
+	assert.EqualValues(t, 1, s.Stats().Invocations[local.FunctionAdmin], "UnknownBreaker is not retried")
 
 	// Force-open: messages wait, the target is not called.
 	opened := runAdmin(t, s, admin.Request{Command: "open", Breaker: "orders", Reason: "downstream maintenance"})

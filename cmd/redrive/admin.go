@@ -97,7 +97,7 @@ func adminUsage(fs *flag.FlagSet) {
 	fmt.Fprintln(w, "       redrive admin rule remove --id ID --reason R")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Starts an execution of the admin state machine and prints its output.")
-	fmt.Fprintln(w, "Exit codes: 0 done, 1 the command failed, 2 usage error.")
+	fmt.Fprintln(w, "Exit codes: 0 done, 1 the command failed, 2 usage error, 3 no breaker has the key (status of a mistyped key).")
 	fmt.Fprintln(w)
 	fs.PrintDefaults()
 }

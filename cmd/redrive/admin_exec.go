@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
+
+	"github.com/redrive/redrive/admin"
 )
 
 // adminAPI is the part of the Step Functions client the admin command
@@ -22,6 +25,15 @@ type adminAPI interface {
 
 var _ adminAPI = (*sfn.Client)(nil)
 
+// exitUnknownBreaker is the exit code of a status of a key no breaker has
+// (the execution failed with admin.UnknownBreaker): a mistyped key, told
+// apart from a command that failed.
+const exitUnknownBreaker = 3
+
+// unknownBreaker is the error an execution fails with on a status of a key
+// no breaker has: the type's name, as Step Functions reports it.
+var unknownBreaker = reflect.TypeFor[admin.UnknownBreaker]().Name()
+
 // Polling of a running admin execution: the first look is soon (the
 // command takes one Lambda invocation), later ones back off.
 const (
@@ -31,7 +43,8 @@ const (
 
 // execAdmin starts the admin execution for call, waits for it to end and
 // prints its output (pretty JSON) to stdout, or its error and cause to
-// stderr. It returns the exit code.
+// stderr. It returns the exit code: exitUnknownBreaker when the execution
+// failed with admin.UnknownBreaker.
 func execAdmin(ctx context.Context, api adminAPI, call adminCall, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, call.timeout)
 	defer cancel()
@@ -56,6 +69,9 @@ func execAdmin(ctx context.Context, api adminAPI, call adminCall, stdout, stderr
 	}
 	if ex.Status != sfntypes.ExecutionStatusSucceeded {
 		fmt.Fprintf(stderr, "redrive admin: execution %s %s: %s\n", arn, ex.Status, describeFailure(aws.ToString(ex.Error), aws.ToString(ex.Cause)))
+		if aws.ToString(ex.Error) == unknownBreaker {
+			return exitUnknownBreaker
+		}
 		return exitFailure
 	}
 	var out bytes.Buffer

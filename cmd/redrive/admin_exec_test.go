@@ -62,6 +62,13 @@ func TestExecAdmin(t *testing.T) {
 			stderr: "FAILED: BreakerContention: admin: open lost every conditional write\n",
 		},
 		{
+			name: "status of a key no breaker has",
+			described: sfn.DescribeExecutionOutput{Status: sfntypes.ExecutionStatusFailed, Error: aws.String("UnknownBreaker"),
+				Cause: aws.String(`{"errorMessage":"admin: no breaker has the key \"ordrs\"","errorType":"UnknownBreaker"}`)},
+			code:   exitUnknownBreaker,
+			stderr: `FAILED: UnknownBreaker: admin: no breaker has the key "ordrs"` + "\n",
+		},
+		{
 			name:      "aborted without a cause",
 			described: sfn.DescribeExecutionOutput{Status: sfntypes.ExecutionStatusAborted, Error: aws.String("Stopped")},
 			code:      exitFailure,

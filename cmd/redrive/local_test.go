@@ -131,7 +131,6 @@ func TestLocalAdminCommands(t *testing.T) {
 		before  string
 		after   string
 	}{
-		{"status of a new breaker", []string{"status"}, false, "CLOSED", "CLOSED"},
 		{"open for 30 minutes", []string{"open", "--reason", "maintenance", "--until", "30m"}, true, "CLOSED", "FORCED_OPEN"},
 		{"status while forced open", []string{"status"}, false, "FORCED_OPEN", "FORCED_OPEN"},
 		{"close", []string{"close", "--reason", "drain the backlog"}, true, "FORCED_OPEN", "FORCED_CLOSED"},
@@ -158,6 +157,13 @@ func TestLocalAdminCommands(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("status of a key no breaker has", func(t *testing.T) {
+		stdout, stderr, code := runAdminCLI(t, h, "status", "--breaker", "paymnets")
+		assert.Equal(t, exitUnknownBreaker, code)
+		assert.Empty(t, stdout)
+		assert.Contains(t, stderr, `FAILED: UnknownBreaker: admin: no breaker has the key "paymnets"`)
+	})
 
 	failures := []struct {
 		name string
@@ -251,8 +257,8 @@ func TestLocalCommandServesUntilInterrupted(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	env := exports(t, stdout.String())
-	_, _, code := runAdminCLI(t, fixedHost(env), "status", "--breaker", "orders")
-	assert.Equal(t, exitOK, code, "the printed exports reach the admin state machine")
+	_, adminErr, code := runAdminCLI(t, fixedHost(env), "status", "--breaker", "orders")
+	assert.Equal(t, exitUnknownBreaker, code, "the printed exports reach the admin state machine, which has no breaker yet: %s", adminErr)
 
 	interrupt()
 	select {
@@ -423,7 +429,7 @@ func TestTheExportsConfigureTheSDK(t *testing.T) {
 			out, err := lambda.NewFromConfig(cfg).Invoke(t.Context(), &lambda.InvokeInput{FunctionName: aws.String(local.FunctionAdmin),
 				Payload: []byte(`{"request":{"command":"status","breaker":"orders"},"executionName":"sdk"}`)})
 			require.NoError(t, err)
-			assert.Nil(t, out.FunctionError, "%s", out.Payload)
+			assert.Contains(t, string(out.Payload), `"errorType":"UnknownBreaker"`, "the admin function answered: no breaker yet")
 		})
 	}
 }

@@ -337,6 +337,8 @@ func TestConsumerLatencyIsExecutorTime(t *testing.T) {
 
 func TestAdminReturnsTheOutput(t *testing.T) {
 	s := start(t, local.Options{})
+	_, err := s.Admin(t.Context(), map[string]string{"command": "open", "breaker": "orders", "reason": "a breaker to show", "actor": "test"})
+	require.NoError(t, err, "status is of a breaker that exists")
 	for _, req := range []any{
 		`{"command":"status","breaker":"orders"}`,
 		[]byte(`{"command":"status","breaker":"orders"}`),
@@ -347,9 +349,9 @@ func TestAdminReturnsTheOutput(t *testing.T) {
 		require.NoError(t, err, "%T", req)
 		assert.Equal(t, "orders", out.Breaker)
 		assert.Equal(t, "status", out.Command)
-		assert.Equal(t, "CLOSED", out.After.State)
+		assert.Equal(t, "FORCED_OPEN", out.After.State)
 	}
-	_, err := s.Admin(t.Context(), func() {})
+	_, err = s.Admin(t.Context(), func() {})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "encode admin request")
 }
