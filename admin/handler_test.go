@@ -151,6 +151,28 @@ func TestStatusOfAKeyNoBreakerHas(t *testing.T) {
 	assert.Equal(t, "OPEN", out.After.State)
 }
 
+// Status shows the last trip and the trips since the breaker was made,
+// which a close (here a reset) keeps.
+func TestStatusShowsTheLastTrip(t *testing.T) {
+	f := newFixture(t, nil)
+	f.trip(t, "orders")
+	tripped := f.clock.Now()
+	reset, err := f.command(t, admin.Request{Command: "reset", Breaker: "orders", Reason: "fixed"})
+	require.NoError(t, err)
+	f.clock.Advance(time.Hour)
+	f.trip(t, "orders")
+	again := f.clock.Now()
+
+	out, err := f.command(t, admin.Request{Command: "status", Breaker: "orders"})
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), out.After.TotalTrips)
+	assert.Equal(t, again, out.After.LastTripAt)
+	assert.Equal(t, "3 consecutive failures", out.After.LastTripCause)
+	assert.Equal(t, int64(1), reset.After.TotalTrips, "a reset keeps the count")
+	assert.Equal(t, tripped, reset.After.LastTripAt, "and the last trip")
+	assert.Zero(t, reset.After.Trips)
+}
+
 func TestAnUntilGivenAsADurationCountsFromTheTablesClock(t *testing.T) {
 	// Not the caller's: redrive local's clock runs ahead of the wall's.
 	f := newFixture(t, nil)

@@ -23,6 +23,12 @@ type Summary struct {
 	ConsecutiveFailures int `json:"consecutiveFailures"`
 	// Trips counts trips since the last close (it drives the cooldown).
 	Trips int `json:"trips"`
+	// TotalTrips counts every trip since the breaker was made; LastTripAt
+	// and LastTripCause say when and why it last tripped, e.g. "5
+	// consecutive failures". A close clears none of them.
+	TotalTrips    int64     `json:"totalTrips"`
+	LastTripAt    time.Time `json:"lastTripAt,omitzero"`
+	LastTripCause string    `json:"lastTripCause,omitempty"`
 	// OpenUntil ends an OPEN cooldown.
 	OpenUntil time.Time `json:"openUntil,omitzero"`
 	// ChangedAt and Cause say when and why the state last changed.
@@ -45,6 +51,9 @@ func Summarize(r breaker.Row) Summary {
 		WindowCount:         r.Window.Count,
 		ConsecutiveFailures: r.ConsecutiveFailures,
 		Trips:               r.Trips,
+		TotalTrips:          r.Totals.Trips,
+		LastTripAt:          r.LastTripAt,
+		LastTripCause:       r.LastTripCause,
 		OpenUntil:           r.OpenUntil,
 		ChangedAt:           r.ChangedAt,
 		Cause:               r.Cause,

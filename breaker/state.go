@@ -60,6 +60,12 @@ type Row struct {
 	// Trips counts trips and failed probes since the last close; it drives
 	// the cooldown growth.
 	Trips int
+	// LastTripAt and LastTripCause are when and why the breaker last
+	// tripped (a change to OPEN, or a failed probe that kept it OPEN),
+	// e.g. "5 consecutive failures"; unlike Trips they outlive a close.
+	// Totals.Trips counts every trip since the row was made.
+	LastTripAt    time.Time
+	LastTripCause string
 
 	// OpenUntil is when an OPEN breaker's cooldown ends.
 	OpenUntil time.Time
@@ -130,8 +136,9 @@ type Totals struct {
 	// without a write, so that a trip is not followed by one write per
 	// call that was in flight.
 	Stale int64
-	// Trips counts trips: transitions to OPEN, and failed probes that
-	// keep an OPEN breaker open for a longer cooldown.
+	// Trips counts trips since the row was made, never reset:
+	// transitions to OPEN, and failed probes that keep an OPEN breaker
+	// open for a longer cooldown.
 	Trips int64
 	// Closes counts automatic recoveries, HALF_OPEN to CLOSED.
 	Closes int64

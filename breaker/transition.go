@@ -1,6 +1,9 @@
 package breaker
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Causes of a state change, stored in Row.Cause and reported in Transition.
 const (
@@ -77,21 +80,43 @@ func closeFresh(r Row, cause string, now time.Time, held bool) Row {
 
 // trip opens r with the next, longer cooldown.
 func trip(p Policy, r Row, cause string, now time.Time, rnd Random) Row {
+	why := tripCause(p, r, cause)
 	r = moveTo(r, Open, cause, now)
-	r.Trips++
-	r.Totals.Trips++
-	r.OpenUntil = now.Add(p.Cooldown(r.Trips, rnd.Float64()))
-	return r
+	return countTrip(p, r, why, now, rnd)
 }
 
 // reopen keeps an OPEN breaker open after its probe failed, for the next,
 // longer cooldown: no state change, so tickets stay valid; the next probe
-// goes when that cooldown ends.
+// goes when that cooldown ends. Its cause names what opened the breaker
+// (r.Cause, kept while it stays OPEN), so that after an outage the row
+// still says how it began.
 func reopen(p Policy, r Row, now time.Time, rnd Random) Row {
+	return countTrip(p, r, "the probe failed; opened by "+r.Cause, now, rnd)
+}
+
+// countTrip counts a trip of r at now, for the reason why, and sets the
+// next, longer cooldown.
+func countTrip(p Policy, r Row, why string, now time.Time, rnd Random) Row {
 	r.Trips++
 	r.Totals.Trips++
+	r.LastTripAt, r.LastTripCause = now, why
 	r.OpenUntil = now.Add(p.Cooldown(r.Trips, rnd.Float64()))
 	return r
+}
+
+// tripCause says, for a person, why r trips for cause: what its counts
+// were when it did.
+func tripCause(p Policy, r Row, cause string) string {
+	switch cause {
+	case CauseConsecutiveFailures:
+		return fmt.Sprintf("%d consecutive failures", r.ConsecutiveFailures)
+	case CauseFailureRate:
+		n := min(r.Window.Count, p.WindowSize)
+		return fmt.Sprintf("%d failures of the last %d outcomes", r.Window.FailureCount(p.WindowSize), n)
+	case CauseCanaryFailure:
+		return "a canary failed"
+	}
+	return cause
 }
 
 // expireForced releases a forced mode whose ForcedUntil has passed, in

@@ -19,6 +19,8 @@
 //	window_count          N
 //	consecutive_failures  N
 //	trips                 N
+//	last_trip_at          S  RFC 3339 UTC, nanoseconds; NULL when zero
+//	last_trip_cause       S  why it last tripped; NULL when empty
 //	canary_successes      N
 //	open_until            S  RFC 3339 UTC, nanoseconds; NULL when zero
 //	closed_at             S  as open_until
@@ -28,7 +30,8 @@
 //	forced_until          S  as open_until
 //	actor, reason         S  NULL when empty
 //	leases                L  of M {id S, expires S}; NULL when none
-//	totals                M  {successes, failures, poison, stale, trips, closes, throttles N}
+//	totals                M  {successes, failures, poison, stale, trips, closes, throttles N};
+//	                         trips counts every trip since the row was made
 //
 // The window bitset is a string, not a number, because minidyn (the local
 // backend) evaluates update expressions in float64 and would round a window

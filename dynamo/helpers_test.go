@@ -44,6 +44,8 @@ func fullRow(key string) breaker.Row {
 		Window:              breaker.Window{Failures: 1<<63 | 1<<40 | 5, Count: 64},
 		ConsecutiveFailures: 3,
 		Trips:               2,
+		LastTripAt:          t0.Add(-time.Minute),
+		LastTripCause:       "3 consecutive failures",
 		OpenUntil:           t0.Add(90 * time.Second),
 		ClosedAt:            t0.Add(-time.Hour),
 		ThrottledUntil:      t0.Add(time.Second),

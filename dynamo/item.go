@@ -23,6 +23,8 @@ const (
 	attrWindowCount         = "window_count"
 	attrConsecutiveFailures = "consecutive_failures"
 	attrTrips               = "trips"
+	attrLastTripAt          = "last_trip_at"
+	attrLastTripCause       = "last_trip_cause"
 	attrCanarySuccesses     = "canary_successes"
 	attrOpenUntil           = "open_until"
 	attrClosedAt            = "closed_at"
@@ -54,6 +56,7 @@ const (
 const saveUpdate = "SET #state = :state, #version = :version, #generation = :generation, " +
 	"#windowFailures = :windowFailures, #windowCount = :windowCount, " +
 	"#consecutiveFailures = :consecutiveFailures, #trips = :trips, #canarySuccesses = :canarySuccesses, " +
+	"#lastTripAt = :lastTripAt, #lastTripCause = :lastTripCause, " +
 	"#openUntil = :openUntil, #closedAt = :closedAt, #throttledUntil = :throttledUntil, " +
 	"#changedAt = :changedAt, #forcedUntil = :forcedUntil, " +
 	"#cause = :cause, #actor = :actor, #reason = :reason, " +
@@ -69,6 +72,8 @@ var saveNames = map[string]string{
 	"#windowCount":         attrWindowCount,
 	"#consecutiveFailures": attrConsecutiveFailures,
 	"#trips":               attrTrips,
+	"#lastTripAt":          attrLastTripAt,
+	"#lastTripCause":       attrLastTripCause,
 	"#canarySuccesses":     attrCanarySuccesses,
 	"#openUntil":           attrOpenUntil,
 	"#closedAt":            attrClosedAt,
@@ -133,6 +138,8 @@ func encode(row breaker.Row, key func(name string) string) map[string]types.Attr
 		key(attrWindowCount):         N(int64(row.Window.Count)),
 		key(attrConsecutiveFailures): N(int64(row.ConsecutiveFailures)),
 		key(attrTrips):               N(int64(row.Trips)),
+		key(attrLastTripAt):          OptionalTime(row.LastTripAt),
+		key(attrLastTripCause):       Optional(row.LastTripCause),
 		key(attrCanarySuccesses):     N(int64(row.CanarySuccesses)),
 		key(attrOpenUntil):           OptionalTime(row.OpenUntil),
 		key(attrClosedAt):            OptionalTime(row.ClosedAt),
@@ -166,6 +173,8 @@ func decode(key string, item map[string]types.AttributeValue) (breaker.Row, erro
 		Window:              breaker.Window{Failures: readBits(f, attrWindowFailures), Count: f.Int(attrWindowCount)},
 		ConsecutiveFailures: f.Int(attrConsecutiveFailures),
 		Trips:               f.Int(attrTrips),
+		LastTripAt:          f.Time(attrLastTripAt, false),
+		LastTripCause:       f.Str(attrLastTripCause, false),
 		CanarySuccesses:     f.Int(attrCanarySuccesses),
 		OpenUntil:           f.Time(attrOpenUntil, false),
 		ClosedAt:            f.Time(attrClosedAt, false),

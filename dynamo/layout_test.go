@@ -62,6 +62,8 @@ func TestItemLayout(t *testing.T) {
 	assert.Equal(t, s("8000000000000001"), item["window_failures"])
 	assert.Equal(t, s("2025-03-14T15:09:26.535897932Z"), item["changed_at"])
 	assert.Equal(t, s("alice@example.com"), item["actor"])
+	assert.Equal(t, s("2025-03-14T15:08:26.535897932Z"), item["last_trip_at"])
+	assert.Equal(t, s("3 consecutive failures"), item["last_trip_cause"])
 	require.IsType(t, &types.AttributeValueMemberM{}, item["totals"])
 	assert.Equal(t, n("22"), item["totals"].(*types.AttributeValueMemberM).Value["failures"])
 
@@ -70,7 +72,8 @@ func TestItemLayout(t *testing.T) {
 	cleared := breaker.Row{Key: "layout", State: breaker.Closed, Version: 2}
 	require.NoError(t, e.store.Save(ctx, 1, cleared))
 	item = getRaw(t, e, "layout")
-	for _, name := range []string{"open_until", "closed_at", "throttled_until", "changed_at", "forced_until", "cause", "actor", "reason", "leases"} {
+	for _, name := range []string{"open_until", "closed_at", "throttled_until", "changed_at", "forced_until", "cause", "actor", "reason", "leases",
+		"last_trip_at", "last_trip_cause"} {
 		assert.Equal(t, &types.AttributeValueMemberNULL{Value: true}, item[name], name)
 	}
 	assert.Equal(t, s("CLOSED"), item["state"])

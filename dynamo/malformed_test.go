@@ -73,6 +73,30 @@ func TestLoadIgnoresAttributesItNoLongerReads(t *testing.T) {
 	assert.Equal(t, s("2025-01-02T03:06:05Z"), getRaw(t, e, "old")["scout_until"], "a Save leaves what it does not write")
 }
 
+// An item written before the row kept its last trip (last_trip_at,
+// last_trip_cause) loads with no last trip and its lifetime count of trips
+// (totals.trips) as stored; the next Save adds them.
+func TestLoadItemWrittenBeforeTheLastTripWasKept(t *testing.T) {
+	e := newEnv(t)
+	putRaw(t, e, "old", map[string]types.AttributeValue{
+		"state": s("CLOSED"), "version": n("9"), "generation": n("4"), "trips": n("0"),
+		"cause":  s("canary-successes"),
+		"totals": m(map[string]types.AttributeValue{"trips": n("2"), "closes": n("2")}),
+	})
+	got, err := e.store.Load(t.Context(), "old")
+	require.NoError(t, err)
+	assert.Equal(t, breaker.Row{Key: "old", State: breaker.Closed, Version: 9, Generation: 4, Cause: "canary-successes",
+		Totals: breaker.Totals{Trips: 2, Closes: 2}}, got)
+
+	tripped := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	got.Version++
+	got.LastTripAt, got.LastTripCause, got.Totals.Trips = tripped, "5 consecutive failures", 3
+	require.NoError(t, e.store.Save(t.Context(), 9, got))
+	again, err := e.store.Load(t.Context(), "old")
+	require.NoError(t, err)
+	assert.Equal(t, got, again)
+}
+
 func TestLoadMalformedItem(t *testing.T) {
 	e := newEnv(t)
 	valid := map[string]types.AttributeValue{"state": s("CLOSED"), "version": n("4")}
@@ -98,6 +122,7 @@ func TestLoadMalformedItem(t *testing.T) {
 		{name: "count overflows", change: map[string]types.AttributeValue{"consecutive_failures": n("99999999999999999999")}, attribute: "consecutive_failures", message: "integer"},
 		{name: "count is a bool", change: map[string]types.AttributeValue{"window_count": &types.AttributeValueMemberBOOL{Value: true}}, attribute: "window_count", message: "got BOOL"},
 		{name: "time not RFC 3339", change: map[string]types.AttributeValue{"open_until": s("yesterday")}, attribute: "open_until", message: `"yesterday"`},
+		{name: "last trip not a time", change: map[string]types.AttributeValue{"last_trip_at": s("noon")}, attribute: "last_trip_at", message: `"noon"`},
 		{name: "time as a number", change: map[string]types.AttributeValue{"forced_until": n("1700000000")}, attribute: "forced_until", message: "got N"},
 		{name: "actor not a string", change: map[string]types.AttributeValue{"actor": list(s("alice"))}, attribute: "actor", message: "got L"},
 		{name: "leases not a list", change: map[string]types.AttributeValue{"leases": lease}, attribute: "leases", message: "want a list (L), got M"},

@@ -76,7 +76,8 @@ func TestREADMEWalkthrough(t *testing.T) {
 	got := stdout.String()
 	assert.GreaterOrEqual(t, strings.Count(got, "\tSUCCEEDED"), 9, "an Express execution per delivery try: at least one per order")
 	assert.NotRegexp(t, `\t(RUNNING|FAILED|TIMED_OUT|ABORTED)\n`, got, "every execution ended, and well")
-	assert.Contains(t, got, "CLOSED\t", "the breaker row, read with get-item")
+	assert.Regexp(t, `(?m)^CLOSED\t0\t[1-9]\d*\t\S+Z\t(\d+ consecutive failures|the probe failed; opened by consecutive-failures)$`, got,
+		"the breaker row, read with get-item: closed again, and when and why it last tripped, and how often")
 	assert.Regexp(t, `(?m)^orders +poison +PoisonMessage +1 +\S+Z$`, got, "the parking lot's summary, from its index")
 	assert.Regexp(t, `(?m)^\S+Z +orders +poison +PoisonMessage +\d+ +\S+$`, got, "and its list")
 	assert.Contains(t, got, `"note": "poison"`, "the poison message, received from the parking lot")

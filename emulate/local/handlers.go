@@ -8,6 +8,7 @@ import (
 
 	"github.com/redrive/redrive/admin"
 	"github.com/redrive/redrive/claimcheck"
+	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/delivery/target"
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/emulate/executor"
@@ -46,7 +47,7 @@ func (s *Stack) register() error {
 	b := wire.NewBuilder(wire.Deps{
 		Clients:     wire.Clients{DynamoDB: db, SFN: s.tasksSFN, ParkingLot: s.queues, Replay: s.queues, Delivery: delivery, S3: s.bodies},
 		Clock:       s.Executor,
-		Logger:      logger(s.opts.Logs),
+		Logger:      logger(s.opts.Logs, s.Executor),
 		MetricLines: s.opts.Logs,
 		Seed:        uint64(s.opts.Seed),
 		Observe:     s.observe,
@@ -71,14 +72,15 @@ func (s *Stack) register() error {
 	return nil
 }
 
-// logger is the handlers' JSON logger on w; on io.Discard (the default
+// logger is the handlers' JSON logger on w, each line stamped with clk,
+// the stack's clock, as the handlers read it; on io.Discard (the default
 // Logs) one that formats nothing, since a long simulation would spend a
 // few percent of its time writing lines nobody reads.
-func logger(w io.Writer) *slog.Logger {
+func logger(w io.Writer, clk clock.Clock) *slog.Logger {
 	if w == io.Discard {
 		return slog.New(slog.DiscardHandler)
 	}
-	return telemetry.JSONLogger(w)
+	return telemetry.JSONLoggerOn(w, clk)
 }
 
 // settings is the functions' environment: the variables that wire them to

@@ -219,7 +219,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 		exec: s.Executor, sqs: s.queues, server: s.SQSServer,
 		queueName: DLQName, queueURL: s.DLQURL, queueARN: QueueARN(DLQName),
 		invoker: s.invoker, function: functionARN(FunctionStarter), batchSize: opts.BatchSize,
-		fail: s.fail, logger: logger(opts.Logs), service: opts.Scaled != nil,
+		fail: s.fail, logger: logger(opts.Logs, s.Executor), service: opts.Scaled != nil,
 	}
 	if opts.Scaled != nil {
 		s.serve()

@@ -6,4 +6,7 @@
 // "Breaker" (the breaker key), so a dashboard shows each breaker's counts
 // and state. Metrics.OnTransition is the breaker's observer
 // (breaker.Options.Observer): one log line and one metric line per state change.
+//
+// A log line has one time, "timestamp", on the stack's clock: the wall
+// clock in AWS, the local stack's own clock there (JSONLoggerOn).
 package telemetry

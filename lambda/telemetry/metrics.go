@@ -138,6 +138,8 @@ func (m *Metrics) Count(key string, name Name, n int64) {
 // OnTransition reports a breaker state change: one log line (warning when
 // the breaker stops traffic) and one metric line with BreakerState, plus
 // Trips on a trip or Closes on a recovery. Pass it as breaker.Options.Observer.
+// The log line's one time is the logger's (see JSONLoggerOn), on the
+// clock the breaker read; the metric line is stamped with the change's.
 func (m *Metrics) OnTransition(t breaker.Transition) {
 	level := slog.LevelInfo
 	if t.To == breaker.Open || t.To == breaker.ForcedOpen {
@@ -149,7 +151,6 @@ func (m *Metrics) OnTransition(t breaker.Transition) {
 		slog.String("to", t.To.String()),
 		slog.String("cause", t.Cause),
 		slog.Int64("generation", t.Generation),
-		slog.Time("at", t.At),
 	)
 	state := metric{name: StateMetric, unit: unitNone, value: StateValue(t.To)}
 	switch {

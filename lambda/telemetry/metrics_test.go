@@ -162,7 +162,7 @@ func TestOnTransition(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var metricsOut, logOut bytes.Buffer
-			m := telemetry.NewMetrics(&metricsOut, telemetry.JSONLogger(&logOut), breakertest.NewClock(t0.Add(time.Hour)))
+			m := telemetry.NewMetrics(&metricsOut, telemetry.JSONLoggerOn(&logOut, breakertest.NewClock(t0)), breakertest.NewClock(t0.Add(time.Hour)))
 			m.OnTransition(breaker.Transition{Key: "orders", From: tt.from, To: tt.to, Generation: 8, Cause: tt.cause, At: t0})
 
 			metricLines := lines(t, metricsOut.String())
@@ -187,7 +187,8 @@ func TestOnTransition(t *testing.T) {
 			assert.Equal(t, tt.to.String(), entry["to"])
 			assert.Equal(t, tt.cause, entry["cause"])
 			assert.Equal(t, 8.0, entry["generation"])
-			assert.Equal(t, t0.Format(time.RFC3339Nano), entry["at"])
+			assert.Equal(t, t0.Format(time.RFC3339Nano), entry["timestamp"], "the logger's clock, the breaker's")
+			assert.NotContains(t, entry, "at", "one time per line")
 		})
 	}
 }
