@@ -92,14 +92,7 @@ func (m *machine) apply(t *rapid.T, next breaker.Row, changed bool) {
 			t.Fatalf("undefined transition %s -> %s (%s)", s.from, s.to, s.cause)
 		}
 	}
-	switch trips := next.Totals.Trips - before.Totals.Trips; {
-	case trips < 0 || trips > 1:
-		t.Fatalf("total trips %d -> %d: never reset, one per trip", before.Totals.Trips, next.Totals.Trips)
-	case trips == 1 && (!next.LastTripAt.Equal(m.now) || next.LastTripCause == ""):
-		t.Fatalf("a trip at %s kept last trip %s (%q)", m.now, next.LastTripAt, next.LastTripCause)
-	case trips == 0 && (next.LastTripAt != before.LastTripAt || next.LastTripCause != before.LastTripCause):
-		t.Fatalf("no trip, but the last trip changed: %s (%q) -> %s (%q)", before.LastTripAt, before.LastTripCause, next.LastTripAt, next.LastTripCause)
-	}
+	m.checkTrips(t, before, next)
 	if next.State == breaker.Open && (before.State != breaker.Open || next.OpenUntil != before.OpenUntil) {
 		if d := next.OpenUntil.Sub(m.now); d <= 0 || d > m.p.CooldownMax {
 			t.Fatalf("cooldown %v, cap %v", d, m.p.CooldownMax)
@@ -118,6 +111,19 @@ func (m *machine) apply(t *rapid.T, next breaker.Row, changed bool) {
 		t.Fatalf("version %d after %d writes (was %d)", loaded.Version, m.writes, before.Version)
 	}
 	m.row = loaded
+}
+
+// checkTrips checks that total trips never go back and count one per trip,
+// and that only a trip sets the last trip, at its time, with its cause.
+func (m *machine) checkTrips(t *rapid.T, before, next breaker.Row) {
+	switch trips := next.Totals.Trips - before.Totals.Trips; {
+	case trips < 0 || trips > 1:
+		t.Fatalf("total trips %d -> %d: never reset, one per trip", before.Totals.Trips, next.Totals.Trips)
+	case trips == 1 && (!next.LastTripAt.Equal(m.now) || next.LastTripCause == ""):
+		t.Fatalf("a trip at %s kept last trip %s (%q)", m.now, next.LastTripAt, next.LastTripCause)
+	case trips == 0 && (next.LastTripAt != before.LastTripAt || next.LastTripCause != before.LastTripCause):
+		t.Fatalf("no trip, but the last trip changed: %s (%q) -> %s (%q)", before.LastTripAt, before.LastTripCause, next.LastTripAt, next.LastTripCause)
+	}
 }
 
 // admit decides on one call and returns the decision.
