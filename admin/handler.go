@@ -53,10 +53,14 @@ type Output struct {
 
 	// Rule is the rule a rule-add added or a rule-remove removed.
 	Rule *rules.Rule `json:"rule,omitempty"`
-	// Rules are the rules in force after a rule command.
-	Rules []rules.Rule `json:"rules,omitempty"`
-	// Audit is rule-list's trail of the last changes, oldest first.
+	// InForce counts the rules in force after a rule command.
+	InForce *int `json:"inForce,omitempty"`
+	// Rules and Audit are a page of rule-list: rules in force, then the
+	// trail of the last changes, oldest first; Next, when more remain, is
+	// the next request's "next" (see MaxPageBytes).
+	Rules []rules.Rule   `json:"rules,omitempty"`
 	Audit []rules.Change `json:"audit,omitempty"`
+	Next  string         `json:"next,omitempty"`
 	// Replay is what a replay command did.
 	Replay *ReplayOutput `json:"replay,omitempty"`
 	// Notes say what the operator may not expect, such as a rule on a

@@ -222,7 +222,7 @@ func TestInvalidRequests(t *testing.T) {
 		{"until on status", `{"request": {"command": "status", "breaker": "orders", "until": "2026-01-03T00:00:00Z"}, "executionName": "x"}`,
 			[]admin.Problem{{"until", "only for open and close"}}},
 		{"mistyped field", `{"request": {"command": "open", "breaker": "orders", "reason": "r", "untill": "2026-01-03T00:00:00Z"}, "executionName": "x"}`,
-			[]admin.Problem{{"untill", "unknown field; want command, breaker, reason, until, actor, rule, id, replay"}}},
+			[]admin.Problem{{"untill", "unknown field; want command, breaker, reason, until, actor, rule, id, replay, next, limit"}}},
 		{"value not a string", `{"request": {"command": "open", "breaker": "orders", "reason": "r", "until": 3600}, "executionName": "x"}`,
 			[]admin.Problem{{"until", "want a string"}}},
 		{"a reason over 512 bytes", `{"request": {"command": "open", "breaker": "orders", "reason": "` + strings.Repeat("x", 513) + `"}, "executionName": "x"}`,
@@ -233,7 +233,7 @@ func TestInvalidRequests(t *testing.T) {
 			[]admin.Problem{{"actor", "required when the input has no executionName to default it from"}}},
 		{"every problem at once", `{"request": {"command": "open", "until": "soon", "extra": true}, "executionName": "x"}`,
 			[]admin.Problem{
-				{"extra", "unknown field; want command, breaker, reason, until, actor, rule, id, replay"},
+				{"extra", "unknown field; want command, breaker, reason, until, actor, rule, id, replay, next, limit"},
 				{"breaker", `required: the breaker key, e.g. "orders"`},
 				{"reason", "required for open: it is kept on the breaker for the audit trail"},
 				{"until", `want an RFC 3339 time with a zone, e.g. "2026-01-02T15:04:05Z", or a duration from now, e.g. "30m", not "soon"`},

@@ -44,6 +44,12 @@ type Request struct {
 	ID string `json:"id,omitempty"`
 	// Replay is a replay command's options.
 	Replay *ReplayRequest `json:"replay,omitempty"`
+	// Next, for rule-list, is the "next" of the output before: the list
+	// goes on from there. Empty starts it.
+	Next string `json:"next,omitempty"`
+	// Limit, for rule-list, bounds the rules and audit changes one output
+	// holds; 0 means as many as fit in MaxPageBytes.
+	Limit int `json:"limit,omitempty"`
 
 	// problems are what UnmarshalJSON found wrong with the JSON itself
 	// (unknown fields, values that are not strings).
@@ -77,12 +83,13 @@ func isRuleCommand(command string) bool {
 
 // requestFields lists Request's JSON field names, in the order problems
 // are reported.
-var requestFields = []string{"command", "breaker", "reason", "until", "actor", "rule", "id", "replay"}
+var requestFields = []string{"command", "breaker", "reason", "until", "actor", "rule", "id", "replay", "next", "limit"}
 
-// UnmarshalJSON reads a request leniently: an unknown field or a value that
-// is not a string is remembered as a problem for validation to report with
-// the others (as an *InvalidCommand), instead of failing the decode with an
-// error the state machine could not name.
+// UnmarshalJSON reads a request leniently: an unknown field, a value of
+// the wrong type, or next or limit on a command other than rule-list is
+// remembered as a problem for validation to report with the others (as an
+// *InvalidCommand), instead of failing the decode with an error the state
+// machine could not name.
 func (r *Request) UnmarshalJSON(data []byte) error {
 	*r = Request{}
 	var fields map[string]json.RawMessage
@@ -90,10 +97,17 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 		r.notObject = true
 		return nil
 	}
-	dest := map[string]*string{"command": &r.Command, "breaker": &r.Breaker, "reason": &r.Reason, "until": &r.Until, "actor": &r.Actor, "id": &r.ID}
+	dest := map[string]*string{"command": &r.Command, "breaker": &r.Breaker, "reason": &r.Reason, "until": &r.Until, "actor": &r.Actor, "id": &r.ID,
+		"next": &r.Next}
 	for _, name := range slices.Sorted(maps.Keys(fields)) {
 		ptr, known := dest[name]
 		switch {
+		case (name == "next" || name == "limit") && r.Command != CommandRuleList: // "command" sorts before them
+			r.problems = append(r.problems, Problem{Field: name, Problem: "only for " + CommandRuleList})
+		case name == "limit":
+			if json.Unmarshal(fields[name], &r.Limit) != nil {
+				r.problems = append(r.problems, Problem{Field: name, Problem: "want a whole number: the most rules and audit changes one output holds"})
+			}
 		case name == "rule":
 			r.Rule = &rules.Spec{}
 			if problem := decodeStrict(fields[name], r.Rule, ruleExample); problem != "" {

@@ -2,9 +2,12 @@ package admin
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +31,10 @@ type ruleCommand struct {
 	id            string
 	actor, reason string
 	until         time.Time
+	// next is where a rule-list begins: zero from the start.
+	next listToken
+	// limit bounds a rule-list's entries; 0 means no more than fit.
+	limit int
 }
 
 // parseRule checks a rule command's request at now and returns it, or an
@@ -77,6 +84,15 @@ func parseRule(in Input, now time.Time) (ruleCommand, error) {
 				fail(field, "not for "+CommandRuleList)
 			}
 		}
+		if r.Next != "" {
+			var ok bool
+			if c.next, ok = parseListToken(r.Next); !ok {
+				fail("next", badToken)
+			}
+		}
+		if c.limit = r.Limit; c.limit < 0 {
+			fail("limit", fmt.Sprintf("%d: want a positive number, or no limit for as many as fit", c.limit))
+		}
 	}
 	if r.Command != CommandRuleList {
 		if c.reason == "" {
@@ -115,7 +131,9 @@ func fieldOrder(field string) int {
 	return len(requestFields)
 }
 
-// handleRule applies a rule command.
+// handleRule applies a rule command. A rule-add or a rule-remove returns
+// the rule it added or removed and how many rules are in force, not the
+// rules themselves: rule-list pages them.
 func (h *Handler) handleRule(ctx context.Context, in Input) (Output, error) {
 	if h.Rules == nil {
 		return Output{}, errors.New("admin: handler has no rule store (Handler.Rules)")
@@ -124,14 +142,17 @@ func (h *Handler) handleRule(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	out := Output{Command: c.command}
+	if c.command == CommandRuleList {
+		return h.listRules(ctx, c)
+	}
+	out := Output{Command: c.command, Changed: true}
 	switch c.command {
 	case CommandRuleAdd:
 		added, err := h.Rules.Add(ctx, c.spec, c.actor, c.reason, c.until, h.Clock.Now())
 		if err != nil {
 			return Output{}, h.ruleError(c, err)
 		}
-		out.Rule, out.Changed = &added, true
+		out.Rule = &added
 		out.Notes = h.unknownKeys(ctx, added)
 		h.Logger.InfoContext(ctx, "rule command", "command", c.command, "rule", added.ID, "on", added.On, "action", added.Action,
 			"actor", c.actor, "reason", c.reason, "until", added.Until, "describe", added.Describe())
@@ -140,7 +161,7 @@ func (h *Handler) handleRule(ctx context.Context, in Input) (Output, error) {
 		if err != nil {
 			return Output{}, h.ruleError(c, err)
 		}
-		out.Rule, out.Changed = &removed, true
+		out.Rule = &removed
 		if removed.Action == rules.Hold {
 			out.Notes = []string{heldNote}
 		}
@@ -151,13 +172,130 @@ func (h *Handler) handleRule(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return Output{}, fmt.Errorf("admin: %s: read the rules: %w", c.command, err)
 	}
+	out.InForce = inForce(book.Rules, h.Clock.Now())
+	return out, nil
+}
+
+// MaxPageBytes bounds the JSON of one rule command's output, 32 KiB below
+// Step Functions' 256 KiB limit on a state's result (the lambda:invoke
+// result wraps the output in about 2 KiB of metadata). A rule-list output
+// holds the rules in force, then the audit trail, from where its request's
+// next says, as many as fit (at least one) and as its limit allows, and
+// says where the next one goes on. One entry always fits: a rule encodes
+// in at most rules.MaxRulesBytes (200,000) bytes, and its audit change in
+// about 6 KB more. A rule-add's or a rule-remove's output holds one rule
+// and at most maxKeyNotes+1 notes.
+const MaxPageBytes = 224 << 10
+
+// listRules returns a page of rule-list from where c.next says: the rules
+// in force, then the audit trail, oldest first; its Next, when more
+// remain, is where the next page begins.
+func (h *Handler) listRules(ctx context.Context, c ruleCommand) (Output, error) {
+	book, err := h.Rules.Load(ctx)
+	if err != nil {
+		return Output{}, fmt.Errorf("admin: %s: read the rules: %w", c.command, err)
+	}
+	total := len(book.Rules) + len(book.Audit)
+	if c.next != (listToken{}) && c.next.version != book.Version {
+		return Output{}, &InvalidCommand{Problems: []Problem{{Field: "next", Problem: staleToken}}}
+	}
+	if c.next.offset >= max(total, 1) {
+		return Output{}, &InvalidCommand{Problems: []Problem{{Field: "next", Problem: badToken}}}
+	}
 	now := h.Clock.Now()
-	out.Rules = slices.DeleteFunc(book.Rules, func(r rules.Rule) bool { return !r.ActiveAt(now) })
-	if c.command == CommandRuleList {
-		out.Audit = book.Audit
+	out := Output{Command: c.command, InForce: inForce(book.Rules, now), Next: listToken{book.Version, total}.String()}
+	size, err := encodedLen(out) // with the longest next any page has
+	if err != nil {
+		return Output{}, err
+	}
+	out.Next = ""
+	size += len(`,"rules":[],"audit":[]`)
+	entries := 0
+	for i := c.next.offset; i < total; i++ {
+		var entry any
+		if i < len(book.Rules) {
+			if !book.Rules[i].ActiveAt(now) {
+				continue
+			}
+			entry = book.Rules[i]
+		} else {
+			entry = book.Audit[i-len(book.Rules)]
+		}
+		n, err := encodedLen(entry)
+		if err != nil {
+			return Output{}, err
+		}
+		if entries > 0 && (size+n+1 > MaxPageBytes || entries == c.limit) {
+			out.Next = listToken{book.Version, i}.String()
+			break
+		}
+		if i < len(book.Rules) {
+			out.Rules = append(out.Rules, book.Rules[i])
+		} else {
+			out.Audit = append(out.Audit, book.Audit[i-len(book.Rules)])
+		}
+		size += n + 1 // and a comma
+		entries++
 	}
 	return out, nil
 }
+
+// encodedLen is the length of v's JSON.
+func encodedLen(v any) (int, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return 0, fmt.Errorf("admin: %s: encode: %w", CommandRuleList, err)
+	}
+	return len(data), nil
+}
+
+// inForce counts the rules in force at now.
+func inForce(rs []rules.Rule, now time.Time) *int {
+	n := 0
+	for _, r := range rs {
+		if r.ActiveAt(now) {
+			n++
+		}
+	}
+	return &n
+}
+
+// listToken is where a rule-list page begins: an entry of the rules item
+// (its rules, then its audit trail) as of the item's version. Its String
+// is the opaque "next" of an output.
+type listToken struct {
+	version int64
+	offset  int
+}
+
+// String is t as an output's next.
+func (t listToken) String() string {
+	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "%d.%d", t.version, t.offset))
+}
+
+// parseListToken reads a next that String wrote; ok is false for anything
+// else.
+func parseListToken(s string) (t listToken, ok bool) {
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	version, offset, cut := strings.Cut(string(raw), ".")
+	if err != nil || !cut {
+		return listToken{}, false
+	}
+	t.version, err = strconv.ParseInt(version, 10, 64)
+	if err != nil {
+		return listToken{}, false
+	}
+	if t.offset, err = strconv.Atoi(offset); err != nil || t.version < 1 || t.offset < 1 || t.String() != s {
+		return listToken{}, false
+	}
+	return t, true
+}
+
+// The problems of a rule-list's next.
+const (
+	badToken   = `not the "next" of a rule-list output; leave it out to list from the start`
+	staleToken = `the rules changed (a rule was added or removed) since the list this "next" is from began; leave it out to list again from the start`
+)
 
 // ruleError turns a rule store's error into the handler's: an unknown id
 // is an *InvalidCommand, a lost race a *retryable.BreakerContention.
@@ -174,25 +312,36 @@ func (h *Handler) ruleError(c ruleCommand, err error) error {
 	return fmt.Errorf("admin: %s: %w", c.command, err)
 }
 
-// unknownKeys notes each breaker key a rule on breaker keys names that has
-// no breaker row yet: the rule is kept, and applies once such messages
-// arrive.
+// unknownKeys notes the breaker keys a rule on breaker keys names that
+// have no breaker row yet, the first maxKeyNotes by name: the rule is
+// kept, and applies once such messages arrive.
 func (h *Handler) unknownKeys(ctx context.Context, r rules.Rule) []string {
 	if r.On != rules.OnBreaker || r.Prefix != "" {
 		return nil
 	}
 	var notes []string
+	unknown := 0
 	for _, key := range append([]string{r.Equals}, r.In...) {
 		if key == "" {
 			continue
 		}
 		row, err := h.Breaker.Status(ctx, key)
-		if err == nil && row.Version == 0 {
+		if err != nil || row.Version != 0 {
+			continue
+		}
+		if unknown++; unknown <= maxKeyNotes {
 			notes = append(notes, fmt.Sprintf("no breaker has the key %q yet; the rule applies to its messages when they arrive", key))
 		}
 	}
+	if more := unknown - maxKeyNotes; more > 0 {
+		notes = append(notes, fmt.Sprintf("and %d more of the rule's keys have no breaker yet", more))
+	}
 	return notes
 }
+
+// maxKeyNotes bounds the keys a rule-add's notes name, so its output stays
+// under MaxPageBytes (a rule may name rules.MaxValues keys).
+const maxKeyNotes = 3
 
 // heldNote tells an operator who removed a hold when its messages go.
 const heldNote = "the messages the hold held wait in their breakers' rooms and are looked at again every minute: they go at their breaker's pace within a minute"

@@ -31,7 +31,8 @@ func TestRuleAddListRemove(t *testing.T) {
 	assert.True(t, out.Changed)
 	want := rules.Rule{Spec: spec, ID: "r1", Reason: "maintenance", Actor: "execution:ops-1", Added: t0, Until: t0.Add(time.Hour)}
 	assert.Equal(t, want, *out.Rule)
-	assert.Equal(t, []rules.Rule{want}, out.Rules)
+	assert.Equal(t, 1, *out.InForce, "a count of the rules in force, not the rules: rule-list pages them")
+	assert.Empty(t, out.Rules)
 	assert.Equal(t, []string{`no breaker has the key "nobody-yet" yet; the rule applies to its messages when they arrive`}, out.Notes,
 		"a key without a breaker is allowed, and said so; one with a breaker is not noted")
 	assert.Nil(t, out.Before, "a rule command shows no breaker")
@@ -41,12 +42,14 @@ func TestRuleAddListRemove(t *testing.T) {
 	assert.Equal(t, []rules.Rule{want}, out.Rules)
 	require.Len(t, out.Audit, 1)
 	assert.Equal(t, rules.OpAdd, out.Audit[0].Op)
+	assert.Equal(t, 1, *out.InForce)
+	assert.Empty(t, out.Next, "one page holds it all")
 
 	f.clock.Advance(time.Minute)
 	out, err = f.command(t, admin.Request{Command: admin.CommandRuleRemove, ID: "r1", Reason: "done", Actor: "alice"})
 	require.NoError(t, err)
 	assert.Equal(t, want, *out.Rule)
-	assert.Empty(t, out.Rules)
+	assert.Equal(t, 0, *out.InForce)
 	// The messages the hold held wait in their breakers' rooms, looked at
 	// again every minute: nothing to release, the note says when they go.
 	require.Len(t, out.Notes, 1)

@@ -72,16 +72,19 @@ var ErrNoRule = errors.New("rules: no such rule")
 var ErrTooMany = fmt.Errorf("rules: at most %d rules may be in force", MaxRules)
 
 // ErrTooLarge reports an add that would make the rules in force larger
-// than maxRulesBytes.
+// than MaxRulesBytes.
 var ErrTooLarge = errors.New("rules: the rules in force would not fit in their table item")
 
 // maxItemBytes bounds the rules item, below DynamoDB's 400 KB item limit;
-// the rules may take maxRulesBytes of it, and the audit trail gives up its
+// the rules may take MaxRulesBytes of it, and the audit trail gives up its
 // oldest changes to fit in the rest (every change is logged too).
-const (
-	maxItemBytes  = 350_000
-	maxRulesBytes = 200_000
-)
+const maxItemBytes = 350_000
+
+// MaxRulesBytes bounds the rules in force as encoding/json writes them (a
+// JSON array): an add that would pass it fails with ErrTooLarge. So no
+// rule ever added encodes in more than MaxRulesBytes-2 bytes, and an
+// audit Change in more than that and its time, op, actor and reason.
+const MaxRulesBytes = 200_000
 
 // API is the part of the DynamoDB client the store calls; *dynamodb.Client
 // satisfies it.
@@ -209,8 +212,8 @@ func (s *Store) put(ctx context.Context, b Book, version int64) error {
 	if err != nil {
 		return err
 	}
-	if len(rules) > maxRulesBytes {
-		return fmt.Errorf("%w: %d bytes of rules, at most %d", ErrTooLarge, len(rules), maxRulesBytes)
+	if len(rules) > MaxRulesBytes {
+		return fmt.Errorf("%w: %d bytes of rules, at most %d", ErrTooLarge, len(rules), MaxRulesBytes)
 	}
 	audit, err := json.Marshal(b.Audit)
 	for err == nil && len(rules)+len(audit) > maxItemBytes {

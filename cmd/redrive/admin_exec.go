@@ -43,48 +43,63 @@ const (
 
 // execAdmin starts the admin execution for call, waits for it to end and
 // prints its output (pretty JSON) to stdout, or its error and cause to
-// stderr. It returns the exit code: exitUnknownBreaker when the execution
-// failed with admin.UnknownBreaker.
+// stderr (execute). It returns the exit code. A rule-list runs an
+// execution per page (listRules).
 func execAdmin(ctx context.Context, api adminAPI, call adminCall, stdout, stderr io.Writer) int {
+	if call.request.Command == admin.CommandRuleList {
+		return listRules(ctx, api, call, stdout, stderr)
+	}
+	out, code := execute(ctx, api, call, call.request, stderr)
+	if code != exitOK {
+		return code
+	}
+	if _, err := stdout.Write(out); err != nil {
+		fmt.Fprintf(stderr, "redrive admin: write the output: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// execute starts an admin execution of request, waits up to call.timeout
+// for it to end and returns its output, pretty JSON and a newline; or it
+// prints its error and cause to stderr and returns the exit code:
+// exitUnknownBreaker when the execution failed with admin.UnknownBreaker.
+func execute(ctx context.Context, api adminAPI, call adminCall, request admin.Request, stderr io.Writer) ([]byte, int) {
 	ctx, cancel := context.WithTimeout(ctx, call.timeout)
 	defer cancel()
-	input, err := json.Marshal(call.request)
+	input, err := json.Marshal(request)
 	if err != nil {
 		fmt.Fprintf(stderr, "redrive admin: encode the request: %v\n", err)
-		return exitFailure
+		return nil, exitFailure
 	}
 	started, err := api.StartExecution(ctx, &sfn.StartExecutionInput{
 		StateMachineArn: aws.String(call.stateMachineARN),
 		Input:           aws.String(string(input)),
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "redrive admin: start %s on %s: %v\n", call.request.Command, call.stateMachineARN, err)
-		return exitFailure
+		fmt.Fprintf(stderr, "redrive admin: start %s on %s: %v\n", request.Command, call.stateMachineARN, err)
+		return nil, exitFailure
 	}
 	arn := aws.ToString(started.ExecutionArn)
 	ex, err := awaitExecution(ctx, api, arn)
 	if err != nil {
 		fmt.Fprintf(stderr, "redrive admin: execution %s: %v\n", arn, err)
-		return exitFailure
+		return nil, exitFailure
 	}
 	if ex.Status != sfntypes.ExecutionStatusSucceeded {
 		fmt.Fprintf(stderr, "redrive admin: execution %s %s: %s\n", arn, ex.Status, describeFailure(aws.ToString(ex.Error), aws.ToString(ex.Cause)))
 		if aws.ToString(ex.Error) == unknownBreaker {
-			return exitUnknownBreaker
+			return nil, exitUnknownBreaker
 		}
-		return exitFailure
+		return nil, exitFailure
 	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, []byte(aws.ToString(ex.Output)), "", "  "); err != nil {
 		fmt.Fprintf(stderr, "redrive admin: execution %s succeeded with output that is not JSON: %v\n", arn, err)
-		return exitFailure
+		return nil, exitFailure
 	}
 	out.WriteByte('\n')
-	if _, err := stdout.Write(out.Bytes()); err != nil {
-		fmt.Fprintf(stderr, "redrive admin: write the output: %v\n", err)
-		return exitFailure
-	}
-	return exitOK
+	return out.Bytes(), exitOK
 }
 
 // awaitExecution describes the execution until it is no longer RUNNING or
