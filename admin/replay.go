@@ -107,6 +107,6 @@ func (h *Handler) handleReplay(ctx context.Context, in Input) (Output, error) {
 		}
 	}
 	h.Logger.InfoContext(ctx, "replay command", "replay", res.Entry.ID, "actor", plan.Actor, "filter", res.Entry.Filter.String(),
-		"dryRun", plan.DryRun, "moved", res.Counts.Moved, "matched", res.Counts.Matched, "status", res.Entry.Status, "error", out.Error)
+		"dryRun", plan.DryRun, "moved", res.Counts.Moved, "matched", res.Counts.Matched, "duplicates", res.Counts.Duplicates, "reparked", res.Counts.Reparked, "status", res.Entry.Status, "error", out.Error)
 	return Output{Command: CommandReplay, Changed: res.Counts.Moved > 0, Replay: out}, nil
 }

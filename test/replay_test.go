@@ -595,3 +595,35 @@ func TestARetriedParkIsReplayedAndDeliveredOnce(t *testing.T) {
 		})
 	}
 }
+
+// A replay whose messages a quarantine rule parks again as they arrive:
+// what comes back into the lot while the replay scans is not scanned (the
+// replay scans what the lot held) and not sent again; the replay counts it
+// apart, and nothing is delivered.
+func TestAReplayDoesNotScanWhatARuleParksAgain(t *testing.T) {
+	e := newReplayEnv(t, 0)
+	quarantine(t, e.s)
+	r := e.replayer(t)
+	want := e.origins(func(m lotMessage) bool { return m.tenant == "acme" })
+	res, err := e.run(t, t.Context(), r, replay.Plan{ID: "fix", Actor: "ops", Filter: replay.Filter{Breaker: "acme"}, Rate: 2})
+	require.NoError(t, err)
+	t.Logf("counts %+v", res.Counts)
+	assert.Equal(t, len(e.byOrigin), res.Counts.Scanned(), "the lot it scanned: what it held when the replay began")
+	assert.Equal(t, len(want), res.Counts.Matched)
+	assert.Equal(t, len(want), res.Counts.Moved)
+	assert.Zero(t, res.Counts.Skipped)
+	assert.Positive(t, res.Counts.Reparked, "precondition: some came back while the replay scanned")
+	assert.Len(t, e.sqs.Sent(), len(want), "none sent again")
+	assert.Empty(t, e.s.Target.Ledger().Deliveries(), "quarantined: none delivered")
+	assertAllVisible(t, e.s, len(e.byOrigin))
+	parked, err := e.s.ReceiveParked(t.Context())
+	require.NoError(t, err)
+	var again []string
+	for _, p := range parked {
+		if p.Record.Replay == "fix" {
+			again = append(again, p.Record.OriginID)
+			assert.True(t, strings.HasPrefix(p.Record.Reason, "quarantined"), p.Record.Reason)
+		}
+	}
+	assert.ElementsMatch(t, want, again, "each moved message parked again, once")
+}

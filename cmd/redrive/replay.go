@@ -295,13 +295,16 @@ func printReplay(w io.Writer, res replay.Result) error {
 	}
 	c := res.Counts
 	fmt.Fprintf(w, "scanned %d: %d matched, %d left (no match), %d skipped (moved by this replay before), %d without a park record\n",
-		c.Matched+c.Left+c.Skipped+c.Unreadable, c.Matched, c.Left, c.Skipped, c.Unreadable)
+		c.Scanned(), c.Matched, c.Left, c.Skipped, c.Unreadable)
 	if c.Duplicates > 0 {
 		done := "deleted"
 		if e.DryRun {
 			done = "that would be deleted"
 		}
 		fmt.Fprintf(w, "duplicates %s unsent: %d of the matched (second copies of a message a retried park left in the lot)\n", done, c.Duplicates)
+	}
+	if c.Reparked > 0 {
+		fmt.Fprintf(w, "not scanned: %d sent back by this replay and parked again meanwhile (by a rule, or failing again), not sent again\n", c.Reparked)
 	}
 	if e.DryRun {
 		n := res.Moving()
@@ -396,6 +399,7 @@ func printEntry(w io.Writer, e replay.Entry) {
 	row("finished", "%s", timeCell(e.Finished))
 	c := e.Counts
 	row("moved", "%d in all", c.Moved)
-	row("last run", "%d matched (%d duplicates), %d left, %d skipped, %d without a park record", c.Matched, c.Duplicates, c.Left, c.Skipped, c.Unreadable)
+	row("last run", "%d matched (%d duplicates), %d left, %d skipped, %d without a park record; %d it sent parked again meanwhile, not scanned",
+		c.Matched, c.Duplicates, c.Left, c.Skipped, c.Unreadable, c.Reparked)
 	_ = tw.Flush()
 }

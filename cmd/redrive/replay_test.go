@@ -225,14 +225,16 @@ func TestDollars(t *testing.T) {
 }
 
 // The summary says what a replay did beside moving: the duplicate copies
-// it deleted unsent (a dry run: would delete).
+// it deleted unsent (a dry run: would delete), and what it sent that came
+// back into the lot, which it did not scan.
 func TestPrintReplayCounts(t *testing.T) {
 	for _, dry := range []bool{false, true} {
 		var out bytes.Buffer
 		res := replay.Result{Entry: replay.Entry{ID: "r-1", DryRun: dry, Rate: 10, Status: replay.Done},
-			Counts: replay.Counts{Matched: 3, Duplicates: 1, Left: 2, Moved: 2}}
+			Counts: replay.Counts{Matched: 3, Duplicates: 1, Left: 2, Moved: 2, Reparked: 1}}
 		require.NoError(t, printReplay(&out, res))
 		assert.Contains(t, out.String(), "scanned 5: 3 matched, 2 left (no match), 0 skipped (moved by this replay before), 0 without a park record\n")
+		assert.Contains(t, out.String(), "not scanned: 1 sent back by this replay and parked again meanwhile (by a rule, or failing again), not sent again\n")
 		want := "duplicates deleted unsent: 1 of the matched (second copies of a message a retried park left in the lot)\n"
 		if dry {
 			want = strings.Replace(want, "deleted", "that would be deleted", 1)

@@ -47,6 +47,13 @@
 // same id (resumed) skips the messages its first run moved that have been
 // parked again since (their lineage carries its id).
 //
+// A scan does not scan what it moved itself: a message it sent back that
+// comes back into the lot while the scan goes on (a quarantine rule, or
+// the consumer failing it again, parked it again) carries the replay's id
+// and, as ReplayOf, the lot id of a message the run sent. The run neither
+// sends it again nor counts it among what it scanned (Counts.Scanned); it
+// counts it apart, as Reparked.
+//
 // Every replay is recorded in the breaker table as one item
 // "replay#<id>" (Journal): who, when, what filter, dry run or not, the
 // rate, and the counts, updated as it goes.

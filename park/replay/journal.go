@@ -48,6 +48,7 @@ const (
 	attrLeft       = "left"
 	attrUnreadable = "unreadable"
 	attrDuplicates = "duplicates"
+	attrReparked   = "reparked"
 	attrError      = "error"
 )
 
@@ -70,7 +71,16 @@ type Counts struct {
 	// those without a park Record. Moved counts messages sent back to the
 	// DLQ (all runs, in a record).
 	Matched, Duplicates, Skipped, Left, Unreadable, Moved int
+	// Reparked counts the messages that came back into the lot while the
+	// run went on from the ones it had sent (a rule or a failure parked
+	// them again): not part of the lot it scanned, in none of the counts
+	// above, and not sent again.
+	Reparked int
 }
+
+// Scanned is how many messages of the lot the run looked at: every one
+// it received but what it had sent back itself (Reparked).
+func (c Counts) Scanned() int { return c.Matched + c.Skipped + c.Left + c.Unreadable }
 
 // Entry is a replay's record.
 type Entry struct {
@@ -242,6 +252,7 @@ func counts(upd expression.UpdateBuilder, run Counts, moved int, now time.Time) 
 		Set(expression.Name(attrLeft), expression.Value(run.Left)).
 		Set(expression.Name(attrUnreadable), expression.Value(run.Unreadable)).
 		Set(expression.Name(attrDuplicates), expression.Value(run.Duplicates)).
+		Set(expression.Name(attrReparked), expression.Value(run.Reparked)).
 		Set(expression.Name(attrUpdated), expression.Value(now.UTC().Format(time.RFC3339Nano))).
 		Add(expression.Name(attrMoved), expression.Value(moved))
 }
@@ -289,7 +300,7 @@ func decodeEntry(m map[string]types.AttributeValue) (Entry, error) {
 		Counts: Counts{
 			Matched: int(f.Int64(attrMatched, false)), Skipped: int(f.Int64(attrSkipped, false)), Left: int(f.Int64(attrLeft, false)),
 			Unreadable: int(f.Int64(attrUnreadable, false)), Moved: int(f.Int64(attrMoved, false)),
-			Duplicates: int(f.Int64(attrDuplicates, false)),
+			Duplicates: int(f.Int64(attrDuplicates, false)), Reparked: int(f.Int64(attrReparked, false)),
 		},
 		DryRun: f.Bool(attrDryRun, true),
 	}

@@ -275,7 +275,7 @@ func (r *Replayer) Run(ctx context.Context, plan Plan) (Result, error) {
 			return Result{}, err
 		}
 	}
-	s := &scan{r: r, entry: entry, seen: map[string]bool{}, copies: map[lotindex.Key]bool{}, held: map[string]*held{}, groups: map[groupKey]*Group{}, recorded: now, extended: now,
+	s := &scan{r: r, entry: entry, seen: map[string]bool{}, sent: map[string]bool{}, copies: map[lotindex.Key]bool{}, held: map[string]*held{}, groups: map[groupKey]*Group{}, recorded: now, extended: now,
 		pace: pacer{clock: r.clock, interval: time.Duration(float64(time.Second) / entry.Rate)}}
 	runErr := s.run(ctx)
 
@@ -329,6 +329,9 @@ type scan struct {
 	entry Entry
 	pace  pacer
 	seen  map[string]bool // parking-lot ids received so far
+	// sent holds the parking-lot ids of the messages this run sent back,
+	// to know them when they come back into the lot (ReplayOf).
+	sent map[string]bool
 	// copies holds the Keys of the messages a dry run counted.
 	copies map[lotindex.Key]bool
 	held   map[string]*held
@@ -405,6 +408,9 @@ func (s *scan) take(ctx context.Context, m sqstypes.Message) error {
 		s.counts.Unreadable++
 		s.r.logger.WarnContext(ctx, "replay: parked message without a park record is left", slog.String("replay", s.entry.ID),
 			slog.String("parkedMessageId", id), slog.Any("error", err))
+		return nil
+	case p.Record.Replay == s.entry.ID && s.sent[p.Record.ReplayOf]:
+		s.counts.Reparked++ // sent back by this run and parked again since: not the lot it scans
 		return nil
 	case !s.entry.Filter.Match(p):
 		s.counts.Left++
@@ -528,6 +534,7 @@ func (s *scan) move(ctx context.Context, p Parked, receipt string) error {
 	}); err != nil {
 		return fmt.Errorf("send parked message %s (origin %q) to the DLQ %s; it stays in the parking lot: %w", p.ID, p.Record.OriginID, cfg.DLQURL, err)
 	}
+	s.sent[p.ID] = true
 	s.counts.Moved++
 	s.unrecorded++
 	s.group(p)

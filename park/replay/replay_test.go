@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -408,4 +409,39 @@ func TestLongScanKeepsWhatItLeftHidden(t *testing.T) {
 	assert.Positive(t, extended, "the held messages' timeout was extended")
 	assert.Equal(t, 0, int(visibility[len(visibility)-1]), "and made visible at the end")
 	assert.Len(t, e.receiveAll(t, e.lotURL), 12)
+}
+
+// A message the replay sent back that a rule parks again while the scan
+// goes on is not scanned: not counted among what the lot held, not sent
+// again; the run counts it apart.
+func TestAScanDoesNotScanWhatItMoved(t *testing.T) {
+	e := newEnv(t)
+	e.park(t, parked{origin: "o-1", body: "{}", breaker: "orders", reason: "exhausted: x"},
+		parked{origin: "o-2", body: "{}", breaker: "orders", reason: "exhausted: x", at: time.Minute},
+		parked{origin: "o-3", body: "{}", breaker: "other", reason: "exhausted: x"})
+	e.sqs.OnSend = func(ctx context.Context, in *sqs.SendMessageInput) { // the starter, as a quarantine rule has it
+		doc, err := message.NewDocument(message.FromSQS(sqstypes.Message{MessageId: aws.String("dlq-copy"), Body: in.MessageBody,
+			MessageAttributes: in.MessageAttributes}), e.clock.Now())
+		require.NoError(t, err)
+		doc.BreakerKey, doc.ParkReason = "orders", "quarantined: rule r-1"
+		_, err = e.lot.Park(ctx, doc.Message, park.RecordOf(doc, "", e.clock.Now()))
+		require.NoError(t, err)
+	}
+	r := e.replayer(t)
+	res, err := r.Run(t.Context(), replay.Plan{ID: "r-1", Actor: "ops", Filter: replay.Filter{Breaker: "orders"}, Rate: 100})
+	require.NoError(t, err)
+	assert.Equal(t, replay.Counts{Matched: 2, Left: 1, Moved: 2, Reparked: 2}, res.Counts)
+	assert.Equal(t, 3, res.Counts.Scanned(), "what the lot held")
+	assert.Len(t, e.sqs.Sent(), 2, "nothing sent twice")
+	entry, err := r.Journal().Get(t.Context(), "r-1")
+	require.NoError(t, err)
+	assert.Equal(t, res.Counts, entry.Counts, "recorded")
+
+	back := e.receiveAll(t, e.lotURL)
+	assert.ElementsMatch(t, []string{"o-1", "o-2", "o-3"}, origins(t, back), "the two parked again, and the one left")
+	e.clock.Advance(time.Minute)
+	e.sqs.OnSend = nil
+	resumed, err := r.Run(t.Context(), replay.Plan{ID: "r-1", Actor: "ops", Resume: true})
+	require.NoError(t, err)
+	assert.Equal(t, replay.Counts{Left: 1, Skipped: 2}, resumed.Counts, "a later run scans them: they are in the lot when it begins")
 }

@@ -17,7 +17,7 @@ import (
 
 // SQS is a replay's SQS client for tests: it notes when each message went
 // to the DLQ and the visibility timeouts set, and fails a delete or a
-// receive, or cancels a run, where a test asks. Set the fields between
+// receive, cancels a run, or calls OnSend after a send, where a test asks. Set the fields between
 // runs, not during one.
 type SQS struct {
 	*sqs.Client
@@ -30,6 +30,9 @@ type SQS struct {
 	// run), if Cancel is set.
 	CancelAt int
 	Cancel   context.CancelFunc
+	// OnSend, if set, is called after each send that went through, as the
+	// system would meet the message in the DLQ (a rule parking it again).
+	OnSend func(ctx context.Context, in *sqs.SendMessageInput)
 	// InFlightQuota fails a receive with SQS's OverLimit while that many
 	// messages are in flight (received, and neither deleted nor made
 	// visible again; a visibility timeout that runs out is not noticed;
@@ -83,6 +86,9 @@ func (f *SQS) SendMessage(ctx context.Context, in *sqs.SendMessageInput, optFns 
 	f.sent = append(f.sent, f.Clock.Now())
 	n := len(f.sent)
 	f.mu.Unlock()
+	if f.OnSend != nil {
+		f.OnSend(ctx, in)
+	}
 	if f.Cancel != nil && n == f.CancelAt {
 		f.Cancel()
 	}
