@@ -175,7 +175,7 @@ func TestLeastPrivilege(t *testing.T) {
 			"Park": join(logs("Park"), xray, on(lot, "sqs:SendMessage"), index, on(bodies, "s3:GetObject")),
 			"Admin": join(logs("Admin"), xray,
 				on(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"), pace, on(table, "dynamodb:GetItem", "dynamodb:PutItem"),
-				on(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"), on(table, "dynamodb:DeleteItem"),
+				on(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"), on(table, "dynamodb:DeleteItem", "dynamodb:PutItem"),
 				on(release, "states:StartExecution"),
 				on(lot, "sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage"), on(dlq, "sqs:SendMessage")),
 			"WaitingRoom": join(logs("WaitingRoom"), xray, on(table, "dynamodb:PutItem"), pace,
