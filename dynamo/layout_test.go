@@ -101,18 +101,19 @@ func TestCreateTable(t *testing.T) {
 		dynamo.ParkedDayAttr: types.ScalarAttributeTypeS, dynamo.ParkedSeqAttr: types.ScalarAttributeTypeS}, attrs,
 		"the key attributes of the table and of its two indexes, nothing else")
 
-	index := func(name, partition, sort string) types.GlobalSecondaryIndex {
+	index := func(name, partition, sort string, p types.Projection) types.GlobalSecondaryIndex {
 		return types.GlobalSecondaryIndex{
 			IndexName: aws.String(name),
 			KeySchema: []types.KeySchemaElement{
 				{AttributeName: aws.String(partition), KeyType: types.KeyTypeHash},
 				{AttributeName: aws.String(sort), KeyType: types.KeyTypeRange},
 			},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			Projection: &p,
 		}
 	}
 	assert.Equal(t, []types.GlobalSecondaryIndex{
-		index(dynamo.RoomIndex, dynamo.RoomAttr, dynamo.RoomSeqAttr),
-		index(dynamo.ParkedIndex, dynamo.ParkedDayAttr, dynamo.ParkedSeqAttr),
-	}, in.GlobalSecondaryIndexes, "the waiting room's and the parking lot's sparse indexes")
+		index(dynamo.RoomIndex, dynamo.RoomAttr, dynamo.RoomSeqAttr, types.Projection{ProjectionType: types.ProjectionTypeInclude,
+			NonKeyAttributes: []string{"message_id", "entered_at", "since"}}),
+		index(dynamo.ParkedIndex, dynamo.ParkedDayAttr, dynamo.ParkedSeqAttr, types.Projection{ProjectionType: types.ProjectionTypeAll}),
+	}, in.GlobalSecondaryIndexes, "the waiting room's sparse index, without the documents, and the parking lot's")
 }

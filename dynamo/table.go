@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -41,12 +42,39 @@ const (
 
 // The waiting room's sparse index (package room writes its items):
 // partition key room (S, the breaker key), sort key seq (S, entry time and
-// message), every attribute projected.
+// message), projecting only what a listing reads (RoomListedAttrs), not
+// the document: an entry's claim, which returns the document, then costs
+// the index no write, and a large document is not stored twice.
+//
+// It is named room_line, not room: tables made before its projection was
+// narrowed have the index LegacyRoomIndex instead, projecting every
+// attribute, and DynamoDB (so CloudFormation) cannot change an existing
+// index's projection; under a new name a deployed table can add it beside
+// the old one, then drop the old one (infra/README.md, on upgrading).
 const (
-	RoomIndex   = "room"
+	RoomIndex   = "room_line"
 	RoomAttr    = "room"
 	RoomSeqAttr = "seq"
 )
+
+// LegacyRoomIndex is the room's index as tables made before RoomIndex
+// had it: the same keys, every attribute projected. Nothing queries it;
+// the CDK stack keeps it, on request, for the first deploy of an upgrade
+// (LegacyRoomIndexSpec).
+const LegacyRoomIndex = "room"
+
+// The room items' attributes its index projects besides the keys
+// (RoomListedAttrs): the message id, when the entry was made and when the
+// message joined the line.
+const (
+	RoomMessageAttr = "message_id"
+	RoomEnteredAttr = "entered_at"
+	RoomSinceAttr   = "since"
+)
+
+// RoomListedAttrs are the attributes the room's index projects besides
+// its keys.
+var RoomListedAttrs = []string{RoomMessageAttr, RoomEnteredAttr, RoomSinceAttr}
 
 // The parking lot's sparse index (package park/lotindex writes its
 // items): partition key parked_day (S, the UTC day a message was parked,
@@ -82,24 +110,35 @@ func TableInput(name string) *dynamodb.CreateTableInput {
 			{AttributeName: aws.String(PKAttr), KeyType: types.KeyTypeHash},
 		},
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
-			sparseIndex(RoomIndex, RoomAttr, RoomSeqAttr),
+			sparseIndex(RoomIndex, RoomAttr, RoomSeqAttr, RoomListedAttrs...),
 			sparseIndex(ParkedIndex, ParkedDayAttr, ParkedSeqAttr),
 		},
 		BillingMode: types.BillingModePayPerRequest,
 	}
 }
 
+// LegacyRoomIndexSpec is LegacyRoomIndex as a table made before
+// RoomIndex has it, for a stack to keep while RoomIndex is added beside
+// it (CloudFormation adds or deletes one index per update, never both).
+func LegacyRoomIndexSpec() types.GlobalSecondaryIndex {
+	return sparseIndex(LegacyRoomIndex, RoomAttr, RoomSeqAttr)
+}
+
 // sparseIndex is a global secondary index on a string partition key and a
-// string sort key that only some items carry, with every attribute
-// projected.
-func sparseIndex(name, partition, sort string) types.GlobalSecondaryIndex {
+// string sort key that only some items carry, projecting the include
+// attributes besides the keys, or every attribute when none is named.
+func sparseIndex(name, partition, sort string, include ...string) types.GlobalSecondaryIndex {
+	p := &types.Projection{ProjectionType: types.ProjectionTypeAll}
+	if len(include) > 0 {
+		p = &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: slices.Clone(include)}
+	}
 	return types.GlobalSecondaryIndex{
 		IndexName: aws.String(name),
 		KeySchema: []types.KeySchemaElement{
 			{AttributeName: aws.String(partition), KeyType: types.KeyTypeHash},
 			{AttributeName: aws.String(sort), KeyType: types.KeyTypeRange},
 		},
-		Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		Projection: p,
 	}
 }
 

@@ -25,11 +25,14 @@ const (
 	AttrRoom  = dynamo.RoomAttr
 	AttrSeq   = dynamo.RoomSeqAttr
 
+	// The index lists these besides its keys (dynamo.RoomListedAttrs),
+	// not the document: a listed entry has none until it is claimed.
+	attrMessage = dynamo.RoomMessageAttr
+	attrEntered = dynamo.RoomEnteredAttr
+	attrSince   = dynamo.RoomSinceAttr
+
 	attrDocument = "doc"
-	attrEntered  = "entered_at"
-	attrSince    = "since"
 	attrTTL      = "ttl"
-	attrMessage  = "message_id"
 	attrClaim    = "claim"
 	attrClaimEnd = "claim_until"
 )
@@ -69,7 +72,8 @@ type Entry struct {
 	// of its execution) replaces its entry.
 	MessageID string
 	// Document is the message's execution document, the input of the
-	// execution its release starts.
+	// execution its release starts: none on an entry Due or Oldest
+	// listed (the index does not hold it), the latest on a claimed one.
 	Document json.RawMessage
 	// EnteredAt is when the entry was made; the item expires the Room's
 	// ttl after it.
@@ -191,7 +195,7 @@ func (r *Room) list(ctx context.Context, key string, n int, upto string) ([]Entr
 			return nil, fmt.Errorf("room %q: list %d: %w", key, n, err)
 		}
 		for _, item := range out.Items {
-			e, err := decode(key, item)
+			e, err := decode(key, item, false)
 			if err != nil {
 				// An item this code did not write (by hand, or by a newer
 				// version) must not hold the room behind it: it is left
@@ -233,7 +237,7 @@ func (r *Room) Claim(ctx context.Context, e Entry, claim string, now time.Time, 
 	if err != nil {
 		return Entry{}, false, fmt.Errorf("room %q: claim %s: %w", e.Key, e.MessageID, err)
 	}
-	got, err := decode(e.Key, out.Attributes)
+	got, err := decode(e.Key, out.Attributes, true)
 	if err != nil {
 		return Entry{}, false, err
 	}
@@ -341,13 +345,14 @@ func (r *Room) Gauges(ctx context.Context, key string, now time.Time, withDepth 
 // pk is a room item's partition key.
 func pk(key, messageID string) string { return dynamo.RoomPrefix + key + "#" + messageID }
 
-// decode reads a room item of key.
-func decode(key string, item map[string]types.AttributeValue) (Entry, error) {
+// decode reads a room item of key: the whole item (withDocument), or
+// what the index lists of it.
+func decode(key string, item map[string]types.AttributeValue, withDocument bool) (Entry, error) {
 	f := dynamo.Read(item)
 	e := Entry{
 		Key:       key,
 		MessageID: f.Str(attrMessage, true),
-		Document:  json.RawMessage(f.Str(attrDocument, true)),
+		Document:  json.RawMessage(f.Str(attrDocument, withDocument)),
 		EnteredAt: f.Time(attrEntered, true),
 		Since:     f.Time(attrSince, true),
 		seq:       f.Str(AttrSeq, true),

@@ -78,10 +78,22 @@ func ids(entries []room.Entry) []string {
 	return out
 }
 
-// plain is e's exported fields, as an Entry literal has them (a listed or
-// claimed entry also carries its sequence and claim).
+// plain is e's exported fields but its document, as the room lists an
+// entry (a listed or claimed entry also carries its sequence and claim;
+// the index holds no document).
 func plain(e room.Entry) room.Entry {
-	return room.Entry{Key: e.Key, MessageID: e.MessageID, Document: e.Document, EnteredAt: e.EnteredAt, Since: e.Since, NotBefore: e.NotBefore}
+	return room.Entry{Key: e.Key, MessageID: e.MessageID, EnteredAt: e.EnteredAt, Since: e.Since, NotBefore: e.NotBefore}
+}
+
+// documents is the documents of key's entries in line, read from their
+// items.
+func (e env) documents(t *testing.T, key string) []string {
+	t.Helper()
+	var out []string
+	for _, en := range roomtest.Waiting(t, e.client, e.table, e.room, key, 100) {
+		out = append(out, string(en.Document))
+	}
+	return out
 }
 
 // plains is plain of every entry.
@@ -136,8 +148,9 @@ func TestOldestListsOneKeyInLine(t *testing.T) {
 	got, err := e.room.Oldest(t.Context(), "orders", 10)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a#1", "b#1", "c#1"}, ids(got))
-	assert.Equal(t, entry("orders", "a#1", time.Second), plain(got[0]), "an entry reads back as it entered")
-	assert.JSONEq(t, `{"id":"a#1"}`, string(got[0].Document), "with its document")
+	assert.Equal(t, plain(entry("orders", "a#1", time.Second)), plain(got[0]), "an entry reads back as it entered")
+	assert.Empty(t, got[0].Document, "listed without its document, which the index does not hold")
+	assert.Equal(t, []string{`{"id":"a#1"}`, `{"id":"b#1"}`, `{"id":"c#1"}`}, e.documents(t, "orders"), "kept in the item")
 
 	got, err = e.room.Oldest(t.Context(), "orders", 2)
 	require.NoError(t, err)
@@ -205,9 +218,9 @@ func TestDueOrdersByNotBeforeThenSince(t *testing.T) {
 	got, err := e.room.Due(t.Context(), "orders", 10, t0.Add(time.Hour))
 	require.NoError(t, err)
 	back := plain(got[len(got)-1])
-	assert.Equal(t, notBefore(entry("orders", "late-backoff#1", 0), 10*time.Minute), back, "NotBefore reads back")
+	assert.Equal(t, plain(notBefore(entry("orders", "late-backoff#1", 0), 10*time.Minute)), back, "NotBefore reads back")
 	back = plain(got[2])
-	assert.Equal(t, entry("orders", "past#1", 3*time.Minute), back, "a NotBefore before Since reads back as none")
+	assert.Equal(t, plain(entry("orders", "past#1", 3*time.Minute)), back, "a NotBefore before Since reads back as none")
 }
 
 func TestDuePagesThroughALongLine(t *testing.T) {
@@ -239,8 +252,9 @@ func TestEnterAgainReplacesTheMessagesEntry(t *testing.T) {
 
 	got, err := e.room.Oldest(t.Context(), "orders", 5)
 	require.NoError(t, err)
-	assert.Equal(t, []room.Entry{entry("orders", "m-2#1", 30*time.Second), again}, plains(got),
+	assert.Equal(t, plains([]room.Entry{entry("orders", "m-2#1", 30*time.Second), again}), plains(got),
 		"one entry per message, in line by when it may go")
+	assert.Equal(t, []string{`{"id":"m-2#1"}`, `{"id":"m-1#1, run 2"}`}, e.documents(t, "orders"), "with its newer document")
 
 	taken, err := e.room.Take(t.Context(), claimed)
 	require.NoError(t, err)
@@ -264,7 +278,7 @@ func TestEnterWithoutSinceJoinsTheLineWhenItEnters(t *testing.T) {
 	got, err := e.room.Oldest(t.Context(), "orders", 5)
 	require.NoError(t, err)
 	late.Since = late.EnteredAt
-	assert.Equal(t, []room.Entry{entry("orders", "m-2#1", 30*time.Second), late}, plains(got))
+	assert.Equal(t, plains([]room.Entry{entry("orders", "m-2#1", 30*time.Second), late}), plains(got))
 }
 
 func TestEnterStoresTheExpiry(t *testing.T) {
@@ -306,7 +320,8 @@ func TestClaimTakeAndUnclaim(t *testing.T) {
 	claimed, ok, err := e.room.Claim(t.Context(), listed, "r1", t0, lease)
 	require.NoError(t, err)
 	require.True(t, ok)
-	assert.Equal(t, entry("orders", "m-1#1", 0), plain(claimed), "the entry as stored")
+	assert.Equal(t, plain(entry("orders", "m-1#1", 0)), plain(claimed), "the entry as stored")
+	assert.Equal(t, document("m-1#1"), claimed.Document, "with its document, which the claim reads")
 	_, ok, err = e.room.Claim(t.Context(), listed, "r2", t0.Add(lease-time.Millisecond), lease)
 	require.NoError(t, err)
 	assert.False(t, ok, "a live claim holds it")
@@ -440,24 +455,28 @@ func TestRacingClaimsShareALineWithoutOverlap(t *testing.T) {
 
 // An item the room cannot read (written by hand, or by a newer version)
 // does not hold the room behind it: it is passed over, and still counted.
+// One whose listed attributes read is listed; a document it cannot read
+// fails its claim, saying why, and the rest of the line goes.
 func TestAMalformedItemDoesNotHoldTheRoom(t *testing.T) {
 	e := newEnv(t)
 	e.enter(t, entry("orders", "m-1#1", 0), entry("orders", "m-2#1", time.Second))
 	item := e.raw(t, "orders", "m-1#1")
+	claims := 0
 	for name, tt := range map[string]struct {
 		change func(map[string]types.AttributeValue)
 		want   string
+		listed bool // the index's attributes read: only the claim fails
 	}{
-		"no document":      {func(it map[string]types.AttributeValue) { delete(it, "doc") }, `attribute "doc": missing`},
-		"numeric document": {func(it map[string]types.AttributeValue) { it["doc"] = &types.AttributeValueMemberN{Value: "7"} }, `attribute "doc"`},
-		"no message id":    {func(it map[string]types.AttributeValue) { delete(it, "message_id") }, `attribute "message_id"`},
+		"no document":      {func(it map[string]types.AttributeValue) { delete(it, "doc") }, `attribute "doc": missing`, true},
+		"numeric document": {func(it map[string]types.AttributeValue) { it["doc"] = &types.AttributeValueMemberN{Value: "7"} }, `attribute "doc"`, true},
+		"no message id":    {func(it map[string]types.AttributeValue) { delete(it, "message_id") }, `attribute "message_id"`, false},
 		"bad entry time": {func(it map[string]types.AttributeValue) {
 			it["entered_at"] = &types.AttributeValueMemberS{Value: "noon"}
-		}, `malformed item m-1#1: attribute "entered_at": want an RFC 3339 time, got "noon"`},
+		}, `malformed item m-1#1: attribute "entered_at": want an RFC 3339 time, got "noon"`, false},
 		"bad line time": {func(it map[string]types.AttributeValue) {
 			it["since"] = &types.AttributeValueMemberS{Value: "noon"}
-		}, `malformed item m-1#1: attribute "since": want an RFC 3339 time, got "noon"`},
-		"numeric line time": {func(it map[string]types.AttributeValue) { it["since"] = &types.AttributeValueMemberN{Value: "7"} }, `attribute "since"`},
+		}, `malformed item m-1#1: attribute "since": want an RFC 3339 time, got "noon"`, false},
+		"numeric line time": {func(it map[string]types.AttributeValue) { it["since"] = &types.AttributeValueMemberN{Value: "7"} }, `attribute "since"`, false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			bad := map[string]types.AttributeValue{}
@@ -467,7 +486,18 @@ func TestAMalformedItemDoesNotHoldTheRoom(t *testing.T) {
 			tt.change(bad)
 			_, err := e.client.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(e.table), Item: bad})
 			require.NoError(t, err)
-			assert.Equal(t, []string{"m-2#1"}, e.left(t, "orders"), "passed over: %s", tt.want)
+			if tt.listed {
+				assert.Equal(t, []string{"m-1#1", "m-2#1"}, e.left(t, "orders"))
+				_, ok, err := e.room.Claim(t.Context(), e.listed(t, "orders", "m-1#1"), "r", t0, lease)
+				require.ErrorContains(t, err, tt.want)
+				assert.False(t, ok)
+				claims++ // each case's claim of m-2 after the last one's lease
+				_, ok, err = e.room.Claim(t.Context(), e.listed(t, "orders", "m-2#1"), "r", t0.Add(time.Duration(claims)*lease), lease)
+				require.NoError(t, err)
+				assert.True(t, ok, "the rest of the line goes")
+			} else {
+				assert.Equal(t, []string{"m-2#1"}, e.left(t, "orders"), "passed over: %s", tt.want)
+			}
 			depth, err := e.room.Depth(t.Context(), "orders")
 			require.NoError(t, err)
 			assert.Equal(t, 2, depth, "still counted, for a person")

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -29,6 +30,8 @@ type roomEnv struct {
 	breaker  *breaker.Breaker
 	room     *room.Room
 	launcher *roomtest.Launcher
+	client   *dynamodb.Client // the room's table, to read its items
+	table    string
 }
 
 func newRoomEnv(t *testing.T) roomEnv {
@@ -44,7 +47,8 @@ func newRoomEnv(t *testing.T) roomEnv {
 		breaker.Policy{ConsecutiveFailures: 2, FailureRateThreshold: -1, Jitter: -1, CooldownBase: time.Minute},
 		breaker.Options{Clock: clock, Random: breaker.NewRandom(1)})
 	require.NoError(t, err)
-	r := roomEnv{env: e, breaker: b, room: room.New(client, table, 14*24*time.Hour), launcher: &roomtest.Launcher{}}
+	r := roomEnv{env: e, breaker: b, room: room.New(client, table, 14*24*time.Hour), launcher: &roomtest.Launcher{},
+		client: client, table: table}
 	e.h.Config.Table, e.h.Config.ControllerStateMachineARN = table, controllerARN
 	e.h.Clock = clock
 	e.h.Breaker, e.h.States = b, starter.NewStates(b, clock)
@@ -69,13 +73,12 @@ func (r roomEnv) trip(t *testing.T) {
 	}
 }
 
-// waiting returns the documents in the room of "orders", in line.
+// waiting returns the documents in the room of "orders", in line, read
+// from the items (the room's index lists entries without them).
 func (r roomEnv) waiting(t *testing.T) []message.Document {
 	t.Helper()
-	entries, err := r.room.Oldest(context.Background(), "orders", 100)
-	require.NoError(t, err)
 	var docs []message.Document
-	for _, e := range entries {
+	for _, e := range roomtest.Waiting(t, r.client, r.table, r.room, "orders", 100) {
 		doc, err := message.ParseDocument(e.Document)
 		require.NoError(t, err)
 		docs = append(docs, doc)

@@ -21,6 +21,7 @@ import (
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/room"
 	"github.com/redrive/redrive/room/release"
+	"github.com/redrive/redrive/test/roomtest"
 )
 
 // startCall is one StartExecution a controller made for a released room
@@ -340,11 +341,12 @@ func (b *syncBuffer) String() string {
 }
 
 // inRoom returns the documents waiting in key's room, by origin id, read
-// through the stack's own DynamoDB client (not counted in Stats).
+// through the stack's own DynamoDB client (not counted in Stats): listed
+// through the room's index, each document read from its item (the index
+// does not hold it).
 func inRoom(t *testing.T, s *local.Stack, key string) map[string]message.Document {
 	t.Helper()
-	entries, err := room.New(s.DynamoDB, s.Table, time.Hour).Oldest(t.Context(), key, 100000)
-	require.NoError(t, err)
+	entries := roomtest.Waiting(t, s.DynamoDB, s.Table, room.New(s.DynamoDB, s.Table, time.Hour), key, 100000)
 	out := map[string]message.Document{}
 	for _, e := range entries {
 		doc, err := message.ParseDocument(e.Document)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker/breakertest"
+	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/emulate/ddbserver"
 )
 
@@ -96,7 +97,7 @@ func TestSnapshotRestoresTablesItemsAndTTL(t *testing.T) {
 	ttl, err := restored.client.DescribeTimeToLive(t.Context(), &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
 	require.NoError(t, err)
 	assert.Equal(t, types.TimeToLiveStatusEnabled, ttl.TimeToLiveDescription.TimeToLiveStatus)
-	_, err = restored.client.Query(t.Context(), &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("room"),
+	_, err = restored.client.Query(t.Context(), &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String(dynamo.RoomIndex),
 		KeyConditionExpression: aws.String("room = :r"), ExpressionAttributeValues: map[string]types.AttributeValue{":r": &types.AttributeValueMemberS{Value: "x"}}})
 	assert.NoError(t, err, "the table's index came back with it")
 }

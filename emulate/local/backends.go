@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	mrand "math/rand/v2"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -84,6 +85,11 @@ func (s *Stack) startDynamo(ctx context.Context) (*dynamoBackend, error) {
 	if err := dynamo.CreateTable(ctx, b.client, b.table); err != nil {
 		return nil, errors.Join(fmt.Errorf("local: DynamoDB (%s): %w", b.name, err), b.close(ctx))
 	}
+	if restored {
+		if err := roomIndexOf(ctx, b.client, b.table); err != nil {
+			return nil, fmt.Errorf("local: state %s: %w", s.opts.State, err)
+		}
+	}
 	if b.dropped || restored {
 		return b, nil // a shared endpoint's TTL is its own; a restored table has its own
 	}
@@ -93,6 +99,30 @@ func (s *Stack) startDynamo(ctx context.Context) (*dynamoBackend, error) {
 		return nil, fmt.Errorf("local: DynamoDB (%s): enable TTL: %w", b.name, err)
 	}
 	return b, nil
+}
+
+// roomIndexOf checks that table has the room's index, dynamo.RoomIndex:
+// a table restored from the state of a version from before it has the
+// legacy one only, which nothing queries (and an index cannot be added to
+// a restored table here). It asks DescribeTable: minidyn fails a Query
+// on an index a table lacks by panicking.
+func roomIndexOf(ctx context.Context, api *dynamodb.Client, table string) error {
+	out, err := api.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	if err != nil {
+		return fmt.Errorf("describe table %q: %w", table, err)
+	}
+	var names []string
+	if out.Table != nil {
+		for _, ix := range out.Table.GlobalSecondaryIndexes {
+			if aws.ToString(ix.IndexName) == dynamo.RoomIndex {
+				return nil
+			}
+			names = append(names, aws.ToString(ix.IndexName))
+		}
+	}
+	slices.Sort(names) // minidyn lists them in no order
+	return fmt.Errorf("its table has no index %s, the waiting room's, only %v (saved by an older version, whose index %s "+
+		"projected every attribute?): start with a new state directory", dynamo.RoomIndex, names, dynamo.LegacyRoomIndex)
 }
 
 // close deletes a table made on a shared endpoint.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +21,7 @@ import (
 	"github.com/redrive/redrive/attempt"
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/clock"
+	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/emulate/ddbtest"
 	"github.com/redrive/redrive/emulate/executor"
 	"github.com/redrive/redrive/emulate/local"
@@ -422,6 +425,53 @@ func TestStateKeepsExecutionsQueuesAndTableAcrossARestart(t *testing.T) {
 	parked, err := again.ReceiveParked(t.Context())
 	require.NoError(t, err)
 	assert.Empty(t, parked)
+}
+
+// A state saved by a version whose table had the room's legacy index
+// (every attribute projected, named room) and not room_line is refused,
+// saying so, rather than restored into a stack whose controllers could
+// not list a room.
+func TestStateOfATableWithoutTheRoomIndexIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	clk, err := clock.NewScaled(100, nil)
+	require.NoError(t, err)
+	opts := local.Options{Scaled: clk, State: dir}
+	s, err := local.Start(t.Context(), opts)
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+
+	again, err := local.Start(t.Context(), opts)
+	require.NoError(t, err, "this version's state restores")
+	require.NoError(t, again.Close())
+
+	path := filepath.Join(dir, "dynamodb.json")
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var snap map[string]any
+	require.NoError(t, json.Unmarshal(raw, &snap))
+	legacy, err := json.Marshal(dynamo.LegacyRoomIndexSpec())
+	require.NoError(t, err)
+	var legacyIndex any
+	require.NoError(t, json.Unmarshal(legacy, &legacyIndex))
+	replaced := 0
+	for _, tb := range snap["tables"].([]any) {
+		create := tb.(map[string]any)["create"].(map[string]any)
+		indexes := create["GlobalSecondaryIndexes"].([]any)
+		for i, ix := range indexes {
+			if ix.(map[string]any)["IndexName"] == dynamo.RoomIndex {
+				indexes[i] = legacyIndex
+				replaced++
+			}
+		}
+	}
+	require.Equal(t, 1, replaced, "the table's room index, as an older version made it")
+	raw, err = json.Marshal(snap)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, raw, 0o600))
+
+	_, err = local.Start(t.Context(), opts)
+	require.ErrorContains(t, err, "its table has no index room_line, the waiting room's")
+	assert.ErrorContains(t, err, "start with a new state directory")
 }
 
 func TestStateNeedsAServiceOnTheEmbeddedTable(t *testing.T) {

@@ -131,7 +131,7 @@ func TestLeastPrivilege(t *testing.T) {
 			return on(arn("AWS::Logs::LogGroup", id+"Logs"), "logs:CreateLogStream", "logs:PutLogEvents")
 		}
 		table := arn("AWS::DynamoDB::Table", "Table")
-		roomIndex := table + "/index/room"
+		roomIndex := table + "/index/room_line"
 		lot := arn("AWS::SQS::Queue", "ParkingLot")
 		// The claim-checked bodies: the objects under bodies/, nothing
 		// else of the bucket.

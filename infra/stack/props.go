@@ -147,6 +147,13 @@ type Settings struct {
 	// BuildDir holds build/<function>/bootstrap from `make build`. Default
 	// "../build" (relative to infra/, where the CDK CLI runs the app).
 	BuildDir string `json:"buildDir,omitempty"`
+	// KeepLegacyRoomIndex keeps the table's index "room"
+	// (dynamo.LegacyRoomIndex, every attribute projected), which stacks
+	// deployed before the index room_line had, beside room_line: the
+	// first of an upgrade's two deploys (infra/README.md, Upgrading), since
+	// CloudFormation adds or deletes one index per update, never both.
+	// Nothing queries it. Default false: a new stack never has it.
+	KeepLegacyRoomIndex bool `json:"keepLegacyRoomIndex,omitempty"`
 }
 
 // ReleasePace is the pace at which a breaker's releaser resumes the

@@ -59,15 +59,42 @@ func TestTable(t *testing.T) {
 	assert.Equal(t, "Retain", table.DeletionPolicy, "breaker state outlives the stack")
 
 	// The sparse indexes, spelled out: the waiting room's, which the room
-	// queries by breaker key, oldest first; the parking lot's, which
-	// `redrive parked` queries by day.
-	assert.JSONEq(t, `[{"IndexName":"room","KeySchema":[{"AttributeName":"room","KeyType":"HASH"},
-		{"AttributeName":"seq","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}},
+	// queries by breaker key, oldest first (without the documents, which a
+	// claim reads); the parking lot's, which `redrive parked` queries by
+	// day.
+	assert.JSONEq(t, `[{"IndexName":"room_line","KeySchema":[{"AttributeName":"room","KeyType":"HASH"},
+		{"AttributeName":"seq","KeyType":"RANGE"}],"Projection":{"ProjectionType":"INCLUDE","NonKeyAttributes":["message_id","entered_at","since"]}},
 		{"IndexName":"parked","KeySchema":[{"AttributeName":"parked_day","KeyType":"HASH"},
 		{"AttributeName":"parked_seq","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}}]`, render(p["GlobalSecondaryIndexes"]))
 	assert.JSONEq(t, `[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"room","AttributeType":"S"},
 		{"AttributeName":"seq","AttributeType":"S"},{"AttributeName":"parked_day","AttributeType":"S"},
 		{"AttributeName":"parked_seq","AttributeType":"S"}]`, render(p["AttributeDefinitions"]))
+}
+
+// TestTableKeepsTheLegacyRoomIndexOnRequest: with KeepLegacyRoomIndex, the
+// first deploy of an upgrade, the table keeps the room index of stacks
+// deployed before room_line, as they have it (every attribute), after the
+// two it always has: CloudFormation adds room_line beside it, one index
+// creation. The functions query room_line only.
+func TestTableKeepsTheLegacyRoomIndexOnRequest(t *testing.T) {
+	s := fixtureSettings(demoName)
+	s.KeepLegacyRoomIndex = true
+	app := awscdk.NewApp(nil)
+	stack, err := NewRedriveStack(app, "Redrive", &Props{Settings: s})
+	require.NoError(t, err)
+	template := *assertions.Template_FromStack(stack, nil).ToJSON()
+	var indexes any
+	for _, r := range template["Resources"].(map[string]any) {
+		if m := r.(map[string]any); m["Type"] == "AWS::DynamoDB::Table" {
+			indexes = m["Properties"].(map[string]any)["GlobalSecondaryIndexes"]
+		}
+	}
+	assert.JSONEq(t, `[{"IndexName":"room_line","KeySchema":[{"AttributeName":"room","KeyType":"HASH"},
+		{"AttributeName":"seq","KeyType":"RANGE"}],"Projection":{"ProjectionType":"INCLUDE","NonKeyAttributes":["message_id","entered_at","since"]}},
+		{"IndexName":"parked","KeySchema":[{"AttributeName":"parked_day","KeyType":"HASH"},
+		{"AttributeName":"parked_seq","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}},
+		{"IndexName":"room","KeySchema":[{"AttributeName":"room","KeyType":"HASH"},
+		{"AttributeName":"seq","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}}]`, render(indexes))
 }
 
 // TestTableMatchesTheStoreSchema compares the deployed table with

@@ -59,7 +59,7 @@ type storage struct {
 // references to the existing ones.
 func newStorage(scope constructs.Construct, s Settings) *storage {
 	st := &storage{
-		table: newTable(scope),
+		table: newTable(scope, s.KeepLegacyRoomIndex),
 		parkingLot: awssqs.NewQueue(scope, jsii.String("ParkingLot"), &awssqs.QueueProps{
 			RetentionPeriod: awscdk.Duration_Seconds(jsii.Number(parkingLotRetention.Seconds())),
 			Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
@@ -140,9 +140,13 @@ func newBodyBucket(scope constructs.Construct, s Settings) awss3.Bucket {
 // indexes (the waiting room's, which the room queries per breaker key
 // in the order its messages may go, and the parking lot's, which `redrive parked` queries per
 // day), with TTL on dynamo.TTLAttr (DynamoDB allows one TTL attribute
-// per table).
-func newTable(scope constructs.Construct) awsdynamodb.Table {
+// per table). keepLegacy adds dynamo.LegacyRoomIndex after them
+// (Settings.KeepLegacyRoomIndex).
+func newTable(scope constructs.Construct, keepLegacy bool) awsdynamodb.Table {
 	schema := dynamo.TableInput("")
+	if keepLegacy {
+		schema.GlobalSecondaryIndexes = append(schema.GlobalSecondaryIndexes, dynamo.LegacyRoomIndexSpec())
+	}
 	types := map[string]awsdynamodb.AttributeType{}
 	for _, a := range schema.AttributeDefinitions {
 		types[*a.AttributeName] = attributeType(a.AttributeType)

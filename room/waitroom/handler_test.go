@@ -31,12 +31,20 @@ type fixture struct {
 	handler  *waitroom.Handler
 	room     *room.Room
 	launcher *roomtest.Launcher
+	client   *dynamodb.Client
+	table    string
+}
+
+// waiting is up to n of the orders room's entries in line, with their
+// documents.
+func (f fixture) waiting(t *testing.T, n int) []room.Entry {
+	return roomtest.Waiting(t, f.client, f.table, f.room, "orders", n)
 }
 
 func newFixture(t *testing.T) fixture {
 	t.Helper()
 	client, table := roomtest.Table(t)
-	f := fixture{room: room.New(client, table, time.Hour), launcher: &roomtest.Launcher{}}
+	f := fixture{room: room.New(client, table, time.Hour), launcher: &roomtest.Launcher{}, client: client, table: table}
 	f.handler = &waitroom.Handler{Room: f.room, Launcher: f.launcher,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Clock: breakertest.NewClock(t0)}
 	return f
@@ -71,8 +79,7 @@ func TestHandleStoresTheNextRunsDocument(t *testing.T) {
 	assert.Equal(t, waitroom.Output{BreakerKey: "orders", NotBefore: t0.Add(5 * time.Minute), ControllerStarted: true}, out)
 	assert.Equal(t, []string{"orders"}, f.launcher.Keys(), "the controller is ensured")
 
-	got, err := f.room.Oldest(t.Context(), "orders", 5)
-	require.NoError(t, err)
+	got := f.waiting(t, 5)
 	require.Len(t, got, 1)
 	e := got[0]
 	require.True(t, strings.HasPrefix(d.RoomID(), "m-1#2#m"), "origin, attempt and message tag: %s", d.RoomID())
@@ -141,8 +148,7 @@ func TestHandleLinesMessagesUpByDueThenLastTurn(t *testing.T) {
 		}
 		return out
 	}
-	got, err := f.room.Oldest(t.Context(), "orders", 5)
-	require.NoError(t, err)
+	got := f.waiting(t, 5)
 	assert.Equal(t, []string{"m-1", "m-3", "m-2", "m-4"}, origins(got))
 	due, err := f.room.Due(t.Context(), "orders", 5, t0)
 	require.NoError(t, err)
@@ -158,8 +164,7 @@ func TestHandleOfAHeldMessage(t *testing.T) {
 	out, err := f.handler.Handle(t.Context(), raw(t, d))
 	require.NoError(t, err)
 	assert.Equal(t, "orders", out.BreakerKey)
-	got, err := f.room.Oldest(t.Context(), "orders", 5)
-	require.NoError(t, err)
+	got := f.waiting(t, 5)
 	require.Len(t, got, 1)
 	assert.Equal(t, t0.Add(time.Minute), got[0].NotBefore)
 	next, err := message.ParseDocument(got[0].Document)
@@ -177,8 +182,7 @@ func TestHandleAgainReplacesTheEntry(t *testing.T) {
 	d.Runs = 1
 	_, err = f.handler.Handle(t.Context(), raw(t, d))
 	require.NoError(t, err)
-	got, err := f.room.Oldest(t.Context(), "orders", 5)
-	require.NoError(t, err)
+	got := f.waiting(t, 5)
 	require.Len(t, got, 1)
 	next, err := message.ParseDocument(got[0].Document)
 	require.NoError(t, err)
@@ -267,8 +271,7 @@ func TestADocumentWhoseAttemptKeepsFailingToRunIsGivenUp(t *testing.T) {
 		d.Failure = &message.TaskFailure{Error: "Lambda.TooManyRequestsException", Cause: "Rate exceeded"}
 		_, err := f.handler.Handle(t.Context(), raw(t, d))
 		require.NoError(t, err, "run %d", run)
-		got, err := f.room.Oldest(t.Context(), "orders", 1)
-		require.NoError(t, err)
+		got := f.waiting(t, 1)
 		require.Len(t, got, 1)
 		d, err = message.ParseDocument(got[0].Document)
 		require.NoError(t, err)

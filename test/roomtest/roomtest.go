@@ -9,17 +9,20 @@ package roomtest
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/emulate/ddbtest"
+	"github.com/redrive/redrive/room"
 )
 
 // Table creates a fresh table with the breaker table's schema (the room's
@@ -143,4 +146,28 @@ func (l *Launcher) Keys() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.keys)
+}
+
+// Waiting is up to n of key's entries in line, each with its document read
+// from its item: the room's index lists entries without their documents.
+func Waiting(tb testing.TB, api *dynamodb.Client, table string, r *room.Room, key string, n int) []room.Entry {
+	tb.Helper()
+	ctx := context.Background()
+	entries, err := r.Oldest(ctx, key, n)
+	if err != nil {
+		tb.Fatalf("roomtest: list %q: %v", key, err)
+	}
+	for i, e := range entries {
+		out, err := api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true),
+			Key: map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(dynamo.RoomPrefix + key + "#" + e.MessageID)}})
+		if err != nil {
+			tb.Fatalf("roomtest: read %s of %q: %v", e.MessageID, key, err)
+		}
+		doc, ok := out.Item["doc"].(*types.AttributeValueMemberS)
+		if !ok {
+			tb.Fatalf("roomtest: %s of %q: listed, but its item has no document (%d attributes)", e.MessageID, key, len(out.Item))
+		}
+		entries[i].Document = json.RawMessage(doc.Value)
+	}
+	return entries
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/redrive/redrive/admin"
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/room"
+	"github.com/redrive/redrive/test/roomtest"
 )
 
 // awaitLimit bounds every wait on the stack: a guard against a hang,
@@ -251,12 +252,11 @@ func (s *suite) executionOfRun(id string, run int) string {
 }
 
 // inRoom reports whether the message id waits in key's room as a
-// document.
+// document (read from its item: the room's index lists entries without
+// their documents).
 func (s *suite) inRoom(t *testing.T, key, id string) bool {
 	t.Helper()
-	entries, err := room.New(s.e.DynamoDB, s.e.Table, time.Hour).Oldest(t.Context(), key, 100)
-	require.NoError(t, err)
-	for _, e := range entries {
+	for _, e := range roomtest.Waiting(t, s.e.DynamoDB, s.e.Table, room.New(s.e.DynamoDB, s.e.Table, time.Hour), key, 100) {
 		doc, err := message.ParseDocument(e.Document)
 		require.NoError(t, err)
 		if doc.OriginID == id {
