@@ -48,9 +48,9 @@ type item struct {
 	// alone changes them (without a version).
 	Slot     int64 `dynamodbav:"slot"`
 	Arrivals int64 `dynamodbav:"arrivals"`
-	// EnteredMS is when a message last entered the room (Unix
-	// milliseconds); Save keeps it, Entered alone changes it (without a
-	// version), and Quit checks it.
+	// EnteredMS is the note of the last entry into the room (Unix
+	// milliseconds, EntryNoteAhead after it); Save keeps it, Entered
+	// alone changes it (without a version), and Quit checks it.
 	EnteredMS int64 `dynamodbav:"entered_ms"`
 	// DrainedMS is when a controller last ended on an empty room (Unix
 	// milliseconds, the time it last looked): an entry noted since, with
@@ -65,16 +65,27 @@ func rowKey(key string) map[string]types.AttributeValue {
 // Load reads key's pace row (strongly consistent); a missing row is the
 // zero State of key.
 func (s *Store) Load(ctx context.Context, key string) (State, error) {
+	it, err := s.load(ctx, key)
+	if err != nil {
+		return State{}, err
+	}
+	return it.state(key), nil
+}
+
+// load reads key's pace row as stored (strongly consistent); a missing
+// row is the zero item.
+func (s *Store) load(ctx context.Context, key string) (item, error) {
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: rowKey(key), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return State{}, fmt.Errorf("pace %q: load: %w", key, err)
+		return item{}, fmt.Errorf("pace %q: load: %w", key, err)
 	}
-	if out.Item == nil {
-		return State{Key: key}, nil
+	var it item
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return item{}, fmt.Errorf("pace %q: malformed row: %w", key, err)
 	}
-	return decodeState(key, out.Item)
+	return it, nil
 }
 
 // decodeState reads key's pace row.
@@ -83,8 +94,13 @@ func decodeState(key string, row map[string]types.AttributeValue) (State, error)
 	if err := attributevalue.UnmarshalMap(row, &it); err != nil {
 		return State{}, fmt.Errorf("pace %q: malformed row: %w", key, err)
 	}
+	return it.state(key), nil
+}
+
+// state is the releaser's part of the row of key.
+func (it item) state(key string) State {
 	return State{Key: key, Version: it.Version, Epoch: it.Epoch, ReleaserUntil: it.ReleaserUntil, Rate: it.Rate,
-		Ceiling: it.Ceiling, SeenThrottles: it.SeenThrottles, Full: it.Full, Carry: it.Carry}, nil
+		Ceiling: it.Ceiling, SeenThrottles: it.SeenThrottles, Full: it.Full, Carry: it.Carry}
 }
 
 // Save writes st as the next version of its row, on the condition that the
@@ -123,22 +139,47 @@ func (s *Store) Save(ctx context.Context, st State) (State, error) {
 	return next, nil
 }
 
-// Entered notes at now that a message entered key's room, and takes the
+// EntryNoteAhead is how far ahead of the entry Entered dates its note:
+// an entry within it of the last note, while a controller holds the
+// lease, is covered by that note and writes nothing (a read instead of a
+// write for most entries of a busy room), at the price of a controller
+// that may run this much longer after the last entry before it quits.
+const EntryNoteAhead = 5 * time.Second
+
+// Entered notes that a message entered key's room at now, and takes the
 // releaser lease (as Acquire) when nobody holds it: it reports whether it
 // did. The note is what keeps a controller from ending while a message it
-// may not have seen yet (the room's index lags) just entered (see Quit).
+// may not have seen yet (the room's index lags) just entered (see Quit):
+// it is dated EntryNoteAhead after now and only ever moves forward, so a
+// note at or after now with a live lease already covers this entry (a
+// controller quits only once it looked at the room after the note), and
+// Entered then only reads the row.
 func (s *Store) Entered(ctx context.Context, key string, p Policy, now time.Time) (State, bool, error) {
+	it, err := s.load(ctx, key)
+	if err != nil {
+		return State{}, false, err
+	}
+	if it.ReleaserUntil.After(now) && it.EnteredMS >= now.UnixMilli() {
+		return it.state(key), false, nil
+	}
+	note := dynamo.N(now.Add(EntryNoteAhead).UnixMilli())
 	out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table), Key: rowKey(key),
-		UpdateExpression:          aws.String("SET #entered = :now"),
+		UpdateExpression:          aws.String("SET #entered = :note"),
+		ConditionExpression:       aws.String("attribute_not_exists(#entered) OR #entered < :note"),
 		ExpressionAttributeNames:  map[string]string{"#entered": "entered_ms"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":now": dynamo.N(now.UnixMilli())},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":note": note},
 		ReturnValues:              types.ReturnValueAllNew,
 	})
-	if err != nil {
-		return State{}, false, fmt.Errorf("pace %q: note an entry: %w", key, err)
+	var st State
+	switch _, later := errors.AsType[*types.ConditionalCheckFailedException](err); {
+	case later: // another entry noted a later time: the lease is as it is now
+		st, err = s.Load(ctx, key)
+	case err == nil:
+		st, err = decodeState(key, out.Attributes)
+	default:
+		err = fmt.Errorf("pace %q: note an entry: %w", key, err)
 	}
-	st, err := decodeState(key, out.Attributes)
 	if err != nil {
 		return State{}, false, err
 	}

@@ -3,6 +3,7 @@ package pace_test
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -293,18 +294,85 @@ func TestEnteredHasExactlyOneWinner(t *testing.T) {
 	assert.Equal(t, winners[0], st)
 }
 
+// countingAPI counts the writes through a pace store.
+type countingAPI struct {
+	pace.API
+	writes atomic.Int64
+}
+
+func (c *countingAPI) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	c.writes.Add(1)
+	return c.API.UpdateItem(ctx, in, optFns...)
+}
+
+// While a controller holds the lease, Entered writes its note once per
+// EntryNoteAhead, not once per entry; the entries in between read the
+// row, and every one of them keeps the controller from quitting until
+// it looked at the room after them.
+func TestEnteredNotesOncePerEntryNoteAhead(t *testing.T) {
+	_, client, table := newStore(t)
+	api := &countingAPI{API: client}
+	s := pace.NewStore(api, table)
+	ctx := t.Context()
+	_, took, err := s.Entered(ctx, "orders", lease, t0)
+	require.NoError(t, err)
+	require.True(t, took)
+	first := api.writes.Load()
+
+	const entries = 50 // one every 100ms, for EntryNoteAhead's 5s
+	step := pace.EntryNoteAhead / entries
+	var last time.Time
+	for i := range entries {
+		last = t0.Add(time.Duration(i) * step)
+		_, took, err := s.Entered(ctx, "orders", lease, last)
+		require.NoError(t, err)
+		require.False(t, took, "a live controller holds the lease")
+	}
+	assert.Zero(t, api.writes.Load()-first, "the first entry's note covers the next %v", pace.EntryNoteAhead)
+	_, _, err = s.Entered(ctx, "orders", lease, t0.Add(pace.EntryNoteAhead).Add(time.Millisecond))
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), api.writes.Load()-first, "past the note: a new one")
+
+	quit, _, err := s.Quit(ctx, "orders", 1, last.Add(time.Millisecond))
+	require.NoError(t, err)
+	assert.False(t, quit, "the controller has not looked at the room since the last entry's note")
+}
+
+// An older note never replaces a later one (entries whose clocks or
+// calls are out of order).
+func TestEnteredNeverMovesTheNoteBack(t *testing.T) {
+	s, _, _ := newStore(t)
+	ctx := t.Context()
+	later := t0.Add(10 * time.Second)
+	_, _, err := s.Entered(ctx, "orders", lease, later)
+	require.NoError(t, err)
+	quit, _, err := s.Quit(ctx, "orders", 1, later.Add(pace.EntryNoteAhead).Add(time.Millisecond))
+	require.NoError(t, err)
+	require.True(t, quit)
+
+	st, took, err := s.Entered(ctx, "orders", lease, t0) // late, on a free lease: its note would be t0+5s
+	require.NoError(t, err)
+	require.True(t, took, "the lease was free")
+	quit, _, err = s.Quit(ctx, "orders", st.Epoch, later.Add(pace.EntryNoteAhead))
+	require.NoError(t, err)
+	assert.False(t, quit, "the later entry's note stands")
+}
+
 // Quit gives the lease up only when no message entered at or after
 // checked (when the controller last looked at the room, less the index's
-// lag): a message it may not have seen keeps it running.
+// lag), EntryNoteAhead included: a message it may not have seen keeps it
+// running.
 func TestQuitIsRefusedWhenAMessageEnteredAtOrAfterChecked(t *testing.T) {
+	ahead := pace.EntryNoteAhead
 	tests := []struct {
 		name    string
 		entered time.Duration // after t0; the first entry, which starts epoch 1
 		checked time.Duration
 		want    bool
 	}{
-		{name: "entered before checked", entered: 0, checked: time.Millisecond, want: true},
-		{name: "entered at checked", entered: time.Second, checked: time.Second},
+		{name: "noted before checked", entered: 0, checked: ahead + time.Millisecond, want: true},
+		{name: "noted at checked", entered: time.Second, checked: time.Second + ahead},
+		{name: "entered before checked, noted after", entered: time.Second, checked: 2 * time.Second},
 		{name: "entered after checked", entered: 2 * time.Second, checked: time.Second},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/room/pace"
 	"github.com/redrive/redrive/room/release"
 )
 
@@ -79,7 +80,7 @@ func TestEnsureNotesTheEntryForTheRunningController(t *testing.T) {
 	quit, _, err := f.pace.Quit(t.Context(), key, 1, f.clock.Now().Add(-5*time.Second))
 	require.NoError(t, err)
 	assert.False(t, quit, "the second entry is recent")
-	quit, _, err = f.pace.Quit(t.Context(), key, 1, f.clock.Now().Add(time.Millisecond))
+	quit, _, err = f.pace.Quit(t.Context(), key, 1, f.clock.Now().Add(pace.EntryNoteAhead).Add(time.Millisecond))
 	require.NoError(t, err)
 	assert.True(t, quit)
 }
