@@ -34,6 +34,8 @@ type ScenarioFigures struct {
 	// replay the run.
 	Name string `json:"name"`
 	Seed int64  `json:"seed"`
+	// Description is the scenario's one-line description.
+	Description string `json:"description"`
 	// Messages is how many messages were dead-lettered.
 	Messages int `json:"messages"`
 	// Capacity is the consumer's calls per second.
@@ -142,7 +144,7 @@ func SummaryOf(r Result) Summary {
 	out := Summary{
 		Version: SummaryVersion,
 		Scenario: ScenarioFigures{
-			Name: r.Scenario.Name, Seed: r.Scenario.Seed,
+			Name: r.Scenario.Name, Seed: r.Scenario.Seed, Description: r.Scenario.Description,
 			Messages: r.Scenario.Messages.Count, Capacity: r.Scenario.Target.Capacity,
 		},
 		WallSeconds: r.Wall.Seconds(),

@@ -32,7 +32,8 @@ func TestWriteJSONNamesTheScenario(t *testing.T) {
 	r := playSmall(t)
 	doc := summaryJSON(t, r)
 	assert.EqualValues(t, sim.SummaryVersion, doc["version"])
-	assert.Equal(t, map[string]any{"name": "small", "seed": 1.0, "messages": 80.0, "capacity": 5.0}, doc["scenario"])
+	assert.Equal(t, map[string]any{"name": "small", "seed": 1.0, "messages": 80.0, "capacity": 5.0,
+		"description": "80 messages of 2 tenants dead-lettered while a 5 calls/s consumer is down for 10 minutes"}, doc["scenario"])
 	assert.InDelta(t, r.Wall.Seconds(), doc["wallSeconds"], 1e-9)
 	strategies := doc["strategies"].([]any)
 	require.Len(t, strategies, 3)

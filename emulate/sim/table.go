@@ -72,8 +72,10 @@ func CostNote(s Scenario) string {
 // Table is the result as rows of cells: a header row of strategy names,
 // then one row per figure, its label first. It renders SummaryOf(r), as
 // WriteJSON does.
-func Table(r Result) [][]string {
-	sum := SummaryOf(r)
+func Table(r Result) [][]string { return SummaryTable(SummaryOf(r)) }
+
+// SummaryTable is Table of a run's Summary (as -json wrote it).
+func SummaryTable(sum Summary) [][]string {
 	var rows [][]string
 	row := func(label string, cell func(f Figures) string) {
 		cells := []string{label}
