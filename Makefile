@@ -14,7 +14,7 @@ export npm_config_audit := false
 
 .PHONY: all run test vet fmt-check unit test-dynalite test-fauxqs test-infra \
 	test-sfn-selftest test-sfn-local bench bench-go bench-dynalite bench-scenarios \
-	build synth deploy diff local install browser
+	build synth deploy diff local install browser figures
 
 all: test
 
@@ -114,6 +114,22 @@ bench-scenarios:
 		$(REDRIVE_BIN) run -scenario $$s -report $(CACHE)/report-$$(basename $$s .yaml).html; \
 		echo; \
 	done
+
+## figures: record the runs whose figures the README and
+## docs/performance-history.md show (docs/figures/<scenario>.json, one
+## redrive run -json each), then render them into those documents;
+## `make test` fails when a document's figures are not the recorded runs'.
+## FIGURES_SCENARIOS chooses the runs (large takes minutes).
+FIGURES_SCENARIOS ?= default standard duplicate-starts healthy burst per-tenant flaky-degraded outage large large-payloads
+
+figures:
+	$(GO) build -o $(REDRIVE_BIN) ./cmd/redrive
+	@set -e; for s in $(FIGURES_SCENARIOS); do \
+		echo "== redrive run -scenario scenarios/$$s.yaml -json docs/figures/$$s.json"; \
+		$(REDRIVE_BIN) run -scenario scenarios/$$s.yaml -json docs/figures/$$s.json \
+			-report $(CACHE)/report-$$s.html > /dev/null; \
+	done
+	$(GO) test -count=1 -run TestDocsShowTheRecordedRuns ./test -update-figures
 
 ## build: one Lambda bootstrap per main under cmd/lambda (provided.al2023,
 ## arm64), as build/<name>/bootstrap.

@@ -32,8 +32,8 @@ const gcShareLimit = 0.5
 // gcPercent is the collector's pace during a run (GOGC): a run's heap is
 // mostly what is in flight, and the soft limit at 90% of the budget caps
 // it, so collecting when it has tripled rather than doubled trades some
-// memory under the limit for CPU (README, Performance: a sixth to a fifth
-// of the CPU for half as much memory again). A GOGC set in the
+// memory under the limit for CPU (docs/performance-history.md: a sixth to
+// a fifth of the CPU for half as much memory again). A GOGC set in the
 // environment is kept.
 const gcPercent = 200
 
