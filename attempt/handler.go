@@ -246,12 +246,13 @@ func (h *Handler) redeem(ctx context.Context, doc message.Document) (message.Doc
 
 // startController starts key's controller unless one runs. A failure is
 // logged and counted (ReleaserNotStarted, which an alarm watches), not
-// returned: the delivery's outcome stands, and the next message to enter
-// the room starts one.
+// returned: the delivery's outcome stands, and the sweep (the key is on
+// the stalled-rooms list) or the next message to enter the room starts
+// one.
 func (h *Handler) startController(ctx context.Context, key string) {
 	if _, err := h.Launcher.Ensure(ctx, key); err != nil {
 		h.Metrics.Count(key, telemetry.ReleaserNotStarted, 1)
-		h.Logger.WarnContext(ctx, "could not start the controller; the next message to enter the room starts it", "breaker", key, "error", err.Error())
+		h.Logger.WarnContext(ctx, "could not start the controller; the minute's sweep or the next message to enter the room starts it", "breaker", key, "error", err.Error())
 	}
 }
 

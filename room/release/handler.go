@@ -47,6 +47,10 @@ type Input struct {
 	// Ticks counts this execution's ticks, Loops its invocations.
 	Ticks int `json:"ticks"`
 	Loops int `json:"loops"`
+	// Sweep, instead of a controller's ticks, asks for a sweep of the
+	// stalled rooms (Launcher.Sweep): the schedule's event,
+	// {"sweep": true}, with no key.
+	Sweep bool `json:"sweep,omitempty"`
 }
 
 // Output is one invocation's result: the next invocation's input, whether
@@ -68,6 +72,8 @@ type Output struct {
 	Released int `json:"released"`
 	Skipped  int `json:"skipped"`
 	Failed   int `json:"failed"`
+	// Swept is what a sweep did (Input.Sweep).
+	Swept *Swept `json:"swept,omitempty"`
 }
 
 // Breaker is the part of *breaker.Breaker the controller calls.
@@ -102,8 +108,12 @@ type Handler struct {
 }
 
 // Handle runs up to TicksPerInvocation ticks, until one says the
-// controller is done or is to wait.
+// controller is done or is to wait; for the schedule's sweep event, a
+// sweep.
 func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
+	if in.Sweep {
+		return h.sweep(ctx, in)
+	}
 	in.Loops++
 	if in.Loops > MaxLoops {
 		out, err := h.handOver(ctx, Output{Input: in})
@@ -121,6 +131,20 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Output, error) {
 	}
 	out.Released, out.Skipped, out.Failed = sum.Released, sum.Skipped, sum.Failed
 	return out, retryable.Name("release", err, func(error) bool { return false })
+}
+
+// sweep runs Launcher.Sweep and logs what it did: a stalled room is a
+// warning (its messages waited for a controller), a key it could not
+// start one for an error.
+func (h *Handler) sweep(ctx context.Context, in Input) (Output, error) {
+	swept, err := h.Launcher.Sweep(ctx)
+	for _, key := range swept.Started {
+		h.Logger.WarnContext(ctx, "started the controller of a stalled room", "breaker", key)
+	}
+	if err != nil {
+		h.Logger.ErrorContext(ctx, "could not start the controllers of stalled rooms", "breakers", swept.Failed, "error", err.Error())
+	}
+	return Output{Input: in, Done: true, Swept: &swept}, err
 }
 
 // tick runs one tick. By the breaker's state:

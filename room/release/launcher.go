@@ -80,11 +80,66 @@ func (l *Launcher) start(ctx context.Context, key string, epoch int64) (bool, er
 	if err == nil {
 		return true, nil
 	}
-	if _, gerr := l.Pace.Hold(context.WithoutCancel(ctx), key, epoch, time.Time{}); gerr != nil {
+	bg := context.WithoutCancel(ctx)
+	if serr := l.Pace.NoteStalled(bg, key); serr != nil {
+		err = fmt.Errorf("%w (and it is not on the stalled-rooms list either, for the sweep: %v)", err, serr)
+	}
+	if _, gerr := l.Pace.Hold(bg, key, epoch, time.Time{}); gerr != nil {
 		return false, fmt.Errorf("release: start the controller of %q epoch %d (and its lease stays until it expires in %v: %v): %w",
 			key, epoch, l.Policy.WithDefaults().Lease, gerr, err)
 	}
 	return false, fmt.Errorf("release: start the controller of %q epoch %d (its lease given back): %w", key, epoch, err)
+}
+
+// Swept is what a sweep did.
+type Swept struct {
+	// Started names the keys whose controller the sweep started, Running
+	// those whose controller ran already, and Failed those it could not
+	// start one for (they stay on the list for the next sweep).
+	Started []string `json:"started,omitempty"`
+	Running []string `json:"running,omitempty"`
+	Failed  []string `json:"failed,omitempty"`
+}
+
+// Sweep makes sure a controller runs for every key on the stalled-rooms
+// list (a key whose controller could not be started: its room holds
+// messages nobody releases, and no later entry may come to start one),
+// and takes the key off the list once one does. A schedule runs it every
+// minute (the stack's SweepSchedule).
+func (l *Launcher) Sweep(ctx context.Context) (Swept, error) {
+	keys, err := l.Pace.Stalled(ctx)
+	if err != nil {
+		return Swept{}, fmt.Errorf("release: sweep: %w", err)
+	}
+	var out Swept
+	var errs []error
+	for _, key := range keys {
+		// Off the list before the start, back on it if the start fails: a
+		// start that fails meanwhile elsewhere notes the key again, and
+		// the sweep does not erase its note.
+		err := l.Pace.ClearStalled(ctx, key)
+		started := false
+		if err == nil {
+			if started, err = l.Ensure(ctx, key); err != nil {
+				if nerr := l.Pace.NoteStalled(context.WithoutCancel(ctx), key); nerr != nil {
+					err = errors.Join(err, nerr)
+				}
+			}
+		}
+		switch {
+		case err != nil:
+			out.Failed = append(out.Failed, key)
+			errs = append(errs, err)
+		case started:
+			out.Started = append(out.Started, key)
+		default:
+			out.Running = append(out.Running, key)
+		}
+	}
+	if len(errs) > 0 {
+		return out, fmt.Errorf("release: sweep: %d of %d stalled rooms still without a controller: %w", len(errs), len(keys), errors.Join(errs...))
+	}
+	return out, nil
 }
 
 // ExecutionName names the controller of key's epoch,

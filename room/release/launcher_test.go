@@ -113,3 +113,42 @@ func TestExecutionName(t *testing.T) {
 
 // errStart is failingStart's error.
 var errStart = errors.New("states is down")
+
+// A room whose controller could not be started is on the stalled-rooms
+// list; a sweep starts its controller and takes it off, and a sweep that
+// cannot start one leaves it there for the next.
+func TestSweepStartsTheControllersThatCouldNotBeStarted(t *testing.T) {
+	f := newFixture(t)
+	l := f.handler.Launcher
+	l.SFN = failingStart{}
+	_, err := l.Ensure(t.Context(), key)
+	require.ErrorIs(t, err, errStart)
+	_, err = l.Ensure(t.Context(), "billing")
+	require.ErrorIs(t, err, errStart)
+	stalled, err := f.pace.Stalled(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"billing", key}, stalled, "both rooms wait for a controller nobody started")
+
+	out, err := f.handler.Handle(t.Context(), release.Input{Sweep: true})
+	require.ErrorIs(t, err, errStart, "Step Functions still refuses: the sweep fails")
+	assert.Equal(t, &release.Swept{Failed: []string{"billing", key}}, out.Swept)
+	assert.True(t, out.Done)
+	stalled, err = f.pace.Stalled(t.Context())
+	require.NoError(t, err)
+	assert.Len(t, stalled, 2, "still stalled: the next sweep tries again")
+
+	l.SFN = f.sfn
+	_, err = l.Ensure(t.Context(), "billing") // an entry starts billing's controller itself
+	require.NoError(t, err)
+	out, err = f.handler.Handle(t.Context(), release.Input{Sweep: true})
+	require.NoError(t, err)
+	assert.Equal(t, &release.Swept{Started: []string{key}, Running: []string{"billing"}}, out.Swept)
+	assert.ElementsMatch(t, []string{"release-billing-a3", "release-orders-a3"}, f.controllers(), "epochs 1 and 2 failed to start")
+	stalled, err = f.pace.Stalled(t.Context())
+	require.NoError(t, err)
+	assert.Empty(t, stalled, "every stalled room has its controller")
+
+	out, err = f.handler.Handle(t.Context(), release.Input{Sweep: true})
+	require.NoError(t, err)
+	assert.Equal(t, &release.Swept{}, out.Swept, "nothing on the list: nothing to do")
+}

@@ -132,7 +132,8 @@ func (e *InvalidEntry) Error() string { return "waitroom: invalid entry: " + e.P
 // ControllerNotStarted reports a document that is in the room while its
 // breaker's controller could not be started: the state machine tries
 // again, then ends the execution all the same (the message is safe in the
-// room; the next entry, or an operator's release, starts the controller).
+// room; the minute's sweep, the next entry or an operator's release starts
+// the controller).
 type ControllerNotStarted struct {
 	// Breaker is the breaker key.
 	Breaker string
