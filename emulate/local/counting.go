@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -102,6 +103,10 @@ type countingDB struct {
 	// released counts the room's releases: a room entry is deleted only
 	// by a release that started its execution (room.Room.Take).
 	released atomic.Int64
+	// stalled, if set, is called when a key is put on the stalled-rooms
+	// list (pace.Store.NoteStalled): the virtual clock's sweep schedule
+	// arms then.
+	stalled func()
 }
 
 var _ wire.DynamoDB = (*countingDB)(nil)
@@ -132,6 +137,10 @@ func (c *countingDB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opt
 func (c *countingDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	out, err := c.next.UpdateItem(ctx, in, optFns...)
 	c.count(in.Key, err, false)
+	if pk, ok := in.Key[dynamo.PKAttr].(*types.AttributeValueMemberS); ok && err == nil && c.stalled != nil &&
+		pk.Value == dynamo.PacePrefix && strings.HasPrefix(aws.ToString(in.UpdateExpression), "ADD ") {
+		c.stalled()
+	}
 	return out, err
 }
 

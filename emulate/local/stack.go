@@ -25,6 +25,7 @@ import (
 	"github.com/redrive/redrive/emulate/sqslocal"
 	"github.com/redrive/redrive/lambda/wire"
 	"github.com/redrive/redrive/park/replay"
+	"github.com/redrive/redrive/room/pace"
 )
 
 // The functions a Stack hosts in its Registry, by name.
@@ -128,6 +129,7 @@ type Stack struct {
 	breakers []*breaker.Breaker
 	rows     breaker.Store // uncounted reads for BreakerRow
 	source   *eventSource
+	sweeps   *sweepSchedule
 	throttle *startThrottle
 	dynamo   *dynamoBackend
 	lambda   *lambda.Client // the attempt's client of the consumer
@@ -221,6 +223,11 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 		invoker: s.invoker, function: functionARN(FunctionStarter), batchSize: opts.BatchSize,
 		fail: s.fail, logger: logger(opts.Logs, s.Executor), service: opts.Scaled != nil,
 	}
+	s.sweeps = &sweepSchedule{exec: s.Executor, invoker: s.invoker, pace: pace.NewStore(s.dynamo.api, s.Table),
+		logger: logger(opts.Logs, s.Executor)}
+	if opts.Scaled == nil {
+		s.db.stalled = s.sweeps.arm
+	}
 	if opts.Scaled != nil {
 		s.serve()
 	}
@@ -228,7 +235,8 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 }
 
 // serve starts a service's background work: the executor (unless Step
-// Functions is elsewhere) and the DLQ's long-polling event source.
+// Functions is elsewhere), the DLQ's long-polling event source and the
+// sweep schedule.
 func (s *Stack) serve() {
 	ctx, stop := context.WithCancel(context.Background())
 	s.stop = stop
@@ -236,6 +244,7 @@ func (s *Stack) serve() {
 		s.running.Go(func() { _ = s.Executor.Run(ctx) }) // returns ctx's error when Close cancels it
 	}
 	s.running.Go(func() { s.source.run(ctx) })
+	s.running.Go(func() { s.sweeps.run(ctx) })
 }
 
 // startLambda serves the Lambda Invoke API over the Registry.
