@@ -179,7 +179,8 @@ func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[stri
 			id: "ReleaserNotStartedAlarm",
 			description: "A breaker's controller could not be started when its room got messages or its breaker let messages " +
 				"through (the pace row's lease or StartExecution failed; see the starter's, waitroom's and attempt function's " +
-				"logs): the room waits until the next message entering it starts one. Start one at once with " +
+				"logs): the minute's sweep (SweepSchedule) starts one once Step Functions takes starts again, or the next " +
+				"message entering the room does. Start one at once with " +
 				"`redrive admin release --breaker KEY` (the admin state machine's release command).",
 			metric:    insightsSum(metricReleaserNotStarted, minute),
 			threshold: 1,

@@ -71,6 +71,8 @@ func NewRedriveStack(scope constructs.Construct, id string, props *Props) (awscd
 	// starter's references make the mapping wait for the rest).
 	mapping.Node().AddDependency(sms.release, sms.redrive)
 
+	newSweepSchedule(stack, fns[releaseFn])
+
 	topic := newAlarmTopic(stack, s)
 	alarms := newAlarms(stack, s, st, fns, sms, topic)
 	dashboard := newDashboard(stack, st, fns, sms, alarms)

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/redrive/redrive/dynamo"
+	"github.com/redrive/redrive/room/release"
 	"github.com/redrive/redrive/statemachine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,6 +29,7 @@ func TestResourceCounts(t *testing.T) {
 			"AWS::IAM::Policy": 9, "AWS::CloudWatch::Alarm": 17, "AWS::CloudWatch::Dashboard": 1,
 			"AWS::SNS::Topic": 0, "AWS::SNS::TopicPolicy": 0, "AWS::KMS::Key": 0,
 			"AWS::S3::Bucket": 1, "AWS::S3::BucketPolicy": 1, "Custom::S3AutoDeleteObjects": 0,
+			"AWS::Events::Rule": 1, "AWS::Lambda::Permission": 1,
 		}},
 		{demoName, map[string]int{
 			"AWS::Lambda::Function": 6, "AWS::Lambda::EventSourceMapping": 1, "AWS::StepFunctions::StateMachine": 3,
@@ -35,6 +37,7 @@ func TestResourceCounts(t *testing.T) {
 			"AWS::IAM::Policy": 9, "AWS::CloudWatch::Alarm": 18, "AWS::CloudWatch::Dashboard": 1,
 			"AWS::SNS::Topic": 1, "AWS::SNS::TopicPolicy": 1, "AWS::KMS::Key": 1,
 			"AWS::S3::Bucket": 1, "AWS::S3::BucketPolicy": 1, "Custom::S3AutoDeleteObjects": 0,
+			"AWS::Events::Rule": 1, "AWS::Lambda::Permission": 1,
 		}},
 	}
 	for _, tt := range tests {
@@ -610,4 +613,29 @@ func TestOutputs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSweepSchedule: every minute, EventBridge invokes the release function
+// with the sweep event, which the release handler reads as a sweep.
+func TestSweepSchedule(t *testing.T) {
+	s := synth(t, existingName)
+	_, rule := s.only(t, "AWS::Events::Rule")
+	p := rule.Properties
+	assert.Equal(t, "rate(1 minute)", p["ScheduleExpression"])
+	assert.Equal(t, "ENABLED", p["State"])
+	targets, ok := p["Targets"].([]any)
+	require.True(t, ok, "targets: %v", p["Targets"])
+	require.Len(t, targets, 1)
+	target := targets[0].(map[string]any)
+	fn, _ := s.function(t, releaseFn)
+	assert.Equal(t, "{"+fn+".Arn}", render(target["Arn"]))
+	assert.Equal(t, `{"MaximumEventAgeInSeconds":60,"MaximumRetryAttempts":2}`, render(target["RetryPolicy"]))
+
+	var in release.Input
+	require.NoError(t, json.Unmarshal([]byte(target["Input"].(string)), &in))
+	assert.Equal(t, release.Input{Sweep: true}, in, "the release handler reads the event as a sweep")
+
+	_, permission := s.only(t, "AWS::Lambda::Permission")
+	assert.Equal(t, "events.amazonaws.com", permission.Properties["Principal"])
+	assert.Equal(t, "{"+s.id(t, "AWS::Events::Rule", "SweepSchedule")+".Arn}", render(permission.Properties["SourceArn"]))
 }
