@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -59,4 +61,37 @@ func TestFunctionsLogOnTheStacksClock(t *testing.T) {
 	}
 	assert.Equal(t, map[string]bool{"breaker command": true, "breaker state change": true}, seen,
 		"the admin function's audit line and its breaker's state change: %s", logs.String())
+}
+
+// overlapWriter records its lines and whether two Writes ever overlapped.
+type overlapWriter struct {
+	active, overlaps atomic.Int32
+	mu               sync.Mutex
+	lines            int
+}
+
+func (w *overlapWriter) Write(p []byte) (int, error) {
+	if w.active.Add(1) > 1 {
+		w.overlaps.Add(1)
+	}
+	runtime.Gosched() // a slow writer: a second Write would come in now
+	w.mu.Lock()
+	w.lines += bytes.Count(p, []byte("\n"))
+	w.mu.Unlock()
+	w.active.Add(-1)
+	return len(p), nil
+}
+
+// The stack's functions write to Options.Logs one at a time, whatever the
+// writer: many executions at once never interleave their lines.
+func TestLogsAreWrittenOneLineAtATime(t *testing.T) {
+	logs := &overlapWriter{}
+	s := start(t, local.Options{Workers: 8, Logs: logs})
+	_, err := s.SendToDLQ(t.Context(), messages(40)...)
+	require.NoError(t, err)
+	require.NoError(t, s.RunUntilDrained(t.Context()))
+	logs.mu.Lock()
+	defer logs.mu.Unlock()
+	assert.Greater(t, logs.lines, 40, "precondition: the functions logged")
+	assert.Zero(t, logs.overlaps.Load(), "two writes overlapped")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/redrive/redrive/attempt"
@@ -173,7 +174,8 @@ type Options struct {
 	// records, the room and the pace rows); what it fails is not counted
 	// in Stats.
 	WrapDynamoDB func(wire.DynamoDB) wire.DynamoDB
-	// Logs receives the handlers' JSON logs and metric lines. Default
+	// Logs receives the handlers' JSON logs and metric lines, one whole
+	// line a Write, one Write at a time, whatever the writer. Default
 	// io.Discard.
 	Logs io.Writer
 }
@@ -216,7 +218,24 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Logs == nil {
 		o.Logs = io.Discard
 	}
+	if _, ok := o.Logs.(*lineWriter); !ok && o.Logs != io.Discard {
+		o.Logs = &lineWriter{w: o.Logs}
+	}
 	return o, o.validate()
+}
+
+// lineWriter serializes the handlers' writes to a writer: every function's
+// logger and metrics write lines to it at once.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Write implements io.Writer.
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // validate checks the options Start uses itself, once defaults are set.
