@@ -14,7 +14,7 @@ export npm_config_audit := false
 
 .PHONY: all run test vet fmt-check unit test-dynalite test-fauxqs test-infra \
 	test-sfn-selftest test-sfn-local bench bench-go bench-dynalite bench-scenarios \
-	build synth deploy diff local install browser figures
+	build synth deploy diff local install browser figures stress
 
 all: test
 
@@ -59,6 +59,12 @@ unit: browser
 DYNAMO_PKGS := ./dynamo/... ./emulate/ddbtest/... ./delivery ./attempt ./admin/... ./lambda/wire/... \
 	./park ./park/lotindex ./rules/... ./emulate/local/... ./test
 SQS_PKGS    := ./emulate/sqslocal/... ./delivery/target/... ./park ./park/lotindex ./starter
+
+## stress: the race-enabled tests ROUNDS times (default 5), two runs at once,
+## to find tests that fail on a loaded machine (not part of make test: ~5
+## minutes a round on 2 cores).
+stress: browser
+	GO=$(GO) scripts/stress.sh $(ROUNDS)
 
 ## test-dynalite: DYNAMO_PKGS against dynalite (npm), on a free loopback port.
 test-dynalite:
