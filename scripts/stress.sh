@@ -21,7 +21,16 @@ esac
 logs=.cache/stress
 mkdir -p "$logs"
 failed=0
+
+# check LOG STATUS counts a run that failed and names its failed tests.
+check() {
+	[ "$2" -eq 0 ] && return
+	failed=$((failed + 1))
+	grep -E '^(--- FAIL|FAIL\s)' "$1" | sed "s|^|  $1: |"
+}
+
 for r in $(seq "$rounds"); do
+	# $pkgs is split on purpose: STRESS_PKGS may name several packages.
 	"$go" test -race -count=1 $pkgs >"$logs/round$r-a.log" 2>&1 &
 	a=$!
 	"$go" test -race -count=1 $pkgs >"$logs/round$r-b.log" 2>&1 &
@@ -31,13 +40,8 @@ for r in $(seq "$rounds"); do
 	wait $b
 	rb=$?
 	echo "stress: round $r of $rounds: run a exit $ra, run b exit $rb ($(date +%T))"
-	for run in a:$ra b:$rb; do
-		log="$logs/round$r-${run%%:*}.log"
-		if [ "${run#*:}" -ne 0 ]; then
-			failed=$((failed + 1))
-			grep -E '^(--- FAIL|FAIL\s)' "$log" | sed "s|^|  $log: |"
-		fi
-	done
+	check "$logs/round$r-a.log" $ra
+	check "$logs/round$r-b.log" $rb
 done
 if [ "$failed" -gt 0 ]; then
 	echo "stress: $failed of $((2 * rounds)) runs failed; logs in $logs/"
