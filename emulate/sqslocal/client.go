@@ -102,6 +102,7 @@ func (c *Client) SendMessage(ctx context.Context, params *sqs.SendMessageInput, 
 		MD5OfMessageBody:             &r.MD5OfMessageBody,
 		MD5OfMessageAttributes:       nonEmpty(&r.MD5OfMessageAttributes),
 		MD5OfMessageSystemAttributes: nonEmpty(&r.MD5OfMessageSystemAttributes),
+		SequenceNumber:               nonEmpty(&r.SequenceNumber),
 	}, nil
 }
 
@@ -130,6 +131,7 @@ func (c *Client) SendMessageBatch(ctx context.Context, params *sqs.SendMessageBa
 			MD5OfMessageBody:             &r.MD5OfMessageBody,
 			MD5OfMessageAttributes:       nonEmpty(&r.MD5OfMessageAttributes),
 			MD5OfMessageSystemAttributes: nonEmpty(&r.MD5OfMessageSystemAttributes),
+			SequenceNumber:               nonEmpty(&r.SequenceNumber),
 		}
 	})
 	return &sqs.SendMessageBatchOutput{Successful: ok, Failed: failed}, nil

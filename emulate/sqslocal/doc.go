@@ -2,8 +2,8 @@
 // tests: an http.Handler that speaks the SQS AWS JSON 1.0 protocol, so the
 // real aws-sdk-go-v2 sqs client talks to it unchanged.
 //
-// It implements standard queues with SQS's documented semantics: queue and
-// message attribute validation, visibility timeouts, delays, retention,
+// It implements standard and FIFO queues with SQS's documented
+// semantics: queue and message attribute validation, visibility timeouts, delays, retention,
 // long polling, receipt handles, redrive to a dead-letter queue after
 // maxReceiveCount receives, dead-letter queue redrive (the message move
 // tasks and ListDeadLetterSourceQueues), queue tags, the body and
@@ -30,8 +30,25 @@
 // receive finds it already received maxReceiveCount times, a stale receipt
 // handle makes DeleteMessage succeed without deleting, PurgeQueue may run
 // once a minute per queue, and a deleted queue's name is reusable after 60
-// seconds. FIFO queues and the permission actions are not implemented;
-// they fail with UnsupportedOperation.
+// seconds. The permission actions and the KMS attributes are not
+// implemented; they fail with UnsupportedOperation.
+//
+// A FIFO queue (FifoQueue true, a name ending in .fifo) needs a
+// MessageGroupId on every message and a MessageDeduplicationId unless
+// ContentBasedDeduplication derives one from the body (its SHA-256); a
+// message whose ID (per queue, or per group with DeduplicationScope
+// messageGroup) was accepted within the last five minutes is not added
+// again, and the answer names the first. Each accepted message gets the
+// next SequenceNumber (20 digits, increasing). A receive takes, oldest
+// first, only messages of groups with none in flight, as many of one
+// group as it can before the next, so a group is processed in order; a
+// per-message DelaySeconds is refused, and a receipt handle whose
+// visibility timeout ended no longer deletes. A FIFO queue's dead-letter
+// queue is a FIFO queue: a message moved there keeps its group, takes its
+// original message ID as its deduplication ID, as the redrive guide says,
+// and a new SequenceNumber; a message move task keeps the groups and the
+// order. FifoThroughputLimit is recorded, not enforced: the server has no
+// throughput quotas.
 //
 // A message move task (StartMessageMoveTask) takes a queue that is the
 // dead-letter queue of another as its source and moves, oldest first, the
@@ -70,9 +87,12 @@
 // policy, tags, messages oldest first, latest message move tasks) and the
 // names of queues deleted less than 60 seconds before. A message keeps its
 // ID, body, message attributes, AWSTraceHeader, MessageGroupId,
-// DeadLetterQueueSourceArn, send and receive times, receive count, the
+// MessageDeduplicationId, SequenceNumber, DeadLetterQueueSourceArn, send and receive times, receive count, the
 // receipt handle of its latest receive, its MD5 digests, and its state:
-// visible, or in flight or delayed until a time.
+// visible, or in flight or delayed until a time. A FIFO queue keeps its
+// last SequenceNumber and its deduplication window; both fields are
+// absent from a standard queue's, so a snapshot without FIFO queues is as
+// before.
 //
 // Times are absolute, so the restored server compares them with its own
 // clock and the time between Snapshot and Restore counts, as it does for

@@ -116,6 +116,9 @@ func (s *Server) startMessageMoveTask(_ call, in *startMessageMoveTaskInput) (an
 		if t.dest, err = s.queueByARN(in.DestinationArn, "DestinationArn", now); err != nil {
 			return nil, err
 		}
+		if t.dest.cfg.FifoQueue != src.cfg.FifoQueue {
+			return nil, errInvalidParameterValue.errorf("The source queue and the destination queue must be of the same type (both standard or both FIFO).")
+		}
 	}
 	if len(src.moves) > 0 && src.moves[0].active() {
 		return nil, errInvalidParameterValue.errorf("There is already a task running. Only one active task is allowed for a source queue arn at a given time.")
@@ -230,9 +233,10 @@ func later(a, b time.Time) time.Time {
 }
 
 // redrive adds a copy of m to t's destination as a new message (a new ID
-// and send time, the same body and attributes, the destination's delay)
-// and returns "", or the FailureReason when it cannot: the destination, or
-// the queue m came from, does not exist.
+// and send time, the same body and attributes, the destination's delay;
+// on a FIFO queue the same group and deduplication ID, the next
+// SequenceNumber) and returns "", or the FailureReason when it cannot: the
+// destination, or the queue m came from, does not exist.
 func (s *Server) redrive(t *moveTask, m *message, now time.Time) string {
 	dest := t.dest
 	if dest == nil {
@@ -246,7 +250,7 @@ func (s *Server) redrive(t *moveTask, m *message, now time.Time) string {
 	if err != nil {
 		return err.kind.code
 	}
-	dest.add(&message{
+	moved := &message{
 		id:          id,
 		body:        m.body,
 		attrs:       m.attrs,
@@ -255,7 +259,12 @@ func (s *Server) redrive(t *moveTask, m *message, now time.Time) string {
 		groupID:     m.groupID,
 		sentAt:      now,
 		visibleAt:   now.Add(time.Duration(dest.cfg.DelaySeconds) * time.Second),
-	})
+	}
+	dest.add(moved)
+	if dest.cfg.FifoQueue {
+		moved.dedupID = m.dedupID
+		dest.remember(moved, now)
+	}
 	return ""
 }
 

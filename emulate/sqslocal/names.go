@@ -6,20 +6,30 @@ import (
 	"strings"
 )
 
-// queueNamePattern is SQS's rule for standard queue names: 1 to 80
-// alphanumeric characters, hyphens and underscores.
-var queueNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
+// queueNamePattern is SQS's rule for standard queue names, and for FIFO
+// queue names without their .fifo suffix: alphanumeric characters,
+// hyphens and underscores.
+var queueNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
-// checkQueueName validates a CreateQueue name. FIFO names are refused with
-// UnsupportedOperation: this server holds standard queues only.
-func checkQueueName(name string) *apiError {
+// maxQueueNameLen bounds queue names, a FIFO queue's .fifo suffix
+// included.
+const maxQueueNameLen = 80
+
+// fifoSuffix ends the name of every FIFO queue, and only theirs.
+const fifoSuffix = ".fifo"
+
+// checkQueueName validates a CreateQueue name for a FIFO queue or a
+// standard one: a standard queue's name cannot end in .fifo, as the
+// period is not allowed, and a FIFO queue's must.
+func checkQueueName(name string, fifo bool) *apiError {
 	if name == "" {
 		return missing("QueueName")
 	}
-	if strings.HasSuffix(name, ".fifo") {
-		return errUnsupportedOperation.errorf("sqslocal does not implement FIFO queues (queue name %q).", name)
-	}
-	if !queueNamePattern.MatchString(name) {
+	base, suffixed := strings.CutSuffix(name, fifoSuffix)
+	switch {
+	case fifo && (!suffixed || !queueNamePattern.MatchString(base) || len(name) > maxQueueNameLen):
+		return invalidValue("QueueName", name, "The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length")
+	case !fifo && (!queueNamePattern.MatchString(name) || len(name) > maxQueueNameLen):
 		return invalidValue("QueueName", name, "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length")
 	}
 	return nil

@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// queue is one standard queue. Its fields are guarded by Server.mu.
+// queue is one standard or FIFO queue. Its fields are guarded by
+// Server.mu.
 type queue struct {
 	name     string
 	cfg      queueConfig
@@ -24,6 +25,12 @@ type queue struct {
 	// moves are the queue's latest message move tasks as their source,
 	// newest first, at most maxListMoveTasks.
 	moves []*moveTask
+	// sequence is the last SequenceNumber a FIFO queue gave a message, and
+	// dedup its deduplication window by MessageDeduplicationId, whose
+	// expired entries go at dedupSweep (fifo.go).
+	sequence   uint64
+	dedup      map[string][]dedupEntry
+	dedupSweep time.Time
 }
 
 // message is one message on a queue.
@@ -33,7 +40,9 @@ type message struct {
 	attrs        map[string]MessageAttribute
 	md5Body      string
 	traceHeader  string // AWSTraceHeader system attribute, "" if unset
-	groupID      string // MessageGroupId (fair queues), "" if unset
+	groupID      string // MessageGroupId (FIFO and fair queues), "" if unset
+	dedupID      string // MessageDeduplicationId (FIFO queues), "" otherwise
+	sequence     string // SequenceNumber (FIFO queues), "" otherwise
 	sentAt       time.Time
 	visibleAt    time.Time // receivable from then on (delay or visibility timeout)
 	receiveCount int
@@ -54,8 +63,13 @@ func (q *queue) signal() {
 	q.changed = make(chan struct{})
 }
 
-// add appends m and wakes the long polls.
+// add appends m, with the next SequenceNumber on a FIFO queue, and wakes
+// the long polls.
 func (q *queue) add(m *message) {
+	if q.cfg.FifoQueue {
+		q.sequence++
+		m.sequence = sequenceNumber(q.sequence)
+	}
 	if len(q.messages) == 0 || m.sentAt.Before(q.oldest) {
 		q.oldest = m.sentAt
 	}

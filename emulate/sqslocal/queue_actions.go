@@ -30,11 +30,13 @@ type queueURLOutput struct {
 	QueueURL string `json:"QueueUrl"`
 }
 
-// createQueue creates a queue with its tags, or returns the URL of an
-// existing one when every given attribute has the value the queue already
-// has (the tags of an existing queue are left as they are).
+// createQueue creates a queue with its tags, FIFO when the FifoQueue
+// attribute says so, or returns the URL of an existing one when every
+// given attribute has the value the queue already has (the tags of an
+// existing queue are left as they are).
 func (s *Server) createQueue(c call, in *createQueueInput) (any, *apiError) {
-	if err := checkQueueName(in.QueueName); err != nil {
+	fifo := fifoRequested(in.Attributes)
+	if err := checkQueueName(in.QueueName, fifo); err != nil {
 		return nil, err
 	}
 	if err := checkTags(in.Tags); err != nil {
@@ -59,7 +61,7 @@ func (s *Server) createQueue(c call, in *createQueueInput) (any, *apiError) {
 	if at, ok := s.deleted[in.QueueName]; ok && now.Before(at.Add(queueNameReuseDelay)) {
 		return nil, errQueueDeletedRecently.errorf("You must wait 60 seconds after deleting a queue before you can create another with the same name.")
 	}
-	cfg, err := s.applyQueueAttributes(s.defaultQueueConfig(), in.Attributes, in.QueueName)
+	cfg, err := s.applyQueueAttributes(s.defaultQueueConfig(fifo), in.Attributes, in.QueueName)
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +135,7 @@ func (s *Server) knownQueueAttribute(name string) bool {
 	_, settable := s.intAttributes()[name]
 	return settable || name == "RedrivePolicy" ||
 		slices.Contains(readOnlyQueueAttributes, name) ||
+		slices.Contains(fifoQueueAttributes, name) ||
 		slices.Contains(unsupportedQueueAttributes, name)
 }
 

@@ -201,14 +201,12 @@ func TestQueueCannotBeItsOwnDeadLetterQueue(t *testing.T) {
 
 func TestUnsupportedQueueFeatures(t *testing.T) {
 	e := newEnv(t)
-	e.embeddedOnly(t, "sqslocal implements standard queues only; fauxqs has FIFO queues, KMS attributes and permissions")
+	e.embeddedOnly(t, "sqslocal implements neither KMS attributes nor permissions; fauxqs has them")
 	tests := []struct {
 		name      string
 		queueName string
 		attrs     map[string]string
 	}{
-		{"FIFO name", sqstest.QueuePrefix + "q.fifo", nil},
-		{"FIFO attribute", sqstest.QueuePrefix + "q", map[string]string{"FifoQueue": "true"}},
 		{"KMS key", sqstest.QueuePrefix + "q", map[string]string{"KmsMasterKeyId": "alias/aws/sqs"}},
 	}
 	for _, tt := range tests {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// queueConfig holds a queue's settable attributes.
+// queueConfig holds a queue's settable attributes, and its type.
 type queueConfig struct {
 	DelaySeconds                  int
 	MaximumMessageSize            int
@@ -15,6 +15,12 @@ type queueConfig struct {
 	ReceiveMessageWaitTimeSeconds int
 	VisibilityTimeout             int
 	RedrivePolicy                 *redrivePolicy
+	// FifoQueue is the queue's type, fixed at creation; the fields below
+	// it are a FIFO queue's only.
+	FifoQueue                 bool
+	ContentBasedDeduplication bool
+	DeduplicationScope        string // dedupScopeQueue or dedupScopeGroup
+	FifoThroughputLimit       string // throughputPerQueue or throughputPerGroup
 }
 
 // redrivePolicy sends a message to the dead-letter queue once it has been
@@ -50,11 +56,10 @@ var readOnlyQueueAttributes = []string{
 }
 
 // unsupportedQueueAttributes are real SQS attributes this server does not
-// implement: FIFO, encryption, policies.
+// implement: encryption, policies.
 var unsupportedQueueAttributes = []string{
-	"ContentBasedDeduplication", "DeduplicationScope", "FifoQueue",
-	"FifoThroughputLimit", "KmsDataKeyReusePeriodSeconds", "KmsMasterKeyId",
-	"Policy", "RedriveAllowPolicy", "SqsManagedSseEnabled",
+	"KmsDataKeyReusePeriodSeconds", "KmsMasterKeyId", "Policy",
+	"RedriveAllowPolicy", "SqsManagedSseEnabled",
 }
 
 // intAttributes returns the integer attributes; MaximumMessageSize tops
@@ -69,13 +74,18 @@ func (s *Server) intAttributes() map[string]intAttribute {
 	}
 }
 
-// defaultQueueConfig is a new queue's configuration.
-func (s *Server) defaultQueueConfig() queueConfig {
-	return queueConfig{
+// defaultQueueConfig is the configuration of a new queue, FIFO or not.
+func (s *Server) defaultQueueConfig(fifo bool) queueConfig {
+	cfg := queueConfig{
 		MaximumMessageSize:     s.opts.MaxMessageSize,
 		MessageRetentionPeriod: defaultRetentionSeconds,
 		VisibilityTimeout:      defaultVisibilitySeconds,
+		FifoQueue:              fifo,
 	}
+	if fifo {
+		cfg.DeduplicationScope, cfg.FifoThroughputLimit = dedupScopeQueue, throughputPerQueue
+	}
+	return cfg
 }
 
 // applyQueueAttributes returns cfg with the attributes in set applied, for
@@ -93,36 +103,41 @@ func (s *Server) applyQueueAttributes(cfg queueConfig, set map[string]string, se
 			*a.field(&cfg) = n
 			continue
 		}
+		var err *apiError
 		switch {
 		case name == "RedrivePolicy":
-			p, err := s.parseRedrivePolicy(value, self)
-			if err != nil {
-				return cfg, err
-			}
-			cfg.RedrivePolicy = p
+			cfg.RedrivePolicy, err = s.parseRedrivePolicy(value, self, cfg.FifoQueue)
+		case slices.Contains(fifoQueueAttributes, name):
+			err = cfg.applyFIFOAttribute(name, value)
 		case slices.Contains(unsupportedQueueAttributes, name):
-			return cfg, errUnsupportedOperation.errorf("sqslocal does not implement the queue attribute %s.", name)
+			err = errUnsupportedOperation.errorf("sqslocal does not implement the queue attribute %s.", name)
 		default:
-			return cfg, errInvalidAttributeName.errorf("Unknown Attribute %s.", name)
+			err = errInvalidAttributeName.errorf("Unknown Attribute %s.", name)
+		}
+		if err != nil {
+			return cfg, err
 		}
 	}
-	return cfg, nil
+	return cfg, cfg.checkThroughputLimit()
 }
 
 // parseRedrivePolicy parses a RedrivePolicy value for the queue called
-// self; "" removes the policy. Its target must be another existing queue.
-// It runs under s.mu.
-func (s *Server) parseRedrivePolicy(value, self string) (*redrivePolicy, *apiError) {
+// self, a FIFO queue or not; "" removes the policy. Its target must be
+// another existing queue of the same type. It runs under s.mu.
+func (s *Server) parseRedrivePolicy(value, self string, fifo bool) (*redrivePolicy, *apiError) {
 	p, err := decodeRedrivePolicy(value)
 	if p == nil || err != nil {
 		return p, err
 	}
 	name, ok := s.nameFromARN(p.DeadLetterTargetArn)
-	if !ok || s.queues[name] == nil {
+	target := s.queues[name]
+	switch {
+	case !ok || target == nil:
 		return nil, badRedrivePolicy(value, "Dead letter target does not exist.")
-	}
-	if name == self {
+	case name == self:
 		return nil, badRedrivePolicy(value, "A queue can not be its own dead letter target.")
+	case target.cfg.FifoQueue != fifo:
+		return nil, badRedrivePolicy(value, "Dead-letter queue must be same type of queue as the source..")
 	}
 	return p, nil
 }
@@ -189,6 +204,12 @@ func (c queueConfig) attributes() map[string]string {
 	if c.RedrivePolicy != nil {
 		b, _ := json.Marshal(c.RedrivePolicy) // two plain fields: cannot fail
 		out["RedrivePolicy"] = string(b)
+	}
+	if c.FifoQueue {
+		out["FifoQueue"] = "true"
+		out["ContentBasedDeduplication"] = strconv.FormatBool(c.ContentBasedDeduplication)
+		out["DeduplicationScope"] = c.DeduplicationScope
+		out["FifoThroughputLimit"] = c.FifoThroughputLimit
 	}
 	return out
 }

@@ -12,21 +12,32 @@ type deleteMessageInput struct {
 
 // deleteMessage deletes the message a receipt handle was issued for.
 func (s *Server) deleteMessage(_ call, in *deleteMessageInput) (any, *apiError) {
-	return onQueue(s, in.QueueURL, func(q *queue, _ time.Time) (any, *apiError) {
-		return struct{}{}, deleteByReceipt(q, in.ReceiptHandle)
+	return onQueue(s, in.QueueURL, func(q *queue, now time.Time) (any, *apiError) {
+		return struct{}{}, deleteByReceipt(q, in.ReceiptHandle, now)
 	})
 }
 
-// deleteByReceipt deletes the message of handle from q. As SQS documents,
-// only the handle of the latest receive deletes; an older one, or one of a
-// message already gone, succeeds without deleting anything.
-func deleteByReceipt(q *queue, handle string) *apiError {
+// deleteByReceipt deletes the message of handle from q at now. As SQS
+// documents, only the handle of the latest receive deletes; an older one,
+// or one of a message already gone, succeeds without deleting anything.
+// On a FIFO queue the handle expires with the visibility timeout, as SQS
+// answers there, and a deletion may unlock the message's group, so it
+// wakes the long polls.
+func deleteByReceipt(q *queue, handle string, now time.Time) *apiError {
 	id, err := receiptMessageID(handle, q.name)
 	if err != nil {
 		return err
 	}
-	if i := q.find(id); i >= 0 && q.messages[i].receipt == handle {
-		q.messages = slices.Delete(q.messages, i, i+1)
+	i := q.find(id)
+	if i < 0 || q.messages[i].receipt != handle {
+		return nil
+	}
+	if q.cfg.FifoQueue && q.messages[i].state(now) != StateInFlight {
+		return invalidValue("ReceiptHandle", handle, "The receipt handle has expired.")
+	}
+	q.messages = slices.Delete(q.messages, i, i+1)
+	if q.cfg.FifoQueue {
+		q.signal()
 	}
 	return nil
 }
@@ -53,8 +64,8 @@ type batchID struct {
 
 // deleteMessageBatch deletes up to ten messages by receipt handle.
 func (s *Server) deleteMessageBatch(_ call, in *receiptBatchInput) (any, *apiError) {
-	return s.receiptBatch(in, func(q *queue, e receiptEntry, _ time.Time) *apiError {
-		return deleteByReceipt(q, e.ReceiptHandle)
+	return s.receiptBatch(in, func(q *queue, e receiptEntry, now time.Time) *apiError {
+		return deleteByReceipt(q, e.ReceiptHandle, now)
 	})
 }
 

@@ -1,6 +1,7 @@
 package sqslocal
 
 import (
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +28,9 @@ type receiveMessageInput struct {
 	MaxNumberOfMessages         *int
 	VisibilityTimeout           *int
 	WaitTimeSeconds             *int
+	// ReceiveRequestAttemptId is accepted and ignored: a retried receive
+	// gets messages afresh (see doc.go).
+	ReceiveRequestAttemptID *string `json:"ReceiveRequestAttemptId"`
 }
 
 type receiveMessageOutput struct {
@@ -176,20 +180,20 @@ func optionalInt(param string, v *int, lo, hi, def int) (int, *apiError) {
 	return *v, nil
 }
 
-// take receives up to limit visible messages from q at now, oldest first.
-// A message already received maxReceiveCount times moves to the
-// dead-letter queue instead, as SQS does when a receive reaches it (the
-// receive count and the attributes travel with it). It runs under s.mu.
+// take receives up to limit messages from q at now, in the order
+// receivable gives them. A message already received maxReceiveCount times
+// moves to the dead-letter queue instead, as SQS does when a receive
+// reaches it (the receive count and the attributes travel with it; a
+// FIFO message's deduplication ID becomes its message ID, as the redrive
+// guide says, and its SequenceNumber the dead-letter queue's next). It
+// runs under s.mu.
 func (s *Server) take(q *queue, now time.Time, limit int, visibility time.Duration, sel selection) ([]wireMessage, *apiError) {
 	var out []wireMessage
 	var moved []*message
 	dlq := s.deadLetterQueue(q)
-	for _, m := range q.messages {
+	for m := range q.receivable(now) {
 		if len(out) == limit {
 			break
-		}
-		if m.visibleAt.After(now) {
-			continue
 		}
 		if dlq != nil && m.receiveCount >= q.cfg.RedrivePolicy.MaxReceiveCount {
 			moved = append(moved, m)
@@ -214,10 +218,29 @@ func (s *Server) take(q *queue, now time.Time, limit int, visibility time.Durati
 			// maxReceiveCount") and moves the message.
 			m.receiveCount++
 			m.visibleAt, m.receipt, m.sourceARN = now, "", s.queueARN(q.name)
+			if q.cfg.FifoQueue {
+				m.dedupID = m.id
+			}
 			dlq.add(m)
 		}
 	}
 	return out, nil
+}
+
+// receivable yields the messages of q a receive at now may take, in the
+// order it takes them: a standard queue's visible messages oldest first,
+// a FIFO queue's as fifoReceivable orders them.
+func (q *queue) receivable(now time.Time) iter.Seq[*message] {
+	if q.cfg.FifoQueue {
+		return slices.Values(q.fifoReceivable(now))
+	}
+	return func(yield func(*message) bool) {
+		for _, m := range q.messages {
+			if !m.visibleAt.After(now) && !yield(m) {
+				return
+			}
+		}
+	}
 }
 
 // deadLetterQueue is q's dead-letter queue, or nil if it has none or the
@@ -242,6 +265,8 @@ func (s *Server) render(m *message, sel selection) wireMessage {
 		"ApproximateFirstReceiveTimestamp": millis(m.firstRecvAt),
 		"AWSTraceHeader":                   m.traceHeader,
 		"MessageGroupId":                   m.groupID,
+		"MessageDeduplicationId":           m.dedupID,
+		"SequenceNumber":                   m.sequence,
 		"DeadLetterQueueSourceArn":         m.sourceARN,
 	}
 	for name, value := range system {

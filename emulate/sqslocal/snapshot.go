@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/redrive/redrive/emulate/versioned"
@@ -45,6 +46,20 @@ type snapshotQueue struct {
 	Tags       map[string]string  `json:"tags,omitempty"`
 	Messages   []snapshotMessage  `json:"messages"`
 	MoveTasks  []snapshotMoveTask `json:"moveTasks,omitempty"`
+	// Sequence is a FIFO queue's last SequenceNumber, and Deduplication
+	// its deduplication window; both are absent on a standard queue.
+	Sequence      uint64               `json:"sequence,omitempty"`
+	Deduplication []snapshotDedupEntry `json:"deduplication,omitempty"`
+}
+
+// snapshotDedupEntry is a message a FIFO queue accepted within the
+// deduplication interval, under its MessageDeduplicationId.
+type snapshotDedupEntry struct {
+	DeduplicationID string    `json:"messageDeduplicationId"`
+	MessageGroupID  string    `json:"messageGroupId"`
+	MessageID       string    `json:"messageId"`
+	SequenceNumber  string    `json:"sequenceNumber"`
+	Expires         time.Time `json:"expires"`
 }
 
 // snapshotMessage is one message. State is a MessageState's name; Until,
@@ -57,6 +72,8 @@ type snapshotMessage struct {
 	MD5OfMessageAttributes   string                      `json:"md5OfMessageAttributes,omitempty"`
 	AWSTraceHeader           string                      `json:"awsTraceHeader,omitempty"`
 	MessageGroupID           string                      `json:"messageGroupId,omitempty"`
+	MessageDeduplicationID   string                      `json:"messageDeduplicationId,omitempty"`
+	SequenceNumber           string                      `json:"sequenceNumber,omitempty"`
 	DeadLetterQueueSourceARN string                      `json:"deadLetterQueueSourceArn,omitempty"`
 	SentAt                   time.Time                   `json:"sentAt"`
 	ReceiveCount             int                         `json:"receiveCount"`
@@ -141,6 +158,8 @@ func (q *queue) snapshot(now time.Time) snapshotQueue {
 			MD5OfMessageAttributes:   MD5OfMessageAttributes(m.attrs),
 			AWSTraceHeader:           m.traceHeader,
 			MessageGroupID:           m.groupID,
+			MessageDeduplicationID:   m.dedupID,
+			SequenceNumber:           m.sequence,
 			DeadLetterQueueSourceARN: m.sourceARN,
 			SentAt:                   m.sentAt,
 			ReceiveCount:             m.receiveCount,
@@ -150,6 +169,12 @@ func (q *queue) snapshot(now time.Time) snapshotQueue {
 			State:                    state.String(),
 			Until:                    m.pendingUntil(state),
 		})
+	}
+	out.Sequence = q.sequence
+	for _, id := range slices.Sorted(maps.Keys(q.dedup)) {
+		for _, d := range dropExpired(q.dedup[id], now) {
+			out.Deduplication = append(out.Deduplication, snapshotDedupEntry{id, d.groupID, d.messageID, d.sequence, d.expires})
+		}
 	}
 	for _, t := range q.moves {
 		st := snapshotMoveTask{
@@ -215,7 +240,7 @@ func (s *Server) load(snap *snapshot) error {
 	for _, d := range snap.DeletedQueues {
 		_, dup := s.deleted[d.Name]
 		switch {
-		case checkQueueName(d.Name) != nil:
+		case checkQueueName(d.Name, strings.HasSuffix(d.Name, fifoSuffix)) != nil:
 			return fmt.Errorf("deleted queue %q: not a queue name", d.Name)
 		case dup || s.queues[d.Name] != nil:
 			return fmt.Errorf("deleted queue %q: the snapshot holds the name twice", d.Name)
@@ -229,7 +254,8 @@ func (s *Server) load(snap *snapshot) error {
 // under s.mu. A redrive policy's target need not exist: it may have been
 // deleted, as on the server the snapshot was taken of.
 func (s *Server) loadQueue(sq snapshotQueue, ids map[string]bool) (*queue, error) {
-	if err := checkQueueName(sq.Name); err != nil {
+	fifo := fifoRequested(sq.Attributes)
+	if err := checkQueueName(sq.Name, fifo); err != nil {
 		return nil, errors.New(err.message)
 	}
 	if s.queues[sq.Name] != nil {
@@ -238,7 +264,7 @@ func (s *Server) loadQueue(sq snapshotQueue, ids map[string]bool) (*queue, error
 	attrs := maps.Clone(sq.Attributes)
 	policy := attrs["RedrivePolicy"]
 	delete(attrs, "RedrivePolicy")
-	cfg, err := s.applyQueueAttributes(s.defaultQueueConfig(), attrs, sq.Name)
+	cfg, err := s.applyQueueAttributes(s.defaultQueueConfig(fifo), attrs, sq.Name)
 	if err == nil {
 		cfg.RedrivePolicy, err = decodeRedrivePolicy(policy)
 	}
@@ -250,10 +276,23 @@ func (s *Server) loadQueue(sq snapshotQueue, ids map[string]bool) (*queue, error
 	}
 	q := newQueue(sq.Name, cfg, sq.CreatedAt)
 	q.modified, q.purgedAt, q.tags = sq.ModifiedAt, sq.PurgedAt, sq.Tags
+	if !fifo && (sq.Sequence != 0 || len(sq.Deduplication) > 0) {
+		return nil, errors.New("a standard queue with a FIFO queue's sequence or deduplication window")
+	}
+	q.sequence = sq.Sequence
+	for _, d := range sq.Deduplication {
+		if checkFIFOID("MessageDeduplicationId", d.DeduplicationID) != nil || d.MessageID == "" {
+			return nil, fmt.Errorf("deduplication entry %q: not a deduplication ID, or no message ID", d.DeduplicationID)
+		}
+		q.rememberEntry(d.DeduplicationID, dedupEntry{d.MessageGroupID, d.MessageID, d.SequenceNumber, d.Expires})
+	}
 	for _, sm := range sq.Messages {
 		m, err := sm.load(sq.Name)
 		if err == nil && ids[m.id] {
 			err = errors.New("the snapshot holds the message twice")
+		}
+		if err == nil {
+			err = q.checkFIFOMessage(m)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("message %q: %w", sm.ID, err)
@@ -320,6 +359,8 @@ func (sm snapshotMessage) load(queueName string) (*message, error) {
 		md5Body:      sm.MD5OfBody,
 		traceHeader:  sm.AWSTraceHeader,
 		groupID:      sm.MessageGroupID,
+		dedupID:      sm.MessageDeduplicationID,
+		sequence:     sm.SequenceNumber,
 		sentAt:       sm.SentAt,
 		visibleAt:    sm.Until,
 		receiveCount: sm.ReceiveCount,

@@ -351,6 +351,18 @@ func TestRestoreRejectsBadSnapshots(t *testing.T) {
 	}
 	inQueue := fmt.Sprintf("queue %q: ", q.Name)
 	inMessage := inQueue + fmt.Sprintf("message %q: ", id)
+	// asFIFO makes the queue a FIFO queue, its message as msgFields say.
+	asFIFO := func(sequence int, msgFields map[string]any) string {
+		return edit(func(_, queue, msg map[string]any) {
+			queue["name"] = q.Name + ".fifo"
+			queue["attributes"].(map[string]any)["FifoQueue"] = "true"
+			queue["sequence"] = sequence
+			delete(msg, "receiptHandle") // it names the queue
+			maps.Copy(msg, msgFields)
+		})
+	}
+	inFIFOMessage := fmt.Sprintf("queue %q: message %q: ", q.Name+".fifo", id)
+	fifoMessage := map[string]any{"messageGroupId": "g", "messageDeduplicationId": "d", "sequenceNumber": "00000000000000000001"}
 	tests := []struct {
 		name string
 		snap string
@@ -388,6 +400,13 @@ func TestRestoreRejectsBadSnapshots(t *testing.T) {
 		{"delayed after a receive", edit(func(_, _, msg map[string]any) { msg["state"] = "delayed" }), inMessage + "state delayed with receiveCount 1"},
 		{"in flight never received", edit(func(_, _, msg map[string]any) { msg["receiveCount"] = 0 }), inMessage + "state in-flight with receiveCount 0"},
 		{"foreign receipt handle", edit(func(_, _, msg map[string]any) { msg["receiptHandle"] = "bm9wZQ" }), inMessage + `receiptHandle "bm9wZQ" is not one of this message`},
+		{"a sequence number on a standard queue", edit(func(_, _, msg map[string]any) { msg["sequenceNumber"] = "00000000000000000001" }),
+			inMessage + "a deduplication ID or a sequence number on a standard queue"},
+		{"a standard queue with a sequence", edit(func(_, queue, _ map[string]any) { queue["sequence"] = 3 }),
+			inQueue + "a standard queue with a FIFO queue's sequence or deduplication window"},
+		{"a FIFO message without a group", asFIFO(1, nil), inFIFOMessage + "a FIFO queue's message without a group or a deduplication ID"},
+		{"a FIFO sequence number the queue did not give", asFIFO(0, fifoMessage),
+			inFIFOMessage + `sequence number "00000000000000000001" is not one the queue gave (its last is 0)`},
 		{"running task", edit(func(_, queue, _ map[string]any) {
 			queue["moveTasks"] = []any{map[string]any{"taskId": "t1", "status": "RUNNING", "startedAt": epoch}}
 		}), inQueue + `message move task "t1": status "RUNNING" is not one a snapshot holds`},
@@ -409,6 +428,10 @@ func TestRestoreRejectsBadSnapshots(t *testing.T) {
 	})
 	t.Run("the unedited snapshot restores", func(t *testing.T) {
 		_, err := sqslocal.Restore(strings.NewReader(edit(func(_, _, _ map[string]any) {})), sqslocal.Options{})
+		assert.NoError(t, err)
+	})
+	t.Run("a consistent FIFO edit restores", func(t *testing.T) {
+		_, err := sqslocal.Restore(strings.NewReader(asFIFO(1, fifoMessage)), sqslocal.Options{})
 		assert.NoError(t, err)
 	})
 }

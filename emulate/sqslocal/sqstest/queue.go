@@ -28,14 +28,18 @@ type Queue struct {
 	ARN  string
 }
 
-// CreateQueue creates a uniquely named standard queue with attrs (nil for
-// the defaults), deletes it when tb ends, and returns it. Any failure
-// stops the test.
+// CreateQueue creates a uniquely named queue with attrs (nil for the
+// defaults: a standard queue; FifoQueue true for a FIFO queue, whose name
+// then ends in .fifo), deletes it when tb ends, and returns it. Any
+// failure stops the test.
 func CreateQueue(tb testing.TB, client *sqs.Client, attrs map[string]string) Queue {
 	tb.Helper()
 	// rand.Text is 26 base32 characters: unique across test processes
 	// sharing an endpoint, and valid in a queue name.
 	name := QueuePrefix + strings.ToLower(rand.Text())
+	if strings.EqualFold(attrs["FifoQueue"], "true") {
+		name += ".fifo"
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), queueTimeout)
 	defer cancel()
 	q, err := createQueue(ctx, client, name, attrs)
