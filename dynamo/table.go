@@ -34,6 +34,7 @@ const (
 	DeliveryPrefix  = "delivery#"  // a delivery record (delivery)
 	RoomPrefix      = "room#"      // a message waiting in the room (room)
 	RoomWatchPrefix = "roomwatch#" // a room's watch (room)
+	GroupPrefix     = "group#"     // a FIFO message group's turn in a room (room)
 	PacePrefix      = "pace#"      // a breaker key's release pace (room/pace)
 	ParkedPrefix    = "parked#"    // the parking lot's index (park/lotindex)
 	ReplayPrefix    = "replay#"    // a replay's journal (park/replay)

@@ -3,6 +3,7 @@ package room
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -38,6 +39,11 @@ type Releaser struct {
 	Workers int
 }
 
+// FIFOLookahead bounds how deep a release batch looks into a line of FIFO
+// messages for entries whose group's turn it may be: n times it, for n to
+// release.
+const FIFOLookahead = 8
+
 // Outcome is what releasing one entry did.
 type Outcome int
 
@@ -58,9 +64,12 @@ const (
 
 // Counts adds up what a batch of releases did.
 type Counts struct {
-	// Listed counts the entries the batch found due; fewer than asked for
-	// means the room ran short.
+	// Listed counts the entries the batch found due that could go; fewer
+	// than asked for means the room ran short.
 	Listed int
+	// Behind counts the FIFO entries listed behind an earlier entry of
+	// their group, left in line for their turn.
+	Behind int
 	// Released counts the executions started (Undeleted ones too),
 	// Skipped the entries another release had, Undeleted the released
 	// entries left in the room, Failed the releases that failed.
@@ -74,8 +83,14 @@ type Counts struct {
 // entry twice; starting before taking means a releaser that dies between
 // the two loses nothing (the claim expires, and the entry goes again). A
 // start that fails gives the claim up and returns the error: the entry
-// stays in line.
+// stays in line. A FIFO entry goes only when it has its group's turn
+// (line.go), which it takes first; otherwise it is Skipped.
 func (r *Room) Release(ctx context.Context, rel Releaser, e Entry, now time.Time, i int) (Outcome, error) {
+	if e.Place != nil {
+		if mine, err := r.takeTurn(ctx, e, now); err != nil || !mine {
+			return Skipped, err
+		}
+	}
 	claimed, ok, err := r.Claim(ctx, e, claimName(rel.Owner, now, i), now, rel.Lease)
 	if err != nil || !ok {
 		return Skipped, err
@@ -105,16 +120,24 @@ func (r *Room) Release(ctx context.Context, rel Releaser, e Entry, now time.Time
 // caller's clock), at most workers at a time; proceed, when not nil, is
 // asked before each release and stops the batch when it says no. A failed
 // release is counted and the batch goes on: a few errors slow a release,
-// they never stop it.
+// they never stop it. Of a FIFO group's due entries only the first in its
+// order is tried; the listing looks up to FIFOLookahead times n entries
+// deep to find n that may go, so one long group does not hold the others
+// back.
 func (r *Room) ReleaseDue(ctx context.Context, rel Releaser, key string, n int, now time.Time, step time.Duration,
 	sleep func(context.Context, time.Duration), proceed func(context.Context) bool) Counts {
 	var c Counts
-	entries, err := r.Due(ctx, key, n, now)
+	listed, err := r.Due(ctx, key, n, now)
+	if err == nil && len(listed) == n && slices.ContainsFunc(listed, func(e Entry) bool { return e.Place != nil }) {
+		listed, err = r.Due(ctx, key, n*FIFOLookahead, now)
+	}
 	if err != nil {
 		c.Err = err
 		return c
 	}
-	c.Listed = len(entries)
+	entries, behind := inTurn(listed)
+	entries = entries[:min(len(entries), n)]
+	c.Listed, c.Behind = len(entries), behind
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(rel.Workers, 1))

@@ -59,6 +59,7 @@ type API interface {
 	PutItem(ctx context.Context, params *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
 	UpdateItem(ctx context.Context, params *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 	DeleteItem(ctx context.Context, params *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+	GetItem(ctx context.Context, params *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	Query(ctx context.Context, params *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
 }
 
@@ -85,6 +86,10 @@ type Entry struct {
 	// NotBefore is when the message may go (its backoff, a delay rule, a
 	// hold's next look); zero means at once.
 	NotBefore time.Time
+	// Place is a FIFO message's place in its message group (line.go); nil
+	// for a standard queue's message. A release gives the entry its
+	// group's turn before it starts it.
+	Place *Place
 
 	seq   string // the stored sequence, which a claim checks
 	claim string // the claim a Claim took, which Take checks
@@ -123,6 +128,8 @@ func (r *Room) Enter(ctx context.Context, e Entry) error {
 		return errors.New("room: enter: empty message id")
 	case len(e.Document) == 0:
 		return errors.New("room: enter: empty document")
+	case e.Place != nil && (e.Place.Group == "" || len(e.Place.Sequence) != SequenceDigits):
+		return errors.New("room: enter: a FIFO entry without a group or a padded sequence number")
 	}
 	e.EnteredAt = e.EnteredAt.UTC()
 	if e.Since.IsZero() {
@@ -148,9 +155,9 @@ func (r *Room) Enter(ctx context.Context, e Entry) error {
 }
 
 // sequence is e's place in line: when it may go, then when it joined the
-// line, then its id.
+// line, then its id; a FIFO entry's place in its group follows.
 func sequence(e Entry) string {
-	return e.Due().UTC().Format(seqTime) + "#" + e.Since.UTC().Format(seqTime) + "#" + e.MessageID
+	return e.Due().UTC().Format(seqTime) + "#" + e.Since.UTC().Format(seqTime) + "#" + e.MessageID + placeSuffix(e.Place)
 }
 
 // Due returns up to n of key's entries that may go at now, in line. The
@@ -363,6 +370,7 @@ func decode(key string, item map[string]types.AttributeValue, withDocument bool)
 	if due, ok := dueOf(e.seq); ok && due.After(e.Since) {
 		e.NotBefore = due
 	}
+	e.Place = placeOf(e.seq)
 	return e, nil
 }
 

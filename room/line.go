@@ -1,0 +1,286 @@
+package room
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/redrive/redrive/dynamo"
+)
+
+// Place is a FIFO message's place in its message group: a group's
+// messages go one at a time, in the order of their sequence numbers, each
+// once the one before it in the group was delivered or parked (Advance).
+// The group's turn is kept in one item per breaker key and group (a
+// conditional write takes it), so no two messages of a group are ever in
+// flight at once, whatever the releases racing.
+type Place struct {
+	// Group is the message's MessageGroupId.
+	Group string
+	// Sequence is the message's SequenceNumber in its dead-letter queue,
+	// zero-padded to SequenceDigits: a group's messages arrive in its
+	// order, which strings compare as the numbers do.
+	Sequence string
+	// Prev is the Sequence of the message of the group that entered the
+	// room before it (EnterInLine sets it); "" when it was the first.
+	Prev string
+}
+
+// SequenceDigits is the width of a padded sequence number: SQS's are
+// decimal numbers of up to 128 bits (39 digits).
+const SequenceDigits = 40
+
+// PadSequence returns an SQS SequenceNumber padded to SequenceDigits, or
+// an error when it is not a decimal number of at most that many digits.
+func PadSequence(seq string) (string, error) {
+	if seq == "" || len(seq) > SequenceDigits || strings.Trim(seq, "0123456789") != "" {
+		return "", fmt.Errorf("room: sequence number %q is not a decimal number of at most %d digits", seq, SequenceDigits)
+	}
+	return strings.Repeat("0", SequenceDigits-len(seq)) + seq, nil
+}
+
+// StaleTurn is how long a group's turn stays with a message that is no
+// longer in the room before the next message may take it over: far
+// longer than an Express execution lasts (five minutes), so the message's
+// delivery is surely over, delivered or parked, and only the Advance that
+// should have followed was lost.
+const StaleTurn = 15 * time.Minute
+
+// Attributes of a group's turn item.
+const (
+	attrTail       = "tail"         // the Sequence of the group's last message to enter
+	attrDone       = "done"         // the Sequence of its last message delivered or parked
+	attrTurn       = "turn"         // the Sequence of the message whose turn it is, or noTurn
+	attrTurnID     = "turn_id"      // that message's MessageID
+	attrTurnAt     = "turn_at"      // when it took the turn (Unix milliseconds)
+	noTurn         = "-"            // no message has the turn
+	placeSeparator = "|fifo|"       // starts a FIFO entry's place in its sequence (see sequence)
+	maxEnterRounds = 5              // EnterInLine's tries against concurrent entries
+	turnTTL        = 3 * DefaultTTL // a turn item outlives the entries it orders
+)
+
+// turnPK is the partition key of key's group's turn item.
+func turnPK(key, group string) string { return dynamo.GroupPrefix + key + "#" + group }
+
+// EnterInLine puts e, a FIFO message that has just arrived, in the room
+// behind the messages of its group that entered before it (e.Place.Prev
+// is set here), and reports whether it entered: false means it had
+// entered before (a second delivery of the same DLQ message, whose
+// sequence number the group has already seen), and nothing was written.
+// The entry is written before the group's tail moves on, so an arrival
+// that fails between the two writes leaves nothing out of line: its
+// retry writes both again.
+func (r *Room) EnterInLine(ctx context.Context, e Entry) (bool, error) {
+	if e.Place == nil || e.Place.Group == "" || e.Place.Sequence == "" {
+		return false, fmt.Errorf("room %q: enter %s in line: no message group or sequence number", e.Key, e.MessageID)
+	}
+	for range maxEnterRounds {
+		t, err := r.turn(ctx, e.Key, e.Place.Group)
+		if err != nil {
+			return false, err
+		}
+		if t.tail >= e.Place.Sequence {
+			return false, nil
+		}
+		e.Place.Prev = t.tail
+		if err := r.Enter(ctx, e); err != nil {
+			return false, err
+		}
+		cond, values := "attribute_not_exists(#tail)", map[string]types.AttributeValue{":seq": dynamo.S(e.Place.Sequence)}
+		if t.tail != "" {
+			cond, values[":old"] = "#tail = :old", dynamo.S(t.tail)
+		}
+		values[":ttl"] = dynamo.N(e.EnteredAt.Add(turnTTL).Unix())
+		_, err = r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                 aws.String(r.table),
+			Key:                       map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(turnPK(e.Key, e.Place.Group))},
+			UpdateExpression:          aws.String("SET #tail = :seq, #ttl = :ttl"),
+			ConditionExpression:       aws.String(cond),
+			ExpressionAttributeNames:  map[string]string{"#tail": attrTail, "#ttl": attrTTL},
+			ExpressionAttributeValues: values,
+		})
+		if _, raced := errors.AsType[*types.ConditionalCheckFailedException](err); raced {
+			continue // another arrival of the group moved the tail: look again
+		}
+		if err != nil {
+			return false, fmt.Errorf("room %q: enter %s in group %q: %w", e.Key, e.MessageID, e.Place.Group, err)
+		}
+		return true, nil
+	}
+	return false, fmt.Errorf("room %q: enter %s in group %q: the group's tail kept moving", e.Key, e.MessageID, e.Place.Group)
+}
+
+// groupTurn is a group's turn item as read.
+type groupTurn struct {
+	tail, done, turn, turnID string
+	turnAt                   time.Time
+}
+
+// turn reads key's group's turn item, strongly consistent; a group never
+// seen reads empty.
+func (r *Room) turn(ctx context.Context, key, group string) (groupTurn, error) {
+	out, err := r.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(r.table),
+		Key:            map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(turnPK(key, group))},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return groupTurn{}, fmt.Errorf("room %q: read group %q: %w", key, group, err)
+	}
+	f := dynamo.Read(out.Item)
+	t := groupTurn{tail: f.Str(attrTail, false), done: f.Str(attrDone, false), turn: f.Str(attrTurn, false),
+		turnID: f.Str(attrTurnID, false), turnAt: time.UnixMilli(f.Int64(attrTurnAt, false))}
+	if err := f.Err(); err != nil {
+		return groupTurn{}, fmt.Errorf("room %q: malformed group %q: %w", key, group, err)
+	}
+	return t, nil
+}
+
+// takeTurn gives e's group's turn to e at now, and reports whether it has
+// it: every message before it in the group was delivered or parked and
+// no other message has the turn (e may have it already: a message that
+// went back to the room after a failed try keeps its group's turn, so
+// its group waits behind it). When the turn is held by the message before
+// e, which is gone from the room and took it StaleTurn ago or more, its
+// Advance was lost: e takes over.
+func (r *Room) takeTurn(ctx context.Context, e Entry, now time.Time) (bool, error) {
+	p := e.Place
+	done := "attribute_not_exists(#done)"
+	values := map[string]types.AttributeValue{
+		":seq": dynamo.S(p.Sequence), ":id": dynamo.S(e.MessageID), ":at": dynamo.N(now.UnixMilli()), ":none": dynamo.S(noTurn),
+	}
+	if p.Prev != "" {
+		done, values[":prev"] = "#done = :prev", dynamo.S(p.Prev)
+	}
+	ok, err := r.setTurn(ctx, e, "SET #turn = :seq, #turn_id = :id, #turn_at = :at",
+		done+" AND (attribute_not_exists(#turn) OR #turn IN (:none, :seq))", values)
+	if ok || err != nil || p.Prev == "" {
+		return ok, err
+	}
+	return r.takeOver(ctx, e, now)
+}
+
+// takeOver gives e the turn that the message before it in the group still
+// holds, if that turn is stale (see takeTurn).
+func (r *Room) takeOver(ctx context.Context, e Entry, now time.Time) (bool, error) {
+	t, err := r.turn(ctx, e.Key, e.Place.Group)
+	if err != nil || t.turn != e.Place.Prev || now.Sub(t.turnAt) < StaleTurn {
+		return false, err
+	}
+	out, err := r.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(r.table),
+		Key:            map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(pk(e.Key, t.turnID))},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil || out.Item != nil {
+		// Still in the room: the message before e has the turn, waiting.
+		return false, err
+	}
+	return r.setTurn(ctx, e, "SET #done = :prev, #turn = :seq, #turn_id = :id, #turn_at = :at",
+		"#turn = :prev AND #turn_at = :was", map[string]types.AttributeValue{
+			":prev": dynamo.S(e.Place.Prev), ":seq": dynamo.S(e.Place.Sequence), ":id": dynamo.S(e.MessageID),
+			":at": dynamo.N(now.UnixMilli()), ":was": dynamo.N(t.turnAt.UnixMilli()),
+		})
+}
+
+// setTurn updates e's group's turn item by update on cond, and reports
+// whether the condition held.
+func (r *Room) setTurn(ctx context.Context, e Entry, update, cond string, values map[string]types.AttributeValue) (bool, error) {
+	names := map[string]string{"#turn": attrTurn, "#turn_id": attrTurnID, "#turn_at": attrTurnAt}
+	if strings.Contains(update+cond, "#done") {
+		names["#done"] = attrDone
+	}
+	_, err := r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(r.table),
+		Key:                       map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(turnPK(e.Key, e.Place.Group))},
+		UpdateExpression:          aws.String(update),
+		ConditionExpression:       aws.String(cond),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	})
+	if _, lost := errors.AsType[*types.ConditionalCheckFailedException](err); lost {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("room %q: take group %q's turn for %s: %w", e.Key, e.Place.Group, e.MessageID, err)
+	}
+	return true, nil
+}
+
+// Advance ends the turn of the message at p in key's room, delivered or
+// parked, so the next message of its group may go. A message that does
+// not have its group's turn (an Advance done before, or a turn taken
+// over) changes nothing.
+func (r *Room) Advance(ctx context.Context, key string, p Place) error {
+	_, err := r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(r.table),
+		Key:                       map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(turnPK(key, p.Group))},
+		UpdateExpression:          aws.String("SET #done = :seq, #turn = :none"),
+		ConditionExpression:       aws.String("#turn = :seq"),
+		ExpressionAttributeNames:  map[string]string{"#done": attrDone, "#turn": attrTurn},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":seq": dynamo.S(p.Sequence), ":none": dynamo.S(noTurn)},
+	})
+	if _, stale := errors.AsType[*types.ConditionalCheckFailedException](err); stale {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("room %q: advance group %q past %s: %w", key, p.Group, p.Sequence, err)
+	}
+	return nil
+}
+
+// placeSuffix is p written after an entry's sequence (the index's sort
+// key): the index's projection is fixed once a table is deployed, and a
+// listing must tell a group's messages apart without reading each item.
+// The group goes last, as it may hold any punctuation.
+func placeSuffix(p *Place) string {
+	if p == nil {
+		return ""
+	}
+	return placeSeparator + p.Sequence + "|" + p.Prev + "|" + p.Group
+}
+
+// placeOf reads the place a sequence ends with, nil when it has none.
+func placeOf(seq string) *Place {
+	_, rest, ok := strings.Cut(seq, placeSeparator)
+	if !ok {
+		return nil
+	}
+	parts := strings.SplitN(rest, "|", 3)
+	if len(parts) != 3 {
+		return nil
+	}
+	return &Place{Sequence: parts[0], Prev: parts[1], Group: parts[2]}
+}
+
+// inTurn returns the entries of a listing that may go, in line: every
+// entry of a standard queue, and of each FIFO group only the listed
+// entry with the least sequence number (the one whose turn it may be),
+// with how many FIFO entries it left out.
+func inTurn(entries []Entry) (out []Entry, behind int) {
+	first := map[string]int{} // group -> index in out of its least entry
+	for _, e := range entries {
+		if e.Place == nil {
+			out = append(out, e)
+			continue
+		}
+		i, seen := first[e.Place.Group]
+		switch {
+		case !seen:
+			first[e.Place.Group] = len(out)
+			out = append(out, e)
+		case e.Place.Sequence < out[i].Place.Sequence:
+			out[i] = e
+			behind++
+		default:
+			behind++
+		}
+	}
+	return out, behind
+}
