@@ -81,6 +81,11 @@ type Handler struct {
 	// Rules, if set, are the operators' routing rules, applied before the
 	// breaker is asked (see route); nil applies none.
 	Rules rules.Source
+	// Turns, if set, ends a FIFO message's turn in its group once it is
+	// delivered, so the next message of the group goes; without it (or
+	// when that fails) the next one takes the turn over after
+	// room.StaleTurn.
+	Turns Turns
 	// Config tunes retries. Handle uses it as is, so it must be valid and
 	// have its defaults applied: the Builder (lambda/wire) does both at
 	// construction; by hand, Config.Validate then Config.WithDefaults.
@@ -90,6 +95,11 @@ type Handler struct {
 // Redeemer fetches a claim-checked body back; *claimcheck.Store is one.
 type Redeemer interface {
 	Redeem(ctx context.Context, doc message.Document) (message.Document, error)
+}
+
+// Turns ends FIFO messages' turns in their groups; waitroom.Turns is one.
+type Turns interface {
+	Advance(ctx context.Context, doc message.Document) error
 }
 
 // Launcher starts a breaker's controller when none runs;
@@ -233,7 +243,24 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 		// canaries, then the backlog (it runs already, most likely).
 		h.startController(ctx, key)
 	}
-	return h.next(doc, done, row, cfg, verdict.Delay), nil
+	doc = h.next(doc, done, row, cfg, verdict.Delay)
+	if doc.Next == message.NextDone {
+		h.advance(ctx, doc)
+	}
+	return doc, nil
+}
+
+// advance ends a delivered FIFO message's turn in its group. A failure is
+// logged, not returned (the delivery stands): the group's next message
+// takes the turn over after room.StaleTurn.
+func (h *Handler) advance(ctx context.Context, doc message.Document) {
+	if h.Turns == nil || doc.FIFO == nil {
+		return
+	}
+	if err := h.Turns.Advance(ctx, doc); err != nil {
+		h.Logger.WarnContext(ctx, "could not end the delivered message's turn in its group; the next takes it over later",
+			"breaker", doc.BreakerKey, "group", doc.FIFO.GroupID, "originId", doc.OriginID, "error", err.Error())
+	}
 }
 
 // redeem is doc with its claim-checked body back, for the delivery.

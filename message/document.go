@@ -76,6 +76,9 @@ type Document struct {
 	// in its breaker's room and is looked at again every minute until the
 	// rule ends or is removed.
 	HeldBy string `json:"heldBy,omitempty"`
+	// FIFO is what a message from a FIFO dead-letter queue keeps of its
+	// place there; nil for a standard queue's.
+	FIFO *FIFO `json:"fifo,omitempty"`
 	// BodyRef, when set, is where the message's body is kept (package
 	// claimcheck): it was too large for the document, whose Message.Body
 	// is then empty.
@@ -152,8 +155,10 @@ type TaskFailure struct {
 // at receivedAt: it unwraps an envelope, and reads the lineage. A message
 // that comes back with lineage starts the next round trip (Attempt is the
 // lineage's plus one) and keeps its origin and failure history; a new one
-// is attempt 1 with its own id as origin. The caller sets BreakerKey. A
-// malformed lineage is an error matching ErrMalformedLineage.
+// is attempt 1 with its own id as origin. A message from a FIFO queue
+// keeps its group, deduplication id and sequence number (FIFO). The
+// caller sets BreakerKey. A malformed lineage is an error matching
+// ErrMalformedLineage.
 func NewDocument(msg Message, receivedAt time.Time) (Document, error) {
 	inner, _, err := Unwrap(msg)
 	if err != nil {
@@ -169,7 +174,7 @@ func NewDocument(msg Message, receivedAt time.Time) (Document, error) {
 		inner.MessageAttributes = nil
 	}
 	doc := Document{Message: inner, OriginID: lin.OriginID, Attempt: lin.Attempt, ReceivedAt: receivedAt, History: lin.History,
-		Replay: lin.Replay, ReplayAttempt: lin.ReplayAttempt, ReplayOf: lin.ReplayOf}
+		Replay: lin.Replay, ReplayAttempt: lin.ReplayAttempt, ReplayOf: lin.ReplayOf, FIFO: fifoOf(msg)}
 	if found {
 		doc.Attempt++
 	}

@@ -63,6 +63,10 @@ func (d Document) Validate() error {
 		check(r.Size <= 0 || len(r.SHA256) != 64, "bodyRef", "size %d, sha256 %q: want a positive size and 64 hex digits", r.Size, r.SHA256)
 		check(d.Message.Body != "", "message.body", "%d bytes beside a bodyRef, want none", len(d.Message.Body))
 	}
+	if d.FIFO != nil {
+		field, problem := checkFIFO(d.FIFO)
+		check(problem != "", field, "%s", problem)
+	}
 	check(len(d.Replay) > MaxReplayID, "replay", "%d bytes, want at most %d", len(d.Replay), MaxReplayID)
 	check(len(d.ReplayOf) > MaxReplayID, "replayOf", "%d bytes, want at most %d", len(d.ReplayOf), MaxReplayID)
 	check(d.ReplayAttempt < 0 || (d.ReplayAttempt > 0 && d.ReplayAttempt >= d.Attempt), "replayAttempt", "%d, want 0 to the attempt less one, %d", d.ReplayAttempt, d.Attempt-1)

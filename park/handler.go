@@ -44,6 +44,16 @@ type Handler struct {
 	Bodies Redeemer
 	// Clock stamps the Record; default clock.Wall.
 	Clock clock.Clock
+	// Turns, if set, ends a parked FIFO message's turn in its group, so
+	// the rest of the group goes on (as SQS's own dead-letter queue does);
+	// without it (or when that fails) the next one takes the turn over
+	// after room.StaleTurn.
+	Turns Turns
+}
+
+// Turns ends FIFO messages' turns in their groups; waitroom.Turns is one.
+type Turns interface {
+	Advance(ctx context.Context, doc message.Document) error
 }
 
 // Handle parks the input's message: the document's message with its
@@ -66,6 +76,12 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Parked, error) {
 	p, err := h.Lot.Park(ctx, msg, rec)
 	if err != nil {
 		return Parked{}, fmt.Errorf("park task: %w", err)
+	}
+	var doc message.Document
+	if h.Turns != nil && json.Unmarshal(in.Document, &doc) == nil && doc.FIFO != nil {
+		if err := h.Turns.Advance(ctx, doc); err != nil {
+			p.TurnNotEnded = message.BoundReason(err.Error())
+		}
 	}
 	return p, nil
 }

@@ -177,3 +177,45 @@ func TestHandleParksTheDocumentWhenItsBodyIsUnavailable(t *testing.T) {
 	parked := e.receiveOne(t)
 	assert.Contains(t, parked.Body, `"bodyRef"`, "the document, with its reference, is the body")
 }
+
+// recordingTurns records the documents whose turns it ends, failing with
+// err.
+type recordingTurns struct {
+	ended []message.Document
+	err   error
+}
+
+func (r *recordingTurns) Advance(_ context.Context, doc message.Document) error {
+	r.ended = append(r.ended, doc)
+	return r.err
+}
+
+// A parked FIFO message ends its turn in its group, so the rest of the
+// group goes on; a turn that cannot be ended is said in the output, and
+// the park stands. A standard queue's message has no turn.
+func TestHandleEndsAParkedFIFOMessagesTurn(t *testing.T) {
+	e := newLotEnv(t, 0)
+	doc := message.Document{Message: message.Message{ID: "m-1", Body: "x"}, OriginID: "m-1", Attempt: 1, BreakerKey: "orders",
+		ParkReason: "poison", FIFO: &message.FIFO{GroupID: "g", SequenceNumber: "7"}}
+	raw, err := json.Marshal(doc)
+	require.NoError(t, err)
+	turns := &recordingTurns{}
+	h := &park.Handler{Lot: e.lot, Clock: breakertest.NewClock(t0), Turns: turns}
+	out, err := h.Handle(context.Background(), park.Input{Document: raw})
+	require.NoError(t, err)
+	require.Len(t, turns.ended, 1)
+	assert.Equal(t, doc.FIFO, turns.ended[0].FIFO)
+	assert.Empty(t, out.TurnNotEnded)
+
+	turns.err = errors.New("table down")
+	out, err = h.Handle(context.Background(), park.Input{Document: raw})
+	require.NoError(t, err, "parked all the same")
+	assert.Equal(t, "table down", out.TurnNotEnded)
+
+	doc.FIFO = nil
+	raw, err = json.Marshal(doc)
+	require.NoError(t, err)
+	_, err = h.Handle(context.Background(), park.Input{Document: raw})
+	require.NoError(t, err)
+	assert.Len(t, turns.ended, 2, "no turn for a standard queue's message")
+}

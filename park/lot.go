@@ -1,9 +1,14 @@
 package park
 
 import (
+	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -77,11 +82,17 @@ type Parked struct {
 	// already: it was parked exactly as it arrived, and its Record is only
 	// in the "message parked" log line.
 	RecordInLogOnly bool `json:"recordInLogOnly,omitempty"`
+	// TurnNotEnded, for a FIFO message, says why its turn in its group
+	// could not be ended: the group's next message takes it over after
+	// room.StaleTurn.
+	TurnNotEnded string `json:"turnNotEnded,omitempty"`
 }
 
 // Park sends msg (the original message, unwrapped, without a lineage
 // attribute of its own) to the parking lot with rec in its "redrive"
 // attribute, or in an envelope when msg already uses all 10 attributes.
+// A FIFO parking lot keeps the message in its group (its breaker key's
+// when it has none) with a deduplication id of its Key.
 //
 // When the Record would push the message over the parking lot's size
 // limit, the Record is shrunk until it fits, least useful part first: the
@@ -111,11 +122,15 @@ func (l *Lot) Park(ctx context.Context, msg message.Message, whole Record) (Park
 	if err != nil {
 		return Parked{}, err
 	}
-	sent, err := l.SQS.SendMessage(ctx, &sqs.SendMessageInput{
+	in := &sqs.SendMessageInput{
 		QueueUrl:          aws.String(l.Config.QueueURL),
 		MessageBody:       aws.String(out.Body),
 		MessageAttributes: out.SQSAttributes(),
-	})
+	}
+	if strings.HasSuffix(l.Config.QueueURL, ".fifo") {
+		in.MessageGroupId, in.MessageDeduplicationId = aws.String(cmp.Or(rec.MessageGroupID, rec.BreakerKey)), aws.String(deduplicationID(rec.Key()))
+	}
+	sent, err := l.SQS.SendMessage(ctx, in)
 	if err != nil {
 		return Parked{}, fmt.Errorf("park message %q (origin %q) in %s: %w", msg.ID, rec.OriginID, l.Config.QueueURL, err)
 	}
@@ -144,6 +159,14 @@ func (l *Lot) Park(ctx context.Context, msg message.Message, whole Record) (Park
 	l.Logger.LogAttrs(ctx, slog.LevelWarn, "message parked", attrs...)
 	l.index(ctx, entryOf(msg, whole, p.MessageID, l.Config.retention()))
 	return p, nil
+}
+
+// deduplicationID is a parked message's MessageDeduplicationId in a FIFO
+// parking lot: the hex SHA-256 of its Key, so a park retried within SQS's
+// five-minute deduplication interval is not a second copy.
+func deduplicationID(k lotindex.Key) string {
+	sum := sha256.Sum256([]byte(k.OriginID + "#" + strconv.Itoa(k.Attempt) + "#" + k.Tag))
+	return hex.EncodeToString(sum[:])
 }
 
 // index records e in the index, if the Lot has one; a failure is logged

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/emulate/sqslocal/sqstest"
 	"github.com/redrive/redrive/lambda/telemetry"
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/park"
@@ -190,4 +191,30 @@ func size(m message.Message) int {
 		n += len(name) + len(a.DataType) + len(a.StringValue) + len(a.BinaryValue)
 	}
 	return n
+}
+
+// A FIFO parking lot keeps a message in its group, and a park retried
+// after its send went through is not a second copy (its deduplication id
+// is the message's Key).
+func TestParkInAFIFOLot(t *testing.T) {
+	e := newLotEnv(t, 0)
+	e.queue = sqstest.CreateQueue(t, e.backend.Client, map[string]string{"FifoQueue": "true"})
+	e.lot.Config.QueueURL = e.queue.URL
+	rec := park.Record{Lineage: message.Lineage{OriginID: "o-1", Attempt: 1}, BreakerKey: "orders", MessageGroupID: "account-7", Reason: "poison", ParkedAt: t0}
+	for range 2 {
+		_, err := e.lot.Park(context.Background(), message.Message{ID: "m-1", Body: "first"}, rec)
+		require.NoError(t, err)
+	}
+	other := rec
+	other.OriginID, other.MessageGroupID = "o-2", ""
+	_, err := e.lot.Park(context.Background(), message.Message{ID: "m-2", Body: "second"}, other)
+	require.NoError(t, err)
+
+	msgs := e.receiveAll(t)
+	require.Len(t, msgs, 2, "the retried park sent no second copy")
+	groups := map[string]string{}
+	for _, m := range msgs {
+		groups[m.Body] = m.Attributes["MessageGroupId"]
+	}
+	assert.Equal(t, map[string]string{"first": "account-7", "second": "orders"}, groups, "its group, or its breaker key without one")
 }

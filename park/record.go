@@ -27,6 +27,9 @@ type Record struct {
 	Runs int `json:"runs,omitempty"`
 	// BreakerKey names the breaker the message was delivered through.
 	BreakerKey string `json:"breakerKey,omitempty"`
+	// MessageGroupID is a FIFO message's group; a FIFO parking lot keeps
+	// the message in it.
+	MessageGroupID string `json:"messageGroupId,omitempty"`
 	// BreakerState is the breaker's state at the last Attempt.
 	BreakerState string `json:"breakerState,omitempty"`
 	// Reason says why the message was parked.
@@ -72,17 +75,22 @@ func (r Record) Key() lotindex.Key {
 // failure when a Catch sent it (the failure is why the Park state ran),
 // else its park reason.
 func RecordOf(doc message.Document, executionARN string, now time.Time) Record {
+	var group string
+	if doc.FIFO != nil {
+		group = doc.FIFO.GroupID
+	}
 	return Record{
-		Lineage:      doc.Lineage(),
-		MessageTag:   doc.MessageTag(),
-		Tries:        doc.Tries,
-		Runs:         doc.Runs,
-		BreakerKey:   doc.BreakerKey,
-		BreakerState: doc.BreakerState,
-		Reason:       reasonOf(doc),
-		Failure:      doc.Failure,
-		ExecutionARN: executionARN,
-		ParkedAt:     now,
+		MessageGroupID: group,
+		Lineage:        doc.Lineage(),
+		MessageTag:     doc.MessageTag(),
+		Tries:          doc.Tries,
+		Runs:           doc.Runs,
+		BreakerKey:     doc.BreakerKey,
+		BreakerState:   doc.BreakerState,
+		Reason:         reasonOf(doc),
+		Failure:        doc.Failure,
+		ExecutionARN:   executionARN,
+		ParkedAt:       now,
 	}
 }
 

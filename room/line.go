@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -235,52 +236,69 @@ func (r *Room) Advance(ctx context.Context, key string, p Place) error {
 	return nil
 }
 
-// placeSuffix is p written after an entry's sequence (the index's sort
-// key): the index's projection is fixed once a table is deployed, and a
-// listing must tell a group's messages apart without reading each item.
-// The group goes last, as it may hold any punctuation.
-func placeSuffix(p *Place) string {
-	if p == nil {
-		return ""
+// fifoSequence is a FIFO entry's place in line (the index's sort key):
+// every FIFO entry is listed as due (its time is the epoch), in the order
+// of its sequence number, so a group's messages are listed in their order
+// and the oldest groups first, whatever their heads' failed tries; when
+// it may go and its place in its group follow, as a listing must tell a
+// group's messages apart without reading each item (the index's
+// projection is fixed once a table is deployed). The group goes last, as
+// it may hold any punctuation.
+func fifoSequence(e Entry) string {
+	notBefore := ""
+	if !e.NotBefore.IsZero() {
+		notBefore = e.NotBefore.UTC().Format(seqTime)
 	}
-	return placeSeparator + p.Sequence + "|" + p.Prev + "|" + p.Group
+	p := e.Place
+	return time.Unix(0, 0).UTC().Format(seqTime) + "#" + p.Sequence + "#" + e.MessageID +
+		placeSeparator + p.Sequence + "|" + p.Prev + "|" + notBefore + "|" + p.Group
 }
 
-// placeOf reads the place a sequence ends with, nil when it has none.
-func placeOf(seq string) *Place {
+// placeOf reads the place and the NotBefore a FIFO entry's sequence ends
+// with; nil when it has none.
+func placeOf(seq string) (*Place, time.Time) {
 	_, rest, ok := strings.Cut(seq, placeSeparator)
 	if !ok {
-		return nil
+		return nil, time.Time{}
 	}
-	parts := strings.SplitN(rest, "|", 3)
-	if len(parts) != 3 {
-		return nil
+	parts := strings.SplitN(rest, "|", 4)
+	if len(parts) != 4 {
+		return nil, time.Time{}
 	}
-	return &Place{Sequence: parts[0], Prev: parts[1], Group: parts[2]}
+	var notBefore time.Time
+	if parts[2] != "" {
+		notBefore, _ = time.Parse(seqTime, parts[2])
+	}
+	return &Place{Sequence: parts[0], Prev: parts[1], Group: parts[3]}, notBefore
 }
 
-// inTurn returns the entries of a listing that may go, in line: every
-// entry of a standard queue, and of each FIFO group only the listed
-// entry with the least sequence number (the one whose turn it may be),
-// with how many FIFO entries it left out.
-func inTurn(entries []Entry) (out []Entry, behind int) {
-	first := map[string]int{} // group -> index in out of its least entry
+// inTurn returns the entries of a listing that may go at now, in line:
+// every entry of a standard queue (listed because due), and of each FIFO
+// group only the listed entry with the least sequence number (the one
+// whose turn it may be) if it is due, the FIFO entries by when they may
+// go (a head back in the room after a failed try by that try, so a probe
+// or a canary goes to another group's head next, as it would go to
+// another message of a standard queue); and how many FIFO entries it
+// left out.
+func inTurn(entries []Entry, now time.Time) (out []Entry, behind int) {
+	least := map[string]string{} // group -> its least listed sequence
 	for _, e := range entries {
-		if e.Place == nil {
-			out = append(out, e)
-			continue
+		if p := e.Place; p != nil {
+			if seq, seen := least[p.Group]; !seen || p.Sequence < seq {
+				least[p.Group] = p.Sequence
+			}
 		}
-		i, seen := first[e.Place.Group]
+	}
+	for _, e := range entries {
 		switch {
-		case !seen:
-			first[e.Place.Group] = len(out)
+		case e.Place == nil:
 			out = append(out, e)
-		case e.Place.Sequence < out[i].Place.Sequence:
-			out[i] = e
-			behind++
+		case least[e.Place.Group] == e.Place.Sequence && !e.Due().After(now):
+			out = append(out, e)
 		default:
 			behind++
 		}
 	}
+	slices.SortStableFunc(out, func(a, b Entry) int { return a.Due().Compare(b.Due()) })
 	return out, behind
 }

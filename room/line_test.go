@@ -160,7 +160,7 @@ func TestALongGroupDoesNotHoldTheOthersBack(t *testing.T) {
 	seq := 0
 	var entries []room.Entry
 	const n = 4
-	for i := range n*room.FIFOLookahead - 3 { // the other three just fit in the lookahead
+	for i := range room.FIFODepth - 3 { // the other three just fit in the listing
 		seq++
 		entries = append(entries, fifo("orders", "long", i, seq, 0))
 	}

@@ -39,10 +39,14 @@ type Releaser struct {
 	Workers int
 }
 
-// FIFOLookahead bounds how deep a release batch looks into a line of FIFO
-// messages for entries whose group's turn it may be: n times it, for n to
-// release.
-const FIFOLookahead = 8
+// FIFODepth is how deep a release batch looks into a room of FIFO
+// messages for the groups' heads (or FIFOLookahead times the batch, if
+// more): a group's messages are in line behind its head, so one long
+// group must not hide the others' heads.
+const (
+	FIFODepth     = 1000
+	FIFOLookahead = 8
+)
 
 // Outcome is what releasing one entry did.
 type Outcome int
@@ -120,22 +124,21 @@ func (r *Room) Release(ctx context.Context, rel Releaser, e Entry, now time.Time
 // caller's clock), at most workers at a time; proceed, when not nil, is
 // asked before each release and stops the batch when it says no. A failed
 // release is counted and the batch goes on: a few errors slow a release,
-// they never stop it. Of a FIFO group's due entries only the first in its
-// order is tried; the listing looks up to FIFOLookahead times n entries
-// deep to find n that may go, so one long group does not hold the others
-// back.
+// they never stop it. Of a FIFO group's entries only its head, the first
+// in its order, is tried, once due; the listing looks FIFODepth entries
+// deep (FIFOLookahead times n, if more) to find them.
 func (r *Room) ReleaseDue(ctx context.Context, rel Releaser, key string, n int, now time.Time, step time.Duration,
 	sleep func(context.Context, time.Duration), proceed func(context.Context) bool) Counts {
 	var c Counts
 	listed, err := r.Due(ctx, key, n, now)
 	if err == nil && len(listed) == n && slices.ContainsFunc(listed, func(e Entry) bool { return e.Place != nil }) {
-		listed, err = r.Due(ctx, key, n*FIFOLookahead, now)
+		listed, err = r.Due(ctx, key, max(n*FIFOLookahead, FIFODepth), now)
 	}
 	if err != nil {
 		c.Err = err
 		return c
 	}
-	entries, behind := inTurn(listed)
+	entries, behind := inTurn(listed, now)
 	entries = entries[:min(len(entries), n)]
 	c.Listed, c.Behind = len(entries), behind
 	var mu sync.Mutex

@@ -155,9 +155,12 @@ func (r *Room) Enter(ctx context.Context, e Entry) error {
 }
 
 // sequence is e's place in line: when it may go, then when it joined the
-// line, then its id; a FIFO entry's place in its group follows.
+// line, then its id; a FIFO entry's is fifoSequence.
 func sequence(e Entry) string {
-	return e.Due().UTC().Format(seqTime) + "#" + e.Since.UTC().Format(seqTime) + "#" + e.MessageID + placeSuffix(e.Place)
+	if e.Place != nil {
+		return fifoSequence(e)
+	}
+	return e.Due().UTC().Format(seqTime) + "#" + e.Since.UTC().Format(seqTime) + "#" + e.MessageID
 }
 
 // Due returns up to n of key's entries that may go at now, in line. The
@@ -367,10 +370,12 @@ func decode(key string, item map[string]types.AttributeValue, withDocument bool)
 	if err := f.Err(); err != nil {
 		return Entry{}, fmt.Errorf("room %q: malformed item %s: %w", key, e.MessageID, err)
 	}
+	if e.Place, e.NotBefore = placeOf(e.seq); e.Place != nil {
+		return e, nil
+	}
 	if due, ok := dueOf(e.seq); ok && due.After(e.Since) {
 		e.NotBefore = due
 	}
-	e.Place = placeOf(e.seq)
 	return e, nil
 }
 

@@ -51,10 +51,11 @@ type Gate interface {
 
 var _ Gate = (*pace.Store)(nil)
 
-// Room takes the documents of messages that would only wait; *room.Room
-// is one.
+// Room takes the documents of messages that would only wait, and every
+// FIFO message, in line behind its group; *room.Room is one.
 type Room interface {
 	Enter(ctx context.Context, e room.Entry) error
+	EnterInLine(ctx context.Context, e room.Entry) (bool, error)
 }
 
 var _ Room = (*room.Room)(nil)
@@ -114,6 +115,9 @@ type Handler struct {
 // a time, and reports the records to retry as batch item failures, in the
 // order of the batch (see process for what each record becomes). It never
 // returns an error: every failure is a record's, and the others are done.
+// The records of one FIFO message group are processed one after another,
+// in the batch's order, and once one fails the rest of its group fail
+// too, unprocessed, so the group comes back in its order.
 func (h *Handler) Handle(ctx context.Context, event events.SQSEvent) (events.SQSEventResponse, error) {
 	batch := make([]prepared, len(event.Records))
 	for i, r := range event.Records {
@@ -122,10 +126,16 @@ func (h *Handler) Handle(ctx context.Context, event events.SQSEvent) (events.SQS
 	waits := h.waits(ctx, batch)
 	failed := make([]bool, len(event.Records))
 	entered := make([]bool, len(event.Records))
-	forEach(len(batch), h.Config.Concurrency, func(i int) {
-		var err error
-		entered[i], err = h.process(ctx, batch[i], waits[i])
-		failed[i] = err != nil
+	lanes := lanesOf(batch)
+	forEach(len(lanes), h.Config.Concurrency, func(l int) {
+		for _, i := range lanes[l] {
+			if failed[i] = h.processFailed(ctx, batch[i], waits[i], &entered[i]); failed[i] {
+				for _, j := range lanes[l] {
+					failed[j] = failed[j] || j > i
+				}
+				return
+			}
+		}
 	})
 	h.ensureControllers(ctx, batch, entered, failed)
 
@@ -136,6 +146,36 @@ func (h *Handler) Handle(ctx context.Context, event events.SQSEvent) (events.SQS
 		}
 	}
 	return resp, nil
+}
+
+// processFailed processes p and reports whether it failed, setting
+// *entered when it went into the room.
+func (h *Handler) processFailed(ctx context.Context, p prepared, wait bool, entered *bool) bool {
+	var err error
+	*entered, err = h.process(ctx, p, wait)
+	return err != nil
+}
+
+// lanesOf splits batch into what may be processed in parallel: each FIFO
+// message group's records, in order, and every other record on its own.
+func lanesOf(batch []prepared) [][]int {
+	var lanes [][]int
+	byGroup := map[string]int{} // group -> its lane
+	for i, p := range batch {
+		f := p.doc.FIFO
+		if p.err != nil || f == nil {
+			lanes = append(lanes, []int{i})
+			continue
+		}
+		l, seen := byGroup[f.GroupID]
+		if !seen {
+			l = len(lanes)
+			byGroup[f.GroupID] = l
+			lanes = append(lanes, nil)
+		}
+		lanes[l] = append(lanes[l], i)
+	}
+	return lanes
 }
 
 // forEach calls fn for each of 0 to n-1, up to workers at a time, and

@@ -50,8 +50,9 @@ var throttles = retry.IsErrorThrottles(retry.DefaultThrottles)
 //   - Throttling (counted as StartThrottled) and any other error, and a
 //     park that failed: retried.
 //
-// A record that would only wait (wait) is not started: its document goes
-// straight to its breaker's room (entered reports that it did), and
+// A record that would only wait (wait), and every FIFO message, is not
+// started: its document goes straight to its breaker's room (entered
+// reports that it did), a FIFO message in line behind its group, and
 // Handle makes sure the breaker's controller runs.
 func (h *Handler) process(ctx context.Context, p prepared, wait bool) (entered bool, err error) {
 	msg, doc, now := p.msg, p.doc, p.now
@@ -125,13 +126,26 @@ func (h *Handler) process(ctx context.Context, p prepared, wait bool) (entered b
 }
 
 // enter puts doc in its breaker's room instead of starting it: it would
-// only wait. An error keeps the record in the DLQ.
+// only wait, or it is a FIFO message, which goes in line behind its
+// group (a second delivery of one is a Duplicate). An error keeps the
+// record in the DLQ.
 func (h *Handler) enter(ctx context.Context, doc message.Document, now time.Time, returned bool, log *slog.Logger) error {
-	h.Metrics.Count(doc.BreakerKey, telemetry.Queued, 1)
+	if h.Room == nil {
+		return fmt.Errorf("starter: %s would wait, and there is no room", doc.RoomID())
+	}
 	e, err := waitroom.Entry(doc, now)
-	if err == nil {
+	fresh := true
+	if err == nil && e.Place != nil {
+		fresh, err = h.Room.EnterInLine(ctx, e)
+	} else if err == nil {
 		err = h.Room.Enter(ctx, e)
 	}
+	if err == nil && !fresh {
+		h.Metrics.Count(doc.BreakerKey, telemetry.Duplicates, 1)
+		log.InfoContext(ctx, "duplicate DLQ delivery: already in line in its group", slog.String("group", doc.FIFO.GroupID))
+		return nil
+	}
+	h.Metrics.Count(doc.BreakerKey, telemetry.Queued, 1)
 	if err != nil {
 		log.ErrorContext(ctx, "could not enter the waiting room; the message stays in the DLQ", slog.Any("error", err))
 		return fmt.Errorf("starter: enter %s in the room: %w", doc.RoomID(), err)
@@ -177,17 +191,22 @@ func (h *Handler) prepare(ctx context.Context, record events.SQSMessage) prepare
 	return p
 }
 
-// waits marks the records of a batch that would only wait, per breaker
-// key: all of them while their breaker is not CLOSED (or FORCED_CLOSED),
-// else the ones beyond what the Gate admits. Without a Room none waits; a
+// waits marks the records of a batch that go to the room: every FIFO
+// message (its group's order is kept there), and the others that would
+// only wait, per breaker key: all of them while their breaker is not
+// CLOSED (or FORCED_CLOSED), else the ones beyond what the Gate admits.
+// Without a Room only the FIFO messages wait (and fail: see enter); a
 // breaker or Gate that fails lets them go (the Attempt still asks the
 // breaker), with a warning.
 func (h *Handler) waits(ctx context.Context, batch []prepared) []bool {
 	waits := make([]bool, len(batch))
+	for i, p := range batch {
+		waits[i] = p.err == nil && p.doc.FIFO != nil
+	}
 	if h.Room == nil {
 		return waits
 	}
-	keys, byKey := byBreaker(batch, func(i int) bool { return batch[i].err == nil })
+	keys, byKey := byBreaker(batch, func(i int) bool { return batch[i].err == nil && !waits[i] })
 	for _, key := range keys {
 		idx := byKey[key]
 		allowed := 0
@@ -295,6 +314,7 @@ func (h *Handler) parkMalformed(ctx context.Context, msg message.Message, cause 
 	rec := park.Record{
 		Lineage:          message.Lineage{OriginID: msg.ID, Attempt: 1},
 		BreakerKey:       h.key(ctx, msg),
+		MessageGroupID:   msg.Attributes[message.AttrMessageGroupID],
 		Reason:           "poison: " + cause.Error(),
 		MalformedLineage: attributeText(msg.MessageAttributes[message.AttributeName]),
 		ParkedAt:         now,

@@ -176,6 +176,10 @@ func (failingRoom) Enter(context.Context, room.Entry) error {
 	return assert.AnError
 }
 
+func (failingRoom) EnterInLine(context.Context, room.Entry) (bool, error) {
+	return false, assert.AnError
+}
+
 // A message that would only wait but cannot enter the room stays in the
 // DLQ; no controller is started for it.
 func TestARecordThatCannotEnterTheRoomStaysInTheDLQ(t *testing.T) {

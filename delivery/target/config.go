@@ -147,8 +147,5 @@ func queueURLProblem(raw string) string {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || strings.Trim(u.Path, "/") == "" {
 		return "want a queue URL, e.g. https://sqs.us-east-1.amazonaws.com/123456789012/orders"
 	}
-	if strings.HasSuffix(u.Path, ".fifo") {
-		return "FIFO queues are not supported: redriving each message in its own execution cannot keep a message group's order"
-	}
 	return ""
 }

@@ -2,7 +2,10 @@ package target
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -42,9 +45,16 @@ type sqsTarget struct {
 // "redrive" attribute, or in an envelope when the message already has the
 // 10 attributes SQS allows. SendMessage errors are transient with their
 // code as ErrorType, except the ones about the message (sqsPoisonCodes).
+// To a FIFO queue the message goes in its group, with a deduplication id
+// of its round trip (fifoDeduplicationID), so a send retried within SQS's
+// five-minute deduplication interval is not a second message.
 func (t *sqsTarget) Deliver(ctx context.Context, doc message.Document) Result {
 	if err := doc.Validate(); err != nil {
 		return poison("InvalidDocument", err.Error())
+	}
+	fifo := strings.HasSuffix(t.queueURL, ".fifo")
+	if fifo && doc.FIFO == nil {
+		return poison("NotFIFO", "the target is a FIFO queue, and the message came from a standard queue: it has no message group")
 	}
 	msg, _, err := message.ForRedrive(doc)
 	if err != nil {
@@ -55,6 +65,9 @@ func (t *sqsTarget) Deliver(ctx context.Context, doc message.Document) Result {
 		MessageBody:       aws.String(msg.Body),
 		MessageAttributes: msg.SQSAttributes(),
 	}
+	if fifo {
+		in.MessageGroupId, in.MessageDeduplicationId = aws.String(doc.FIFO.GroupID), aws.String(fifoDeduplicationID(doc))
+	}
 	if trace := doc.Message.Attributes[traceHeader]; trace != "" {
 		in.MessageSystemAttributes = map[string]sqstypes.MessageSystemAttributeValue{
 			traceHeader: {DataType: aws.String("String"), StringValue: aws.String(trace)},
@@ -64,4 +77,13 @@ func (t *sqsTarget) Deliver(ctx context.Context, doc message.Document) Result {
 		return apiFailure(fmt.Errorf("send message %q to %s: %w", doc.Message.ID, t.queueURL, err), sqsPoisonCodes...)
 	}
 	return Delivered()
+}
+
+// fifoDeduplicationID is the MessageDeduplicationId of doc's message in
+// its round trip: the hex SHA-256 of its room id (origin, attempt and
+// message tag), the same for every try of the round trip and new for the
+// next one, when the message comes back from the DLQ.
+func fifoDeduplicationID(doc message.Document) string {
+	sum := sha256.Sum256([]byte(doc.RoomID()))
+	return hex.EncodeToString(sum[:])
 }

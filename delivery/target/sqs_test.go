@@ -91,6 +91,30 @@ func TestSQSDeliver(t *testing.T) {
 	assertAttributes(t, doc, got)
 }
 
+// To a FIFO source queue the message goes in its group, with a
+// deduplication id of its round trip: a retried send is not a second
+// message, the next round trip's is.
+func TestSQSDeliverToAFIFOQueue(t *testing.T) {
+	client, queueURL := localQueue(t, map[string]string{"FifoQueue": "true"})
+	tg := newSQSTarget(t, client, queueURL)
+	doc := testDocument()
+	doc.FIFO = &message.FIFO{GroupID: "account-7", DeduplicationID: "d-1", SequenceNumber: "1001"}
+
+	require.Equal(t, target.Delivered(), tg.Deliver(context.Background(), doc))
+	require.Equal(t, target.Delivered(), tg.Deliver(context.Background(), doc), "a retried send")
+	got := receiveOne(t, client, queueURL)
+	assert.Equal(t, doc.Message.Body, got.Body)
+	assert.Equal(t, "account-7", got.Attributes["MessageGroupId"])
+	if os.Getenv(sqstest.EndpointEnv) == "" { // fauxqs checks nothing of the ids; sqslocal returns them as SQS does
+		assert.Len(t, got.Attributes["MessageDeduplicationId"], 64)
+	}
+
+	standard := testDocument()
+	res := tg.Deliver(context.Background(), standard)
+	assert.Equal(t, breaker.Poison, res.Outcome, "a standard queue's message has no group for a FIFO queue")
+	assert.Equal(t, "NotFIFO", res.ErrorType)
+}
+
 func TestSQSDeliverEnvelopesWhenAttributesAreFull(t *testing.T) {
 	client, queueURL := localQueue(t, nil)
 	tg := newSQSTarget(t, client, queueURL)

@@ -100,7 +100,7 @@ func (s *Stack) settings() func(string) string {
 		park.EnvRetention:              park.DefaultRetention.String(), // the lot's, as createQueues makes it
 		target.EnvKind:                 string(target.KindLambda),
 		target.EnvFunction:             functionARN(FunctionConsumer),
-		target.EnvSourceARN:            QueueARN(SourceQueueName),
+		target.EnvSourceARN:            QueueARN(s.QueueName(SourceQueueName)),
 	}
 	user := s.opts.Env
 	if user == nil {

@@ -137,6 +137,10 @@ type Options struct {
 	// workflow (each try's history in the console, billed per state
 	// transition) instead of Express, as the stack's setting does.
 	StandardAttempts bool
+	// FIFO makes the DLQ, its source queue and the parking lot FIFO
+	// queues (their names end in .fifo, QueueName): SendToDLQ sends each
+	// message in the group its MessageGroupId system attribute names.
+	FIFO bool
 	// Pace is the waiting room's release pace; zero fields mean the
 	// defaults (RELEASE_*).
 	Pace pace.Policy

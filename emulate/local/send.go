@@ -23,15 +23,20 @@ type Sent struct {
 
 // SendToDLQ sends msgs to the DLQ now, as a failing consumer's queue would
 // move them there, wakes the event source, and returns their message ids.
-// Only Body and MessageAttributes of each message are used.
+// Only Body and MessageAttributes of each message are used, and on a FIFO
+// stack its MessageGroupId system attribute, its group.
 func (s *Stack) SendToDLQ(ctx context.Context, msgs ...message.Message) ([]string, error) {
 	ids := make([]string, 0, len(msgs))
 	for i, m := range msgs {
-		out, err := s.queues.SendMessage(ctx, &sqs.SendMessageInput{
+		in := &sqs.SendMessageInput{
 			QueueUrl:          aws.String(s.DLQURL),
 			MessageBody:       aws.String(m.Body),
 			MessageAttributes: m.SQSAttributes(),
-		})
+		}
+		if s.opts.FIFO {
+			in.MessageGroupId = aws.String(m.Attributes[message.AttrMessageGroupID])
+		}
+		out, err := s.queues.SendMessage(ctx, in)
 		if err != nil {
 			return ids, fmt.Errorf("local: send message %d of %d to the DLQ: %w", i+1, len(msgs), err)
 		}

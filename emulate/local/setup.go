@@ -29,7 +29,8 @@ const dlqMaxReceives = 50
 // receives, as infra/README.md advises), and the source queue whose
 // redrive policy sends to the DLQ, as a deployment has them.
 // The parking lot, being the DLQ's dead-letter queue, can be moved back
-// with StartMessageMoveTask.
+// with StartMessageMoveTask. On a FIFO stack all three are FIFO queues,
+// with content-based deduplication.
 func (s *Stack) createQueues(ctx context.Context) error {
 	queues := []struct {
 		name  string
@@ -41,14 +42,17 @@ func (s *Stack) createQueues(ctx context.Context) error {
 		}, &s.ParkingLotURL},
 		{DLQName, map[string]string{
 			"VisibilityTimeout": strconv.Itoa(int(s.opts.VisibilityTimeout.Seconds())),
-			"RedrivePolicy":     fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"%d"}`, QueueARN(ParkingLotName), dlqMaxReceives),
+			"RedrivePolicy":     fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"%d"}`, QueueARN(s.QueueName(ParkingLotName)), dlqMaxReceives),
 		}, &s.DLQURL},
 		{SourceQueueName, map[string]string{
-			"RedrivePolicy": fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"3"}`, QueueARN(DLQName)),
+			"RedrivePolicy": fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"3"}`, QueueARN(s.QueueName(DLQName))),
 		}, &s.SourceQueueURL},
 	}
 	for _, q := range queues {
-		out, err := s.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(q.name), Attributes: q.attrs})
+		if s.opts.FIFO {
+			q.attrs["FifoQueue"], q.attrs["ContentBasedDeduplication"] = "true", "true"
+		}
+		out, err := s.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(s.QueueName(q.name)), Attributes: q.attrs})
 		if err != nil {
 			return fmt.Errorf("local: create queue %s: %w", q.name, err)
 		}

@@ -50,6 +50,15 @@ const (
 	SourceQueueName     = "orders"
 )
 
+// QueueName is the name of the stack's queue called name: name, or
+// name.fifo on a FIFO stack (Options.FIFO).
+func (s *Stack) QueueName(name string) string {
+	if s.opts.FIFO {
+		return name + ".fifo"
+	}
+	return name
+}
+
 // queueAPI is the SQS calls of the tasks (the parking lot, the replay),
 // the DLQ's event source and SendToDLQ.
 type queueAPI interface {
@@ -219,7 +228,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	}
 	s.source = &eventSource{
 		exec: s.Executor, sqs: s.queues, server: s.SQSServer,
-		queueName: DLQName, queueURL: s.DLQURL, queueARN: QueueARN(DLQName),
+		queueName: s.QueueName(DLQName), queueURL: s.DLQURL, queueARN: QueueARN(s.QueueName(DLQName)),
 		invoker: s.invoker, function: functionARN(FunctionStarter), batchSize: opts.BatchSize,
 		fail: s.fail, logger: logger(opts.Logs, s.Executor), service: opts.Scaled != nil,
 	}

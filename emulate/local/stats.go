@@ -194,7 +194,7 @@ func (s *Stack) Pending(ctx context.Context) Pending {
 		p.Executions = len(running)
 	}
 	for _, q := range []string{DLQName, ParkingLotName, SourceQueueName} {
-		if d, err := s.SQSServer.Depth(q); err == nil {
+		if d, err := s.SQSServer.Depth(s.QueueName(q)); err == nil {
 			p.Messages += d.Total()
 		}
 	}

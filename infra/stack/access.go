@@ -56,6 +56,7 @@ var (
 	deliveryRecords = dynamo.DeliveryPrefix + "*"
 	paceRows        = dynamo.PacePrefix + "*"
 	roomItems       = dynamo.RoomPrefix + "*"
+	groupTurns      = dynamo.GroupPrefix + "*"
 	lotIndexItems   = dynamo.ParkedPrefix + "*"
 	replayJournal   = dynamo.ReplayPrefix + "*"
 	rulesItem       = dynamo.RulesKey
@@ -107,6 +108,9 @@ func grantAccess(s Settings, st *storage, fns map[string]*function, arns workflo
 	// room items).
 	starter.allowKeys(table, paceRows, "dynamodb:GetItem", "dynamodb:UpdateItem")
 	starter.allowKeys(table, roomItems, "dynamodb:PutItem")
+	// A FIFO message enters in line behind its group: it reads the
+	// group's turn item and moves its tail (GetItem, UpdateItem).
+	starter.allowKeys(table, groupTurns, "dynamodb:GetItem", "dynamodb:UpdateItem")
 
 	// The attempt admits and records on its breaker's row (GetItem,
 	// UpdateItem: it only ever updates one, under its version),
@@ -114,12 +118,15 @@ func grantAccess(s Settings, st *storage, fns map[string]*function, arns workflo
 	// UpdateItem), reads the routing rules (GetItem) and, to start the
 	// breaker's controller after a successful canary, notes the entry on
 	// the pace row and takes the lease there (GetItem, UpdateItem). It
-	// never touches the room: the Queue task (waitroom) enters it.
+	// never touches the room: the Queue task (waitroom) enters it. A
+	// delivered FIFO message ends its turn in its group (UpdateItem of the
+	// group's turn item).
 	attempt := fns[attemptFn]
 	attempt.allowKeys(table, breakerRows, "dynamodb:GetItem", "dynamodb:UpdateItem")
 	attempt.allowKeys(table, deliveryRecords, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem")
 	attempt.allowKeys(table, rulesItem, "dynamodb:GetItem")
 	attempt.allowKeys(table, paceRows, "dynamodb:GetItem", "dynamodb:UpdateItem")
+	attempt.allowKeys(table, groupTurns, "dynamodb:UpdateItem")
 	attempt.allow([]string{arns.release}, "states:StartExecution")
 	if s.Target.Kind == TargetLambda {
 		attempt.allow([]string{s.Target.FunctionArn}, "lambda:InvokeFunction")
@@ -152,15 +159,22 @@ func grantAccess(s Settings, st *storage, fns map[string]*function, arns workflo
 	release := fns[releaseFn]
 	release.allowKeys(table, breakerRows, "dynamodb:GetItem")
 	release.allowKeys(table, paceRows, "dynamodb:GetItem", "dynamodb:UpdateItem")
-	release.allowKeys(table, roomItems, "dynamodb:DeleteItem", "dynamodb:UpdateItem")
+	release.allowKeys(table, roomItems, "dynamodb:DeleteItem", "dynamodb:UpdateItem", "dynamodb:GetItem")
+	// A FIFO entry goes only with its group's turn, which the controller
+	// takes (UpdateItem of the group's turn item); to take a stale turn
+	// over it reads the turn and whether its message is still in the room
+	// (GetItem of both).
+	release.allowKeys(table, groupTurns, "dynamodb:GetItem", "dynamodb:UpdateItem")
 	release.allow(roomIndex, "dynamodb:Query")
 	release.allow([]string{arns.redriveByName}, "states:StartExecution")
 	release.allow([]string{arns.releaseByName}, "states:StartExecution")
 
 	// Park sends to the parking lot and indexes what it sent (PutItem of
-	// the index's items).
+	// the index's items); a parked FIFO message ends its turn in its group
+	// (UpdateItem of the group's turn item).
 	fns[parkFn].allow(parkingLot, "sqs:SendMessage")
 	fns[parkFn].allowKeys(table, lotIndexItems, "dynamodb:PutItem")
+	fns[parkFn].allowKeys(table, groupTurns, "dynamodb:UpdateItem")
 
 	// Claim-checked bodies (claimcheck): the starter puts a body too large
 	// for a document under bodies/ (PutObject), the attempt gets it back

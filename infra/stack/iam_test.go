@@ -162,17 +162,18 @@ func TestLeastPrivilege(t *testing.T) {
 		index := on(table, "dynamodb:PutItem")
 		rulesRead := on(table, "dynamodb:GetItem")
 		pace := on(table, "dynamodb:GetItem", "dynamodb:UpdateItem")
+		turns, turnEnds := on(table, "dynamodb:GetItem", "dynamodb:UpdateItem"), on(table, "dynamodb:UpdateItem")
 		want := map[string][]string{
 			"Starter": join(logs("Starter"), xray,
 				on(dlq, "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"),
 				on(redrive, "states:StartExecution"), on(release, "states:StartExecution"), on(lot, "sqs:SendMessage"), index, rulesRead,
-				on(table, "dynamodb:GetItem"), pace, on(table, "dynamodb:PutItem"),
+				on(table, "dynamodb:GetItem"), pace, on(table, "dynamodb:PutItem"), turns,
 				on(bodies, "s3:PutObject")),
 			"Attempt": join(logs("Attempt"), xray,
 				on(table, "dynamodb:GetItem", "dynamodb:UpdateItem"), on(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"),
-				rulesRead, pace, on(release, "states:StartExecution"),
+				rulesRead, pace, turnEnds, on(release, "states:StartExecution"),
 				on(bodies, "s3:GetObject")),
-			"Park": join(logs("Park"), xray, on(lot, "sqs:SendMessage"), index, on(bodies, "s3:GetObject")),
+			"Park": join(logs("Park"), xray, on(lot, "sqs:SendMessage"), index, turnEnds, on(bodies, "s3:GetObject")),
 			"Admin": join(logs("Admin"), xray,
 				on(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"), pace, on(table, "dynamodb:GetItem", "dynamodb:PutItem"),
 				on(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"), on(table, "dynamodb:DeleteItem", "dynamodb:PutItem"),
@@ -181,7 +182,7 @@ func TestLeastPrivilege(t *testing.T) {
 			"WaitingRoom": join(logs("WaitingRoom"), xray, on(table, "dynamodb:PutItem"), pace,
 				on(release, "states:StartExecution")),
 			"Release": join(logs("Release"), xray,
-				on(table, "dynamodb:GetItem"), pace, on(table, "dynamodb:DeleteItem", "dynamodb:UpdateItem"), on(roomIndex, "dynamodb:Query"),
+				on(table, "dynamodb:GetItem"), pace, on(table, "dynamodb:DeleteItem", "dynamodb:UpdateItem", "dynamodb:GetItem"), turns, on(roomIndex, "dynamodb:Query"),
 				on(byName("Redrive-Redrive"), "states:StartExecution"), on(byName("Redrive-Release"), "states:StartExecution")),
 		}
 		switch fixture {
@@ -312,16 +313,17 @@ func (s *synthesized) tableGrants(t *testing.T, role string) []string {
 //   - the starter reads the routing rules and the breakers' rows (and,
 //     with the sqs target, records returns on them), counts arrivals and
 //     takes controllers' leases on the pace rows, enters the room and
-//     indexes what it parks;
+//     indexes what it parks, and moves FIFO groups' tails;
 //   - the attempt admits and records on the breaker rows, keeps the
-//     delivery records, reads the rules and takes leases (after a
-//     canary): it touches no room item;
+//     delivery records, reads the rules, takes leases (after a canary)
+//     and ends a delivered FIFO message's turn: it touches no room item;
 //   - the waiting room enters the room and takes leases, and reads no
 //     breaker row;
 //   - the release (the controller) reads the breaker rows but never
-//     changes them, keeps its pace row, and claims and takes room entries
-//     (it may not put one, nor touch the rules);
-//   - park indexes what it parks;
+//     changes them, keeps its pace row, claims, takes and reads room
+//     entries and takes FIFO groups' turns (it may not put an entry, nor
+//     touch the rules);
+//   - park indexes what it parks and ends a FIFO message's turn;
 //   - admin reads and changes (or replaces) breaker rows, takes over
 //     leases, reads and writes the rules, keeps the replays' journal and
 //     removes replayed messages from the lot's index.
@@ -333,17 +335,19 @@ func TestKeyScopedGrants(t *testing.T) {
 		leases      = "dynamodb:GetItem,dynamodb:UpdateItem on pace#*"
 		rulesRead   = "dynamodb:GetItem on rules"
 		enter       = "dynamodb:PutItem on room#*"
+		turns       = "dynamodb:GetItem,dynamodb:UpdateItem on group#*"
+		turnEnds    = "dynamodb:UpdateItem on group#*"
 	)
-	starter := []string{rulesRead, leases, enter, "dynamodb:PutItem on parked#*"}
+	starter := []string{rulesRead, leases, enter, turns, "dynamodb:PutItem on parked#*"}
 	want := map[string][]string{
 		"AttemptRole": {
 			"dynamodb:GetItem,dynamodb:UpdateItem on breaker#*",
 			"dynamodb:GetItem,dynamodb:PutItem,dynamodb:UpdateItem on delivery#*",
-			rulesRead, leases,
+			rulesRead, leases, turnEnds,
 		},
 		"WaitingRoomRole": {enter, leases},
-		"ReleaseRole":     {breakerRead, leases, "dynamodb:DeleteItem,dynamodb:UpdateItem on room#*"},
-		"ParkRole":        {"dynamodb:PutItem on parked#*"},
+		"ReleaseRole":     {breakerRead, leases, "dynamodb:DeleteItem,dynamodb:UpdateItem,dynamodb:GetItem on room#*", turns},
+		"ParkRole":        {"dynamodb:PutItem on parked#*", turnEnds},
 		"AdminRole": {
 			"dynamodb:GetItem,dynamodb:PutItem,dynamodb:UpdateItem on breaker#*",
 			leases,
@@ -355,11 +359,11 @@ func TestKeyScopedGrants(t *testing.T) {
 		"ReleaseStateMachineRole": nil,
 		"AdminStateMachineRole":   nil,
 	}
-	for _, fixture := range []string{existingName, demoName} {
+	for _, fixture := range []string{existingName, demoName, fifoName} {
 		s := synth(t, fixture)
 		roles := maps.Clone(want)
 		roles["StarterRole"] = append([]string{breakerRead}, starter...)
-		if fixture == demoName { // the sqs target: returns are recorded
+		if fixture != existingName { // the sqs target: returns are recorded
 			roles["StarterRole"] = append([]string{"dynamodb:GetItem,dynamodb:UpdateItem on breaker#*"}, starter...)
 		}
 		t.Run(fixture+"/every role", func(t *testing.T) {

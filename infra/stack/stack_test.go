@@ -151,6 +151,15 @@ func TestParkingLot(t *testing.T) {
 	}
 }
 
+// A FIFO dead-letter queue gets a FIFO parking lot, so each group's
+// parked messages keep their order there.
+func TestFIFOParkingLot(t *testing.T) {
+	for fixture, fifo := range map[string]any{fifoName: true, existingName: nil} {
+		s := synth(t, fixture)
+		assert.Equal(t, fifo, s.resources[s.id(t, "AWS::SQS::Queue", "ParkingLot")].Properties["FifoQueue"], fixture)
+	}
+}
+
 func TestDemoQueues(t *testing.T) {
 	s := synth(t, demoName)
 	dlq := s.id(t, "AWS::SQS::Queue", "DeadLetterQueue")

@@ -55,12 +55,18 @@ type storage struct {
 	demo       bool
 }
 
-// newStorage creates the table and the parking lot, and the demo queues or
-// references to the existing ones.
+// newStorage creates the table and the parking lot (a FIFO queue for a
+// FIFO dead-letter queue, so each group's messages keep their order
+// there), and the demo queues or references to the existing ones.
 func newStorage(scope constructs.Construct, s Settings) *storage {
+	var fifo *bool
+	if isFIFO(s.DeadLetterQueueArn) {
+		fifo = jsii.Bool(true)
+	}
 	st := &storage{
 		table: newTable(scope, s.KeepLegacyRoomIndex),
 		parkingLot: awssqs.NewQueue(scope, jsii.String("ParkingLot"), &awssqs.QueueProps{
+			Fifo:            fifo,
 			RetentionPeriod: awscdk.Duration_Seconds(jsii.Number(parkingLotRetention.Seconds())),
 			Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
 			EnforceSSL:      jsii.Bool(true),

@@ -59,6 +59,7 @@ const (
 	topicArn     = "arn:aws:sns:eu-west-1:123456789012:redrive-alarms"
 	existingName = "existing"
 	demoName     = "demo"
+	fifoName     = "fifo"
 )
 
 // fixtureSettings are the deployments the tests synthesize: an existing
@@ -66,7 +67,8 @@ const (
 // attempt state machine, tracing, an alarm topic, the waiting room's
 // settings and bodies kept 45 days; and the demo queues with an SQS
 // target, breakers keyed by a JSON pointer, and defaults elsewhere (an
-// Express attempt state machine, bodies kept 30 days).
+// Express attempt state machine, bodies kept 30 days); and an existing
+// FIFO DLQ whose messages go back to their FIFO source queue.
 func fixtureSettings(name string) Settings {
 	switch name {
 	case existingName:
@@ -104,6 +106,13 @@ func fixtureSettings(name string) Settings {
 			AlarmBreakerKeys: []string{"acme", "globex/eu"},
 			BuildDir:         buildDir,
 		}
+	case fifoName:
+		return Settings{
+			DeadLetterQueueArn: dlqArn + ".fifo",
+			Target:             Target{Kind: TargetSQS, SourceQueueArn: sourceArn + ".fifo"},
+			BreakerKey:         KeySelector{Fixed: "accounts"},
+			BuildDir:           buildDir,
+		}
 	}
 	panic("no fixture " + name)
 }
@@ -131,7 +140,7 @@ type resource struct {
 }
 
 var (
-	synthOnce = map[string]*sync.Once{existingName: {}, demoName: {}}
+	synthOnce = map[string]*sync.Once{existingName: {}, demoName: {}, fifoName: {}}
 	synths    = map[string]*synthesized{}
 	synthErrs = map[string]error{}
 )

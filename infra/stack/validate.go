@@ -106,13 +106,13 @@ func (v *validator) arn(field, value, service string) (arn, bool) {
 	return a, true
 }
 
-// queue checks an optional queue ARN: a standard queue, since each message
-// is redriven on its own and a FIFO group's order cannot be kept.
+// queue checks an optional queue ARN.
 func (v *validator) queue(field, value string) {
-	if a, ok := v.arn(field, value, "sqs"); ok && strings.HasSuffix(a.resource, ".fifo") {
-		v.fail(field, "%q is a FIFO queue; Redrive handles standard queues only (one execution per message cannot keep a message group's order)", value)
-	}
+	v.arn(field, value, "sqs")
 }
+
+// isFIFO reports whether a queue ARN names a FIFO queue.
+func isFIFO(queueArn string) bool { return strings.HasSuffix(queueArn, ".fifo") }
 
 func (v *validator) source(s Settings) {
 	switch {
@@ -156,6 +156,10 @@ func (v *validator) target(s Settings) {
 		v.fail("Target.Kind", "%q, want %q or %q", t.Kind, TargetLambda, TargetSQS)
 	}
 	v.queue("Target.SourceQueueArn", t.SourceQueueArn)
+	if t.SourceQueueArn != "" && s.DeadLetterQueueArn != "" && isFIFO(t.SourceQueueArn) != isFIFO(s.DeadLetterQueueArn) {
+		v.fail("Target.SourceQueueArn", "%q and the dead-letter queue %q must be of one type, both FIFO or both standard, as SQS requires of a queue and its dead-letter queue",
+			t.SourceQueueArn, s.DeadLetterQueueArn)
+	}
 	v.typeList("PoisonErrorTypes", envPoisonErrorTypes, s.PoisonErrorTypes)
 	v.typeList("ThrottleErrorTypes", envThrottleErrorTypes, s.ThrottleErrorTypes)
 }

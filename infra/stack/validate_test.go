@@ -65,7 +65,6 @@ func TestValidateNamesTheField(t *testing.T) {
 			s.DeadLetterQueueArn = "arn:aws:sns:eu-west-1:123456789012:orders"
 			return s
 		}, "DeadLetterQueueArn", `want "sqs"`},
-		{"FIFO DLQ", func() Settings { s := valid(); s.DeadLetterQueueArn = dlqArn + ".fifo"; return s }, "DeadLetterQueueArn", "FIFO"},
 		{"bad account", func() Settings {
 			s := valid()
 			s.DeadLetterQueueArn = "arn:aws:sqs:eu-west-1:1234:orders-dlq"
@@ -93,7 +92,13 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"sqs with a function", func() Settings { s := demo(); s.Target.FunctionArn = consumerArn; return s }, "Target.FunctionArn", "only for"},
 		{"sqs queue with demo queues", func() Settings { s := demo(); s.Target.SourceQueueArn = sourceArn; return s },
 			"Target.SourceQueueArn", "demo"},
-		{"FIFO source", func() Settings { s := valid(); s.Target.SourceQueueArn = sourceArn + ".fifo"; return s }, "Target.SourceQueueArn", "FIFO"},
+		{"FIFO source of a standard DLQ", func() Settings { s := valid(); s.Target.SourceQueueArn = sourceArn + ".fifo"; return s },
+			"Target.SourceQueueArn", "both FIFO or both standard"},
+		{"standard source of a FIFO DLQ", func() Settings {
+			s := valid()
+			s.DeadLetterQueueArn, s.Target.SourceQueueArn = dlqArn+".fifo", sourceArn
+			return s
+		}, "Target.SourceQueueArn", "both FIFO or both standard"},
 		{"poison type with a comma", func() Settings { s := valid(); s.PoisonErrorTypes = []string{"A,B"}; return s }, "PoisonErrorTypes", "comma"},
 		{"poison type the target refuses", func() Settings { s := valid(); s.PoisonErrorTypes = []string{"Runtime.ExitError"}; return s },
 			"PoisonErrorTypes", "the attempt function rejects POISON_ERROR_TYPES"},

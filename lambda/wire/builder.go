@@ -18,7 +18,9 @@ import (
 	"github.com/redrive/redrive/park"
 	"github.com/redrive/redrive/park/lotindex"
 	"github.com/redrive/redrive/park/replay"
+	"github.com/redrive/redrive/room"
 	"github.com/redrive/redrive/room/pace"
+	"github.com/redrive/redrive/room/waitroom"
 	"github.com/redrive/redrive/rules"
 	"github.com/redrive/redrive/starter"
 )
@@ -122,7 +124,7 @@ func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, launcher := b.room(cfg.Room)
+	rm, launcher := b.room(cfg.Room)
 	retry := cfg.Retry.WithDefaults() // validated above; the handler uses it as is
 	var bodies attempt.Redeemer       // a nil interface, not a nil *Store, without a bucket
 	if s := b.bodies(cfg.BodyBucket); s != nil {
@@ -139,6 +141,7 @@ func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 		Launcher: launcher,
 		Bodies:   bodies,
 		Rules:    b.rules(cfg.Table),
+		Turns:    waitroom.Turns{Room: rm},
 		Config:   retry,
 	})
 	if err != nil {
@@ -163,6 +166,9 @@ func (b *Builder) Park(cfg park.Config) (*park.Handler, error) {
 		return nil, fmt.Errorf("wire: park: %w", err)
 	}
 	h := &park.Handler{Lot: b.lot(cfg.Lot, cfg.Table), Clock: b.deps.Clock}
+	if cfg.Table != "" {
+		h.Turns = waitroom.Turns{Room: room.New(c.DynamoDB, cfg.Table, DefaultRoomTTL)}
+	}
 	if s := b.bodies(cfg.BodyBucket); s != nil {
 		h.Bodies = s
 	}

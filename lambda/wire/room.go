@@ -191,14 +191,18 @@ func (b *Builder) Release(cfg RoomConfig, p breaker.Policy) (*release.Handler, e
 
 // execution is a released entry's execution started at now: named after
 // its document (message.Document.ExecutionName: the message and its run),
-// its input the document with its start time. A document that does not
-// decode goes as it is, for the Attempt to park it.
+// its input the document with its start time and, for a FIFO message, the
+// message of its group before it, as the room knows it. A document that
+// does not decode goes as it is, for the Attempt to park it.
 func execution(e room.Entry, now time.Time) (name, input string) {
 	doc, err := message.ParseDocument(e.Document)
 	if err != nil {
 		return message.ExecutionName(e.MessageID, 1, 0), string(e.Document)
 	}
 	doc.Execution = &message.Execution{StartTime: now}
+	if doc.FIFO != nil && e.Place != nil {
+		doc.FIFO.Prev = e.Place.Prev
+	}
 	b, err := doc.Input()
 	if err != nil {
 		return doc.ExecutionName(), string(e.Document)

@@ -274,6 +274,11 @@ func (h *Handler) next(ctx context.Context, out Output, listed time.Time) (Outpu
 	if len(first) == 0 {
 		return h.stop(ctx, out, listed)
 	}
+	if first[0].Place != nil {
+		// FIFO: the first in line is the oldest group's message, not the
+		// next to go; other groups' heads may go sooner. Tick on.
+		return h.pauseRest(ctx, out, listed)
+	}
 	now := h.Clock.Now()
 	if due := first[0].Due(); due.Sub(now) > h.Launcher.Policy.Tick {
 		if limit := now.Add(maxWait); due.After(limit) {

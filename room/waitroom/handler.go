@@ -88,9 +88,13 @@ func (h *Handler) enter(ctx context.Context, event json.RawMessage) (Output, err
 // Entry is doc's room entry at now: the input of its next execution (the
 // next run, its cycles counted afresh, its routing and execution
 // cleared), in line by when it last had its turn, to go no sooner than
-// doc.NotBefore.
+// doc.NotBefore; a FIFO message's entry has its place in its group.
 func Entry(doc message.Document, now time.Time) (room.Entry, error) {
 	notBefore := doc.NotBefore
+	place, err := placeOf(doc)
+	if err != nil {
+		return room.Entry{}, &InvalidEntry{Problem: err.Error()}
+	}
 	doc.Runs++
 	doc.Cycles, doc.Next, doc.WaitSeconds, doc.NotBefore, doc.Execution, doc.Failure = 0, "", 0, time.Time{}, nil, nil
 	input, err := doc.Input()
@@ -98,7 +102,39 @@ func Entry(doc message.Document, now time.Time) (room.Entry, error) {
 		return room.Entry{}, &InvalidEntry{Problem: "encode the document: " + err.Error()}
 	}
 	return room.Entry{Key: doc.BreakerKey, MessageID: doc.RoomID(), Document: input, EnteredAt: now,
-		Since: doc.LastTurn(), NotBefore: notBefore}, nil
+		Since: doc.LastTurn(), NotBefore: notBefore, Place: place}, nil
+}
+
+// placeOf is a FIFO message's place in its group, nil for a standard
+// queue's message.
+func placeOf(doc message.Document) (*room.Place, error) {
+	f := doc.FIFO
+	if f == nil {
+		return nil, nil
+	}
+	seq, err := room.PadSequence(f.SequenceNumber)
+	if err != nil {
+		return nil, err
+	}
+	return &room.Place{Group: f.GroupID, Sequence: seq, Prev: f.Prev}, nil
+}
+
+// Turns ends the turns of FIFO messages in their groups; the Attempt
+// (delivered) and the Park task (parked) call it.
+type Turns struct {
+	// Room keeps the groups' turns.
+	Room *room.Room
+}
+
+// Advance ends doc's turn in its group once it is delivered or parked, so
+// the next message of the group may go; a standard queue's message has
+// none, and nothing is written.
+func (t Turns) Advance(ctx context.Context, doc message.Document) error {
+	place, err := placeOf(doc)
+	if err != nil || place == nil {
+		return err
+	}
+	return t.Room.Advance(ctx, doc.BreakerKey, *place)
 }
 
 // MaxFailedRuns is how many executions of one round trip may fail to run

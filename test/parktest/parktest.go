@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/redrive/redrive/emulate/sqslocal/sqstest"
 	"github.com/redrive/redrive/lambda/telemetry"
@@ -29,14 +30,15 @@ func CreateQueue(tb testing.TB, b *sqstest.Backend) sqstest.Queue {
 
 // Messages receives the messages on q, a queue made by CreateQueue (at
 // most 10, oldest first on the embedded server), with their message
-// attributes, through the real SQS client. The messages it returns stay
+// and system attributes, through the real SQS client. The messages it returns stay
 // in flight for the queue's visibility timeout: read a parking lot once.
 func Messages(tb testing.TB, b *sqstest.Backend, q sqstest.Queue) []message.Message {
 	tb.Helper()
 	got, err := b.Client.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{
-		QueueUrl:              aws.String(q.URL),
-		MaxNumberOfMessages:   maxMessages,
-		MessageAttributeNames: []string{"All"},
+		QueueUrl:                    aws.String(q.URL),
+		MaxNumberOfMessages:         maxMessages,
+		MessageAttributeNames:       []string{"All"},
+		MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameAll},
 	})
 	if err != nil {
 		tb.Fatalf("parktest: receive from %s: %v", q.URL, err)
