@@ -1,6 +1,10 @@
 package message
 
-import "strings"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+)
 
 // The system attributes of a message from a FIFO queue.
 const (
@@ -52,4 +56,12 @@ func checkFIFO(f *FIFO) (field, problem string) {
 // decimal reports whether s is 1 to MaxSequenceDigits decimal digits.
 func decimal(s string) bool {
 	return s != "" && len(s) <= MaxSequenceDigits && strings.Trim(s, "0123456789") == ""
+}
+
+// DeduplicationID is a MessageDeduplicationId for a FIFO queue naming
+// what parts name together: the hex SHA-256 of them joined by "#", 64
+// characters, within SQS's 128.
+func DeduplicationID(parts ...string) string {
+	sum := sha256.Sum256([]byte(strings.Join(parts, "#")))
+	return hex.EncodeToString(sum[:])
 }

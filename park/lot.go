@@ -3,8 +3,6 @@ package park
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -92,7 +90,8 @@ type Parked struct {
 // attribute of its own) to the parking lot with rec in its "redrive"
 // attribute, or in an envelope when msg already uses all 10 attributes.
 // A FIFO parking lot keeps the message in its group (its breaker key's
-// when it has none) with a deduplication id of its Key.
+// when it has none) with a deduplication id of its Key, so a park retried
+// within SQS's five-minute deduplication interval is not a second copy.
 //
 // When the Record would push the message over the parking lot's size
 // limit, the Record is shrunk until it fits, least useful part first: the
@@ -128,7 +127,7 @@ func (l *Lot) Park(ctx context.Context, msg message.Message, whole Record) (Park
 		MessageAttributes: out.SQSAttributes(),
 	}
 	if strings.HasSuffix(l.Config.QueueURL, ".fifo") {
-		in.MessageGroupId, in.MessageDeduplicationId = aws.String(cmp.Or(rec.MessageGroupID, rec.BreakerKey)), aws.String(deduplicationID(rec.Key()))
+		in.MessageGroupId, in.MessageDeduplicationId = aws.String(cmp.Or(rec.MessageGroupID, rec.BreakerKey)), aws.String(message.DeduplicationID(rec.OriginID, strconv.Itoa(rec.Attempt), rec.MessageTag))
 	}
 	sent, err := l.SQS.SendMessage(ctx, in)
 	if err != nil {
@@ -159,14 +158,6 @@ func (l *Lot) Park(ctx context.Context, msg message.Message, whole Record) (Park
 	l.Logger.LogAttrs(ctx, slog.LevelWarn, "message parked", attrs...)
 	l.index(ctx, entryOf(msg, whole, p.MessageID, l.Config.retention()))
 	return p, nil
-}
-
-// deduplicationID is a parked message's MessageDeduplicationId in a FIFO
-// parking lot: the hex SHA-256 of its Key, so a park retried within SQS's
-// five-minute deduplication interval is not a second copy.
-func deduplicationID(k lotindex.Key) string {
-	sum := sha256.Sum256([]byte(k.OriginID + "#" + strconv.Itoa(k.Attempt) + "#" + k.Tag))
-	return hex.EncodeToString(sum[:])
 }
 
 // index records e in the index, if the Lot has one; a failure is logged

@@ -2,8 +2,6 @@ package target
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -46,7 +44,7 @@ type sqsTarget struct {
 // 10 attributes SQS allows. SendMessage errors are transient with their
 // code as ErrorType, except the ones about the message (sqsPoisonCodes).
 // To a FIFO queue the message goes in its group, with a deduplication id
-// of its round trip (fifoDeduplicationID), so a send retried within SQS's
+// of its round trip, so a send retried within SQS's
 // five-minute deduplication interval is not a second message.
 func (t *sqsTarget) Deliver(ctx context.Context, doc message.Document) Result {
 	if err := doc.Validate(); err != nil {
@@ -66,7 +64,9 @@ func (t *sqsTarget) Deliver(ctx context.Context, doc message.Document) Result {
 		MessageAttributes: msg.SQSAttributes(),
 	}
 	if fifo {
-		in.MessageGroupId, in.MessageDeduplicationId = aws.String(doc.FIFO.GroupID), aws.String(fifoDeduplicationID(doc))
+		// One deduplication id per round trip: every try of it is one
+		// message, the next round trip's (back from the DLQ) another.
+		in.MessageGroupId, in.MessageDeduplicationId = aws.String(doc.FIFO.GroupID), aws.String(message.DeduplicationID(doc.RoomID()))
 	}
 	if trace := doc.Message.Attributes[traceHeader]; trace != "" {
 		in.MessageSystemAttributes = map[string]sqstypes.MessageSystemAttributeValue{
@@ -77,13 +77,4 @@ func (t *sqsTarget) Deliver(ctx context.Context, doc message.Document) Result {
 		return apiFailure(fmt.Errorf("send message %q to %s: %w", doc.Message.ID, t.queueURL, err), sqsPoisonCodes...)
 	}
 	return Delivered()
-}
-
-// fifoDeduplicationID is the MessageDeduplicationId of doc's message in
-// its round trip: the hex SHA-256 of its room id (origin, attempt and
-// message tag), the same for every try of the round trip and new for the
-// next one, when the message comes back from the DLQ.
-func fifoDeduplicationID(doc message.Document) string {
-	sum := sha256.Sum256([]byte(doc.RoomID()))
-	return hex.EncodeToString(sum[:])
 }

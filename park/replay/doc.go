@@ -28,6 +28,15 @@
 // and the breaker's waiting room, as any redrive is; the replay's own rate
 // bounds how fast it fills the DLQ.
 //
+// From a FIFO parking lot to a FIFO DLQ, a message goes back in its group
+// (the Record's MessageGroupID, else its breaker key) with a
+// deduplication id of the replay and the message's Key, so a send the
+// run retries is one message. The scan reads the lot as SQS gives it, each
+// group in its order, and sends in that order: a group goes back in its
+// order. The messages of a group behind one the scan leaves (the filter
+// does not select it, or it cannot be read) are left too, counted in
+// Left: a group never goes back out of its order.
+//
 // One parked message, one copy sent back: a park retried after its
 // SendMessage went through (its invocation failed after it, before or
 // after it indexed the message) leaves two copies of the message in the

@@ -67,8 +67,10 @@ type Counts struct {
 	// Matched counts messages the filter selected, Duplicates those of
 	// them that were a second copy of a message (a park retried after its
 	// send), deleted unsent, Skipped those this replay had moved already
-	// (parked again since), Left those it did not select and Unreadable
-	// those without a park Record. Moved counts messages sent back to the
+	// (parked again since), Left those it did not select (and, in a FIFO
+	// lot, those behind a message of their group it left: a group never
+	// goes back out of its order) and Unreadable those without a park
+	// Record. Moved counts messages sent back to the
 	// DLQ (all runs, in a record).
 	Matched, Duplicates, Skipped, Left, Unreadable, Moved int
 	// Reparked counts the messages that came back into the lot while the

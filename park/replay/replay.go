@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -275,7 +276,7 @@ func (r *Replayer) Run(ctx context.Context, plan Plan) (Result, error) {
 			return Result{}, err
 		}
 	}
-	s := &scan{r: r, entry: entry, seen: map[string]bool{}, sent: map[string]bool{}, copies: map[lotindex.Key]bool{}, held: map[string]*held{}, groups: map[groupKey]*Group{}, recorded: now, extended: now,
+	s := &scan{r: r, entry: entry, seen: map[string]bool{}, sent: map[string]bool{}, copies: map[lotindex.Key]bool{}, held: map[string]*held{}, behind: map[string]bool{}, groups: map[groupKey]*Group{}, recorded: now, extended: now,
 		pace: pacer{clock: r.clock, interval: time.Duration(float64(time.Second) / entry.Rate)}}
 	runErr := s.run(ctx)
 
@@ -335,6 +336,10 @@ type scan struct {
 	// copies holds the Keys of the messages a dry run counted.
 	copies map[lotindex.Key]bool
 	held   map[string]*held
+	// behind holds, in a FIFO lot, the groups of the messages the scan
+	// left: their later messages are left too, so no group goes back out
+	// of its order.
+	behind map[string]bool
 	groups map[groupKey]*Group
 	counts Counts
 	// unrecorded counts moves not yet added to the record's total;
@@ -395,51 +400,67 @@ func (s *scan) run(ctx context.Context) error {
 
 // take handles one received message, held: it counts it, and moves it if
 // it matches (it is no longer held then), or deletes it if it is a
-// duplicate; the others stay hidden.
+// duplicate; the others stay hidden. In a FIFO lot a message it leaves
+// holds its group's later messages back in the lot with it.
 func (s *scan) take(ctx context.Context, m sqstypes.Message) error {
 	id := aws.ToString(m.MessageId)
 	if s.seen[id] { // its visibility ran out mid-scan: counted already
 		return nil
 	}
 	s.seen[id] = true
+	group, fifo := m.Attributes[string(sqstypes.MessageSystemAttributeNameMessageGroupId)], strings.HasSuffix(s.r.config.ParkingLotURL, ".fifo")
+	if fifo && s.behind[group] {
+		s.counts.Left++
+		return nil
+	}
+	left, err := s.handle(ctx, m, id)
+	if left && fifo {
+		s.behind[group] = true
+	}
+	return err
+}
+
+// handle is take on a message not seen before; it reports whether the
+// message stays in the lot.
+func (s *scan) handle(ctx context.Context, m sqstypes.Message, id string) (left bool, err error) {
 	p, err := Decode(m)
 	switch {
 	case err != nil:
 		s.counts.Unreadable++
 		s.r.logger.WarnContext(ctx, "replay: parked message without a park record is left", slog.String("replay", s.entry.ID),
 			slog.String("parkedMessageId", id), slog.Any("error", err))
-		return nil
+		return true, nil
 	case p.Record.Replay == s.entry.ID && s.sent[p.Record.ReplayOf]:
 		s.counts.Reparked++ // sent back by this run and parked again since: not the lot it scans
-		return nil
+		return true, nil
 	case !s.entry.Filter.Match(p):
 		s.counts.Left++
-		return nil
+		return true, nil
 	case p.Record.Replay == s.entry.ID:
 		s.counts.Skipped++ // moved by this replay before, parked again since
-		return nil
+		return true, nil
 	}
 	s.counts.Matched++
 	first, err := s.first(ctx, p)
 	if err != nil {
-		return err // in the lot still (held): shown again at the end
+		return true, err // in the lot still (held): shown again at the end
 	}
 	switch {
 	case !first:
 		s.counts.Duplicates++
 		if s.entry.DryRun {
-			return nil
+			return false, nil
 		}
-		return s.drop(ctx, p, aws.ToString(m.ReceiptHandle))
+		return false, s.drop(ctx, p, aws.ToString(m.ReceiptHandle))
 	case s.entry.DryRun:
 		s.group(p)
-		return nil
+		return false, nil
 	}
 	if err := s.move(ctx, p, aws.ToString(m.ReceiptHandle)); err != nil {
-		return err // in the lot still (held): shown again at the end
+		return true, err // in the lot still (held): shown again at the end
 	}
 	delete(s.held, id)
-	return nil
+	return false, nil
 }
 
 // first reports whether p is the copy of its message that goes back: the
@@ -527,11 +548,19 @@ func (s *scan) move(ctx context.Context, p Parked, receipt string) error {
 	if err := s.pace.wait(ctx); err != nil {
 		return err
 	}
-	if _, err := s.r.sqs.SendMessage(ctx, &sqs.SendMessageInput{
+	in := &sqs.SendMessageInput{
 		QueueUrl:          aws.String(cfg.DLQURL),
 		MessageBody:       aws.String(out.Body),
 		MessageAttributes: out.SQSAttributes(),
-	}); err != nil {
+	}
+	if strings.HasSuffix(cfg.DLQURL, ".fifo") {
+		// Back in its group, once per replay: a send this run retries is
+		// not a second message.
+		rec := p.Record
+		in.MessageGroupId = aws.String(cmp.Or(rec.MessageGroupID, rec.BreakerKey))
+		in.MessageDeduplicationId = aws.String(message.DeduplicationID(s.entry.ID, rec.OriginID, strconv.Itoa(rec.Attempt), rec.MessageTag))
+	}
+	if _, err := s.r.sqs.SendMessage(ctx, in); err != nil {
 		return fmt.Errorf("send parked message %s (origin %q) to the DLQ %s; it stays in the parking lot: %w", p.ID, p.Record.OriginID, cfg.DLQURL, err)
 	}
 	s.sent[p.ID] = true

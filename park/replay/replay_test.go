@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/emulate/sqslocal/sqstest"
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/park"
 	"github.com/redrive/redrive/park/lotindex"
@@ -444,4 +445,60 @@ func TestAScanDoesNotScanWhatItMoved(t *testing.T) {
 	resumed, err := r.Run(t.Context(), replay.Plan{ID: "r-1", Actor: "ops", Resume: true})
 	require.NoError(t, err)
 	assert.Equal(t, replay.Counts{Left: 1, Skipped: 2}, resumed.Counts, "a later run scans them: they are in the lot when it begins")
+}
+
+// From a FIFO parking lot to a FIFO DLQ, each message goes back in its
+// group, the group's messages in their order.
+func TestReplayToAFIFODLQKeepsEachGroupsOrder(t *testing.T) {
+	e := newEnv(t)
+	lot := sqstest.CreateQueue(t, e.sqs.Client, map[string]string{"FifoQueue": "true"})
+	dlq := sqstest.CreateQueue(t, e.sqs.Client, map[string]string{"FifoQueue": "true"})
+	e.lotURL, e.dlqURL, e.lot.Config.QueueURL = lot.URL, dlq.URL, lot.URL
+	for i, g := range []string{"a", "b", "a", "b", "a"} {
+		origin := fmt.Sprintf("o-%d", i)
+		rec := park.Record{Lineage: message.Lineage{OriginID: origin, Attempt: 1}, BreakerKey: "orders", MessageGroupID: g,
+			Reason: "exhausted: 5 attempts", ParkedAt: t0.Add(time.Duration(i) * time.Second)}
+		_, err := e.lot.Park(t.Context(), message.Message{ID: "dlq-" + origin, Body: g + "-" + origin}, rec)
+		require.NoError(t, err)
+	}
+	res, err := e.replayer(t).Run(t.Context(), replay.Plan{ID: "r-1", Actor: "ops@host", Rate: 100})
+	require.NoError(t, err)
+	assert.Equal(t, 5, res.Counts.Moved)
+
+	byGroup := map[string][]string{}
+	for {
+		got, err := e.sqs.Client.ReceiveMessage(t.Context(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(dlq.URL), MaxNumberOfMessages: 10,
+			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
+		require.NoError(t, err)
+		if len(got.Messages) == 0 {
+			break
+		}
+		for _, m := range got.Messages {
+			g := m.Attributes["MessageGroupId"]
+			byGroup[g] = append(byGroup[g], aws.ToString(m.Body))
+			_, err := e.sqs.Client.DeleteMessage(t.Context(), &sqs.DeleteMessageInput{QueueUrl: aws.String(dlq.URL), ReceiptHandle: m.ReceiptHandle})
+			require.NoError(t, err)
+		}
+	}
+	assert.Equal(t, map[string][]string{"a": {"a-o-0", "a-o-2", "a-o-4"}, "b": {"b-o-1", "b-o-3"}}, byGroup)
+}
+
+// A FIFO group's messages behind one a filter leaves are left too: the
+// group never goes back out of its order.
+func TestAFilteredFIFOReplayLeavesAGroupBehindWhatItLeaves(t *testing.T) {
+	e := newEnv(t)
+	lot := sqstest.CreateQueue(t, e.sqs.Client, map[string]string{"FifoQueue": "true"})
+	dlq := sqstest.CreateQueue(t, e.sqs.Client, map[string]string{"FifoQueue": "true"})
+	e.lotURL, e.dlqURL, e.lot.Config.QueueURL = lot.URL, dlq.URL, lot.URL
+	for i, p := range []struct{ group, reason string }{{"a", "poison: bad"}, {"a", "exhausted: 5"}, {"b", "exhausted: 5"}} {
+		origin := fmt.Sprintf("o-%d", i)
+		rec := park.Record{Lineage: message.Lineage{OriginID: origin, Attempt: 1}, BreakerKey: "orders", MessageGroupID: p.group,
+			Reason: p.reason, ParkedAt: t0}
+		_, err := e.lot.Park(t.Context(), message.Message{ID: "dlq-" + origin, Body: origin}, rec)
+		require.NoError(t, err)
+	}
+	res, err := e.replayer(t).Run(t.Context(), replay.Plan{ID: "r-1", Actor: "ops@host", Rate: 100, Filter: replay.Filter{Reason: "exhausted"}})
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.Counts.Moved, "b's; a's second waits behind a's first, which the filter leaves")
+	assert.Equal(t, []string{"o-2"}, origins(t, e.receiveAll(t, dlq.URL)))
 }
