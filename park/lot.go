@@ -187,6 +187,7 @@ func entryOf(msg message.Message, rec Record, messageID string, retention time.D
 		Breaker:   rec.BreakerKey,
 		Reason:    lotindex.ReasonClass(rec.Reason),
 		ErrorType: rec.ErrorType(),
+		Group:     rec.MessageGroupID,
 		OriginID:  rec.OriginID,
 		Attempt:   rec.Attempt,
 		Tag:       rec.MessageTag,

@@ -222,7 +222,7 @@ func TestLocalParkedCommands(t *testing.T) {
 	}
 	assert.Regexp(t, `(?m)^orders +poison +PoisonMessage +1 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`, summary)
 	list, _ := parked(t, "list", "--reason", "poison", "--breaker", "orders")
-	assert.Regexp(t, `(?m)^\S+Z +orders +poison +PoisonMessage +\d+ +`+poison+`$`, list)
+	assert.Regexp(t, `(?m)^\S+Z +orders +- +poison +PoisonMessage +\d+ +`+poison+`$`, list)
 
 	t.Run("from the AWS config file alone", func(t *testing.T) {
 		t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", "")

@@ -203,7 +203,7 @@ func printSummary(w io.Writer, entries iter.Seq2[lotindex.Entry, error]) error {
 // printList writes a line per entry, oldest first, at most limit of them
 // (0: all); when more match, it says so on stderr.
 func printList(w io.Writer, entries iter.Seq2[lotindex.Entry, error], limit int, stderr io.Writer) error {
-	fmt.Fprintln(w, "PARKED\tBREAKER\tREASON\tERROR TYPE\tSIZE\tORIGIN ID")
+	fmt.Fprintln(w, "PARKED\tBREAKER\tGROUP\tREASON\tERROR TYPE\tSIZE\tORIGIN ID")
 	n := 0
 	for e, err := range entries {
 		if err != nil {
@@ -214,7 +214,7 @@ func printList(w io.Writer, entries iter.Seq2[lotindex.Entry, error], limit int,
 			return nil
 		}
 		n++
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\n", timeCell(e.ParkedAt), cell(e.Breaker), cell(e.Reason), cell(e.ErrorType), e.Size, cell(e.OriginID))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", timeCell(e.ParkedAt), cell(e.Breaker), cell(e.Group), cell(e.Reason), cell(e.ErrorType), e.Size, cell(e.OriginID))
 	}
 	return nil
 }

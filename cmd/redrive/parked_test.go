@@ -146,7 +146,7 @@ func TestExecParked(t *testing.T) {
 	idx, table := parkedIndex(t, map[time.Duration]lotindex.Entry{
 		50 * time.Hour:      {Breaker: "orders", Reason: "poison", ErrorType: "PoisonMessage", OriginID: "o-1", Attempt: 1, Size: 18},
 		3 * time.Hour:       {Breaker: "orders", Reason: "poison", ErrorType: "PoisonMessage", OriginID: "o-2", Attempt: 1, Size: 1200},
-		2 * time.Hour:       {Breaker: "orders", Reason: "exhausted", ErrorType: "Rejected", OriginID: "o-3", Attempt: 2, Size: 7},
+		2 * time.Hour:       {Breaker: "orders", Reason: "exhausted", ErrorType: "Rejected", Group: "account-7", OriginID: "o-3", Attempt: 2, Size: 7},
 		time.Hour:           {Breaker: "acme corp", Reason: "table unavailable", OriginID: "o-4", Attempt: 1, Size: 30},
 		time.Minute:         {Reason: "poison", OriginID: "o\t5", Attempt: 1, Size: 2},
 		20 * 24 * time.Hour: {Breaker: "orders", Reason: "poison", OriginID: "o-old", Attempt: 1, Size: 1},
@@ -196,21 +196,21 @@ func TestExecParked(t *testing.T) {
 			name: "list, oldest first, an origin id with a tab quoted",
 			call: call("list", 0, nil),
 			stdout: []string{
-				"PARKED                BREAKER    REASON             ERROR TYPE     SIZE  ORIGIN ID",
-				"2025-12-31T13:00:00Z  orders     poison             PoisonMessage  18    o-1",
-				"2026-01-02T12:00:00Z  orders     poison             PoisonMessage  1200  o-2",
-				"2026-01-02T13:00:00Z  orders     exhausted          Rejected       7     o-3",
-				"2026-01-02T14:00:00Z  acme corp  table unavailable  -              30    o-4",
-				`2026-01-02T14:59:00Z  -          poison             -              2     "o\t5"`,
+				"PARKED                BREAKER    GROUP      REASON             ERROR TYPE     SIZE  ORIGIN ID",
+				"2025-12-31T13:00:00Z  orders     -          poison             PoisonMessage  18    o-1",
+				"2026-01-02T12:00:00Z  orders     -          poison             PoisonMessage  1200  o-2",
+				"2026-01-02T13:00:00Z  orders     account-7  exhausted          Rejected       7     o-3",
+				"2026-01-02T14:00:00Z  acme corp  -          table unavailable  -              30    o-4",
+				`2026-01-02T14:59:00Z  -          -          poison             -              2     "o\t5"`,
 			},
 		},
 		{
 			name: "list with a limit says that more match",
 			call: call("list", 2, nil),
 			stdout: []string{
-				"PARKED                BREAKER  REASON  ERROR TYPE     SIZE  ORIGIN ID",
-				"2025-12-31T13:00:00Z  orders   poison  PoisonMessage  18    o-1",
-				"2026-01-02T12:00:00Z  orders   poison  PoisonMessage  1200  o-2",
+				"PARKED                BREAKER  GROUP  REASON  ERROR TYPE     SIZE  ORIGIN ID",
+				"2025-12-31T13:00:00Z  orders   -      poison  PoisonMessage  18    o-1",
+				"2026-01-02T12:00:00Z  orders   -      poison  PoisonMessage  1200  o-2",
 			},
 			stderr: "redrive parked: more match than the 2 shown; --limit 0 lists them all\n",
 		},
@@ -220,8 +220,8 @@ func TestExecParked(t *testing.T) {
 				f.ErrorType, f.Since, f.Until = lotindex.None, parkedNow.Add(-90*time.Minute), parkedNow.Add(-time.Minute)
 			}),
 			stdout: []string{
-				"PARKED                BREAKER    REASON             ERROR TYPE  SIZE  ORIGIN ID",
-				"2026-01-02T14:00:00Z  acme corp  table unavailable  -           30    o-4",
+				"PARKED                BREAKER    GROUP  REASON             ERROR TYPE  SIZE  ORIGIN ID",
+				"2026-01-02T14:00:00Z  acme corp  -      table unavailable  -           30    o-4",
 			},
 		},
 	}

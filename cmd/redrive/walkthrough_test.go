@@ -79,7 +79,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 	assert.Regexp(t, `(?m)^CLOSED\t0\t[1-9]\d*\t\S+Z\t(\d+ consecutive failures|the probe failed; opened by consecutive-failures)$`, got,
 		"the breaker row, read with get-item: closed again, and when and why it last tripped, and how often")
 	assert.Regexp(t, `(?m)^orders +poison +PoisonMessage +1 +\S+Z$`, got, "the parking lot's summary, from its index")
-	assert.Regexp(t, `(?m)^\S+Z +orders +poison +PoisonMessage +\d+ +\S+$`, got, "and its list")
+	assert.Regexp(t, `(?m)^\S+Z +orders +- +poison +PoisonMessage +\d+ +\S+$`, got, "and its list (no group: a standard queue)")
 	assert.Contains(t, got, `"note": "poison"`, "the poison message, received from the parking lot")
 	assert.Contains(t, got, `"id": "r1"`, "the rule added, and listed")
 	assert.Regexp(t, `(?m)^orders +poison +PoisonMessage +1 +\d+ +\S+Z$`, got, "the dry run's group")

@@ -40,6 +40,9 @@ type ScenarioFigures struct {
 	Messages int `json:"messages"`
 	// Capacity is the consumer's calls per second.
 	Capacity int `json:"capacity"`
+	// Groups is how many FIFO message groups the messages are in; absent
+	// for a standard queue.
+	Groups int `json:"groups,omitempty"`
 }
 
 // Figures are one strategy's figures on a scenario: a column of the table.
@@ -105,6 +108,10 @@ type Figures struct {
 	Pending        int `json:"pending"`
 	Lost           int `json:"lost"`
 	DeliveredTwice int `json:"deliveredTwice"`
+	// DeliveredOutOfOrder counts, in a FIFO scenario, the deliveries that
+	// came after a later message of their group had been delivered;
+	// absent otherwise.
+	DeliveredOutOfOrder *int `json:"deliveredOutOfOrder,omitempty"`
 
 	// PeakRoomDepth is the most messages waiting in the waiting room at a
 	// reading, PeakReleasesPerSecond the most releases per second between
@@ -145,7 +152,7 @@ func SummaryOf(r Result) Summary {
 		Version: SummaryVersion,
 		Scenario: ScenarioFigures{
 			Name: r.Scenario.Name, Seed: r.Scenario.Seed, Description: r.Scenario.Description,
-			Messages: r.Scenario.Messages.Count, Capacity: r.Scenario.Target.Capacity,
+			Messages: r.Scenario.Messages.Count, Capacity: r.Scenario.Target.Capacity, Groups: r.Scenario.Messages.Groups,
 		},
 		WallSeconds: r.Wall.Seconds(),
 	}
@@ -176,6 +183,9 @@ func (m Metrics) Figures() Figures {
 		if m.Recovered && m.BreakerClosed {
 			f.BreakerClosedSeconds = ptr(m.RecoveryLatency.Seconds())
 		}
+	}
+	if m.FIFO {
+		f.DeliveredOutOfOrder = ptr(m.OutOfOrder)
 	}
 	if m.HasFirstDelivery {
 		f.FirstDeliverySeconds = ptr(m.FirstDelivery.Seconds())

@@ -58,6 +58,11 @@ type Metrics struct {
 	// once; Twice counts messages the consumer processed more than once
 	// (or processed and that were also parked).
 	Delivered, Parked, Pending, Lost, Twice int
+	// FIFO says the scenario's messages are in FIFO groups; OutOfOrder
+	// counts the deliveries that came after a later message of their
+	// group.
+	FIFO       bool
+	OutOfOrder int
 
 	// HasRoom says the strategy has a waiting room; PeakRoomDepth is the
 	// most messages waiting in it at a reading, PeakReleaseRate the most
@@ -82,6 +87,7 @@ func Measure(s Scenario, msgs []Message, o Outcome, prices Prices) Metrics {
 		Strategy: o.Strategy, Messages: len(msgs), Calls: o.Calls.calls, Capacity: s.Target.Capacity,
 		HasBreaker: o.HasBreaker, End: o.End.Sub(Epoch), Wall: o.Wall, BreakerChanges: len(o.Transitions),
 		Quotas: o.Quotas, QuotasOn: cmp.Or(s.Quotas, DefaultQuotas) != quotasNone.Name,
+		FIFO: s.Messages.Groups > 0, OutOfOrder: o.Calls.outOfOrder,
 	}
 	_, to, recovered := s.Outage()
 	m.Recovered, m.Recovery = recovered, to

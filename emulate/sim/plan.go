@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/emulate/simtarget"
+	"github.com/redrive/redrive/message"
 )
 
 // Epoch is when every strategy's virtual clock starts; scenario offsets
@@ -30,6 +32,11 @@ type Message struct {
 	ID string
 	// Tenant is its tenant, e.g. "tenant-01".
 	Tenant string
+	// Group is its message group in a FIFO scenario, e.g. "group-001",
+	// and Sequence its sequence number in the DLQ (its place in the
+	// plan, from 1); "" and 0 otherwise.
+	Group    string
+	Sequence int
 	// Poison says the consumer can never process it.
 	Poison bool
 	// Arrival is when it lands in the DLQ, as an offset from Epoch.
@@ -53,10 +60,11 @@ func (m Message) Body() string {
 	return body
 }
 
-// Event is the message as an SQS record, as the consumer receives it.
+// Event is the message as an SQS record, as the consumer receives it;
+// from a FIFO queue with its group and sequence number.
 func (m Message) Event() events.SQSMessage {
 	tenant := m.Tenant
-	return events.SQSMessage{
+	e := events.SQSMessage{
 		MessageId:   m.ID,
 		Body:        m.Body(),
 		EventSource: "aws:sqs",
@@ -64,6 +72,10 @@ func (m Message) Event() events.SQSMessage {
 			TenantAttribute: {DataType: "String", StringValue: &tenant},
 		},
 	}
+	if m.Group != "" {
+		e.Attributes = map[string]string{message.AttrMessageGroupID: m.Group, message.AttrSequenceNumber: strconv.Itoa(m.Sequence)}
+	}
+	return e
 }
 
 // Plan lists the scenario's messages in order of arrival. Exactly
@@ -83,6 +95,11 @@ func (s Scenario) Plan() []Message {
 			ID:      fmt.Sprintf("m-%06d", i+1),
 			Tenant:  fmt.Sprintf("tenant-%02d", i%m.Tenants+1),
 			Arrival: arrival,
+		}
+		if m.Groups > 0 {
+			g := i % m.Groups
+			out[i].Group, out[i].Sequence = fmt.Sprintf("group-%03d", g+1), i+1
+			out[i].Tenant = fmt.Sprintf("tenant-%02d", g%m.Tenants+1)
 		}
 		if b := m.BodyBytes; b.Max > 0 {
 			out[i].Size = b.Min + rnd.IntN(b.Max-b.Min+1)

@@ -70,6 +70,7 @@ func (r Redrive) options(s Scenario, book *redriveBook, tally func(simtarget.Cal
 		// memory follows what is in flight, not everything that happened.
 		DuplicateStarts:   s.DuplicateStarts,
 		StandardAttempts:  s.AttemptType == "standard",
+		FIFO:              s.Messages.Groups > 0,
 		FinishedHistories: keptHistories,
 		RunningHistories:  keptHistories,
 		Compact:           true,
@@ -106,10 +107,14 @@ func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observ
 	var sendErr error
 	for i, m := range msgs {
 		stack.Executor.At(Epoch.Add(m.Arrival), func(ctx context.Context) {
-			ids, err := stack.SendToDLQ(ctx, message.Message{
+			msg := message.Message{
 				Body:              m.Body(),
 				MessageAttributes: map[string]message.Attribute{TenantAttribute: message.StringAttribute(m.Tenant)},
-			})
+			}
+			if m.Group != "" {
+				msg.Attributes = map[string]string{message.AttrMessageGroupID: m.Group}
+			}
+			ids, err := stack.SendToDLQ(ctx, msg)
 			if err != nil && sendErr == nil {
 				sendErr = fmt.Errorf("sim: redrive: %w", err)
 			}
@@ -182,7 +187,7 @@ func (w *redriveWatch) read(ctx context.Context, total int) (Usage, int, bool) {
 	if err != nil {
 		return Usage{}, 0, false
 	}
-	depth, err := w.stack.SQSServer.Depth(local.DLQName)
+	depth, err := w.stack.SQSServer.Depth(w.stack.QueueName(local.DLQName))
 	waiting, _ := w.stack.Room()
 	done := err == nil && w.stack.SentCount() == total && depth.Total() == 0 && counts.Running == 0 && waiting == 0
 	u, err := usageOf(ctx, w.stack)
@@ -426,7 +431,7 @@ func account(ctx context.Context, stack *local.Stack, book *redriveBook, msgs []
 		}
 		out.Parked[id] = p.Record.ParkedAt
 	}
-	left, err := stack.SQSServer.Messages(local.DLQName)
+	left, err := stack.SQSServer.Messages(stack.QueueName(local.DLQName))
 	if err != nil {
 		return nil, fmt.Errorf("sim: redrive: inspect the DLQ: %w", err)
 	}

@@ -70,6 +70,12 @@ type Messages struct {
 	// ("tenant-01", ...); with more than one, Redrive keeps one breaker per
 	// tenant (key from the "tenant" message attribute).
 	Tenants int `yaml:"tenants"`
+	// Groups, when above zero, makes the DLQ a FIFO queue and spreads the
+	// messages round-robin over this many message groups ("group-001",
+	// ...), each group's messages of one tenant: the consumer checks that
+	// each group is delivered in its order (deliveredOutOfOrder). Zero: a
+	// standard queue.
+	Groups int `yaml:"groups"`
 	// BodyBytes, when Max is set, sizes each body between Min and Max
 	// bytes (spread evenly by the seed), up to SQS's 1 MiB less the
 	// message's attribute: bodies above the claim-check threshold travel

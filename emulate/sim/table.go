@@ -133,6 +133,14 @@ func SummaryTable(sum Summary) [][]string {
 	row("messages still pending at the end", func(f Figures) string { return thousands(int64(f.Pending)) })
 	row("messages lost", func(f Figures) string { return thousands(int64(f.Lost)) })
 	row("messages delivered twice", func(f Figures) string { return thousands(int64(f.DeliveredTwice)) })
+	if sum.Scenario.Groups > 0 {
+		row("delivered out of order in their group", func(f Figures) string {
+			if f.DeliveredOutOfOrder == nil {
+				return "-"
+			}
+			return thousands(int64(*f.DeliveredOutOfOrder))
+		})
+	}
 	row("peak room depth", func(f Figures) string {
 		if f.PeakRoomDepth == nil {
 			return "-"

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/redrive/redrive/emulate/simtarget"
@@ -28,6 +29,11 @@ type CallTally struct {
 	// and lastAfter are when the first and the last of them came.
 	drained               int
 	firstAfter, lastAfter time.Time
+	// lastInGroup is the highest sequence number delivered of each FIFO
+	// message group so far, and outOfOrder counts the deliveries that
+	// came after a later message of their group.
+	lastInGroup map[string]uint64
+	outOfOrder  int
 }
 
 // NewCallTally is an empty tally of a consumer's calls in s.
@@ -35,7 +41,7 @@ func NewCallTally(s Scenario) *CallTally {
 	from, to, recovered := s.Outage()
 	return &CallTally{
 		outageFrom: Epoch.Add(from), recovery: Epoch.Add(to), recovered: recovered,
-		perSecond: map[int64]int{}, deliveries: map[string]int{},
+		perSecond: map[int64]int{}, deliveries: map[string]int{}, lastInGroup: map[string]uint64{},
 	}
 }
 
@@ -53,6 +59,7 @@ func (t *CallTally) Add(c simtarget.Call) {
 			t.throttled++
 		case simtarget.OutcomeDelivered:
 			t.deliveries[r.OriginID]++
+			t.checkOrder(r)
 			if t.recovered && !c.At.Before(t.recovery) {
 				t.drained++
 				if t.firstAfter.IsZero() {
@@ -61,6 +68,22 @@ func (t *CallTally) Add(c simtarget.Call) {
 				t.lastAfter = c.At
 			}
 		}
+	}
+}
+
+// checkOrder counts r, a delivery, as out of order if a later message of
+// its FIFO group was delivered before it. A delivery again of the latest
+// is in order (it counts as delivered twice).
+func (t *CallTally) checkOrder(r simtarget.Record) {
+	if r.Group == "" {
+		return
+	}
+	seq, err := strconv.ParseUint(r.Sequence, 10, 64)
+	switch last, seen := t.lastInGroup[r.Group]; {
+	case err != nil || (seen && seq < last):
+		t.outOfOrder++
+	default:
+		t.lastInGroup[r.Group] = seq
 	}
 }
 

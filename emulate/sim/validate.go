@@ -88,6 +88,7 @@ func (v *validator) messages(m Messages, horizon time.Duration) {
 	v.check(!finite(m.Rate) || m.Rate < 0, "messages.rate", fmt.Sprintf("must be >= 0 (0 = all at once), got %v", m.Rate))
 	v.check(!finite(m.Poison) || m.Poison < 0 || m.Poison >= 1, "messages.poison", fmt.Sprintf("must be in [0, 1), got %v", m.Poison))
 	v.check(m.Tenants < 1 || m.Tenants > maxTenants, "messages.tenants", fmt.Sprintf("must be 1 to %d, got %d", maxTenants, m.Tenants))
+	v.check(m.Groups < 0 || m.Groups > m.Count, "messages.groups", fmt.Sprintf("must be 0 (a standard queue) to messages.count (%d), got %d", m.Count, m.Groups))
 	if b := m.BodyBytes; b.Max != 0 || b.Min != 0 {
 		v.check(b.Min < 0 || b.Max < b.Min || b.Max > MaxBodyBytes, "messages.body_bytes",
 			fmt.Sprintf("want 0 <= min <= max <= %d, got min %d, max %d", MaxBodyBytes, b.Min, b.Max))

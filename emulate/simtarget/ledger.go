@@ -39,6 +39,9 @@ type Record struct {
 	MessageID string
 	// OriginID is the message's first id, from its redrive lineage.
 	OriginID string
+	// Group and Sequence are a FIFO record's MessageGroupId and
+	// SequenceNumber; "" from a standard queue.
+	Group, Sequence string
 	// Outcome is what happened to it.
 	Outcome Outcome
 }

@@ -159,7 +159,8 @@ func (t *Target) arrive(records []events.SQSMessage) ([]error, time.Duration, er
 	phase := t.phase(now)
 	c := Call{At: now, Health: phase.Health, Records: make([]Record, len(records))}
 	for i, r := range records {
-		c.Records[i] = Record{MessageID: r.MessageId, OriginID: originOf(r)}
+		c.Records[i] = Record{MessageID: r.MessageId, OriginID: originOf(r),
+			Group: r.Attributes["MessageGroupId"], Sequence: r.Attributes["SequenceNumber"]}
 	}
 	defer t.record(c)
 

@@ -30,6 +30,7 @@ const (
 	attrOriginID  = "origin_id"
 	attrAttempt   = "attempt"
 	attrTag       = "message_tag"
+	attrGroup     = "message_group"
 	attrParkedAt  = "parked_at"
 	attrMessageID = "message_id"
 	attrSize      = "body_size"
@@ -75,6 +76,9 @@ type Entry struct {
 	// sent the message to the Park state, else the newest failure in its
 	// history; empty when it has none.
 	ErrorType string
+	// Group is a FIFO message's MessageGroupId; empty for a standard
+	// queue's.
+	Group string
 	// OriginID and Attempt are the message's lineage, and Tag its
 	// message tag: together its Key.
 	OriginID string
@@ -247,7 +251,7 @@ func item(e Entry) map[string]types.AttributeValue {
 		attrSize:      dynamo.N(int64(e.Size)),
 		attrTTL:       dynamo.N(e.Expires.Unix()),
 	}
-	for name, v := range map[string]string{attrBreaker: e.Breaker, attrReason: e.Reason, attrErrorType: e.ErrorType, attrOriginID: e.OriginID, attrTag: e.Tag} {
+	for name, v := range map[string]string{attrBreaker: e.Breaker, attrReason: e.Reason, attrErrorType: e.ErrorType, attrGroup: e.Group, attrOriginID: e.OriginID, attrTag: e.Tag} {
 		if v != "" {
 			m[name] = dynamo.S(v)
 		}
@@ -268,6 +272,7 @@ func decode(m map[string]types.AttributeValue) (Entry, error) {
 		Breaker:   f.Str(attrBreaker, false),
 		Reason:    f.Str(attrReason, false),
 		ErrorType: f.Str(attrErrorType, false),
+		Group:     f.Str(attrGroup, false),
 		OriginID:  f.Str(attrOriginID, false),
 		Attempt:   int(f.Int64(attrAttempt, true)),
 		Tag:       f.Str(attrTag, false),

@@ -106,7 +106,7 @@ func n(v string) types.AttributeValue { return &types.AttributeValueMemberN{Valu
 func TestItemLayout(t *testing.T) {
 	e := newEnv(t)
 	en := lotindex.Entry{
-		Breaker: "orders", Reason: "poison", ErrorType: "PoisonMessage", OriginID: "5d41402a", Attempt: 2, Tag: "m0123abcd",
+		Breaker: "orders", Reason: "poison", ErrorType: "PoisonMessage", Group: "account-7", OriginID: "5d41402a", Attempt: 2, Tag: "m0123abcd",
 		ParkedAt: time.Date(2026, 3, 9, 23, 59, 59, 5, time.FixedZone("CET", 3600)), MessageID: "m-1", Size: 18,
 		Expires: time.Date(2026, 3, 23, 23, 0, 0, 0, time.UTC),
 	}
@@ -114,19 +114,20 @@ func TestItemLayout(t *testing.T) {
 
 	out := e.item(t, "parked#2#m0123abcd#5d41402a")
 	assert.Equal(t, map[string]types.AttributeValue{
-		"pk":           s("parked#2#m0123abcd#5d41402a"),
-		"parked_day":   s("2026-03-09"),
-		"parked_seq":   s("2026-03-09T22:59:59.000000005Z#5d41402a"),
-		"breaker":      s("orders"),
-		"reason_class": s("poison"),
-		"error_type":   s("PoisonMessage"),
-		"origin_id":    s("5d41402a"),
-		"attempt":      n("2"),
-		"message_tag":  s("m0123abcd"),
-		"parked_at":    s("2026-03-09T22:59:59.000000005Z"),
-		"message_id":   s("m-1"),
-		"body_size":    n("18"),
-		"ttl":          n("1774306800"),
+		"pk":            s("parked#2#m0123abcd#5d41402a"),
+		"parked_day":    s("2026-03-09"),
+		"parked_seq":    s("2026-03-09T22:59:59.000000005Z#5d41402a"),
+		"breaker":       s("orders"),
+		"reason_class":  s("poison"),
+		"error_type":    s("PoisonMessage"),
+		"message_group": s("account-7"),
+		"origin_id":     s("5d41402a"),
+		"attempt":       n("2"),
+		"message_tag":   s("m0123abcd"),
+		"parked_at":     s("2026-03-09T22:59:59.000000005Z"),
+		"message_id":    s("m-1"),
+		"body_size":     n("18"),
+		"ttl":           n("1774306800"),
 	}, out, "keyed by the message (attempt, tag, origin id), not its copy; the day and the times in UTC, the sort key fixed-width")
 
 	got := e.list(t, window())
