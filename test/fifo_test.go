@@ -1,14 +1,23 @@
 package test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/admin"
+	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/delivery/target"
 	"github.com/redrive/redrive/emulate/local"
 	"github.com/redrive/redrive/emulate/simtarget"
 	"github.com/redrive/redrive/message"
@@ -138,4 +147,132 @@ func TestFIFOOrderUnderAFlakyTarget(t *testing.T) {
 		failedLater += len(doc) - 1
 	}
 	assert.Positive(t, failedLater, "messages failed tries and went again")
+}
+
+// failingHead fails the first tries of one message with a transient
+// error, then passes it and every other to the consumer.
+type failingHead struct {
+	target.Target
+	body  string
+	tries int
+	mu    sync.Mutex
+	calls int
+}
+
+func (f *failingHead) Deliver(ctx context.Context, doc message.Document) target.Result {
+	f.mu.Lock()
+	fail := doc.Message.Body == f.body && f.calls < f.tries
+	if doc.Message.Body == f.body {
+		f.calls++
+	}
+	f.mu.Unlock()
+	if fail {
+		return target.Result{Outcome: breaker.Transient, ErrorType: "Unavailable", Message: "not yet"}
+	}
+	return f.Target.Deliver(ctx, doc)
+}
+
+// A consumer that fails one group's head three times: the group waits
+// behind it, its backoffs and all, and the other groups go on; then it is
+// delivered, and its group after it, in order.
+func TestFIFOAGroupWaitsBehindAHeadThatFails(t *testing.T) {
+	msgs := fifoMessages(3, 5, nil)
+	head := &failingHead{body: msgs[1].Body, tries: 3} // g1's first
+	s := start(t, local.Options{FIFO: true, WrapTarget: func(tg target.Target) target.Target {
+		head.Target = tg
+		return head
+	}})
+	send(t, s, msgs...)
+	drain(t, s)
+
+	out := accountFor(t, s)
+	assert.Len(t, out.delivered, len(msgs))
+	assert.Equal(t, 4, head.calls, "three failed tries, then delivered")
+	byGroup := deliveredByGroup(t, s)
+	assert.Equal(t, inOrder(msgs, nil), byGroup, "each group in its order")
+	at := deliveredAt(s)
+	body := map[string]string{}
+	for _, m := range s.Sent() {
+		body[m.Body] = m.ID
+	}
+	assert.True(t, at[body[msgs[0].Body]].Before(at[body[msgs[1].Body]]) && at[body[msgs[3].Body]].Before(at[body[msgs[1].Body]]),
+		"g0 went on while g1's head backed off")
+}
+
+// The breaker trips again while the room is being released: the groups'
+// heads wait again, and every group is still delivered in its order.
+func TestFIFOOrderThroughARetripDuringTheRelease(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	schedule := simtarget.Schedule{
+		{From: t0, Health: simtarget.Down},
+		{From: t0.Add(5 * time.Minute), Health: simtarget.Healthy},
+		{From: t0.Add(7 * time.Minute), Health: simtarget.Down},
+		{From: t0.Add(10 * time.Minute), Health: simtarget.Healthy},
+	}
+	s := start(t, local.Options{Start: t0, FIFO: true, Target: simtarget.Options{Capacity: 2, Schedule: schedule}})
+	msgs := fifoMessages(6, 30, nil)
+	send(t, s, msgs...)
+	drain(t, s)
+
+	trips := 0
+	for _, c := range s.BreakerChanges() {
+		if c.To == breaker.Open && c.From == breaker.Closed {
+			trips++
+		}
+	}
+	assert.GreaterOrEqual(t, trips, 2, "tripped, closed, tripped again mid-release: %v", s.BreakerChanges())
+	out := accountFor(t, s)
+	parked := map[string]bool{}
+	for _, p := range out.parked {
+		parked[p.Message.Body] = true
+	}
+	assert.Equal(t, inOrder(msgs, func(b string) bool { return parked[b] }), deliveredByGroup(t, s), "each group in its order")
+	assert.Len(t, out.delivered, len(msgs)-len(parked))
+}
+
+// The starter's batch comes back (it crashed after entering the room):
+// each message enters its group's line once, and each group is delivered
+// in its order, once each.
+func TestFIFOAStarterRetryOfABatchEntersEachMessageOnce(t *testing.T) {
+	s := start(t, local.Options{FIFO: true})
+	var crashed atomic.Bool
+	require.NoError(t, s.Registry.Register(local.FunctionStarter,
+		func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+			resp, err := s.Handlers.Starter.Handle(ctx, ev)
+			if err == nil && crashed.CompareAndSwap(false, true) {
+				return events.SQSEventResponse{}, errors.New("starter crashed after entering the batch")
+			}
+			return resp, err
+		}))
+	msgs := fifoMessages(2, 4, nil)
+	send(t, s, msgs...)
+	drain(t, s)
+
+	assert.EqualValues(t, 1, s.Stats().Source.FunctionErrors, "the batch came back once")
+	out := accountFor(t, s)
+	assert.Len(t, out.delivered, len(msgs))
+	for id, n := range s.Target.Ledger().Deliveries() {
+		assert.Equal(t, 1, n, "once: %s", id)
+	}
+	assert.Equal(t, inOrder(msgs, nil), deliveredByGroup(t, s))
+}
+
+// A group's poison head is parked, fixed and replayed: it comes back to
+// the FIFO DLQ in its group and is delivered.
+func TestFIFOParkedAndReplayed(t *testing.T) {
+	s := start(t, local.Options{FIFO: true, Target: simtarget.Options{Poison: simtarget.BodyContains("POISON")}})
+	msgs := fifoMessages(2, 3, func(g, i int) bool { return g == 0 && i == 0 })
+	send(t, s, msgs...)
+	drain(t, s)
+	require.Len(t, s.Target.Ledger().Deliveries(), len(msgs)-1)
+
+	require.NoError(t, s.Target.Reset(simtarget.Options{Clock: s.Executor})) // the consumer is fixed
+	out := runAdmin(t, s, admin.Request{Command: admin.CommandReplay, Actor: "ops", Replay: &admin.ReplayRequest{Rate: 10}})
+	require.Equal(t, 1, out.Replay.Counts.Moved)
+	wakeDLQ(t.Context(), s)
+	drain(t, s)
+	calls := s.Target.Ledger().Calls()
+	require.Len(t, calls, 1, "the replayed head, delivered once")
+	assert.Equal(t, simtarget.OutcomeDelivered, calls[0].Records[0].Outcome)
+	assert.Equal(t, "g0", calls[0].Records[0].Group, "in its group")
 }
