@@ -105,7 +105,7 @@ func TestInvalidRuleCommandsNameEveryProblem(t *testing.T) {
 				{Field: "breaker", Problem: `not for rule commands; a rule matches a breaker key with {"on": "breaker", "equals": "orders"}`},
 				{Field: "reason", Problem: "required for rule-add: it is kept with the rule and in the audit trail"},
 				{Field: "until", Problem: `"2020-01-01T00:00:00Z" is not in the future (now 2026-01-02T15:00:00Z)`},
-				{Field: "rule.on", Problem: `"header:x": want "breaker", "attribute:NAME" or "body:/json/pointer"`},
+				{Field: "rule.on", Problem: `"header:x": want "breaker", "group", "attribute:NAME" or "body:/json/pointer"`},
 				{Field: "rule.equals", Problem: "give exactly one of equals, prefix and in (2 given)"},
 				{Field: "rule.action", Problem: `"drop": want one of quarantine, hold, delay`},
 				{Field: "id", Problem: "not for rule-add: the rule's id is assigned"},

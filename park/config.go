@@ -22,6 +22,9 @@ const (
 	// duration; default DefaultRetention. The index's entries expire with
 	// the messages.
 	EnvRetention = "PARKING_LOT_RETENTION"
+	// EnvFIFOOnPark is what becomes of the rest of a FIFO message's group
+	// when it is parked: FIFOContinue (the default) or FIFOHold.
+	EnvFIFOOnPark = "FIFO_ON_PARK"
 	// EnvTable is the breaker table, where the parking lot's index is
 	// kept; unset, parked messages are not indexed.
 	EnvTable = "TABLE_NAME"
@@ -114,6 +117,15 @@ func queueURLProblem(raw string) string {
 	return ""
 }
 
+// The values of FIFO_ON_PARK. Continue: the rest of the group goes on, as
+// SQS's own dead-letter queue does. Hold: the group waits for a person,
+// behind a hold rule on it (rules.OnGroup) that they remove to let it go
+// on, in its order.
+const (
+	FIFOContinue = "continue"
+	FIFOHold     = "hold"
+)
+
 // Config is the Park task's settings.
 type Config struct {
 	// Lot is the parking lot.
@@ -124,15 +136,42 @@ type Config struct {
 	// BodyBucket is BODY_BUCKET, where the bodies too large for a document
 	// are kept (claimcheck): a parked message gets its body back from it.
 	BodyBucket string
+	// FIFOOnPark is FIFO_ON_PARK: FIFOContinue or FIFOHold (which needs
+	// Table, where the rules are).
+	FIFOOnPark string
 }
 
 // ConfigFromEnv reads a Config through getenv; the error names every bad
 // variable.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	env := config.From(getenv)
-	c := Config{Lot: LotConfigFromEnv(env), Table: env.Value(EnvTable), BodyBucket: env.Value(claimcheck.EnvBucket)}
+	c := Config{Lot: LotConfigFromEnv(env), Table: env.Value(EnvTable), BodyBucket: env.Value(claimcheck.EnvBucket),
+		FIFOOnPark: env.String(EnvFIFOOnPark, FIFOContinue)}
+	if p := c.fifoProblem(); p != "" {
+		env.Fail(EnvFIFOOnPark, p)
+	}
 	return c, env.Err()
 }
 
 // Validate reports every problem with c, each naming its variable.
-func (c Config) Validate() error { return c.Lot.Validate() }
+func (c Config) Validate() error {
+	problems := c.Lot.problems()
+	if p := c.fifoProblem(); p != "" {
+		problems = append(problems, &config.VarError{Name: EnvFIFOOnPark, Value: c.FIFOOnPark, Problem: p})
+	}
+	return config.Join(problems)
+}
+
+// fifoProblem says what is wrong with FIFOOnPark; "" if nothing.
+func (c Config) fifoProblem() string {
+	switch c.FIFOOnPark {
+	case "", FIFOContinue:
+		return ""
+	case FIFOHold:
+		if c.Table == "" {
+			return "hold needs " + EnvTable + ", where the hold rules are kept"
+		}
+		return ""
+	}
+	return fmt.Sprintf("want %q or %q", FIFOContinue, FIFOHold)
+}

@@ -61,6 +61,29 @@ func TestConfigFromEnvReadsTheTable(t *testing.T) {
 	assert.Equal(t, "redrive", c.Table)
 }
 
+func TestConfigFromEnvReadsFIFOOnPark(t *testing.T) {
+	vars := map[string]string{"PARKING_LOT_URL": "https://sqs.us-east-1.amazonaws.com/123456789012/lot.fifo"}
+	get := func(name string) string { return vars[name] }
+	c, err := park.ConfigFromEnv(get)
+	require.NoError(t, err)
+	assert.Equal(t, park.FIFOContinue, c.FIFOOnPark, "the default")
+
+	vars["FIFO_ON_PARK"] = "hold"
+	_, err = park.ConfigFromEnv(get)
+	assert.ErrorContains(t, err, "config: FIFO_ON_PARK=\"hold\": hold needs TABLE_NAME")
+	vars["TABLE_NAME"] = "redrive"
+	c, err = park.ConfigFromEnv(get)
+	require.NoError(t, err)
+	assert.Equal(t, park.FIFOHold, c.FIFOOnPark)
+	assert.NoError(t, c.Validate())
+
+	vars["FIFO_ON_PARK"] = "wait"
+	_, err = park.ConfigFromEnv(get)
+	assert.ErrorContains(t, err, `config: FIFO_ON_PARK="wait": want "continue" or "hold"`)
+	c.FIFOOnPark = "wait"
+	assert.ErrorContains(t, c.Validate(), "FIFO_ON_PARK")
+}
+
 func TestLotConfigValidate(t *testing.T) {
 	err := park.LotConfig{QueueURL: "ftp://example.com/q", MaxMessageSize: 100, Retention: 15 * 24 * time.Hour}.Validate()
 	require.Error(t, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/redrive/redrive/clock"
 	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/rules"
 )
 
 // Input is the Park state's payload: the execution's document (with
@@ -49,11 +50,27 @@ type Handler struct {
 	// without it (or when that fails) the next one takes the turn over
 	// after room.StaleTurn.
 	Turns Turns
+	// Holds, if set (FIFO_ON_PARK=hold), holds a parked FIFO message's
+	// group first: a hold rule on the group (rules.OnGroup) keeps the rest
+	// of it waiting in the room, in its order, until a person removes the
+	// rule. Nil: the group goes on.
+	Holds Holder
 }
 
-// Turns ends FIFO messages' turns in their groups; waitroom.Turns is one.
+// Holder adds the hold rule of a FIFO group; *rules.Store is one.
+type Holder interface {
+	Load(ctx context.Context) (rules.Book, error)
+	Add(ctx context.Context, spec rules.Spec, actor, reason string, until, now time.Time) (rules.Rule, error)
+}
+
+// holdActor is the actor of the hold rules the Park task adds.
+const holdActor = "redrive park task (FIFO_ON_PARK=hold)"
+
+// Turns ends FIFO messages' turns in their groups, and holds a group
+// behind a hold rule; waitroom.Turns is one.
 type Turns interface {
 	Advance(ctx context.Context, doc message.Document) error
+	Hold(ctx context.Context, doc message.Document, ruleID string) error
 }
 
 // Handle parks the input's message: the document's message with its
@@ -77,13 +94,55 @@ func (h *Handler) Handle(ctx context.Context, in Input) (Parked, error) {
 	if err != nil {
 		return Parked{}, fmt.Errorf("park task: %w", err)
 	}
+	p.TurnNotEnded = h.endTurn(ctx, in.Document, rec, clk.Now())
+	return p, nil
+}
+
+// endTurn ends the turn of a parked FIFO message (raw, its document) in
+// its group, holding the group first with FIFO_ON_PARK=hold, and returns
+// why it could not; "" when it did, or for a standard queue's message.
+// The turn not ended stays with the parked message: the group goes on
+// after room.StaleTurn.
+func (h *Handler) endTurn(ctx context.Context, raw json.RawMessage, rec Record, now time.Time) string {
 	var doc message.Document
-	if h.Turns != nil && json.Unmarshal(in.Document, &doc) == nil && doc.FIFO != nil {
-		if err := h.Turns.Advance(ctx, doc); err != nil {
-			p.TurnNotEnded = message.BoundReason(err.Error())
+	if h.Turns == nil || json.Unmarshal(raw, &doc) != nil || doc.FIFO == nil {
+		return ""
+	}
+	var err error
+	if h.Holds != nil {
+		var rule string
+		if rule, err = h.hold(ctx, doc, rec, now); err == nil {
+			err = h.Turns.Hold(ctx, doc, rule)
+		}
+	} else {
+		err = h.Turns.Advance(ctx, doc)
+	}
+	if err != nil {
+		return message.BoundReason(err.Error())
+	}
+	return ""
+}
+
+// hold adds the hold rule of doc's group, parked with rec at now, unless
+// one is in force (a retried park's), and returns its id.
+func (h *Handler) hold(ctx context.Context, doc message.Document, rec Record, now time.Time) (string, error) {
+	group := doc.FIFO.GroupID
+	book, err := h.Holds.Load(ctx)
+	if err != nil {
+		return "", fmt.Errorf("hold group %q: %w", group, err)
+	}
+	for _, r := range book.Rules {
+		if r.On == rules.OnGroup && r.Equals == group && r.Action == rules.Hold && r.ActiveAt(now) {
+			return r.ID, nil
 		}
 	}
-	return p, nil
+	reason := message.Truncate(fmt.Sprintf("group %s held behind its parked message %s (%s); remove this rule to let the rest of the group go on, in its order",
+		group, rec.OriginID, rec.Reason), rules.MaxText)
+	r, err := h.Holds.Add(ctx, rules.Spec{On: rules.OnGroup, Equals: group, Action: rules.Hold}, holdActor, reason, time.Time{}, now)
+	if err != nil {
+		return "", fmt.Errorf("hold group %q: %w", group, err)
+	}
+	return r.ID, nil
 }
 
 // redeem puts a claim-checked body back into in's document; when it

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/stretchr/testify/assert"
@@ -15,6 +17,7 @@ import (
 	"github.com/redrive/redrive/lambda/telemetry"
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/park"
+	"github.com/redrive/redrive/rules"
 )
 
 // handle runs the Park task on the input JSON.
@@ -190,6 +193,10 @@ func (r *recordingTurns) Advance(_ context.Context, doc message.Document) error 
 	return r.err
 }
 
+func (r *recordingTurns) Hold(ctx context.Context, doc message.Document, _ string) error {
+	return r.Advance(ctx, doc)
+}
+
 // A parked FIFO message ends its turn in its group, so the rest of the
 // group goes on; a turn that cannot be ended is said in the output, and
 // the park stands. A standard queue's message has no turn.
@@ -218,4 +225,63 @@ func TestHandleEndsAParkedFIFOMessagesTurn(t *testing.T) {
 	_, err = h.Handle(context.Background(), park.Input{Document: raw})
 	require.NoError(t, err)
 	assert.Len(t, turns.ended, 2, "no turn for a standard queue's message")
+}
+
+// fakeHolds is a Holder over an in-memory rule book.
+type fakeHolds struct {
+	book rules.Book
+	err  error
+}
+
+func (f *fakeHolds) Load(context.Context) (rules.Book, error) { return f.book, f.err }
+
+func (f *fakeHolds) Add(_ context.Context, spec rules.Spec, actor, reason string, _, now time.Time) (rules.Rule, error) {
+	if f.err != nil {
+		return rules.Rule{}, f.err
+	}
+	f.book.NextID++
+	r := rules.Rule{Spec: spec, ID: fmt.Sprintf("r%d", f.book.NextID), Actor: actor, Reason: reason, Added: now}
+	f.book.Rules = append(f.book.Rules, r)
+	return r, nil
+}
+
+// holdingTurns records the holds it is asked for.
+type holdingTurns struct {
+	recordingTurns
+	held []string
+}
+
+func (h *holdingTurns) Hold(_ context.Context, doc message.Document, ruleID string) error {
+	h.held = append(h.held, doc.FIFO.GroupID+"/"+ruleID)
+	return nil
+}
+
+// With FIFO_ON_PARK=hold, a parked FIFO message's group is held behind a
+// hold rule on it, one rule whatever the retries; a rule that cannot be
+// added leaves the turn as it is, said in the output.
+func TestHandleHoldsAParkedFIFOMessagesGroup(t *testing.T) {
+	e := newLotEnv(t, 0)
+	doc := message.Document{Message: message.Message{ID: "m-1", Body: "x"}, OriginID: "m-1", Attempt: 1, BreakerKey: "orders",
+		ParkReason: "poison: PoisonMessage: bad", FIFO: &message.FIFO{GroupID: "account-7", SequenceNumber: "7"}}
+	raw, err := json.Marshal(doc)
+	require.NoError(t, err)
+	holds, turns := &fakeHolds{}, &holdingTurns{}
+	h := &park.Handler{Lot: e.lot, Clock: breakertest.NewClock(t0), Turns: turns, Holds: holds}
+	for range 2 { // a park and its retry
+		out, err := h.Handle(context.Background(), park.Input{Document: raw})
+		require.NoError(t, err)
+		assert.Empty(t, out.TurnNotEnded)
+	}
+	require.Len(t, holds.book.Rules, 1, "one hold rule")
+	r := holds.book.Rules[0]
+	assert.Equal(t, rules.Spec{On: rules.OnGroup, Equals: "account-7", Action: rules.Hold}, r.Spec)
+	assert.Contains(t, r.Reason, "m-1 (poison: PoisonMessage: bad)")
+	assert.Equal(t, []string{"account-7/r1", "account-7/r1"}, turns.held)
+	assert.Empty(t, turns.ended, "held, not advanced")
+
+	holds.err = errors.New("the rules are full")
+	out, err := h.Handle(context.Background(), park.Input{Document: raw})
+	require.NoError(t, err, "parked all the same")
+	assert.Contains(t, out.TurnNotEnded, "the rules are full")
+	assert.Len(t, turns.held, 2, "nothing held")
 }

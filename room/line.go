@@ -60,8 +60,9 @@ const (
 	attrTurn       = "turn"         // the Sequence of the message whose turn it is, or noTurn
 	attrTurnID     = "turn_id"      // that message's MessageID
 	attrTurnAt     = "turn_at"      // when it took the turn (Unix milliseconds)
-	noTurn         = "-"            // no message has the turn
-	placeSeparator = "|fifo|"       // starts a FIFO entry's place in its sequence (see sequence)
+	attrHeld       = "held"         // the hold rule the group waits behind, or noTurn
+	noTurn         = "-"            // no message has the turn; no hold
+	placeSeparator = "|fifo|"       // starts a FIFO entry's place in its sequence (see fifoSequence)
 	maxEnterRounds = 5              // EnterInLine's tries against concurrent entries
 	turnTTL        = 3 * DefaultTTL // a turn item outlives the entries it orders
 )
@@ -119,8 +120,8 @@ func (r *Room) EnterInLine(ctx context.Context, e Entry) (bool, error) {
 
 // groupTurn is a group's turn item as read.
 type groupTurn struct {
-	tail, done, turn, turnID string
-	turnAt                   time.Time
+	tail, done, turn, turnID, held string
+	turnAt                         time.Time
 }
 
 // turn reads key's group's turn item, strongly consistent; a group never
@@ -136,7 +137,10 @@ func (r *Room) turn(ctx context.Context, key, group string) (groupTurn, error) {
 	}
 	f := dynamo.Read(out.Item)
 	t := groupTurn{tail: f.Str(attrTail, false), done: f.Str(attrDone, false), turn: f.Str(attrTurn, false),
-		turnID: f.Str(attrTurnID, false), turnAt: time.UnixMilli(f.Int64(attrTurnAt, false))}
+		turnID: f.Str(attrTurnID, false), held: f.Str(attrHeld, false), turnAt: time.UnixMilli(f.Int64(attrTurnAt, false))}
+	if t.held == noTurn {
+		t.held = ""
+	}
 	if err := f.Err(); err != nil {
 		return groupTurn{}, fmt.Errorf("room %q: malformed group %q: %w", key, group, err)
 	}
@@ -144,13 +148,14 @@ func (r *Room) turn(ctx context.Context, key, group string) (groupTurn, error) {
 }
 
 // takeTurn gives e's group's turn to e at now, and reports whether it has
-// it: every message before it in the group was delivered or parked and
-// no other message has the turn (e may have it already: a message that
-// went back to the room after a failed try keeps its group's turn, so
-// its group waits behind it). When the turn is held by the message before
-// e, which is gone from the room and took it StaleTurn ago or more, its
-// Advance was lost: e takes over.
-func (r *Room) takeTurn(ctx context.Context, e Entry, now time.Time) (bool, error) {
+// it: every message before it in the group was delivered or parked, the
+// group is not held and no other message has the turn (e may have it
+// already: a message that went back to the room after a failed try keeps
+// its group's turn, so its group waits behind it). When the turn is held
+// by the message before e, which is gone from the room and took it
+// StaleTurn ago or more, its Advance was lost: e takes over. A group held
+// behind a hold rule (Hold) goes on once lifted says the rule is.
+func (r *Room) takeTurn(ctx context.Context, e Entry, now time.Time, lifted func(context.Context, string) (bool, error)) (bool, error) {
 	p := e.Place
 	done := "attribute_not_exists(#done)"
 	values := map[string]types.AttributeValue{
@@ -160,20 +165,38 @@ func (r *Room) takeTurn(ctx context.Context, e Entry, now time.Time) (bool, erro
 		done, values[":prev"] = "#done = :prev", dynamo.S(p.Prev)
 	}
 	ok, err := r.setTurn(ctx, e, "SET #turn = :seq, #turn_id = :id, #turn_at = :at",
-		done+" AND (attribute_not_exists(#turn) OR #turn IN (:none, :seq))", values)
+		done+" AND (attribute_not_exists(#turn) OR #turn IN (:none, :seq)) AND (attribute_not_exists(#held) OR #held = :none)", values)
 	if ok || err != nil || p.Prev == "" {
 		return ok, err
 	}
-	return r.takeOver(ctx, e, now)
+	t, err := r.turn(ctx, e.Key, p.Group)
+	switch {
+	case err != nil:
+		return false, err
+	case t.held != "" && t.done == p.Prev && lifted != nil:
+		return r.unhold(ctx, e, t.held, now, lifted)
+	case t.turn == p.Prev && now.Sub(t.turnAt) >= StaleTurn:
+		return r.takeOver(ctx, e, t, now)
+	}
+	return false, nil
+}
+
+// unhold lets e's group go on from behind the hold rule id, if lifted
+// says the rule is lifted, and gives e the turn.
+func (r *Room) unhold(ctx context.Context, e Entry, id string, now time.Time, lifted func(context.Context, string) (bool, error)) (bool, error) {
+	if gone, err := lifted(ctx, id); err != nil || !gone {
+		return false, err
+	}
+	return r.setTurn(ctx, e, "SET #turn = :seq, #turn_id = :id, #turn_at = :at, #held = :none", "#held = :rule AND #done = :prev",
+		map[string]types.AttributeValue{
+			":seq": dynamo.S(e.Place.Sequence), ":id": dynamo.S(e.MessageID), ":at": dynamo.N(now.UnixMilli()),
+			":none": dynamo.S(noTurn), ":rule": dynamo.S(id), ":prev": dynamo.S(e.Place.Prev),
+		})
 }
 
 // takeOver gives e the turn that the message before it in the group still
-// holds, if that turn is stale (see takeTurn).
-func (r *Room) takeOver(ctx context.Context, e Entry, now time.Time) (bool, error) {
-	t, err := r.turn(ctx, e.Key, e.Place.Group)
-	if err != nil || t.turn != e.Place.Prev || now.Sub(t.turnAt) < StaleTurn {
-		return false, err
-	}
+// holds, stale as t shows it (see takeTurn).
+func (r *Room) takeOver(ctx context.Context, e Entry, t groupTurn, now time.Time) (bool, error) {
 	out, err := r.api.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(r.table),
 		Key:            map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(pk(e.Key, t.turnID))},
@@ -194,8 +217,10 @@ func (r *Room) takeOver(ctx context.Context, e Entry, now time.Time) (bool, erro
 // whether the condition held.
 func (r *Room) setTurn(ctx context.Context, e Entry, update, cond string, values map[string]types.AttributeValue) (bool, error) {
 	names := map[string]string{"#turn": attrTurn, "#turn_id": attrTurnID, "#turn_at": attrTurnAt}
-	if strings.Contains(update+cond, "#done") {
-		names["#done"] = attrDone
+	for name, attr := range map[string]string{"#done": attrDone, "#held": attrHeld} {
+		if strings.Contains(update+cond, name) {
+			names[name] = attr
+		}
 	}
 	_, err := r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(r.table),
@@ -219,19 +244,31 @@ func (r *Room) setTurn(ctx context.Context, e Entry, update, cond string, values
 // not have its group's turn (an Advance done before, or a turn taken
 // over) changes nothing.
 func (r *Room) Advance(ctx context.Context, key string, p Place) error {
+	return r.endTurn(ctx, key, p, noTurn)
+}
+
+// Hold ends the turn of the message at p in key's room, parked, and holds
+// its group behind the hold rule ruleID: the group's next message goes
+// once the release's Lifted says the rule is lifted (Releaser.Lifted).
+func (r *Room) Hold(ctx context.Context, key string, p Place, ruleID string) error {
+	return r.endTurn(ctx, key, p, ruleID)
+}
+
+// endTurn is Advance and Hold, held being the hold rule or noTurn.
+func (r *Room) endTurn(ctx context.Context, key string, p Place, held string) error {
 	_, err := r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(r.table),
 		Key:                       map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(turnPK(key, p.Group))},
-		UpdateExpression:          aws.String("SET #done = :seq, #turn = :none"),
+		UpdateExpression:          aws.String("SET #done = :seq, #turn = :none, #held = :held"),
 		ConditionExpression:       aws.String("#turn = :seq"),
-		ExpressionAttributeNames:  map[string]string{"#done": attrDone, "#turn": attrTurn},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":seq": dynamo.S(p.Sequence), ":none": dynamo.S(noTurn)},
+		ExpressionAttributeNames:  map[string]string{"#done": attrDone, "#turn": attrTurn, "#held": attrHeld},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":seq": dynamo.S(p.Sequence), ":none": dynamo.S(noTurn), ":held": dynamo.S(held)},
 	})
 	if _, stale := errors.AsType[*types.ConditionalCheckFailedException](err); stale {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("room %q: advance group %q past %s: %w", key, p.Group, p.Sequence, err)
+		return fmt.Errorf("room %q: end the turn of %s in group %q: %w", key, p.Sequence, p.Group, err)
 	}
 	return nil
 }

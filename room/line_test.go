@@ -268,3 +268,33 @@ func TestRacingReleasesKeepEveryGroupInOrder(t *testing.T) {
 		assert.Equal(t, want, delivered["g"+strconv.Itoa(g)], "group g%d in order, once each", g)
 	}
 }
+
+// A group held behind a hold rule waits, even with its turn free, until
+// the rule is lifted; then its next message goes, and the hold is gone.
+func TestAHeldGroupWaitsUntilItsRuleIsLifted(t *testing.T) {
+	e := newEnv(t)
+	e.enterInLine(t, fifo("orders", "a", 1, 1, 0), fifo("orders", "a", 2, 2, 0), fifo("orders", "b", 1, 3, 0))
+	api := &startRecorder{}
+	lifted := false
+	rel := releaser(api)
+	rel.Lifted = func(_ context.Context, id string) (bool, error) {
+		assert.Equal(t, "r7", id)
+		return lifted, nil
+	}
+	release := func() []string {
+		before := len(api.started())
+		c := e.room.ReleaseDue(t.Context(), rel, "orders", 10, t0.Add(time.Minute), 0, nil, nil)
+		require.NoError(t, c.Err)
+		return api.started()[before:]
+	}
+	require.Equal(t, []string{"a-1#1", "b-1#1"}, release())
+	require.NoError(t, e.room.Hold(t.Context(), "orders", room.Place{Group: "a", Sequence: mustPad(t, 1)}, "r7"), "a-1 parked, its group held")
+	assert.Empty(t, release(), "a-2 waits behind the hold")
+	assert.Empty(t, release())
+	lifted = true
+	assert.Equal(t, []string{"a-2#1"}, release(), "lifted: the group goes on")
+	require.NoError(t, e.room.Advance(t.Context(), "orders", room.Place{Group: "a", Sequence: mustPad(t, 2)}))
+	e.enterInLine(t, fifo("orders", "a", 3, 4, time.Second))
+	lifted = false
+	assert.Equal(t, []string{"a-3#1"}, release(), "the hold is gone for good")
+}

@@ -37,6 +37,10 @@ type Releaser struct {
 	// calls: claim, start, delete, so a release rate of thousands a second
 	// needs them in parallel); 0 or 1 releases one at a time, in line.
 	Workers int
+	// Lifted, if set, reports whether the hold rule a FIFO group is held
+	// behind (Room.Hold) is lifted, so the group goes on; nil keeps every
+	// held group held.
+	Lifted func(ctx context.Context, ruleID string) (bool, error)
 }
 
 // FIFODepth is how deep a release batch looks into a room of FIFO
@@ -91,7 +95,7 @@ type Counts struct {
 // (line.go), which it takes first; otherwise it is Skipped.
 func (r *Room) Release(ctx context.Context, rel Releaser, e Entry, now time.Time, i int) (Outcome, error) {
 	if e.Place != nil {
-		if mine, err := r.takeTurn(ctx, e, now); err != nil || !mine {
+		if mine, err := r.takeTurn(ctx, e, now, rel.Lifted); err != nil || !mine {
 			return Skipped, err
 		}
 	}

@@ -28,10 +28,12 @@ const (
 // rules match one message: a quarantine over a hold over a delay.
 func Actions() []string { return []string{Quarantine, Hold, Delay} }
 
-// What a Match looks at: the breaker key, a message attribute
-// ("attribute:NAME") or a field of a JSON body ("body:/json/pointer").
+// What a Match looks at: the breaker key, a FIFO message's group, a
+// message attribute ("attribute:NAME") or a field of a JSON body
+// ("body:/json/pointer").
 const (
 	OnBreaker   = "breaker"
+	OnGroup     = "group"
 	OnAttribute = "attribute:"
 	OnBody      = "body:"
 )
@@ -59,8 +61,8 @@ const (
 //
 // Exactly one of Equals, Prefix and In is given.
 type Spec struct {
-	// On says what is matched: "breaker", "attribute:NAME" or
-	// "body:/json/pointer".
+	// On says what is matched: "breaker", "group" (a FIFO message's
+	// MessageGroupId), "attribute:NAME" or "body:/json/pointer".
 	On string `json:"on"`
 	// Equals matches a value equal to it.
 	Equals string `json:"equals,omitempty"`
@@ -108,8 +110,8 @@ func (s Spec) Check() []Problem {
 	}
 	switch {
 	case s.On == "":
-		fail("on", `required: "breaker", "attribute:NAME" or "body:/json/pointer"`)
-	case s.On == OnBreaker:
+		fail("on", `required: "breaker", "group", "attribute:NAME" or "body:/json/pointer"`)
+	case s.On == OnBreaker, s.On == OnGroup:
 	case strings.HasPrefix(s.On, OnAttribute):
 		if name := strings.TrimPrefix(s.On, OnAttribute); name == "" || name == message.AttributeName {
 			fail("on", "%q: want an attribute name after %q, other than %q (the lineage)", s.On, OnAttribute, message.AttributeName)
@@ -119,7 +121,7 @@ func (s Spec) Check() []Problem {
 			fail("on", "%q: %v", s.On, err)
 		}
 	default:
-		fail("on", `%q: want "breaker", "attribute:NAME" or "body:/json/pointer"`, s.On)
+		fail("on", `%q: want "breaker", "group", "attribute:NAME" or "body:/json/pointer"`, s.On)
 	}
 
 	given := 0

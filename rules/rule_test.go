@@ -69,7 +69,13 @@ func TestMatch(t *testing.T) {
 		rule("r3", rules.Spec{On: "body:/tier", Prefix: "free", Action: rules.Delay, Delay: "10m"}),
 		rule("r4", rules.Spec{On: "body:/tier", Equals: "free-trial", Action: rules.Delay, Delay: "1h"}),
 		rule("r5", rules.Spec{On: "body:/n", Equals: "7", Action: rules.Hold}),
+		rule("r6", rules.Spec{On: "group", Equals: "account-7", Action: rules.Hold}),
 	})
+	inGroup := func(g string) message.Message {
+		m := msg("", `{}`)
+		m.Attributes = map[string]string{message.AttrMessageGroupID: g}
+		return m
+	}
 	ids := func(v rules.Verdict) []string {
 		var out []string
 		for _, r := range []*rules.Rule{v.Quarantine, v.Hold, v.DelayRule} {
@@ -95,6 +101,8 @@ func TestMatch(t *testing.T) {
 		{"a number in the body", "billing", msg("", `{"n":7}`), []string{"r5"}, 0},
 		{"a body that is not JSON", "billing", msg("", `tier=free`), nil, 0},
 		{"hold and delay", "orders", msg("", `{"tier":"free"}`), []string{"r2", "r3"}, 10 * time.Minute},
+		{"a FIFO group", "billing", inGroup("account-7"), []string{"r6"}, 0},
+		{"another FIFO group", "billing", inGroup("account-8"), nil, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

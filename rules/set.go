@@ -38,6 +38,11 @@ func getter(on string) func(string, message.Message) (string, bool) {
 	switch {
 	case on == OnBreaker:
 		return func(key string, _ message.Message) (string, bool) { return key, true }
+	case on == OnGroup:
+		return func(_ string, msg message.Message) (string, bool) {
+			g := msg.Attributes[message.AttrMessageGroupID]
+			return g, g != ""
+		}
 	case strings.HasPrefix(on, OnAttribute):
 		name := strings.TrimPrefix(on, OnAttribute)
 		return func(_ string, msg message.Message) (string, bool) {
@@ -47,6 +52,11 @@ func getter(on string) func(string, message.Message) (string, bool) {
 	}
 	p, _ := message.ParsePointer(strings.TrimPrefix(on, OnBody))
 	return func(_ string, msg message.Message) (string, bool) { return p.Text(msg.Body) }
+}
+
+// InForce reports whether the set has the rule id in force at now.
+func (s Set) InForce(id string, now time.Time) bool {
+	return slices.ContainsFunc(s.rules, func(r compiled) bool { return r.ID == id && r.ActiveAt(now) })
 }
 
 // Len is how many rules the set has, in force or not.

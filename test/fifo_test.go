@@ -21,6 +21,7 @@ import (
 	"github.com/redrive/redrive/emulate/local"
 	"github.com/redrive/redrive/emulate/simtarget"
 	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/rules"
 )
 
 // fifoMessages are perGroup messages of each of groups groups, sent
@@ -275,4 +276,31 @@ func TestFIFOParkedAndReplayed(t *testing.T) {
 	require.Len(t, calls, 1, "the replayed head, delivered once")
 	assert.Equal(t, simtarget.OutcomeDelivered, calls[0].Records[0].Outcome)
 	assert.Equal(t, "g0", calls[0].Records[0].Group, "in its group")
+}
+
+// FIFO_ON_PARK=hold: a parked message holds the rest of its group behind
+// a hold rule on the group, the other groups drain; once a person removes
+// the rule, the rest of the group is delivered, in its order.
+func TestFIFOHoldKeepsAGroupBehindItsParkedMessageUntilLifted(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := start(t, local.Options{Start: t0, FIFO: true, FIFOOnPark: "hold", Target: simtarget.Options{Poison: simtarget.BodyContains("POISON")}})
+	msgs := fifoMessages(2, 4, func(g, i int) bool { return g == 0 && i == 1 })
+	send(t, s, msgs...)
+	runUntil(t, s, t0.Add(10*time.Minute))
+
+	got := deliveredByGroup(t, s)
+	assert.Equal(t, []string{msgs[0].Body}, got["g0"], "g0 held behind its parked second message")
+	assert.Equal(t, inOrder(msgs, nil)["g1"], got["g1"], "g1 drained")
+	listed := runAdmin(t, s, admin.Request{Command: admin.CommandRuleList, Actor: "ops"})
+	require.Len(t, listed.Rules, 1, "one hold rule, on the group")
+	hold := listed.Rules[0]
+	assert.Equal(t, rules.Spec{On: rules.OnGroup, Equals: "g0", Action: rules.Hold}, hold.Spec)
+	assert.Contains(t, hold.Reason, "remove this rule")
+
+	runAdmin(t, s, admin.Request{Command: admin.CommandRuleRemove, ID: hold.ID, Reason: "looked at it", Actor: "ops"})
+	drain(t, s)
+	out := accountFor(t, s)
+	require.Len(t, out.parked, 1)
+	isPoison := func(body string) bool { return strings.Contains(body, "POISON") }
+	assert.Equal(t, inOrder(msgs, isPoison), deliveredByGroup(t, s), "lifted: the rest of g0, in its order")
 }

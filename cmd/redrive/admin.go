@@ -68,7 +68,7 @@ func parseAdmin(args []string, h host, stderr io.Writer) (call adminCall, code i
 			return adminCall{}, exitUsage, false
 		}
 		f.command, args = ruleCommands[args[0]], args[1:]
-		fs.StringVar(&f.rule.on, "on", "", `rule add: what the rule matches: breaker, attribute:NAME or body:/json/pointer`)
+		fs.StringVar(&f.rule.on, "on", "", `rule add: what the rule matches: breaker, group (a FIFO message's), attribute:NAME or body:/json/pointer`)
 		fs.StringVar(&f.rule.equals, "equals", "", "rule add: match a value equal to this")
 		fs.StringVar(&f.rule.prefix, "prefix", "", "rule add: match a value starting with this")
 		fs.StringVar(&f.rule.in, "in", "", "rule add: match one of these comma-separated values")

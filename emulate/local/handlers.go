@@ -110,6 +110,7 @@ func (s *Stack) settings() func(string) string {
 			message.EnvKeyPointer:   s.opts.BreakerKeyPointer,
 			message.EnvKeyDefault:   message.DefaultKey,
 			starter.EnvConcurrency:  fmt.Sprint(s.opts.StartConcurrency),
+			park.EnvFIFOOnPark:      s.opts.FIFOOnPark,
 		})
 	}
 	defaults := map[string]string{

@@ -141,6 +141,9 @@ type Options struct {
 	// queues (their names end in .fifo, QueueName): SendToDLQ sends each
 	// message in the group its MessageGroupId system attribute names.
 	FIFO bool
+	// FIFOOnPark is FIFO_ON_PARK: what becomes of a FIFO group behind a
+	// parked message ("continue", the default, or "hold").
+	FIFOOnPark string
 	// Pace is the waiting room's release pace; zero fields mean the
 	// defaults (RELEASE_*).
 	Pace pace.Policy

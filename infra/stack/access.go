@@ -165,6 +165,9 @@ func grantAccess(s Settings, st *storage, fns map[string]*function, arns workflo
 	// over it reads the turn and whether its message is still in the room
 	// (GetItem of both).
 	release.allowKeys(table, groupTurns, "dynamodb:GetItem", "dynamodb:UpdateItem")
+	// A group held behind a hold rule goes on once the rule is gone: it
+	// reads the routing rules (GetItem).
+	release.allowKeys(table, rulesItem, "dynamodb:GetItem")
 	release.allow(roomIndex, "dynamodb:Query")
 	release.allow([]string{arns.redriveByName}, "states:StartExecution")
 	release.allow([]string{arns.releaseByName}, "states:StartExecution")
@@ -175,6 +178,11 @@ func grantAccess(s Settings, st *storage, fns map[string]*function, arns workflo
 	fns[parkFn].allow(parkingLot, "sqs:SendMessage")
 	fns[parkFn].allowKeys(table, lotIndexItems, "dynamodb:PutItem")
 	fns[parkFn].allowKeys(table, groupTurns, "dynamodb:UpdateItem")
+	if s.FIFOOnPark == "hold" {
+		// It holds a parked FIFO message's group behind a hold rule it
+		// adds (GetItem and PutItem of the rules item).
+		fns[parkFn].allowKeys(table, rulesItem, "dynamodb:GetItem", "dynamodb:PutItem")
+	}
 
 	// Claim-checked bodies (claimcheck): the starter puts a body too large
 	// for a document under bodies/ (PutObject), the attempt gets it back

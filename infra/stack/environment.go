@@ -31,6 +31,7 @@ const (
 	envBackoffMax          = "BACKOFF_MAX"
 	envDeliveryLease       = "DELIVERY_LEASE"
 	envUnknownOutcome      = "UNKNOWN_OUTCOME"
+	envFIFOOnPark          = "FIFO_ON_PARK"
 	envTableRetryBudget    = "TABLE_RETRY_BUDGET"
 	envStartConcurrency    = "START_CONCURRENCY"
 	// The waiting room's (wire.RoomConfigFromEnv, pace.PolicyFromEnv,
@@ -127,6 +128,7 @@ func environment(name string, s Settings, r refs) map[string]string {
 		setIf(env, envTableRetryBudget, duration(s.TableRetryBudget))
 	case parkFn:
 		setLot(env, r)
+		setIf(env, envFIFOOnPark, s.FIFOOnPark)
 	case adminFn:
 		// The replay command reads the parking lot and sends to the DLQ.
 		env[envParkingLotURL] = r.parkingLotURL

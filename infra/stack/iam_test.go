@@ -182,7 +182,7 @@ func TestLeastPrivilege(t *testing.T) {
 			"WaitingRoom": join(logs("WaitingRoom"), xray, on(table, "dynamodb:PutItem"), pace,
 				on(release, "states:StartExecution")),
 			"Release": join(logs("Release"), xray,
-				on(table, "dynamodb:GetItem"), pace, on(table, "dynamodb:DeleteItem", "dynamodb:UpdateItem", "dynamodb:GetItem"), turns, on(roomIndex, "dynamodb:Query"),
+				on(table, "dynamodb:GetItem"), pace, on(table, "dynamodb:DeleteItem", "dynamodb:UpdateItem", "dynamodb:GetItem"), turns, rulesRead, on(roomIndex, "dynamodb:Query"),
 				on(byName("Redrive-Redrive"), "states:StartExecution"), on(byName("Redrive-Release"), "states:StartExecution")),
 		}
 		switch fixture {
@@ -321,9 +321,11 @@ func (s *synthesized) tableGrants(t *testing.T, role string) []string {
 //     breaker row;
 //   - the release (the controller) reads the breaker rows but never
 //     changes them, keeps its pace row, claims, takes and reads room
-//     entries and takes FIFO groups' turns (it may not put an entry, nor
-//     touch the rules);
-//   - park indexes what it parks and ends a FIFO message's turn;
+//     entries, takes FIFO groups' turns and reads the rules (whether a
+//     held group's rule is gone); it may not put an entry, nor change the
+//     rules;
+//   - park indexes what it parks and ends a FIFO message's turn (with
+//     FIFO_ON_PARK=hold, the fifo fixture, it adds hold rules);
 //   - admin reads and changes (or replaces) breaker rows, takes over
 //     leases, reads and writes the rules, keeps the replays' journal and
 //     removes replayed messages from the lot's index.
@@ -346,7 +348,7 @@ func TestKeyScopedGrants(t *testing.T) {
 			rulesRead, leases, turnEnds,
 		},
 		"WaitingRoomRole": {enter, leases},
-		"ReleaseRole":     {breakerRead, leases, "dynamodb:DeleteItem,dynamodb:UpdateItem,dynamodb:GetItem on room#*", turns},
+		"ReleaseRole":     {breakerRead, leases, "dynamodb:DeleteItem,dynamodb:UpdateItem,dynamodb:GetItem on room#*", turns, rulesRead},
 		"ParkRole":        {"dynamodb:PutItem on parked#*", turnEnds},
 		"AdminRole": {
 			"dynamodb:GetItem,dynamodb:PutItem,dynamodb:UpdateItem on breaker#*",
@@ -363,6 +365,9 @@ func TestKeyScopedGrants(t *testing.T) {
 		s := synth(t, fixture)
 		roles := maps.Clone(want)
 		roles["StarterRole"] = append([]string{breakerRead}, starter...)
+		if fixture == fifoName { // FIFO_ON_PARK=hold: park adds hold rules
+			roles["ParkRole"] = append(slices.Clone(roles["ParkRole"]), "dynamodb:GetItem,dynamodb:PutItem on rules")
+		}
 		if fixture != existingName { // the sqs target: returns are recorded
 			roles["StarterRole"] = append([]string{"dynamodb:GetItem,dynamodb:UpdateItem on breaker#*"}, starter...)
 		}

@@ -81,6 +81,12 @@ type Settings struct {
 	// least once; the consumer deduplicates on the origin id) or "park" (at
 	// most once; a person decides) (UNKNOWN_OUTCOME). Default: redeliver.
 	UnknownOutcome string `json:"unknownOutcome,omitempty"`
+	// FIFOOnPark is what becomes of the rest of a FIFO message's group
+	// when it is parked (FIFO_ON_PARK): "continue" (the default: the group
+	// goes on, as SQS's own dead-letter queue does) or "hold" (the group
+	// waits behind a hold rule on it, rules.OnGroup, until a person
+	// removes the rule).
+	FIFOOnPark string `json:"fifoOnPark,omitempty"`
 	// TableRetryBudget is how long a message waits out a table that keeps
 	// failing its Attempt before it is parked (TABLE_RETRY_BUDGET).
 	// Default: the attempt task's (6h).

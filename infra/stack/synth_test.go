@@ -68,7 +68,8 @@ const (
 // settings and bodies kept 45 days; and the demo queues with an SQS
 // target, breakers keyed by a JSON pointer, and defaults elsewhere (an
 // Express attempt state machine, bodies kept 30 days); and an existing
-// FIFO DLQ whose messages go back to their FIFO source queue.
+// FIFO DLQ whose messages go back to their FIFO source queue, a group
+// held behind each parked message (FIFO_ON_PARK=hold).
 func fixtureSettings(name string) Settings {
 	switch name {
 	case existingName:
@@ -111,6 +112,7 @@ func fixtureSettings(name string) Settings {
 			DeadLetterQueueArn: dlqArn + ".fifo",
 			Target:             Target{Kind: TargetSQS, SourceQueueArn: sourceArn + ".fifo"},
 			BreakerKey:         KeySelector{Fixed: "accounts"},
+			FIFOOnPark:         "hold",
 			BuildDir:           buildDir,
 		}
 	}

@@ -23,6 +23,7 @@ var settingOf = map[string]string{
 	envBackoffMax:       "BackoffMax",
 	envDeliveryLease:    "DeliveryLease",
 	envUnknownOutcome:   "UnknownOutcome",
+	envFIFOOnPark:       "FIFOOnPark",
 	envTableRetryBudget: "TableRetryBudget",
 	envStartConcurrency: "StarterRecordConcurrency",
 	envKey:              "BreakerKey.Fixed",

@@ -169,6 +169,9 @@ func (b *Builder) Park(cfg park.Config) (*park.Handler, error) {
 	if cfg.Table != "" {
 		h.Turns = waitroom.Turns{Room: room.New(c.DynamoDB, cfg.Table, DefaultRoomTTL)}
 	}
+	if cfg.FIFOOnPark == park.FIFOHold {
+		h.Holds = rules.NewStore(c.DynamoDB, cfg.Table)
+	}
 	if s := b.bodies(cfg.BodyBucket); s != nil {
 		h.Bodies = s
 	}

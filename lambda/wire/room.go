@@ -2,6 +2,7 @@ package wire
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -183,8 +184,15 @@ func (b *Builder) Release(cfg RoomConfig, p breaker.Policy) (*release.Handler, e
 		return nil, err
 	}
 	rm, l := b.room(cfg)
+	held := b.rules(cfg.Table)
 	rel := room.Releaser{SFN: c.SFN, StateMachineARN: cfg.AttemptStateMachineARN, Owner: "release",
-		Prepare: execution, Lease: claimLease, Workers: cmp.Or(cfg.Workers, DefaultReleaseWorkers)}
+		Prepare: execution, Lease: claimLease, Workers: cmp.Or(cfg.Workers, DefaultReleaseWorkers),
+		// A FIFO group held behind a hold rule goes on once the rule is
+		// removed or ends, within the rules' cache time.
+		Lifted: func(ctx context.Context, id string) (bool, error) {
+			set, err := held.Rules(ctx)
+			return err == nil && !set.InForce(id, b.deps.Clock.Now()), err
+		}}
 	return &release.Handler{Breaker: br, Room: rm, Releaser: rel, Launcher: l, Metrics: b.metrics,
 		Logger: b.deps.Logger, Clock: b.deps.Clock}, nil
 }

@@ -130,11 +130,20 @@ type Turns struct {
 // the next message of the group may go; a standard queue's message has
 // none, and nothing is written.
 func (t Turns) Advance(ctx context.Context, doc message.Document) error {
+	return t.Hold(ctx, doc, "")
+}
+
+// Hold ends doc's turn in its group, parked, and holds the group behind
+// the hold rule ruleID ("": Advance) until the rule is lifted.
+func (t Turns) Hold(ctx context.Context, doc message.Document, ruleID string) error {
 	place, err := placeOf(doc)
 	if err != nil || place == nil {
 		return err
 	}
-	return t.Room.Advance(ctx, doc.BreakerKey, *place)
+	if ruleID == "" {
+		return t.Room.Advance(ctx, doc.BreakerKey, *place)
+	}
+	return t.Room.Hold(ctx, doc.BreakerKey, *place, ruleID)
 }
 
 // MaxFailedRuns is how many executions of one round trip may fail to run
