@@ -8,5 +8,7 @@
 // document from the item), an Express execution started with the
 // document, then a conditional delete, so a
 // controller that dies between the three loses nothing and releases
-// nothing twice.
+// nothing twice. A FIFO message waits in its message group's line
+// (line.go): a group's turn, kept in one item, goes to one message at a
+// time, in the group's order.
 package room

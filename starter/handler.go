@@ -129,7 +129,9 @@ func (h *Handler) Handle(ctx context.Context, event events.SQSEvent) (events.SQS
 	lanes := lanesOf(batch)
 	forEach(len(lanes), h.Config.Concurrency, func(l int) {
 		for _, i := range lanes[l] {
-			if failed[i] = h.processFailed(ctx, batch[i], waits[i], &entered[i]); failed[i] {
+			var err error
+			entered[i], err = h.process(ctx, batch[i], waits[i])
+			if failed[i] = err != nil; failed[i] {
 				for _, j := range lanes[l] {
 					failed[j] = failed[j] || j > i
 				}
@@ -146,14 +148,6 @@ func (h *Handler) Handle(ctx context.Context, event events.SQSEvent) (events.SQS
 		}
 	}
 	return resp, nil
-}
-
-// processFailed processes p and reports whether it failed, setting
-// *entered when it went into the room.
-func (h *Handler) processFailed(ctx context.Context, p prepared, wait bool, entered *bool) bool {
-	var err error
-	*entered, err = h.process(ctx, p, wait)
-	return err != nil
 }
 
 // lanesOf splits batch into what may be processed in parallel: each FIFO

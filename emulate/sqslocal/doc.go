@@ -3,9 +3,9 @@
 // real aws-sdk-go-v2 sqs client talks to it unchanged.
 //
 // It implements standard and FIFO queues with SQS's documented
-// semantics: queue and message attribute validation, visibility timeouts, delays, retention,
-// long polling, receipt handles, redrive to a dead-letter queue after
-// maxReceiveCount receives, dead-letter queue redrive (the message move
+// semantics: queue and message attribute validation, visibility
+// timeouts, delays, retention, long polling, receipt handles, redrive to
+// a dead-letter queue after maxReceiveCount receives, dead-letter queue redrive (the message move
 // tasks and ListDeadLetterSourceQueues), queue tags, the body and
 // message-attribute MD5 digests the SDKs verify, batch calls with
 // per-entry failures, and errors in the JSON protocol's shape (the __type
