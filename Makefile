@@ -57,7 +57,7 @@ unit: browser
 	$(GO) test $(GOFLAGS_T) ./...
 
 DYNAMO_PKGS := ./dynamo/... ./emulate/ddbtest/... ./delivery ./attempt ./admin/... ./lambda/wire/... \
-	./park ./park/lotindex ./rules/... ./emulate/local/... ./test
+	./park ./park/lotindex ./rules/... ./room/... ./emulate/local/... ./test
 SQS_PKGS    := ./emulate/sqslocal/... ./delivery/target/... ./park ./park/lotindex ./starter
 
 ## stress: the race-enabled tests ROUNDS times (default 5), two runs at once,
