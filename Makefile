@@ -126,7 +126,7 @@ bench-scenarios:
 ## redrive run -json each), then render them into those documents;
 ## `make test` fails when a document's figures are not the recorded runs'.
 ## FIGURES_SCENARIOS chooses the runs (large takes minutes).
-FIGURES_SCENARIOS ?= default standard duplicate-starts healthy burst per-tenant flaky-degraded outage large large-payloads fifo
+FIGURES_SCENARIOS ?= default standard duplicate-starts healthy burst per-tenant flaky-degraded outage large large-payloads fifo fifo-hold
 
 figures:
 	$(GO) build -o $(REDRIVE_BIN) ./cmd/redrive

@@ -10,6 +10,7 @@ import (
 
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/emulate/executor"
+	"github.com/redrive/redrive/rules"
 )
 
 // Stats counts what a Stack did so far.
@@ -178,6 +179,11 @@ func (s *Stack) BreakerRow(ctx context.Context, key string) (breaker.Row, error)
 	}
 	return row, nil
 }
+
+// Rules is the stack's routing rules' store, for a caller that changes
+// them from inside an executor event, where an admin execution cannot
+// run (the simulation's operator lifting holds).
+func (s *Stack) Rules() *rules.Store { return rules.NewStore(s.dynamo.api, s.Table) }
 
 // Pending is what a stack holds that is not done: running executions of
 // the redrive state machine, and messages on its queues (the parking lot's

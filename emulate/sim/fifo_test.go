@@ -58,3 +58,21 @@ func TestRedriveKeepsEachFIFOGroupsOrder(t *testing.T) {
 	assert.Equal(t, s.Messages.Count, f.Delivered+f.Parked)
 	assert.Positive(t, f.OutageCalls, "the outage was met")
 }
+
+// With FIFO_ON_PARK=hold, a poison message holds its group until the
+// operator lifts the holds: the group's later messages are delivered only
+// after, each group still in its order, nothing lost.
+func TestRedriveHoldsAFIFOGroupUntilLifted(t *testing.T) {
+	s := smallFIFO()
+	s.FIFOOnPark, s.LiftHoldsAt = "hold", 40*time.Minute
+	res, err := sim.Play(context.Background(), s, []sim.Strategy{sim.Redrive{}}, &recorder{})
+	require.NoError(t, err)
+	f := res.Metrics[0].Figures()
+	require.NotNil(t, f.DeliveredOutOfOrder)
+	assert.Zero(t, *f.DeliveredOutOfOrder)
+	assert.Zero(t, f.Lost)
+	assert.Zero(t, f.Pending, "lifted: every held group went on")
+	assert.Equal(t, s.Messages.Count, f.Delivered+f.Parked)
+	require.NotNil(t, f.DrainSeconds)
+	assert.Greater(t, *f.DrainSeconds, (40*time.Minute - 11*time.Minute).Seconds(), "the held groups' last delivery came after the lift")
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/redrive/redrive/emulate/local"
 	"github.com/redrive/redrive/emulate/simtarget"
 	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/rules"
 )
 
 // Redrive is the real orchestrator, assembled in process by local: the
@@ -71,6 +72,7 @@ func (r Redrive) options(s Scenario, book *redriveBook, tally func(simtarget.Cal
 		DuplicateStarts:   s.DuplicateStarts,
 		StandardAttempts:  s.AttemptType == "standard",
 		FIFO:              s.Messages.Groups > 0,
+		FIFOOnPark:        s.FIFOOnPark,
 		FinishedHistories: keptHistories,
 		RunningHistories:  keptHistories,
 		Compact:           true,
@@ -101,10 +103,25 @@ func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observ
 		}
 	}()
 
+	var sendErr error
+	if s.LiftHoldsAt > 0 {
+		// From then on, the operator lifts each hold as it comes, looking
+		// once a minute while messages wait.
+		var lift func(context.Context)
+		lift = func(ctx context.Context) {
+			if err := liftHolds(ctx, stack, stack.Executor.Now()); err != nil && sendErr == nil {
+				sendErr = fmt.Errorf("sim: redrive: %w", err)
+			}
+			if depth, _ := stack.Room(); depth > 0 {
+				stack.Executor.At(stack.Executor.Now().Add(time.Minute), lift)
+			}
+		}
+		stack.Executor.At(Epoch.Add(s.LiftHoldsAt), lift)
+	}
+
 	// Each message is made as it arrives, not all up front: a million
 	// bodies waiting on the timeline would be most of a large run's
 	// memory before the first arrival.
-	var sendErr error
 	for i, m := range msgs {
 		stack.Executor.At(Epoch.Add(m.Arrival), func(ctx context.Context) {
 			msg := message.Message{
@@ -441,4 +458,25 @@ func account(ctx context.Context, stack *local.Stack, book *redriveBook, msgs []
 		}
 	}
 	return byOrigin, nil
+}
+
+// liftHolds removes every hold rule on a FIFO group at now, as an
+// operator would once they have looked at the parked messages that hold
+// their groups (through the rules' store: an admin execution cannot run
+// inside the executor's event).
+func liftHolds(ctx context.Context, stack *local.Stack, now time.Time) error {
+	store := stack.Rules()
+	book, err := store.Load(ctx)
+	if err != nil {
+		return fmt.Errorf("list the rules: %w", err)
+	}
+	for _, r := range book.Rules {
+		if r.On != rules.OnGroup || r.Action != rules.Hold {
+			continue
+		}
+		if _, err := store.Remove(ctx, r.ID, "sim operator", "looked at it", now); err != nil {
+			return fmt.Errorf("lift the hold %s: %w", r.ID, err)
+		}
+	}
+	return nil
 }

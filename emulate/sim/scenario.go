@@ -51,6 +51,14 @@ type Scenario struct {
 	// may run an asynchronous Express execution twice (a fault: nothing
 	// may be delivered twice for it); 0 starts each once.
 	DuplicateStarts int `yaml:"duplicate_starts"`
+	// FIFOOnPark is Redrive's FIFO_ON_PARK in a FIFO scenario: "continue"
+	// (the default: a parked message's group goes on) or "hold" (it waits
+	// behind a hold rule on the group).
+	FIFOOnPark string `yaml:"fifo_on_park"`
+	// LiftHoldsAt, with FIFOOnPark "hold", is when an operator starts to
+	// remove the hold rules, every one there and, looking once a minute,
+	// each one made after, letting the held groups go on; 0: never.
+	LiftHoldsAt time.Duration `yaml:"lift_holds_at"`
 }
 
 // Messages describes the dead-lettered messages and their arrival in the

@@ -132,6 +132,22 @@ func TestValidateQuotas(t *testing.T) {
 	}
 }
 
+func TestValidateFIFO(t *testing.T) {
+	s := sim.Default()
+	s.Messages.Groups, s.FIFOOnPark, s.LiftHoldsAt = -1, "wait", -time.Minute
+	err := s.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "scenario: messages.groups: must be 0 (a standard queue) to messages.count (5000), got -1")
+	assert.Contains(t, err.Error(), `scenario: fifo_on_park: must be "continue" or "hold", got "wait"`)
+	assert.Contains(t, err.Error(), "scenario: lift_holds_at: must be 0 or")
+	s.Messages.Groups, s.FIFOOnPark, s.LiftHoldsAt = 0, "hold", 0
+	assert.ErrorContains(t, s.Validate(), "scenario: fifo_on_park: only for a FIFO scenario")
+	s.FIFOOnPark, s.LiftHoldsAt = "", time.Hour
+	assert.ErrorContains(t, s.Validate(), "scenario: lift_holds_at")
+	s.Messages.Groups, s.FIFOOnPark = 10, "hold"
+	assert.NoError(t, s.Validate())
+}
+
 func TestLoadMissingFile(t *testing.T) {
 	_, err := sim.Load(filepath.Join(t.TempDir(), "nope.yaml"))
 	require.Error(t, err)

@@ -76,6 +76,11 @@ func (s Scenario) Validate() error {
 	v.check(s.AttemptType != "" && s.AttemptType != "express" && s.AttemptType != "standard", "attempt_type",
 		fmt.Sprintf("must be express or standard, got %q", s.AttemptType))
 	v.check(s.DuplicateStarts < 0, "duplicate_starts", fmt.Sprintf("must be >= 0 (0 = none), got %d", s.DuplicateStarts))
+	v.check(s.FIFOOnPark != "" && s.FIFOOnPark != "continue" && s.FIFOOnPark != "hold", "fifo_on_park",
+		fmt.Sprintf(`must be "continue" or "hold", got %q`, s.FIFOOnPark))
+	v.check(s.FIFOOnPark != "" && s.Messages.Groups == 0, "fifo_on_park", "only for a FIFO scenario (messages.groups above 0)")
+	v.check(s.LiftHoldsAt < 0 || (s.LiftHoldsAt > 0 && s.FIFOOnPark != "hold"), "lift_holds_at",
+		fmt.Sprintf(`must be 0 or, with fifo_on_park "hold", a time from the start, got %s`, s.LiftHoldsAt))
 	v.check(s.OpenExecutionsLimit < 0, "open_executions_limit", fmt.Sprintf("must be >= 0 (0 = the quota), got %d", s.OpenExecutionsLimit))
 	return errors.Join(v.errs...)
 }
