@@ -59,7 +59,7 @@ func ScenarioRows(runs []Summary) [][]string {
 			optional(rd.PeakOpenStandardExecutions, func(n int) string { return thousands(int64(n)) }),
 			fmt.Sprintf("%s (%s; %s)", dollars(rd.CostPerMillion.Total), dollars(naive.CostPerMillion.Total), dollars(bulk.CostPerMillion.Total)),
 			fmt.Sprintf("%s / %s / %s / %s", thousands(int64(rd.Delivered)), thousands(int64(rd.Parked)),
-				thousands(int64(rd.Lost)), thousands(int64(rd.DeliveredTwice))),
+				thousands(int64(rd.Lost)), thousands(int64(rd.DeliveredTwice)))+outOfOrder(*rd),
 		})
 	}
 	return rows
@@ -74,6 +74,15 @@ func (s Summary) strategy(name string) *Figures {
 		}
 	}
 	return nil
+}
+
+// outOfOrder is, for a FIFO scenario, f's deliveries out of their
+// group's order as a note; "" otherwise.
+func outOfOrder(f Figures) string {
+	if f.DeliveredOutOfOrder == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (%s out of order)", thousands(int64(*f.DeliveredOutOfOrder)))
 }
 
 // deliveriesCell is f's first and last delivery after the recovery, and
