@@ -154,7 +154,10 @@ func (r *Room) turn(ctx context.Context, key, group string) (groupTurn, error) {
 // its group's turn, so its group waits behind it). When the turn is held
 // by the message before e, which is gone from the room and took it
 // StaleTurn ago or more, its Advance was lost: e takes over. A group held
-// behind a hold rule (Hold) goes on once lifted says the rule is.
+// behind a hold rule (Hold) goes on once lifted says the rule is. A
+// message the group has moved past (done) is back in the room as a
+// duplicate of an Express execution: it goes without the turn, its
+// delivery record making it harmless, so it holds nothing up.
 func (r *Room) takeTurn(ctx context.Context, e Entry, now time.Time, lifted func(context.Context, string) (bool, error)) (bool, error) {
 	p := e.Place
 	done := "attribute_not_exists(#done)"
@@ -166,13 +169,17 @@ func (r *Room) takeTurn(ctx context.Context, e Entry, now time.Time, lifted func
 	}
 	ok, err := r.setTurn(ctx, e, "SET #turn = :seq, #turn_id = :id, #turn_at = :at",
 		done+" AND (attribute_not_exists(#turn) OR #turn IN (:none, :seq)) AND (attribute_not_exists(#held) OR #held = :none)", values)
-	if ok || err != nil || p.Prev == "" {
+	if ok || err != nil {
 		return ok, err
 	}
 	t, err := r.turn(ctx, e.Key, p.Group)
 	switch {
 	case err != nil:
 		return false, err
+	case t.done != "" && p.Sequence <= t.done:
+		return true, nil
+	case p.Prev == "":
+		return false, nil
 	case t.held != "" && t.done == p.Prev && lifted != nil:
 		return r.unhold(ctx, e, t.held, now, lifted)
 	case t.turn == p.Prev && now.Sub(t.turnAt) >= StaleTurn:

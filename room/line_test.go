@@ -298,3 +298,19 @@ func TestAHeldGroupWaitsUntilItsRuleIsLifted(t *testing.T) {
 	lifted = false
 	assert.Equal(t, []string{"a-3#1"}, release(), "the hold is gone for good")
 }
+
+// A message back in the room after its group moved past it (a duplicate
+// of an Express execution that entered it again after the first
+// delivered it) goes, without the turn: its delivery record makes it
+// harmless, and it holds nothing up.
+func TestADoneMessageBackInTheRoomGoesWithoutTheTurn(t *testing.T) {
+	e := newEnv(t)
+	e.enterInLine(t, fifo("orders", "a", 1, 1, 0), fifo("orders", "a", 2, 2, 0))
+	api := &startRecorder{}
+	assert.Equal(t, []string{"a-1#1"}, e.releaseDue(t, api, 10, t0))
+	require.NoError(t, e.room.Advance(t.Context(), "orders", room.Place{Group: "a", Sequence: mustPad(t, 1)}))
+	e.enter(t, fifo("orders", "a", 1, 1, time.Second)) // the duplicate's entry
+	assert.Equal(t, []string{"a-1#1"}, e.releaseDue(t, api, 10, t0.Add(time.Minute)), "the duplicate goes")
+	assert.Equal(t, []string{"a-2#1"}, e.releaseDue(t, api, 10, t0.Add(time.Minute)), "and a-2, with its turn")
+	assert.Empty(t, e.left(t, "orders"))
+}

@@ -304,3 +304,21 @@ func TestFIFOHoldKeepsAGroupBehindItsParkedMessageUntilLifted(t *testing.T) {
 	isPoison := func(body string) bool { return strings.Contains(body, "POISON") }
 	assert.Equal(t, inOrder(msgs, isPoison), deliveredByGroup(t, s), "lifted: the rest of g0, in its order")
 }
+
+// Express may run an execution twice: a duplicate of a FIFO message's
+// try goes back to the room and, once the first delivered it, finds it
+// done; nothing is delivered twice or out of order, and the room drains.
+func TestFIFODuplicatedExpressStartsDeliverNothingTwice(t *testing.T) {
+	s := start(t, local.Options{FIFO: true, DuplicateStarts: 2})
+	msgs := fifoMessages(3, 6, nil)
+	send(t, s, msgs...)
+	drain(t, s)
+
+	require.Positive(t, s.Stats().DuplicatedStarts)
+	for id, n := range s.Target.Ledger().Deliveries() {
+		assert.Equal(t, 1, n, "once: %s", id)
+	}
+	assert.Equal(t, inOrder(msgs, nil), deliveredByGroup(t, s))
+	depth, _ := s.Room()
+	assert.Zero(t, depth, "no duplicate left in the room")
+}
