@@ -318,16 +318,18 @@ func placeOf(seq string) (*Place, time.Time) {
 
 // inTurn returns the entries of a listing that may go at now, in line:
 // every entry of a standard queue (listed because due), and of each FIFO
-// group only the listed entry with the least sequence number (the one
-// whose turn it may be) if it is due, the FIFO entries by when they may
-// go (a head back in the room after a failed try by that try, so a probe
-// or a canary goes to another group's head next, as it would go to
-// another message of a standard queue); and how many FIFO entries it
-// left out.
+// group only the due entry with the least sequence number (the one whose
+// turn it may be: a message before it that is not due, backing off, has
+// the turn, and the turn's conditional write refuses this one; or it is
+// an Express duplicate of one done, waiting out its delivery's lease,
+// which holds nothing up), the FIFO entries by when they may go (a head
+// back in the room after a failed try by that try, so a probe or a
+// canary goes to another group's head next, as it would go to another
+// message of a standard queue); and how many FIFO entries it left out.
 func inTurn(entries []Entry, now time.Time) (out []Entry, behind int) {
-	least := map[string]string{} // group -> its least listed sequence
+	least := map[string]string{} // group -> its least due sequence
 	for _, e := range entries {
-		if p := e.Place; p != nil {
+		if p := e.Place; p != nil && !e.Due().After(now) {
 			if seq, seen := least[p.Group]; !seen || p.Sequence < seq {
 				least[p.Group] = p.Sequence
 			}
