@@ -46,6 +46,12 @@ func PadSequence(seq string) (string, error) {
 	return strings.Repeat("0", SequenceDigits-len(seq)) + seq, nil
 }
 
+// HeldRecheck is how long a release leaves a group it found held behind
+// a rule not lifted before it looks again: about as long as a change of
+// the rules takes to be seen (rules.CacheTTL), so a held group costs a
+// look every half minute, not a write every tick.
+const HeldRecheck = 30 * time.Second
+
 // StaleTurn is how long a group's turn stays with a message that is no
 // longer in the room before the next message may take it over: far
 // longer than an Express execution lasts (five minutes), so the message's
@@ -167,6 +173,9 @@ func (r *Room) takeTurn(ctx context.Context, e Entry, now time.Time, lifted func
 	if p.Prev != "" {
 		done, values[":prev"] = "#done = :prev", dynamo.S(p.Prev)
 	}
+	if until, held := r.held.Load(turnPK(e.Key, p.Group)); held && now.Before(until.(time.Time)) {
+		return false, nil
+	}
 	ok, err := r.setTurn(ctx, e, "SET #turn = :seq, #turn_id = :id, #turn_at = :at",
 		done+" AND (attribute_not_exists(#turn) OR #turn IN (:none, :seq)) AND (attribute_not_exists(#held) OR #held = :none)", values)
 	if ok || err != nil {
@@ -191,9 +200,12 @@ func (r *Room) takeTurn(ctx context.Context, e Entry, now time.Time, lifted func
 // unhold lets e's group go on from behind the hold rule id, if lifted
 // says the rule is lifted, and gives e the turn.
 func (r *Room) unhold(ctx context.Context, e Entry, id string, now time.Time, lifted func(context.Context, string) (bool, error)) (bool, error) {
-	if gone, err := lifted(ctx, id); err != nil || !gone {
+	gone, err := lifted(ctx, id)
+	if err != nil || !gone {
+		r.held.Store(turnPK(e.Key, e.Place.Group), now.Add(HeldRecheck))
 		return false, err
 	}
+	r.held.Delete(turnPK(e.Key, e.Place.Group))
 	return r.setTurn(ctx, e, "SET #turn = :seq, #turn_id = :id, #turn_at = :at, #held = :none", "#held = :rule AND #done = :prev",
 		map[string]types.AttributeValue{
 			":seq": dynamo.S(e.Place.Sequence), ":id": dynamo.S(e.MessageID), ":at": dynamo.N(now.UnixMilli()),
@@ -246,23 +258,25 @@ func (r *Room) setTurn(ctx context.Context, e Entry, update, cond string, values
 	return true, nil
 }
 
-// Advance ends the turn of the message at p in key's room, delivered or
-// parked, so the next message of its group may go. A message that does
-// not have its group's turn (an Advance done before, or a turn taken
-// over) changes nothing.
-func (r *Room) Advance(ctx context.Context, key string, p Place) error {
-	return r.endTurn(ctx, key, p, noTurn)
+// Advance ends the turn of message id at p in key's room, delivered or
+// parked, so the next message of its group may go, and takes an entry of
+// it still in the room out: an Express duplicate's, which would
+// otherwise hold the group until its delivery's lease ends. A message
+// that does not have its group's turn (an Advance done before, or a turn
+// taken over) changes nothing.
+func (r *Room) Advance(ctx context.Context, key, id string, p Place) error {
+	return r.endTurn(ctx, key, id, p, noTurn)
 }
 
-// Hold ends the turn of the message at p in key's room, parked, and holds
-// its group behind the hold rule ruleID: the group's next message goes
-// once the release's Lifted says the rule is lifted (Releaser.Lifted).
-func (r *Room) Hold(ctx context.Context, key string, p Place, ruleID string) error {
-	return r.endTurn(ctx, key, p, ruleID)
+// Hold is Advance for a parked message that holds its group behind the
+// hold rule ruleID: the group's next message goes once the release's
+// Lifted says the rule is lifted (Releaser.Lifted).
+func (r *Room) Hold(ctx context.Context, key, id string, p Place, ruleID string) error {
+	return r.endTurn(ctx, key, id, p, ruleID)
 }
 
 // endTurn is Advance and Hold, held being the hold rule or noTurn.
-func (r *Room) endTurn(ctx context.Context, key string, p Place, held string) error {
+func (r *Room) endTurn(ctx context.Context, key, id string, p Place, held string) error {
 	_, err := r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(r.table),
 		Key:                       map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(turnPK(key, p.Group))},
@@ -276,6 +290,14 @@ func (r *Room) endTurn(ctx context.Context, key string, p Place, held string) er
 	}
 	if err != nil {
 		return fmt.Errorf("room %q: end the turn of %s in group %q: %w", key, p.Sequence, p.Group, err)
+	}
+	// Done: an entry of it left (a duplicate's) goes. One that stays, or
+	// comes after, goes without the turn (takeTurn).
+	if _, err := r.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: aws.String(r.table),
+		Key:       map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(pk(key, id))},
+	}); err != nil {
+		return fmt.Errorf("room %q: take %s, done, out: %w", key, id, err)
 	}
 	return nil
 }
@@ -318,18 +340,16 @@ func placeOf(seq string) (*Place, time.Time) {
 
 // inTurn returns the entries of a listing that may go at now, in line:
 // every entry of a standard queue (listed because due), and of each FIFO
-// group only the due entry with the least sequence number (the one whose
-// turn it may be: a message before it that is not due, backing off, has
-// the turn, and the turn's conditional write refuses this one; or it is
-// an Express duplicate of one done, waiting out its delivery's lease,
-// which holds nothing up), the FIFO entries by when they may go (a head
-// back in the room after a failed try by that try, so a probe or a
-// canary goes to another group's head next, as it would go to another
-// message of a standard queue); and how many FIFO entries it left out.
+// group only the listed entry with the least sequence number (the one
+// whose turn it may be) if it is due, the FIFO entries by when they may
+// go (a head back in the room after a failed try by that try, so a probe
+// or a canary goes to another group's head next, as it would go to
+// another message of a standard queue); and how many FIFO entries it
+// left out. A group whose head is not due waits without a write.
 func inTurn(entries []Entry, now time.Time) (out []Entry, behind int) {
-	least := map[string]string{} // group -> its least due sequence
+	least := map[string]string{} // group -> its least listed sequence
 	for _, e := range entries {
-		if p := e.Place; p != nil && !e.Due().After(now) {
+		if p := e.Place; p != nil {
 			if seq, seen := least[p.Group]; !seen || p.Sequence < seq {
 				least[p.Group] = p.Sequence
 			}

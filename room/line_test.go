@@ -129,11 +129,11 @@ func TestAGroupGoesOneMessageAtATimeInItsOrder(t *testing.T) {
 	assert.Equal(t, []string{"a-1#1", "b-1#1"}, e.releaseDue(t, api, 10, now), "one per group, the first of each")
 	assert.Empty(t, e.releaseDue(t, api, 10, now), "each group's turn is taken")
 
-	require.NoError(t, e.room.Advance(t.Context(), "orders", placeOf(t, e, "a-2#1")), "not its turn: changes nothing")
+	require.NoError(t, e.room.Advance(t.Context(), "orders", "a-2#1", placeOf(t, e, "a-2#1")), "not its turn: changes nothing")
 	assert.Empty(t, e.releaseDue(t, api, 10, now))
 	a1 := room.Place{Group: "a", Sequence: mustPad(t, 1)}
-	require.NoError(t, e.room.Advance(t.Context(), "orders", a1))
-	require.NoError(t, e.room.Advance(t.Context(), "orders", a1), "twice is once")
+	require.NoError(t, e.room.Advance(t.Context(), "orders", "a-1#1", a1))
+	require.NoError(t, e.room.Advance(t.Context(), "orders", "a-1#1", a1), "twice is once")
 	assert.Equal(t, []string{"a-2#1"}, e.releaseDue(t, api, 10, now))
 
 	// a-2 fails a try and goes back to the room to back off: it keeps
@@ -143,7 +143,7 @@ func TestAGroupGoesOneMessageAtATimeInItsOrder(t *testing.T) {
 	e.enter(t, notBefore(back, 10*time.Minute))
 	assert.Empty(t, e.releaseDue(t, api, 10, now), "a-3 waits for a-2")
 	assert.Equal(t, []string{"a-2#1"}, e.releaseDue(t, api, 10, t0.Add(10*time.Minute)), "a-2 again, in its turn")
-	require.NoError(t, e.room.Advance(t.Context(), "orders", room.Place{Group: "a", Sequence: mustPad(t, 2), Prev: a1.Sequence}))
+	require.NoError(t, e.room.Advance(t.Context(), "orders", "a-2#1", room.Place{Group: "a", Sequence: mustPad(t, 2), Prev: a1.Sequence}))
 	assert.Equal(t, []string{"a-3#1"}, e.releaseDue(t, api, 10, t0.Add(10*time.Minute)))
 }
 
@@ -230,7 +230,7 @@ func TestRacingReleasesKeepEveryGroupInOrder(t *testing.T) {
 			mu.Lock()
 			inFlight[group] = false
 			mu.Unlock()
-			if err := e.room.Advance(context.Background(), "orders", places[id]); err != nil {
+			if err := e.room.Advance(context.Background(), "orders", id, places[id]); err != nil {
 				mu.Lock()
 				problems = append(problems, err.Error())
 				mu.Unlock()
@@ -275,28 +275,31 @@ func TestAHeldGroupWaitsUntilItsRuleIsLifted(t *testing.T) {
 	e := newEnv(t)
 	e.enterInLine(t, fifo("orders", "a", 1, 1, 0), fifo("orders", "a", 2, 2, 0), fifo("orders", "b", 1, 3, 0))
 	api := &startRecorder{}
-	lifted := false
+	lifted, looks := false, 0
 	rel := releaser(api)
 	rel.Lifted = func(_ context.Context, id string) (bool, error) {
 		assert.Equal(t, "r7", id)
+		looks++
 		return lifted, nil
 	}
-	release := func() []string {
+	release := func(at time.Duration) []string {
 		before := len(api.started())
-		c := e.room.ReleaseDue(t.Context(), rel, "orders", 10, t0.Add(time.Minute), 0, nil, nil)
+		c := e.room.ReleaseDue(t.Context(), rel, "orders", 10, t0.Add(at), 0, nil, nil)
 		require.NoError(t, c.Err)
 		return api.started()[before:]
 	}
-	require.Equal(t, []string{"a-1#1", "b-1#1"}, release())
-	require.NoError(t, e.room.Hold(t.Context(), "orders", room.Place{Group: "a", Sequence: mustPad(t, 1)}, "r7"), "a-1 parked, its group held")
-	assert.Empty(t, release(), "a-2 waits behind the hold")
-	assert.Empty(t, release())
+	require.Equal(t, []string{"a-1#1", "b-1#1"}, release(0))
+	require.NoError(t, e.room.Hold(t.Context(), "orders", "a-1#1", room.Place{Group: "a", Sequence: mustPad(t, 1)}, "r7"), "a-1 parked, its group held")
+	assert.Empty(t, release(time.Second), "a-2 waits behind the hold")
+	assert.Empty(t, release(2*time.Second))
+	assert.Equal(t, 1, looks, "a held group is looked at again only after HeldRecheck")
 	lifted = true
-	assert.Equal(t, []string{"a-2#1"}, release(), "lifted: the group goes on")
-	require.NoError(t, e.room.Advance(t.Context(), "orders", room.Place{Group: "a", Sequence: mustPad(t, 2)}))
+	assert.Empty(t, release(3*time.Second), "not yet looked at again")
+	assert.Equal(t, []string{"a-2#1"}, release(time.Second+room.HeldRecheck), "lifted: the group goes on")
+	require.NoError(t, e.room.Advance(t.Context(), "orders", "a-2#1", room.Place{Group: "a", Sequence: mustPad(t, 2)}))
 	e.enterInLine(t, fifo("orders", "a", 3, 4, time.Second))
 	lifted = false
-	assert.Equal(t, []string{"a-3#1"}, release(), "the hold is gone for good")
+	assert.Equal(t, []string{"a-3#1"}, release(2*room.HeldRecheck), "the hold is gone for good")
 }
 
 // A message back in the room after its group moved past it (a duplicate
@@ -308,9 +311,22 @@ func TestADoneMessageBackInTheRoomGoesWithoutTheTurn(t *testing.T) {
 	e.enterInLine(t, fifo("orders", "a", 1, 1, 0), fifo("orders", "a", 2, 2, 0))
 	api := &startRecorder{}
 	assert.Equal(t, []string{"a-1#1"}, e.releaseDue(t, api, 10, t0))
-	require.NoError(t, e.room.Advance(t.Context(), "orders", room.Place{Group: "a", Sequence: mustPad(t, 1)}))
-	e.enter(t, fifo("orders", "a", 1, 1, time.Second)) // the duplicate's entry
+	require.NoError(t, e.room.Advance(t.Context(), "orders", "a-1#1", room.Place{Group: "a", Sequence: mustPad(t, 1)}))
+	e.enter(t, fifo("orders", "a", 1, 1, time.Second)) // the duplicate's entry, after
 	assert.Equal(t, []string{"a-1#1"}, e.releaseDue(t, api, 10, t0.Add(time.Minute)), "the duplicate goes")
 	assert.Equal(t, []string{"a-2#1"}, e.releaseDue(t, api, 10, t0.Add(time.Minute)), "and a-2, with its turn")
 	assert.Empty(t, e.left(t, "orders"))
+}
+
+// A duplicate's entry of a message in the room when the message is
+// delivered is taken out with its turn's end.
+func TestAdvanceTakesADuplicatesEntryOut(t *testing.T) {
+	e := newEnv(t)
+	e.enterInLine(t, fifo("orders", "a", 1, 1, 0), fifo("orders", "a", 2, 2, 0))
+	api := &startRecorder{}
+	assert.Equal(t, []string{"a-1#1"}, e.releaseDue(t, api, 10, t0))
+	e.enter(t, notBefore(fifo("orders", "a", 1, 1, time.Second), time.Hour)) // the duplicate waits out the lease
+	require.NoError(t, e.room.Advance(t.Context(), "orders", "a-1#1", room.Place{Group: "a", Sequence: mustPad(t, 1)}))
+	assert.Equal(t, []string{"a-2#1"}, e.left(t, "orders"), "the duplicate's entry is gone")
+	assert.Equal(t, []string{"a-2#1"}, e.releaseDue(t, api, 10, t0.Add(time.Minute)), "and holds nothing up")
 }

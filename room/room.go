@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -109,6 +110,9 @@ type Room struct {
 	api   API
 	table string
 	ttl   time.Duration
+	// held remembers the FIFO groups found held behind a rule that is not
+	// lifted, by turn item, until when not to look again (HeldRecheck).
+	held sync.Map
 }
 
 // New returns a Room on table through api. Items expire (DynamoDB TTL on

@@ -118,15 +118,17 @@ func grantAccess(s Settings, st *storage, fns map[string]*function, arns workflo
 	// UpdateItem), reads the routing rules (GetItem) and, to start the
 	// breaker's controller after a successful canary, notes the entry on
 	// the pace row and takes the lease there (GetItem, UpdateItem). It
-	// never touches the room: the Queue task (waitroom) enters it. A
-	// delivered FIFO message ends its turn in its group (UpdateItem of the
-	// group's turn item).
+	// never enters the room: the Queue task (waitroom) does. A delivered
+	// FIFO message ends its turn in its group (UpdateItem of the group's
+	// turn item) and takes a duplicate's entry of it out of the room
+	// (DeleteItem).
 	attempt := fns[attemptFn]
 	attempt.allowKeys(table, breakerRows, "dynamodb:GetItem", "dynamodb:UpdateItem")
 	attempt.allowKeys(table, deliveryRecords, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem")
 	attempt.allowKeys(table, rulesItem, "dynamodb:GetItem")
 	attempt.allowKeys(table, paceRows, "dynamodb:GetItem", "dynamodb:UpdateItem")
 	attempt.allowKeys(table, groupTurns, "dynamodb:UpdateItem")
+	attempt.allowKeys(table, roomItems, "dynamodb:DeleteItem")
 	attempt.allow([]string{arns.release}, "states:StartExecution")
 	if s.Target.Kind == TargetLambda {
 		attempt.allow([]string{s.Target.FunctionArn}, "lambda:InvokeFunction")
@@ -174,10 +176,12 @@ func grantAccess(s Settings, st *storage, fns map[string]*function, arns workflo
 
 	// Park sends to the parking lot and indexes what it sent (PutItem of
 	// the index's items); a parked FIFO message ends its turn in its group
-	// (UpdateItem of the group's turn item).
+	// (UpdateItem of the group's turn item) and takes a duplicate's entry
+	// of it out of the room (DeleteItem).
 	fns[parkFn].allow(parkingLot, "sqs:SendMessage")
 	fns[parkFn].allowKeys(table, lotIndexItems, "dynamodb:PutItem")
 	fns[parkFn].allowKeys(table, groupTurns, "dynamodb:UpdateItem")
+	fns[parkFn].allowKeys(table, roomItems, "dynamodb:DeleteItem")
 	if s.FIFOOnPark == "hold" {
 		// It holds a parked FIFO message's group behind a hold rule it
 		// adds (GetItem and PutItem of the rules item).

@@ -171,9 +171,9 @@ func TestLeastPrivilege(t *testing.T) {
 				on(bodies, "s3:PutObject")),
 			"Attempt": join(logs("Attempt"), xray,
 				on(table, "dynamodb:GetItem", "dynamodb:UpdateItem"), on(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"),
-				rulesRead, pace, turnEnds, on(release, "states:StartExecution"),
+				rulesRead, pace, turnEnds, on(table, "dynamodb:DeleteItem"), on(release, "states:StartExecution"),
 				on(bodies, "s3:GetObject")),
-			"Park": join(logs("Park"), xray, on(lot, "sqs:SendMessage"), index, turnEnds, on(bodies, "s3:GetObject")),
+			"Park": join(logs("Park"), xray, on(lot, "sqs:SendMessage"), index, turnEnds, on(table, "dynamodb:DeleteItem"), on(bodies, "s3:GetObject")),
 			"Admin": join(logs("Admin"), xray,
 				on(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"), pace, on(table, "dynamodb:GetItem", "dynamodb:PutItem"),
 				on(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"), on(table, "dynamodb:DeleteItem", "dynamodb:PutItem"),
@@ -316,7 +316,8 @@ func (s *synthesized) tableGrants(t *testing.T, role string) []string {
 //     indexes what it parks, and moves FIFO groups' tails;
 //   - the attempt admits and records on the breaker rows, keeps the
 //     delivery records, reads the rules, takes leases (after a canary)
-//     and ends a delivered FIFO message's turn: it touches no room item;
+//     and ends a delivered FIFO message's turn, taking a duplicate's
+//     entry of it out of the room: it puts no room item;
 //   - the waiting room enters the room and takes leases, and reads no
 //     breaker row;
 //   - the release (the controller) reads the breaker rows but never
@@ -324,7 +325,8 @@ func (s *synthesized) tableGrants(t *testing.T, role string) []string {
 //     entries, takes FIFO groups' turns and reads the rules (whether a
 //     held group's rule is gone); it may not put an entry, nor change the
 //     rules;
-//   - park indexes what it parks and ends a FIFO message's turn (with
+//   - park indexes what it parks and ends a FIFO message's turn, taking
+//     a duplicate's entry of it out of the room (with
 //     FIFO_ON_PARK=hold, the fifo fixture, it adds hold rules);
 //   - admin reads and changes (or replaces) breaker rows, takes over
 //     leases, reads and writes the rules, keeps the replays' journal and
@@ -345,11 +347,11 @@ func TestKeyScopedGrants(t *testing.T) {
 		"AttemptRole": {
 			"dynamodb:GetItem,dynamodb:UpdateItem on breaker#*",
 			"dynamodb:GetItem,dynamodb:PutItem,dynamodb:UpdateItem on delivery#*",
-			rulesRead, leases, turnEnds,
+			rulesRead, leases, turnEnds, "dynamodb:DeleteItem on room#*",
 		},
 		"WaitingRoomRole": {enter, leases},
 		"ReleaseRole":     {breakerRead, leases, "dynamodb:DeleteItem,dynamodb:UpdateItem,dynamodb:GetItem on room#*", turns, rulesRead},
-		"ParkRole":        {"dynamodb:PutItem on parked#*", turnEnds},
+		"ParkRole":        {"dynamodb:PutItem on parked#*", turnEnds, "dynamodb:DeleteItem on room#*"},
 		"AdminRole": {
 			"dynamodb:GetItem,dynamodb:PutItem,dynamodb:UpdateItem on breaker#*",
 			leases,

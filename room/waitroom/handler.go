@@ -141,9 +141,9 @@ func (t Turns) Hold(ctx context.Context, doc message.Document, ruleID string) er
 		return err
 	}
 	if ruleID == "" {
-		return t.Room.Advance(ctx, doc.BreakerKey, *place)
+		return t.Room.Advance(ctx, doc.BreakerKey, doc.RoomID(), *place)
 	}
-	return t.Room.Hold(ctx, doc.BreakerKey, *place, ruleID)
+	return t.Room.Hold(ctx, doc.BreakerKey, doc.RoomID(), *place, ruleID)
 }
 
 // MaxFailedRuns is how many executions of one round trip may fail to run
