@@ -253,7 +253,8 @@ func (h *Handler) release(ctx context.Context, out Output, row breaker.Row, quot
 	}
 	if quota > 0 || c.Listed > 0 {
 		h.Logger.InfoContext(ctx, "release tick", "breaker", key, "epoch", in.Epoch, "tick", out.Ticks,
-			"breakerState", out.State, "rate", out.Rate, "quota", quota, "released", c.Released, "skipped", c.Skipped, "failed", c.Failed)
+			"breakerState", out.State, "rate", out.Rate, "quota", quota, "released", c.Released, "skipped", c.Skipped, "failed", c.Failed,
+			"behindInGroup", c.Behind)
 	}
 	h.report(ctx, out, pol.Tick)
 	if c.Err == nil && c.Listed < quota {
