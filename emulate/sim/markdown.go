@@ -59,7 +59,7 @@ func ScenarioRows(runs []Summary) [][]string {
 			optional(rd.PeakOpenStandardExecutions, func(n int) string { return thousands(int64(n)) }),
 			fmt.Sprintf("%s (%s; %s)", dollars(rd.CostPerMillion.Total), dollars(naive.CostPerMillion.Total), dollars(bulk.CostPerMillion.Total)),
 			fmt.Sprintf("%s / %s / %s / %s", thousands(int64(rd.Delivered)), thousands(int64(rd.Parked)),
-				thousands(int64(rd.Lost)), thousands(int64(rd.DeliveredTwice)))+outOfOrder(*rd),
+				thousands(int64(rd.Lost)), thousands(int64(rd.DeliveredTwice))) + outOfOrder(*rd),
 		})
 	}
 	return rows
