@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,20 +62,22 @@ const StaleTurn = 15 * time.Minute
 
 // Attributes of a group's turn item.
 const (
-	attrTail       = "tail"         // the Sequence of the group's last message to enter
-	attrDone       = "done"         // the Sequence of its last message delivered or parked
-	attrTurn       = "turn"         // the Sequence of the message whose turn it is, or noTurn
-	attrTurnID     = "turn_id"      // that message's MessageID
-	attrTurnAt     = "turn_at"      // when it took the turn (Unix milliseconds)
-	attrHeld       = "held"         // the hold rule the group waits behind, or noTurn
-	noTurn         = "-"            // no message has the turn; no hold
-	placeSeparator = "|fifo|"       // starts a FIFO entry's place in its sequence (see fifoSequence)
-	maxEnterRounds = 5              // EnterInLine's tries against concurrent entries
-	turnTTL        = 3 * DefaultTTL // a turn item outlives the entries it orders
+	attrTail       = "tail"    // the Sequence of the group's last message to enter
+	attrDone       = "done"    // the Sequence of its last message delivered or parked
+	attrTurn       = "turn"    // the Sequence of the message whose turn it is, or noTurn
+	attrTurnID     = "turn_id" // that message's MessageID
+	attrTurnAt     = "turn_at" // when it took the turn (Unix milliseconds)
+	attrHeld       = "held"    // the hold rule the group waits behind, or noTurn
+	noTurn         = "-"       // no message has the turn; no hold
+	maxEnterRounds = 5         // EnterInLine's tries against concurrent entries
+	turnTTLs       = 3         // a turn item outlives the entries it orders: this many room TTLs after the last enters
 )
 
-// turnPK is the partition key of key's group's turn item.
-func turnPK(key, group string) string { return dynamo.GroupPrefix + key + "#" + group }
+// turnPK is the partition key of key's group's turn item. A unit
+// separator, which neither a breaker key (message.CheckKey: no control
+// characters) nor a MessageGroupId holds, parts the two, so that no two
+// keys and groups share an item.
+func turnPK(key, group string) string { return dynamo.GroupPrefix + key + "\x1f" + group }
 
 // EnterInLine puts e, a FIFO message that has just arrived, in the room
 // behind the messages of its group that entered before it (e.Place.Prev
@@ -104,7 +107,7 @@ func (r *Room) EnterInLine(ctx context.Context, e Entry) (bool, error) {
 		if t.tail != "" {
 			cond, values[":old"] = "#tail = :old", dynamo.S(t.tail)
 		}
-		values[":ttl"] = dynamo.N(e.EnteredAt.Add(turnTTL).Unix())
+		values[":ttl"] = dynamo.N(e.EnteredAt.Add(turnTTLs * r.ttl).Unix())
 		_, err = r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                 aws.String(r.table),
 			Key:                       map[string]types.AttributeValue{dynamo.PKAttr: dynamo.S(turnPK(e.Key, e.Place.Group))},
@@ -173,7 +176,7 @@ func (r *Room) takeTurn(ctx context.Context, e Entry, now time.Time, lifted func
 	if p.Prev != "" {
 		done, values[":prev"] = "#done = :prev", dynamo.S(p.Prev)
 	}
-	if until, held := r.held.Load(turnPK(e.Key, p.Group)); held && now.Before(until.(time.Time)) {
+	if r.heldAt(e, now) {
 		return false, nil
 	}
 	ok, err := r.setTurn(ctx, e, "SET #turn = :seq, #turn_id = :id, #turn_at = :at",
@@ -195,6 +198,16 @@ func (r *Room) takeTurn(ctx context.Context, e Entry, now time.Time, lifted func
 		return r.takeOver(ctx, e, t, now)
 	}
 	return false, nil
+}
+
+// heldAt reports whether e's group was found held behind a rule not
+// lifted less than HeldRecheck before now: it is not looked at again yet.
+func (r *Room) heldAt(e Entry, now time.Time) bool {
+	if e.Place == nil {
+		return false
+	}
+	until, held := r.held.Load(turnPK(e.Key, e.Place.Group))
+	return held && now.Before(until.(time.Time))
 }
 
 // unhold lets e's group go on from behind the hold rule id, if lifted
@@ -302,40 +315,51 @@ func (r *Room) endTurn(ctx context.Context, key, id string, p Place, held string
 	return nil
 }
 
-// fifoSequence is a FIFO entry's place in line (the index's sort key):
-// every FIFO entry is listed as due (its time is the epoch), in the order
-// of its sequence number, so a group's messages are listed in their order
-// and the oldest groups first, whatever their heads' failed tries; when
-// it may go and its place in its group follow, as a listing must tell a
-// group's messages apart without reading each item (the index's
-// projection is fixed once a table is deployed). The group goes last, as
-// it may hold any punctuation.
+// fifoMark starts every FIFO entry's sequence: the epoch, so that every
+// FIFO entry is listed as due, then a word no standard entry's sequence
+// has (theirs go on with a time).
+var fifoMark = time.Unix(0, 0).UTC().Format(seqTime) + "#fifo#"
+
+// fifoSequence is a FIFO entry's place in line (the index's sort key): the
+// mark, then its sequence number, so that a group's messages are listed
+// in their order and the oldest groups first, whatever their heads'
+// failed tries; then what a listing must know without reading each item
+// (the index's projection is fixed once a table is deployed): the
+// sequence number before it in its group, when it may go and its group,
+// length-prefixed (it may hold any punctuation); its message id last, as
+// it may hold anything.
 func fifoSequence(e Entry) string {
 	notBefore := ""
 	if !e.NotBefore.IsZero() {
 		notBefore = e.NotBefore.UTC().Format(seqTime)
 	}
 	p := e.Place
-	return time.Unix(0, 0).UTC().Format(seqTime) + "#" + p.Sequence + "#" + e.MessageID +
-		placeSeparator + p.Sequence + "|" + p.Prev + "|" + notBefore + "|" + p.Group
+	return fifoMark + p.Sequence + "#" + p.Prev + "#" + notBefore + "#" + strconv.Itoa(len(p.Group)) + ":" + p.Group + "#" + e.MessageID
 }
 
-// placeOf reads the place and the NotBefore a FIFO entry's sequence ends
-// with; nil when it has none.
+// placeOf reads the place and the NotBefore of a FIFO entry's sequence;
+// nil for a standard entry's (or one that does not parse).
 func placeOf(seq string) (*Place, time.Time) {
-	_, rest, ok := strings.Cut(seq, placeSeparator)
+	rest, ok := strings.CutPrefix(seq, fifoMark)
 	if !ok {
 		return nil, time.Time{}
 	}
-	parts := strings.SplitN(rest, "|", 4)
+	parts := strings.SplitN(rest, "#", 4)
 	if len(parts) != 4 {
+		return nil, time.Time{}
+	}
+	size, group, ok := strings.Cut(parts[3], ":")
+	n, err := strconv.Atoi(size)
+	if !ok || err != nil || n < 0 || n > len(group) {
 		return nil, time.Time{}
 	}
 	var notBefore time.Time
 	if parts[2] != "" {
-		notBefore, _ = time.Parse(seqTime, parts[2])
+		if notBefore, err = time.Parse(seqTime, parts[2]); err != nil {
+			return nil, time.Time{}
+		}
 	}
-	return &Place{Sequence: parts[0], Prev: parts[1], Group: parts[3]}, notBefore
+	return &Place{Sequence: parts[0], Prev: parts[1], Group: group[:n]}, notBefore
 }
 
 // inTurn returns the entries of a listing that may go at now, in line:

@@ -330,3 +330,66 @@ func TestAdvanceTakesADuplicatesEntryOut(t *testing.T) {
 	assert.Equal(t, []string{"a-2#1"}, e.left(t, "orders"), "the duplicate's entry is gone")
 	assert.Equal(t, []string{"a-2#1"}, e.releaseDue(t, api, 10, t0.Add(time.Minute)), "and holds nothing up")
 }
+
+// A group held behind a rule does not take the batch's slots: once found
+// held, it is passed over until HeldRecheck, and a one-message batch (a
+// probe) goes to another group.
+func TestAHeldGroupLeavesTheBatchToOthers(t *testing.T) {
+	e := newEnv(t)
+	e.enterInLine(t, fifo("orders", "a", 1, 1, 0), fifo("orders", "a", 2, 2, 0), fifo("orders", "b", 1, 3, time.Minute))
+	api := &startRecorder{}
+	rel := releaser(api)
+	rel.Lifted = func(context.Context, string) (bool, error) { return false, nil }
+	release := func(at time.Duration) []string {
+		before := len(api.started())
+		c := e.room.ReleaseDue(t.Context(), rel, "orders", 1, t0.Add(at), 0, nil, nil)
+		require.NoError(t, c.Err)
+		return api.started()[before:]
+	}
+	require.Equal(t, []string{"a-1#1"}, release(0))
+	require.NoError(t, e.room.Hold(t.Context(), "orders", "a-1#1", room.Place{Group: "a", Sequence: mustPad(t, 1)}, "r7"))
+	assert.Empty(t, release(2*time.Minute), "a-2 first in line, found held")
+	assert.Equal(t, []string{"b-1#1"}, release(2*time.Minute+time.Second), "then passed over")
+}
+
+// A long group whose head cannot go does not hide the other groups'
+// heads behind it, however deep they are.
+func TestALongBlockedGroupDoesNotHideTheOthers(t *testing.T) {
+	e := newEnv(t)
+	var entries []room.Entry
+	seq := 0
+	for i := range room.FIFODepth + 2 {
+		seq++
+		entries = append(entries, fifo("orders", "long", i, seq, 0))
+	}
+	for _, g := range []string{"b", "c"} {
+		seq++
+		entries = append(entries, fifo("orders", g, 0, seq, time.Second))
+	}
+	e.enterInLine(t, entries...)
+	api := &startRecorder{}
+	assert.Equal(t, []string{"long-0#1"}, e.releaseDue(t, api, 1, t0), "the long group's head, in flight from now on")
+	assert.Equal(t, []string{"b-0#1", "c-0#1"}, e.releaseDue(t, api, 3, t0.Add(time.Minute)),
+		"its next cannot go; the listing goes deeper for the others")
+}
+
+// A group id or a message id with the sort key's separators in it reads
+// back as it was; a breaker key and a group that join to the same text
+// have turns of their own.
+func TestOddIDsKeepTheirPlaceAndTurn(t *testing.T) {
+	e := newEnv(t)
+	odd := fifo("a#b", "c", 1, 1, 0)
+	odd.MessageID = "o|fifo|#fifo#weird:1#1"
+	odd.Place.Group = "c|fifo|#1:x"
+	e.enterInLine(t, odd)
+	listed := e.listed(t, "a#b", odd.MessageID)
+	require.NotNil(t, listed.Place)
+	assert.Equal(t, "c|fifo|#1:x", listed.Place.Group)
+	assert.Equal(t, mustPad(t, 1), listed.Place.Sequence)
+
+	e.enterInLine(t, fifo("a#b", "c", 1, 5, 0), fifo("a", "b#c", 2, 3, 0)) // room items of their own (ids c-1#1, b#c-2#1)
+	api := &startRecorder{}
+	require.NoError(t, e.room.ReleaseDue(t.Context(), releaser(api), "a#b", 10, t0, 0, nil, nil).Err)
+	require.NoError(t, e.room.ReleaseDue(t.Context(), releaser(api), "a", 10, t0, 0, nil, nil).Err)
+	assert.Len(t, api.started(), 3, "key a#b's group c and key a's group b#c: a turn each")
+}

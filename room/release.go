@@ -44,12 +44,15 @@ type Releaser struct {
 }
 
 // FIFODepth is how deep a release batch looks into a room of FIFO
-// messages for the groups' heads (or FIFOLookahead times the batch, if
-// more): a group's messages are in line behind its head, so one long
-// group must not hide the others' heads.
+// messages for the groups' heads first (or FIFOLookahead times the batch,
+// if more): a group's messages are in line behind its head, so one long
+// group must not hide the others' heads. Finding too few heads that may
+// go, it looks FIFODeepen times deeper, up to FIFOMaxDepth.
 const (
 	FIFODepth     = 1000
 	FIFOLookahead = 8
+	FIFODeepen    = 4
+	FIFOMaxDepth  = 64_000
 )
 
 // Outcome is what releasing one entry did.
@@ -84,6 +87,29 @@ type Counts struct {
 	Released, Skipped, Undeleted, Failed int
 	// Err is the first error of the batch.
 	Err error
+}
+
+// dueInTurn lists up to n of key's entries that may go at now (see
+// inTurn), with how many FIFO entries it left behind their groups' heads:
+// a FIFO room is listed FIFODepth deep and deeper while it holds fewer
+// than n heads that may go (a held group's, one left until HeldRecheck,
+// is not one).
+func (r *Room) dueInTurn(ctx context.Context, key string, n int, now time.Time) ([]Entry, int, error) {
+	listed, err := r.Due(ctx, key, n, now)
+	if err != nil || len(listed) < n || !slices.ContainsFunc(listed, func(e Entry) bool { return e.Place != nil }) {
+		entries, behind := inTurn(listed, now)
+		return entries, behind, err
+	}
+	for depth := max(n*FIFOLookahead, FIFODepth); ; depth *= FIFODeepen {
+		if listed, err = r.Due(ctx, key, depth, now); err != nil {
+			return nil, 0, err
+		}
+		entries, behind := inTurn(listed, now)
+		entries = slices.DeleteFunc(entries, func(e Entry) bool { return r.heldAt(e, now) })
+		if len(entries) >= n || len(listed) < depth || depth >= FIFOMaxDepth {
+			return entries[:min(len(entries), n)], behind, nil
+		}
+	}
 }
 
 // Release claims e, starts its execution with its document, then takes it
@@ -134,16 +160,11 @@ func (r *Room) Release(ctx context.Context, rel Releaser, e Entry, now time.Time
 func (r *Room) ReleaseDue(ctx context.Context, rel Releaser, key string, n int, now time.Time, step time.Duration,
 	sleep func(context.Context, time.Duration), proceed func(context.Context) bool) Counts {
 	var c Counts
-	listed, err := r.Due(ctx, key, n, now)
-	if err == nil && len(listed) == n && slices.ContainsFunc(listed, func(e Entry) bool { return e.Place != nil }) {
-		listed, err = r.Due(ctx, key, max(n*FIFOLookahead, FIFODepth), now)
-	}
+	entries, behind, err := r.dueInTurn(ctx, key, n, now)
 	if err != nil {
 		c.Err = err
 		return c
 	}
-	entries, behind := inTurn(listed, now)
-	entries = entries[:min(len(entries), n)]
 	c.Listed, c.Behind = len(entries), behind
 	var mu sync.Mutex
 	var wg sync.WaitGroup
