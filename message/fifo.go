@@ -3,6 +3,7 @@ package message
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
 )
 
@@ -45,18 +46,24 @@ func checkFIFO(f *FIFO) (field, problem string) {
 	switch {
 	case f.GroupID == "" || len(f.GroupID) > 128:
 		return "fifo.groupId", "want 1 to 128 characters"
-	case !decimal(f.SequenceNumber):
-		return "fifo.sequenceNumber", "want a decimal number of at most 40 digits"
-	case f.Prev != "" && !decimal(f.Prev):
-		return "fifo.prev", "want a decimal number of at most 40 digits"
+	case !IsSequenceNumber(f.SequenceNumber):
+		return "fifo.sequenceNumber", fmt.Sprintf("want a decimal number of at most %d digits", MaxSequenceDigits)
+	case f.Prev != "" && !IsSequenceNumber(f.Prev):
+		return "fifo.prev", fmt.Sprintf("want a decimal number of at most %d digits", MaxSequenceDigits)
 	}
 	return "", ""
 }
 
-// decimal reports whether s is 1 to MaxSequenceDigits decimal digits.
-func decimal(s string) bool {
+// IsSequenceNumber reports whether s can be an SQS SequenceNumber: 1 to
+// MaxSequenceDigits decimal digits.
+func IsSequenceNumber(s string) bool {
 	return s != "" && len(s) <= MaxSequenceDigits && strings.Trim(s, "0123456789") == ""
 }
+
+// IsFIFOQueue reports whether a queue URL or ARN names a FIFO queue: its
+// name ends in ".fifo", as SQS requires of a FIFO queue's and of no
+// other's.
+func IsFIFOQueue(urlOrARN string) bool { return strings.HasSuffix(urlOrARN, ".fifo") }
 
 // DeduplicationID is a MessageDeduplicationId for a FIFO queue naming
 // what parts name together: the hex SHA-256 of them joined by "#", 64

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -126,7 +125,7 @@ func (l *Lot) Park(ctx context.Context, msg message.Message, whole Record) (Park
 		MessageBody:       aws.String(out.Body),
 		MessageAttributes: out.SQSAttributes(),
 	}
-	if strings.HasSuffix(l.Config.QueueURL, ".fifo") {
+	if message.IsFIFOQueue(l.Config.QueueURL) {
 		in.MessageGroupId, in.MessageDeduplicationId = aws.String(cmp.Or(rec.MessageGroupID, rec.BreakerKey)), aws.String(message.DeduplicationID(rec.OriginID, strconv.Itoa(rec.Attempt), rec.MessageTag))
 	}
 	sent, err := l.SQS.SendMessage(ctx, in)

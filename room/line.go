@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/redrive/redrive/dynamo"
+	"github.com/redrive/redrive/message"
 )
 
 // Place is a FIFO message's place in its message group: a group's
@@ -34,14 +35,14 @@ type Place struct {
 	Prev string
 }
 
-// SequenceDigits is the width of a padded sequence number: SQS's are
-// decimal numbers of up to 128 bits (39 digits).
-const SequenceDigits = 40
+// SequenceDigits is the width of a padded sequence number, the most an
+// SQS SequenceNumber has.
+const SequenceDigits = message.MaxSequenceDigits
 
 // PadSequence returns an SQS SequenceNumber padded to SequenceDigits, or
 // an error when it is not a decimal number of at most that many digits.
 func PadSequence(seq string) (string, error) {
-	if seq == "" || len(seq) > SequenceDigits || strings.Trim(seq, "0123456789") != "" {
+	if !message.IsSequenceNumber(seq) {
 		return "", fmt.Errorf("room: sequence number %q is not a decimal number of at most %d digits", seq, SequenceDigits)
 	}
 	return strings.Repeat("0", SequenceDigits-len(seq)) + seq, nil

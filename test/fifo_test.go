@@ -2,15 +2,11 @@ package test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -236,15 +232,7 @@ func TestFIFOOrderThroughARetripDuringTheRelease(t *testing.T) {
 // in its order, once each.
 func TestFIFOAStarterRetryOfABatchEntersEachMessageOnce(t *testing.T) {
 	s := start(t, local.Options{FIFO: true})
-	var crashed atomic.Bool
-	require.NoError(t, s.Registry.Register(local.FunctionStarter,
-		func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-			resp, err := s.Handlers.Starter.Handle(ctx, ev)
-			if err == nil && crashed.CompareAndSwap(false, true) {
-				return events.SQSEventResponse{}, errors.New("starter crashed after entering the batch")
-			}
-			return resp, err
-		}))
+	crashStarterOnce(t, s)
 	msgs := fifoMessages(2, 4, nil)
 	send(t, s, msgs...)
 	drain(t, s)

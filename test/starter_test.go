@@ -16,6 +16,22 @@ import (
 	"github.com/redrive/redrive/message"
 )
 
+// crashStarterOnce makes s's starter fail its first invocation after it
+// has handled the batch, as a starter that crashed before the batch was
+// deleted: the DLQ delivers the batch again.
+func crashStarterOnce(t *testing.T, s *local.Stack) {
+	t.Helper()
+	var crashed atomic.Bool
+	require.NoError(t, s.Registry.Register(local.FunctionStarter,
+		func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+			resp, err := s.Handlers.Starter.Handle(ctx, ev)
+			if err == nil && crashed.CompareAndSwap(false, true) {
+				return events.SQSEventResponse{}, errors.New("starter crashed after handling the batch")
+			}
+			return resp, err
+		}))
+}
+
 // The DLQ delivers a message twice (the starter's first invocation started
 // the execution but failed before its batch was deleted): the message is
 // redriven once. A Standard attempt machine finds the execution there (its
@@ -25,15 +41,7 @@ func TestDuplicateDLQDeliveryDeliversOnce(t *testing.T) {
 	for _, standard := range []bool{false, true} {
 		t.Run(map[bool]string{false: "express", true: "standard"}[standard], func(t *testing.T) {
 			s := start(t, local.Options{StandardAttempts: standard})
-			var crashed atomic.Bool
-			require.NoError(t, s.Registry.Register(local.FunctionStarter,
-				func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-					resp, err := s.Handlers.Starter.Handle(ctx, ev)
-					if err == nil && crashed.CompareAndSwap(false, true) {
-						return events.SQSEventResponse{}, errors.New("starter crashed after starting the batch")
-					}
-					return resp, err
-				}))
+			crashStarterOnce(t, s)
 			ids := send(t, s, bodies("duplicate", 3)...)
 			drain(t, s)
 

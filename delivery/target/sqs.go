@@ -3,7 +3,6 @@ package target
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -50,7 +49,7 @@ func (t *sqsTarget) Deliver(ctx context.Context, doc message.Document) Result {
 	if err := doc.Validate(); err != nil {
 		return poison("InvalidDocument", err.Error())
 	}
-	fifo := strings.HasSuffix(t.queueURL, ".fifo")
+	fifo := message.IsFIFOQueue(t.queueURL)
 	if fifo && doc.FIFO == nil {
 		return poison("NotFIFO", "the target is a FIFO queue, and the message came from a standard queue: it has no message group")
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/redrive/redrive/dynamo"
+	"github.com/redrive/redrive/message"
 )
 
 // Queue settings.
@@ -60,7 +61,7 @@ type storage struct {
 // there), and the demo queues or references to the existing ones.
 func newStorage(scope constructs.Construct, s Settings) *storage {
 	var fifo *bool
-	if isFIFO(s.DeadLetterQueueArn) {
+	if message.IsFIFOQueue(s.DeadLetterQueueArn) {
 		fifo = jsii.Bool(true)
 	}
 	st := &storage{

@@ -16,6 +16,7 @@ import (
 
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/lambda/config"
+	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/room"
 	"github.com/redrive/redrive/room/release"
 )
@@ -111,9 +112,6 @@ func (v *validator) queue(field, value string) {
 	v.arn(field, value, "sqs")
 }
 
-// isFIFO reports whether a queue ARN names a FIFO queue.
-func isFIFO(queueArn string) bool { return strings.HasSuffix(queueArn, ".fifo") }
-
 func (v *validator) source(s Settings) {
 	switch {
 	case s.DeadLetterQueueArn == "" && !s.DemoQueues:
@@ -156,7 +154,7 @@ func (v *validator) target(s Settings) {
 		v.fail("Target.Kind", "%q, want %q or %q", t.Kind, TargetLambda, TargetSQS)
 	}
 	v.queue("Target.SourceQueueArn", t.SourceQueueArn)
-	if t.SourceQueueArn != "" && s.DeadLetterQueueArn != "" && isFIFO(t.SourceQueueArn) != isFIFO(s.DeadLetterQueueArn) {
+	if t.SourceQueueArn != "" && s.DeadLetterQueueArn != "" && message.IsFIFOQueue(t.SourceQueueArn) != message.IsFIFOQueue(s.DeadLetterQueueArn) {
 		v.fail("Target.SourceQueueArn", "%q and the dead-letter queue %q must be of one type, both FIFO or both standard, as SQS requires of a queue and its dead-letter queue",
 			t.SourceQueueArn, s.DeadLetterQueueArn)
 	}

@@ -9,7 +9,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -408,7 +407,7 @@ func (s *scan) take(ctx context.Context, m sqstypes.Message) error {
 		return nil
 	}
 	s.seen[id] = true
-	group, fifo := m.Attributes[string(sqstypes.MessageSystemAttributeNameMessageGroupId)], strings.HasSuffix(s.r.config.ParkingLotURL, ".fifo")
+	group, fifo := m.Attributes[string(sqstypes.MessageSystemAttributeNameMessageGroupId)], message.IsFIFOQueue(s.r.config.ParkingLotURL)
 	if fifo && s.behind[group] {
 		s.counts.Left++
 		return nil
@@ -553,7 +552,7 @@ func (s *scan) move(ctx context.Context, p Parked, receipt string) error {
 		MessageBody:       aws.String(out.Body),
 		MessageAttributes: out.SQSAttributes(),
 	}
-	if strings.HasSuffix(cfg.DLQURL, ".fifo") {
+	if message.IsFIFOQueue(cfg.DLQURL) {
 		// Back in its group, once per replay: a send this run retries is
 		// not a second message.
 		rec := p.Record
