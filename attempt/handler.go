@@ -86,6 +86,10 @@ type Handler struct {
 	// when that fails) the next one takes the turn over after
 	// room.StaleTurn.
 	Turns Turns
+	// Pauses, if set, pauses every breaker key's releases when the target
+	// throttled this one's message (they release to the same target);
+	// nil pauses only this key's.
+	Pauses Pauser
 	// Config tunes retries. Handle uses it as is, so it must be valid and
 	// have its defaults applied: the Builder (lambda/wire) does both at
 	// construction; by hand, Config.Validate then Config.WithDefaults.
@@ -95,6 +99,12 @@ type Handler struct {
 // Redeemer fetches a claim-checked body back; *claimcheck.Store is one.
 type Redeemer interface {
 	Redeem(ctx context.Context, doc message.Document) (message.Document, error)
+}
+
+// Pauser pauses every controller's releases until a throttle's pause
+// ends; *pace.Store is one.
+type Pauser interface {
+	NoteThrottle(ctx context.Context, until time.Time) error
 }
 
 // Turns ends FIFO messages' turns in their groups; waitroom.Turns is one.
@@ -232,6 +242,7 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 	row := h.record(ctx, doc, d, done)
 	if done.Outcome == breaker.Throttled {
 		doc.Throttled++
+		h.pauseReleases(ctx, key, row)
 	} else {
 		doc.Tries++
 	}
@@ -248,6 +259,18 @@ func (h *Handler) attempt(ctx context.Context, doc message.Document, cfg Config)
 		h.advance(ctx, doc)
 	}
 	return doc, nil
+}
+
+// pauseReleases pauses every key's releases for the pause the target's
+// throttle set on row. A failure is logged: the other keys' controllers
+// go on at their pace, and back off at their own throttles.
+func (h *Handler) pauseReleases(ctx context.Context, key string, row breaker.Row) {
+	if h.Pauses == nil || !row.ThrottledUntil.After(h.Clock.Now()) {
+		return
+	}
+	if err := h.Pauses.NoteThrottle(ctx, row.ThrottledUntil); err != nil {
+		h.Logger.WarnContext(ctx, "could not pause the other keys' releases after a throttle", "breaker", key, "error", err.Error())
+	}
 }
 
 // advance ends a delivered FIFO message's turn in its group. A failure is

@@ -21,6 +21,7 @@ import (
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/lambda/telemetry"
 	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/room/pace"
 	"github.com/redrive/redrive/room/waitroom"
 	"github.com/redrive/redrive/test/roomtest"
 )
@@ -145,7 +146,8 @@ func newFixture(t testing.TB, o options, results ...target.Result) fixture {
 		ledger = o.wrapLedger(ledger)
 	}
 	f.handler, err = attempt.New(attempt.Handler{Breaker: b, Ledger: ledger, Target: f.target, Metrics: metrics,
-		Logger: logger, Clock: clk, Rand: half{}, Launcher: f.launcher, Config: o.config.WithDefaults()})
+		Logger: logger, Clock: clk, Rand: half{}, Launcher: f.launcher, Pauses: pace.NewStore(client, table),
+		Config: o.config.WithDefaults()})
 	require.NoError(t, err)
 	return f
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/redrive/redrive/delivery/target"
 	"github.com/redrive/redrive/lambda/telemetry"
 	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/room/pace"
 )
 
 // throttled is the target's answer when it is overloaded.
@@ -75,6 +76,9 @@ func TestThrottledWaitsInTheRoomWithoutUsingAnAttempt(t *testing.T) {
 	assert.Equal(t, int64(1), row.Totals.Throttles)
 	assert.Zero(t, row.ConsecutiveFailures)
 	assert.Equal(t, f.clock.Now().Add(breaker.Policy{}.WithDefaults().ThrottlePause), row.ThrottledUntil)
+	paused, err := pace.NewStore(f.client, f.table).PausedUntil(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, row.ThrottledUntil.UnixMilli(), paused.UnixMilli(), "every key's releases pause with this one's")
 
 	f.clock.Advance(time.Second)
 	doc, err = f.run(t, f.passOn(t, doc))

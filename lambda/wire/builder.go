@@ -142,6 +142,7 @@ func (b *Builder) Attempt(cfg AttemptConfig) (*attempt.Handler, error) {
 		Bodies:   bodies,
 		Rules:    b.rules(cfg.Table),
 		Turns:    waitroom.Turns{Room: rm},
+		Pauses:   launcher.Pace,
 		Config:   retry,
 	})
 	if err != nil {

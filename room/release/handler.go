@@ -150,14 +150,17 @@ func (h *Handler) sweep(ctx context.Context, in Input) (Output, error) {
 // tick runs one tick. By the breaker's state:
 //
 //   - CLOSED, FORCED_CLOSED: the tick's quota of the room's due messages,
-//     at the pace, spread over the tick;
+//     at the key's pace and within what the target's budget (shared with
+//     the other keys' controllers: pace.Store.Take) gives it, spread over
+//     the tick;
 //   - HALF_OPEN: one message per free canary permit;
 //   - OPEN: until the cooldown ends, a wait (the state machine's); then
 //     one message, the probe, once no probe is out;
 //   - FORCED_OPEN: a wait until the forced mode ends (without an end, a
 //     minute at a time: the operator's release or close takes over).
 //
-// While the target's throttle pause lasts it releases nothing. When the
+// While the target's throttle pause lasts (this key's, or another's
+// noted on the target's pace row) it releases nothing. When the
 // room has nothing due, it waits for the next message's time; when the
 // room is empty, the controller stops, unless a message entered just
 // before (see indexLag).
@@ -178,15 +181,20 @@ func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 			out.Done = true
 			return out, err
 		}
-		return h.release(ctx, out, breaker.Row{}, 1, now)
+		return h.release(ctx, out, breaker.Row{}, 1, false, now)
 	}
 	row = row.At(now)
 	out.State = row.State.String()
 
 	quota := 0
+	var throttles int64 // the target's throttles of this key since the last tick
 	switch row.State {
 	case breaker.Closed, breaker.ForcedClosed:
 		st, mine, err := h.Launcher.Pace.Update(ctx, key, in.Epoch, func(s pace.State) pace.State {
+			throttles = 0
+			if s.Rate > 0 {
+				throttles = max(row.Totals.Throttles-s.SeenThrottles, 0)
+			}
 			s, quota = pol.Step(s, row.Totals.Throttles)
 			s.ReleaserUntil = now.Add(pol.Lease)
 			return s
@@ -228,14 +236,31 @@ func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 		h.Clock.Sleep(ctx, min(pause, pol.Tick))
 		return out, nil
 	}
-	return h.release(ctx, out, row, quota, now)
+	shared := false
+	if row.State == breaker.Closed || row.State == breaker.ForcedClosed {
+		g, err := h.Launcher.Pace.Take(ctx, pol, now, quota, throttles)
+		switch {
+		case err != nil:
+			// The key's own pace still bounds the tick.
+			h.Logger.WarnContext(ctx, "could not take from the target's budget; releasing at the key's own pace",
+				"breaker", key, "error", err.Error())
+		case g.PausedUntil.After(now):
+			// Another key's messages were throttled: wait its pause out.
+			h.Clock.Sleep(ctx, min(g.PausedUntil.Sub(now), pol.Tick))
+			return out, nil
+		default:
+			quota, shared = g.N, g.Shared
+		}
+	}
+	return h.release(ctx, out, row, quota, shared, now)
 }
 
 // release releases up to quota of the room's due messages in the tick
-// that started at now, row being the breaker as the tick read it.
-func (h *Handler) release(ctx context.Context, out Output, row breaker.Row, quota int, now time.Time) (Output, error) {
+// that started at now, row being the breaker as the tick read it; shared
+// says other keys' controllers release to the target too.
+func (h *Handler) release(ctx context.Context, out Output, row breaker.Row, quota int, shared bool, now time.Time) (Output, error) {
 	key, pol, in := out.BreakerKey, h.Launcher.Policy, out.Input
-	c := h.Room.ReleaseDue(ctx, h.Releaser, key, quota, now, pol.Tick/time.Duration(max(quota, 1)), h.Clock.Sleep, h.unthrottled(key))
+	c := h.Room.ReleaseDue(ctx, h.Releaser, key, quota, now, pol.Tick/time.Duration(max(quota, 1)), h.Clock.Sleep, h.unthrottled(key, shared))
 	out.Released, out.Skipped, out.Failed = c.Released, c.Skipped, c.Failed
 	if c.Err != nil {
 		h.Logger.WarnContext(ctx, "releases failed; the messages stay in line", "breaker", key,
@@ -341,11 +366,20 @@ const throttleCheck = 100 * time.Millisecond
 
 // unthrottled returns a check that reports false once the target throttled
 // (the breaker row's ThrottledUntil is ahead) or the breaker stopped
-// letting messages through, reading the row at most every throttleCheck.
-func (h *Handler) unthrottled(key string) func(context.Context) bool {
+// letting messages through, reading the row at most every throttleCheck;
+// when shared, also once another key's message was throttled (the
+// target's pace row notes a pause), reading that row before every
+// release: a few releases at the pace of many controllers would be a
+// burst past the target's capacity.
+func (h *Handler) unthrottled(key string, shared bool) func(context.Context) bool {
 	last := h.Clock.Now()
 	return func(ctx context.Context) bool {
 		now := h.Clock.Now()
+		if shared {
+			if paused, err := h.Launcher.Pace.PausedUntil(ctx); err == nil && now.Before(paused) {
+				return false
+			}
+		}
 		if now.Sub(last) < throttleCheck {
 			return true
 		}

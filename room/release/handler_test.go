@@ -486,7 +486,8 @@ func TestATickDuringTheThrottlePauseWaitsItOut(t *testing.T) {
 }
 
 // Two controllers of one key at once (a dead one's lease expired while it
-// ran, say): between them every message is released exactly once.
+// ran, say): between them every message is released exactly once, and
+// they release one tick's budget of the target between them.
 func TestTwoControllersReleaseEachMessageOnce(t *testing.T) {
 	f := newFixture(t)
 	f.handler.Releaser.Workers = 4
@@ -503,8 +504,7 @@ func TestTwoControllersReleaseEachMessageOnce(t *testing.T) {
 	}()
 	out := f.tick(t, in)
 	o2 := <-done
-	assert.Equal(t, 10, out.Released+out.Skipped)
-	assert.Equal(t, 10, o2.Released+o2.Skipped)
+	assert.Equal(t, 10, out.Released+out.Skipped+o2.Released+o2.Skipped)
 	assert.Equal(t, 40-(out.Released+o2.Released), f.depth(t))
 	seen := map[string]int{}
 	for _, n := range f.released() {
@@ -513,4 +513,56 @@ func TestTwoControllersReleaseEachMessageOnce(t *testing.T) {
 	for n, c := range seen {
 		assert.Equal(t, 1, c, n)
 	}
+}
+
+// The controllers of every key release to one target: a tick releases
+// what the target's budget leaves it, not its own key's whole quota.
+func TestATickReleasesWhatTheTargetsBudgetLeavesIt(t *testing.T) {
+	f := newFixture(t)
+	f.fill(t, 30)
+	in := f.start(t)
+	pol := f.handler.Launcher.Policy
+	// Another key's controller took the whole budget of the tick before
+	// (10, so 20 in this one) and 15 of this one's.
+	_, err := f.pace.Take(t.Context(), pol, t0.Add(-time.Second), 10, 0)
+	require.NoError(t, err)
+	g, err := f.pace.Take(t.Context(), pol, t0, 15, 0)
+	require.NoError(t, err)
+	require.Equal(t, 15, g.N)
+
+	out := f.tick(t, in)
+	assert.Equal(t, 5, out.Released, "the budget's 20 less the other's 15")
+	assert.Equal(t, 10.0, out.Rate, "the key's own pace would have let 10 go")
+}
+
+// Another key's message throttled by the target pauses this key's
+// release too: at the tick's next release while it releases, and at the
+// tick's start until the pause ends.
+func TestAnotherKeysThrottlePausesTheRelease(t *testing.T) {
+	f := newFixture(t)
+	f.fill(t, 30)
+	in := f.start(t)
+	pol := f.handler.Launcher.Policy
+	_, err := f.pace.Take(t.Context(), pol, t0, 1, 0) // another key releases in this tick too
+	require.NoError(t, err)
+	var until time.Time
+	f.sfn.Fail = func(name string) error {
+		if name == runs(2, 3)[0] {
+			// The other key's message is throttled as this one's third
+			// release starts.
+			until = f.clock.Now().Add(1500 * time.Millisecond).Truncate(time.Millisecond) // as stored
+			require.NoError(t, f.pace.NoteThrottle(t.Context(), until))
+		}
+		return nil
+	}
+	out := f.tick(t, in)
+	assert.Equal(t, 3, out.Released, "the tick saw the pause at its next release")
+	assert.False(t, out.Done)
+
+	f.sfn.Fail = nil
+	out = f.tick(t, out.Input)
+	assert.Zero(t, out.Released, "the next tick waits the pause out")
+	assert.Equal(t, until, f.clock.Now())
+	out = f.tick(t, out.Input)
+	assert.Positive(t, out.Released, "then releases again")
 }
