@@ -53,14 +53,14 @@ func TestADuplicateWhileDeliveringWaitsInTheRoomUntilTheLeaseEnds(t *testing.T) 
 // first cycle, like any short wait.
 func TestADuplicateWaitsInlineForALeaseAboutToEnd(t *testing.T) {
 	f := newFixture(t, options{policy: tripping, config: testConfig}, target.Delivered())
-	_, began, err := f.ledger.Begin(t.Context(), delivery.ID{OriginID: "m-1", Attempt: 1, Try: 1}, breaker.Ticket{}, 10*time.Second)
+	_, began, err := f.ledger.Begin(t.Context(), delivery.ID{OriginID: "m-1", Attempt: 1, Try: 1}, breaker.Ticket{}, 4*time.Second)
 	require.NoError(t, err)
 	require.True(t, began)
 
 	doc, err := f.run(t, newDocument("orders"))
 	require.NoError(t, err)
 	assert.Equal(t, message.NextWait, doc.Next)
-	assert.Equal(t, 10, doc.WaitSeconds)
+	assert.Equal(t, 4, doc.WaitSeconds)
 	assert.Zero(t, f.target.calls())
 }
 

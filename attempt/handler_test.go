@@ -76,15 +76,13 @@ func TestTransientBacksOffThenParksExhausted(t *testing.T) {
 	f := newFixture(t, options{policy: neverTrips, config: testConfig}, transient("slow down"))
 	doc := newDocument("orders")
 	// BackoffBase 30s doubling, capped at 2m; equal jitter at 0.5 waits
-	// 3/4 of each step. Only the first, 22.5 s in the execution's first
-	// cycle, is waited inline; the second comes in the second cycle, the
-	// others are too long: they wait in the room, each release a new
-	// execution.
+	// 3/4 of each step: every one is longer than MaxInlineWait, so each
+	// waits in the room, each release a new execution.
 	wants := []struct {
 		next message.Next
 		wait time.Duration
 	}{
-		{message.NextWait, 23 * time.Second},
+		{message.NextRoom, 22500 * time.Millisecond},
 		{message.NextRoom, 45 * time.Second},
 		{message.NextRoom, 90 * time.Second},
 		{message.NextRoom, 90 * time.Second},
@@ -110,8 +108,8 @@ func TestTransientBacksOffThenParksExhausted(t *testing.T) {
 	assert.Equal(t, message.NextPark, doc.Next)
 	assert.Equal(t, "exhausted: 5 attempts, last error TooManyRequestsException: slow down", doc.ParkReason)
 	assert.Equal(t, 5, doc.Tries)
-	assert.Equal(t, 1, doc.Cycles, "the first cycle of its fourth execution")
-	assert.Equal(t, 3, doc.Runs)
+	assert.Equal(t, 1, doc.Cycles, "the first cycle of its fifth execution")
+	assert.Equal(t, 4, doc.Runs)
 	assert.Equal(t, 5, f.target.calls())
 	require.Len(t, doc.History, 5)
 	for i, failure := range doc.History {
@@ -121,7 +119,7 @@ func TestTransientBacksOffThenParksExhausted(t *testing.T) {
 		assert.Equal(t, "slow down", failure.Message)
 		assert.Equal(t, "CLOSED", failure.BreakerState)
 	}
-	assert.Equal(t, t0.Add(time.Duration(23+45+90+90)*time.Second), doc.History[4].At)
+	assert.Equal(t, t0.Add(22500*time.Millisecond+time.Duration(45+90+90)*time.Second), doc.History[4].At)
 	assert.Equal(t, map[telemetry.Name]int64{telemetry.Transient: 5, telemetry.Waits: 4}, f.counts(t))
 	assert.Equal(t, 5, f.row(t, "orders").ConsecutiveFailures, "every failure counted once")
 }
@@ -273,7 +271,7 @@ func TestAnOutcomeTheBreakerCannotRecordStillRoutesTheMessage(t *testing.T) {
 			fails := 0
 			f := newFixture(t, options{
 				policy:    breaker.Policy{ConsecutiveFailures: 3, FailureRateThreshold: -1},
-				config:    testConfig,
+				config:    shortBackoff,
 				wrapStore: func(s breaker.Store) breaker.Store { return failingSaves{Store: s, n: &fails, conflict: tt.conflict} },
 			}, transient("down"))
 			// The delivery fails; then recording it does.

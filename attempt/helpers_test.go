@@ -43,6 +43,11 @@ var neverTrips = breaker.Policy{ConsecutiveFailures: 100, FailureRateThreshold: 
 // testConfig has a backoff cap that is reached within MaxAttempts.
 var testConfig = attempt.Config{MaxAttempts: 5, BackoffBase: 30 * time.Second, BackoffMax: 2 * time.Minute, DeliveryLease: time.Minute}
 
+// shortBackoff is testConfig with backoffs from 3 s (4 s at the tests'
+// jitter, half), doubling: the first waits inline, within
+// attempt.MaxInlineWait, the second in the room.
+var shortBackoff = attempt.Config{MaxAttempts: 5, BackoffBase: 4 * time.Second, BackoffMax: 2 * time.Minute, DeliveryLease: time.Minute}
+
 // half is a Random that always returns 0.5: equal jitter then waits 3/4
 // of the backoff step.
 type half struct{}

@@ -97,18 +97,18 @@ func documentJSON(t *testing.T, doc message.Document) string {
 	return string(b)
 }
 
-// A first failure backs off inline (23 s, in the first cycle); the
-// second one's backoff (45 s) is the room's: the Queue task gets the
-// document and the execution ends. Released, the document runs as the next
-// execution and is delivered.
+// A first failure backs off inline (3 s, in the first cycle); the
+// second one's backoff (6 s, past MaxInlineWait) is the room's: the Queue
+// task gets the document and the execution ends. Released, the document
+// runs as the next execution and is delivered.
 func TestStateMachineBacksOffInlineOnceThenQueues(t *testing.T) {
-	m := newMachine(t, options{policy: neverTrips, config: testConfig}, transient("busy"), transient("busy"), target.Delivered())
+	m := newMachine(t, options{policy: neverTrips, config: shortBackoff}, transient("busy"), transient("busy"), target.Delivered())
 
 	x, history := m.run(t, "m-1-a1", documentJSON(t, newDocument("orders")))
 
 	require.Equal(t, executor.Succeeded, x.Status, "%s: %s", x.Error, x.Cause)
 	assert.Equal(t, 1, countEvents(history, "WaitStateEntered"), "one inline backoff")
-	assert.Equal(t, t0.Add(23*time.Second), x.StopDate, "the execution ends when its document enters the room")
+	assert.Equal(t, t0.Add(3*time.Second), x.StopDate, "the execution ends when its document enters the room")
 	assert.Empty(t, m.parked)
 	require.Len(t, m.queued, 1)
 	queued, err := message.ParseDocument(m.queued[0])
@@ -116,7 +116,7 @@ func TestStateMachineBacksOffInlineOnceThenQueues(t *testing.T) {
 	assert.Equal(t, message.NextRoom, queued.Next)
 	assert.Equal(t, 2, queued.Tries)
 	assert.Equal(t, 2, queued.Cycles)
-	assert.Equal(t, t0.Add((23+45)*time.Second), queued.NotBefore, "to go when the second backoff ends")
+	assert.Equal(t, t0.Add((3+6)*time.Second), queued.NotBefore, "to go when the second backoff ends")
 	var out struct {
 		Queued struct{ Room map[string]any } `json:"queued"`
 	}

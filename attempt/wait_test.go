@@ -35,11 +35,11 @@ func TestAWaitIsInlineOnlyWhenShortAndInTheFirstCycle(t *testing.T) {
 		cycles  int
 		inline  bool
 	}{
-		{"a 20 s backoff in the first cycle", 20 * time.Second, 0, true},
+		{"a 4 s backoff in the first cycle", 4 * time.Second, 0, true},
 		{"a backoff of MaxInlineWait in the first cycle", attempt.MaxInlineWait, 0, true},
 		{"a backoff a second past MaxInlineWait", attempt.MaxInlineWait + time.Second, 0, false},
 		{"a 2 m backoff in the first cycle", 2 * time.Minute, 0, false},
-		{"a 20 s backoff in the second cycle", 20 * time.Second, attempt.InlineCycles - 1, false},
+		{"a 4 s backoff in the second cycle", 4 * time.Second, attempt.InlineCycles - 1, false},
 		{"a 1 s backoff in the third cycle", time.Second, 2, false},
 	}
 	for _, tt := range tests {
@@ -76,7 +76,7 @@ func TestAWaitIsInlineOnlyWhenShortAndInTheFirstCycle(t *testing.T) {
 // named after its run.
 func TestAReleasedMessageWaitsInlineAgainInItsFirstCycle(t *testing.T) {
 	cfg := testConfig
-	cfg.BackoffBase, cfg.BackoffMax = 40*time.Second, 40*time.Second // 20 s without jitter
+	cfg.BackoffBase, cfg.BackoffMax = 8*time.Second, 8*time.Second // 4 s without jitter
 	f := newFixture(t, options{policy: neverTrips, config: cfg}, transient("busy"), transient("busy"), transient("busy"))
 	f.handler.Rand = noJitter{}
 
@@ -86,7 +86,7 @@ func TestAReleasedMessageWaitsInlineAgainInItsFirstCycle(t *testing.T) {
 	doc, err = f.run(t, f.passOn(t, doc))
 	require.NoError(t, err)
 	require.Equal(t, message.NextRoom, doc.Next, "cycle 2: the room")
-	assert.Equal(t, t0.Add(40*time.Second), doc.NotBefore)
+	assert.Equal(t, t0.Add(8*time.Second), doc.NotBefore)
 
 	released := f.passOn(t, doc)
 	assert.Zero(t, released.Cycles)
@@ -96,7 +96,7 @@ func TestAReleasedMessageWaitsInlineAgainInItsFirstCycle(t *testing.T) {
 	doc, err = f.run(t, released)
 	require.NoError(t, err)
 	assert.Equal(t, message.NextWait, doc.Next, "cycle 1 of the new execution: inline again")
-	assert.Equal(t, 20, doc.WaitSeconds)
+	assert.Equal(t, 4, doc.WaitSeconds)
 	assert.Equal(t, 3, doc.Tries)
 }
 
@@ -109,13 +109,13 @@ func delayRule(d string) rules.Rule {
 // in the room.
 func TestADelayWaitsInTheRoomWhenLong(t *testing.T) {
 	f := newFixture(t, options{policy: neverTrips, config: testConfig}, target.Delivered())
-	f.handler.Rules = ruleSet(delayRule("10s"))
+	f.handler.Rules = ruleSet(delayRule("4s"))
 	in := newDocument("orders")
 	in.ReceivedAt = t0
 	doc, err := f.run(t, in)
 	require.NoError(t, err)
-	assert.Equal(t, message.NextWait, doc.Next, "10 s after its arrival, inline")
-	assert.Equal(t, 10, doc.WaitSeconds)
+	assert.Equal(t, message.NextWait, doc.Next, "4 s after its arrival, inline")
+	assert.Equal(t, 4, doc.WaitSeconds)
 	assert.Equal(t, message.DecisionDelay, doc.Decision)
 
 	f.handler.Rules = ruleSet(delayRule("5m"))

@@ -22,7 +22,7 @@ import (
 // and is parked once MaxAttempts tries failed; the other messages are
 // delivered and the breaker does not trip.
 func TestPerMessageTransientFailuresBackOffThenPark(t *testing.T) {
-	const maxAttempts, base = 4, 10 * time.Second
+	const maxAttempts, base = 4, 4 * time.Second
 	s := start(t, local.Options{
 		Attempt: attempt.Config{MaxAttempts: maxAttempts, BackoffBase: base},
 		Target:  simtarget.Options{Reject: simtarget.BodyContains("FLAKY")},

@@ -10,8 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
-	"github.com/redrive/redrive/emulate/executor"
-	"github.com/redrive/redrive/emulate/local"
 	"github.com/redrive/redrive/emulate/sim"
 )
 
@@ -56,27 +54,11 @@ func (r *recorder) Transition(strategy string, t breaker.Transition) {
 	r.transitions[strategy] = append(r.transitions[strategy], t)
 }
 
-// standInRoom is a sim.RoomSource for tests until local has a waiting
-// room: the redrive executions still running stand for the messages
-// waiting, the consumer's invocations for the releases.
-func standInRoom(st *local.Stack) sim.RoomSource {
-	return func() (int, int64) {
-		xs, err := st.Executor.ListExecutions(context.Background(), st.RedriveARN, executor.Running)
-		if err != nil {
-			panic(err)
-		}
-		return len(xs), st.Stats().Invocations[local.FunctionConsumer]
-	}
-}
-
-// played is the small scenario played once by every strategy, Redrive's
-// waiting room read by standInRoom, shared by the tests that only read it.
+// played is the small scenario played once by every strategy (Redrive's
+// waiting room read as redrive run reads it), shared by the tests that
+// only read it.
 var played = sync.OnceValues(func() (sim.Result, error) {
-	strategies := sim.Strategies(false, "")
-	redrive := strategies[0].(sim.Redrive)
-	redrive.WaitingRoom = standInRoom
-	strategies[0] = redrive
-	return sim.Play(context.Background(), small(), strategies, &recorder{})
+	return sim.Play(context.Background(), small(), sim.Strategies(false, ""), &recorder{})
 })
 
 func playSmall(t *testing.T) sim.Result {

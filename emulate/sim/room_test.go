@@ -61,7 +61,7 @@ func TestSeriesOfTheRoomArePeaksPerBucket(t *testing.T) {
 func TestRedriveReadsItsWaitingRoom(t *testing.T) {
 	r := playSmall(t)
 	redrive := r.Outcomes[0]
-	require.True(t, redrive.HasRoom, "played with standInRoom")
+	require.True(t, redrive.HasRoom, "played with the stack's room")
 	var peakDepth int
 	var peakRate float64
 	for i, s := range redrive.Samples {
@@ -78,7 +78,9 @@ func TestRedriveReadsItsWaitingRoom(t *testing.T) {
 	assert.InDelta(t, peakRate, m.PeakReleaseRate, 1e-9)
 	assert.Positive(t, m.PeakRoomDepth)
 	assert.Positive(t, m.PeakReleaseRate)
-	assert.EqualValues(t, m.Calls, redrive.Samples[len(redrive.Samples)-1].Room.Releases, "the stand-in releases are the consumer's calls")
+	last := redrive.Samples[len(redrive.Samples)-1].Room
+	assert.Zero(t, last.Depth, "the room empty at the end")
+	assert.GreaterOrEqual(t, last.Releases, int64(m.Delivered), "every message arrived in the outage: each delivered one waited it out in the room")
 
 	for i, o := range r.Outcomes[1:] {
 		assert.False(t, o.HasRoom, o.Strategy)
