@@ -31,7 +31,16 @@ type Account struct {
 	throttles  map[Name]int64
 	// partitionPeak is the peak use of any one partition, by quota.
 	partitionPeak map[Name]float64
+	// sweepAt is how many partition buckets there may be before the idle
+	// ones are dropped (sweepIdle).
+	sweepAt int
 }
+
+// minSweep is the fewest partition buckets an account keeps before it
+// drops the idle ones: a run touches one partition per item (every
+// message's room entry and delivery record), which would otherwise each
+// keep a bucket to the end of the run.
+const minSweep = 4096
 
 // partition is one DynamoDB partition key's reads or writes.
 type partition struct {
@@ -42,7 +51,7 @@ type partition struct {
 // NewAccount returns an account with p's quotas, its buckets full.
 func NewAccount(p Profile) *Account {
 	a := &Account{profile: p.clone(), buckets: map[Name]*bucket{}, partitions: map[partition]*bucket{},
-		gauges: map[Name]*gauge{}, throttles: map[Name]int64{}, partitionPeak: map[Name]float64{}}
+		gauges: map[Name]*gauge{}, throttles: map[Name]int64{}, partitionPeak: map[Name]float64{}, sweepAt: minSweep}
 	for n, r := range a.profile.Rates {
 		if n != PartitionRead && n != PartitionWrite {
 			a.buckets[n] = newBucket(r)
@@ -127,6 +136,10 @@ func (a *Account) TakePartition(n Name, key string, units float64, now time.Time
 	p := partition{n, key}
 	b := a.partitions[p]
 	if b == nil {
+		if len(a.partitions) >= a.sweepAt {
+			a.sweepIdle(now)
+			a.sweepAt = max(2*len(a.partitions), minSweep)
+		}
 		b = newBucket(r)
 		a.partitions[p] = b
 	}
@@ -137,6 +150,17 @@ func (a *Account) TakePartition(n Name, key string, units float64, now time.Time
 	}
 	a.throttles[n]++
 	return fmt.Errorf("%w: %s of %q", ErrThrottled, n, key)
+}
+
+// sweepIdle drops the partition buckets that are as a new one would be at
+// now: full again, their last second of use over (its peak is in
+// partitionPeak already). Call with a.mu held.
+func (a *Account) sweepIdle(now time.Time) {
+	for p, b := range a.partitions {
+		if b.refill(now); b.tokens >= b.rate.Burst && now.Sub(b.window) >= time.Second {
+			delete(a.partitions, p)
+		}
+	}
 }
 
 // Report is what an account's use of its quotas came to.
