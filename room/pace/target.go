@@ -20,8 +20,8 @@ import (
 // one budget a tick, set by one rate controller (Policy.Step) on the
 // throttles all of them report: the controllers of eight tenants then
 // probe the target's capacity as one controller does, instead of eight
-// probes adding up past it, and a throttle that one of them sees pauses
-// them all (NoteThrottle).
+// probes adding up past it, and a throttle that any key's Attempt meets
+// pauses them all (NoteThrottle).
 const targetPK = dynamo.PacePrefix + "\x1ftarget"
 
 func targetKey() map[string]types.AttributeValue {
@@ -67,12 +67,11 @@ type Grant struct {
 // how many times the target throttled that key's messages since its last
 // take. The first take of a tick sets the tick's budget by Policy.Step
 // from the last tick's (it grows when the last tick's budget was given
-// out in full, and backs off when a throttle was reported since); each
-// take then gets
-// at most an equal part of what is left among the controllers that took
-// in the tick before (those not yet served), so the first to tick does
-// not starve the others. A take during a noted throttle pause gets
-// nothing, and the pause.
+// out in full, and backs off when a throttle was reported since), with a
+// versioned write; each later take of the tick gets its share (see
+// share), so the first to tick does not starve the others, in one atomic
+// update. A take during a noted throttle pause gets nothing, and the
+// pause.
 func (s *Store) Take(ctx context.Context, p Policy, now time.Time, want int, throttles int64) (Grant, error) {
 	p = p.WithDefaults()
 	slot := now.UnixNano() / int64(p.Tick)
