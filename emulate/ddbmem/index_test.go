@@ -2,6 +2,7 @@ package ddbmem_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -69,12 +70,12 @@ func TestQueryOnAnIndexReturnsWhatItProjects(t *testing.T) {
 	}
 }
 
-// TestIndexWritesAreCountedAsDynamoDBBillsThem: an item entering or
-// leaving an index is one index write, a changed index key two (REMOVE of
-// a top-level attribute, which minidyn's interpreter ignores, is not
-// tried), a change
-// to an attribute the index projects one, any other change (or an item
-// the sparse index does not hold) none.
+// TestIndexWritesAreCountedAsDynamoDBBillsThem: besides the table's own
+// unit for each write of a small item, an item entering or leaving an
+// index is one index write, a changed index key two (REMOVE of a
+// top-level attribute, which minidyn's interpreter ignores, is not
+// tried), a change to an attribute the index projects one, any other
+// change (or an item the sparse index does not hold) none.
 func TestIndexWritesAreCountedAsDynamoDBBillsThem(t *testing.T) {
 	ctx := context.Background()
 	db := indexed(t, &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"small"}})
@@ -108,9 +109,9 @@ func TestIndexWritesAreCountedAsDynamoDBBillsThem(t *testing.T) {
 		}, 1},
 	}
 	for _, step := range steps {
-		before := db.IndexWrites()
+		before := db.Capacity().WriteUnits
 		step.do()
-		assert.Equal(t, step.want, db.IndexWrites()-before, step.name)
+		assert.Equal(t, 1+step.want, db.Capacity().WriteUnits-before, step.name)
 	}
 
 	all := indexed(t, nil)
@@ -119,5 +120,59 @@ func TestIndexWritesAreCountedAsDynamoDBBillsThem(t *testing.T) {
 	_, err = all.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("t"), Key: key,
 		UpdateExpression: aws.String("SET doc = :v"), ExpressionAttributeValues: map[string]types.AttributeValue{":v": s("e")}})
 	require.NoError(t, err)
-	assert.Equal(t, int64(2), all.IndexWrites(), "an index projecting ALL takes every change of its items")
+	assert.Equal(t, int64(2+2), all.Capacity().WriteUnits, "an index projecting ALL takes every change of its items")
+}
+
+// TestCapacityIsBilledByItemSize: a write bills a unit per KB begun of the
+// larger of the item before and after (a failed condition too), a read a
+// unit per 4 KB begun, half when eventually consistent, at least one per
+// call; a Query bills the items it reads together.
+func TestCapacityIsBilledByItemSize(t *testing.T) {
+	ctx := context.Background()
+	db := indexed(t, &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"small"}})
+	key := map[string]types.AttributeValue{"pk": s("a")}
+	big := map[string]types.AttributeValue{"pk": s("a"), "doc": s(strings.Repeat("x", 5000))}
+	steps := []struct {
+		name          string
+		do            func() error
+		reads, writes float64
+	}{
+		{"a put of 5 KB", func() error {
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("t"), Item: big})
+			return err
+		}, 0, 5},
+		{"a strongly consistent read of it", func() error {
+			_, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("t"), Key: key, ConsistentRead: aws.Bool(true)})
+			return err
+		}, 2, 0},
+		{"an eventually consistent read", func() error {
+			_, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("t"), Key: key})
+			return err
+		}, 1, 0},
+		{"a read of a missing item", func() error {
+			_, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("t"), Key: map[string]types.AttributeValue{"pk": s("none")}})
+			return err
+		}, 0.5, 0},
+		{"a small update: the larger of before and after", func() error {
+			_, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("t"), Key: key,
+				UpdateExpression: aws.String("SET doc = :v"), ExpressionAttributeValues: map[string]types.AttributeValue{":v": s("d")}})
+			return err
+		}, 0, 5},
+		{"a put whose condition fails", func() error {
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("t"), Item: big, ConditionExpression: aws.String("attribute_not_exists(pk)")})
+			require.Error(t, err)
+			return nil
+		}, 0, 1},
+		{"a delete", func() error {
+			_, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("t"), Key: key})
+			return err
+		}, 0, 1},
+	}
+	for _, step := range steps {
+		before := db.Capacity()
+		require.NoError(t, step.do(), step.name)
+		after := db.Capacity()
+		assert.Equal(t, step.reads, after.ReadUnits-before.ReadUnits, step.name)
+		assert.Equal(t, int64(step.writes), after.WriteUnits-before.WriteUnits, step.name)
+	}
 }

@@ -28,9 +28,9 @@ type DB struct {
 	mu      sync.Mutex
 	tables  map[string]*table
 	scratch []byte // where encode makes a record
-	// indexWrites counts the writes DynamoDB makes to global secondary
-	// indexes, each billed as one more write (see index.move).
-	indexWrites int64
+	// readHalves and writeUnits count the request units billed (in half
+	// read units): see Capacity.
+	readHalves, writeUnits int64
 }
 
 // table is one table: its key schema, its items (records) by primary key
@@ -109,6 +109,7 @@ func (db *DB) GetItem(_ context.Context, in *dynamodb.GetItemInput, _ ...func(*d
 		return nil, err
 	}
 	item := t.items[key]
+	db.billRead(len(item), aws.ToBool(in.ConsistentRead))
 	if item == "" {
 		return &dynamodb.GetItemOutput{}, nil
 	}
@@ -142,6 +143,7 @@ func (db *DB) PutItem(_ context.Context, in *dynamodb.PutItemInput, _ ...func(*d
 	}
 	old := t.items[key]
 	if err := db.check(in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, old); err != nil {
+		db.billWrite(old, "")
 		return nil, err
 	}
 	db.store(t, key, old, item)
@@ -175,6 +177,7 @@ func (db *DB) UpdateItem(_ context.Context, in *dynamodb.UpdateItemInput, _ ...f
 		return nil, validation("%v", verr) // as check reports it
 	}
 	if err := checkOn(in.ConditionExpression, in.ExpressionAttributeNames, values, updated); err != nil {
+		db.billWrite(old, "")
 		return nil, err
 	}
 	if updated == nil {
@@ -237,10 +240,12 @@ func (db *DB) DeleteItem(_ context.Context, in *dynamodb.DeleteItemInput, _ ...f
 	}
 	old := t.items[key]
 	if err := db.check(in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, old); err != nil {
+		db.billWrite(old, "")
 		return nil, err
 	}
 	out := &dynamodb.DeleteItemOutput{}
 	if old == "" {
+		db.billWrite("", "")
 		return out, nil
 	}
 	db.store(t, key, old, "")
@@ -268,7 +273,12 @@ func (db *DB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynam
 		return nil, err
 	}
 	if q.partitionOnly && q.countOnly && q.filter == "" && q.limit == 0 && q.start == "" {
-		return &dynamodb.QueryOutput{Count: int32(q.part.n), ScannedCount: int32(q.part.n)}, nil
+		// Counted without reading each item: billed as n items the size
+		// of the first.
+		n, first := q.part.n, 0
+		q.part.each(true, func(e entry) bool { first = projectedSize(q.projected, t.items[e.pk]); return false })
+		db.billRead(n*first, aws.ToBool(in.ConsistentRead))
+		return &dynamodb.QueryOutput{Count: int32(n), ScannedCount: int32(n)}, nil
 	}
 	return db.run(t, q)
 }
@@ -333,7 +343,7 @@ func (t *table) parseQuery(in *dynamodb.QueryInput) (query, error) {
 func (db *DB) run(t *table, q query) (*dynamodb.QueryOutput, error) {
 	out := &dynamodb.QueryOutput{}
 	var last record
-	evaluated := 0
+	evaluated, read := 0, 0
 	start := q.start
 	var qerr error
 	q.part.each(q.in.ScanIndexForward == nil || *q.in.ScanIndexForward, func(e entry) bool {
@@ -350,6 +360,7 @@ func (db *DB) run(t *table, q query) (*dynamodb.QueryOutput, error) {
 			return err == nil
 		}
 		evaluated++
+		read += projectedSize(q.projected, item)
 		last = item
 		if kept {
 			out.Count++
@@ -365,6 +376,7 @@ func (db *DB) run(t *table, q query) (*dynamodb.QueryOutput, error) {
 	if qerr != nil {
 		return nil, validation("%v", qerr)
 	}
+	db.billRead(read, aws.ToBool(q.in.ConsistentRead))
 	out.ScannedCount = int32(evaluated)
 	if q.limit > 0 && evaluated == q.limit && last != "" {
 		out.LastEvaluatedKey = last.readAttrs(append([]string{t.hash, t.rng}, q.indexKeys...)...)
@@ -528,6 +540,7 @@ func (db *DB) simpleUpdate(t *table, key string, old record, in *dynamodb.Update
 			return false, nil
 		}
 		if !holds {
+			db.billWrite(old, "")
 			return true, failedUnless(false)
 		}
 	}
@@ -606,11 +619,12 @@ func (t *table) key(keyOf func(name string) (string, bool)) (string, error) {
 // delete it), and updates the indexes. The map and the indexes keep key,
 // which should share item's memory (see valueKey).
 func (db *DB) store(t *table, key string, old, item record) {
+	db.billWrite(old, item)
 	if item == old {
 		return // an item put again as it was, its record kept
 	}
 	for _, ix := range t.indexes {
-		db.indexWrites += int64(ix.move(key, old, item))
+		db.writeUnits += ix.move(key, old, item)
 	}
 	if item == "" {
 		delete(t.items, key)
@@ -621,17 +635,17 @@ func (db *DB) store(t *table, key string, old, item record) {
 
 // move updates the index for the item under key changing from old to item
 // (either "" when absent); an item without the index's key attributes is
-// not in it (a sparse index). It returns how many writes DynamoDB bills
-// the index for the change: one when the item enters or leaves it, two
-// when its index key changes (a delete and a put), one when an attribute
-// it projects changes, none otherwise.
-func (ix *index) move(key string, old, item record) int {
+// not in it (a sparse index). It returns the write units DynamoDB bills
+// the index for the change: an entry's put when the item enters it, its
+// delete when it leaves, both when its index key changes, a put when an
+// attribute it projects changes, none otherwise (see indexUnits).
+func (ix *index) move(key string, old, item record) int64 {
 	op, oe, wasIn := ix.place(key, old)
 	np, ne, isIn := ix.place(key, item)
 	if wasIn && isIn && op == np && oe == ne {
 		ix.partitions[np].replace(ne) // for the index to keep the new record's memory, not the old
 		if ix.projects(old, item) {
-			return 1
+			return ix.indexUnits(item)
 		}
 		return 0
 	}
@@ -650,13 +664,14 @@ func (ix *index) move(key string, old, item record) int {
 		}
 		part.insert(ne)
 	}
-	switch {
-	case wasIn && isIn:
-		return 2
-	case wasIn || isIn:
-		return 1
+	var units int64
+	if wasIn {
+		units += ix.indexUnits(old)
 	}
-	return 0
+	if isIn {
+		units += ix.indexUnits(item)
+	}
+	return units
 }
 
 // projects reports whether an item changing from old to item changes what
@@ -671,14 +686,6 @@ func (ix *index) projects(old, item record) bool {
 		}
 	}
 	return false
-}
-
-// IndexWrites returns how many writes the global secondary indexes took
-// so far: what DynamoDB bills beyond the table's own writes.
-func (db *DB) IndexWrites() int64 {
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	return db.indexWrites
 }
 
 // place is where an item stands in the index: its partition and entry,

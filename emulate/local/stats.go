@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/emulate/ddbmem"
 	"github.com/redrive/redrive/emulate/executor"
 	"github.com/redrive/redrive/rules"
 )
@@ -30,11 +31,11 @@ type Stats struct {
 	// parking lot's index entries; RoomItems on the rest: the waiting room
 	// (its index queries count as reads) and the pace rows.
 	BreakerRows, DeliveryRecords, ParkedItems, RoomItems RowIO
-	// IndexWrites counts the writes the table's global secondary indexes
-	// took (the room's and the parking lot's), which DynamoDB bills on top
-	// of the table's: counted on the in-process table (Options.InProcess,
-	// as redrive run has it), zero on an endpoint.
-	IndexWrites int64
+	// Capacity is the request units the table billed, by item size and
+	// with its indexes' writes, as DynamoDB on demand bills them: counted
+	// on the in-process table (Options.InProcess, as redrive run has it);
+	// nil on an endpoint, where only the calls above are counted.
+	Capacity *ddbmem.Capacity
 	// Source is what the DLQ's event source did.
 	Source SourceStats
 	// StartsThrottled counts StartExecution calls refused while
@@ -60,7 +61,8 @@ func (s *Stack) Stats() Stats {
 	}
 	st.BreakerRows, st.DeliveryRecords, st.ParkedItems, st.RoomItems = s.db.snapshot()
 	if s.dynamo.mem != nil {
-		st.IndexWrites = s.dynamo.mem.IndexWrites()
+		c := s.dynamo.mem.Capacity()
+		st.Capacity = &c
 	}
 	return st
 }

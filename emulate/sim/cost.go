@@ -107,10 +107,10 @@ type Assumptions struct {
 // deployed memory size (a 128 MB consumer), 20 ms of orchestrator work per
 // invocation (besides the time a release invocation spends pacing its
 // ticks, which the run measures: Usage.ReleaseTime), and the scenario's
-// consumer latency. Item sizes are assumed under 1 KB (one
-// write unit per write, one read unit per strongly consistent read); free
-// tiers are ignored, and SQS requests are left out of every strategy
-// (about $0.40 per million).
+// consumer latency. DynamoDB's request units are counted by item size,
+// as DynamoDB bills them, on the in-process table; on an endpoint, items
+// are assumed under 1 KB (a unit a call). Free tiers are ignored, and SQS
+// requests are left out of every strategy (about $0.40 per million).
 func AssumptionsFor(s Scenario) Assumptions {
 	return Assumptions{MemoryMB: maps.Clone(memoryMB), OrchestratorDuration: 20 * time.Millisecond, ConsumerLatency: s.Target.Latency}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -229,8 +230,9 @@ func (w *redriveWatch) report() {
 
 // usageOf is the billable usage of a Stack so far: the transitions of its
 // redrive and release executions, the orchestrator's invocations by
-// function (not the consumer's), and the DynamoDB request units of breaker
-// rows, delivery records, the waiting room and the pace rows.
+// function (not the consumer's), and the DynamoDB request units the table
+// billed (by item size, with its indexes'; on an endpoint, one a call on
+// the breaker rows, delivery records, the waiting room and the pace rows).
 func usageOf(ctx context.Context, stack *local.Stack) (Usage, error) {
 	var u Usage
 	for _, arn := range []string{stack.RedriveARN, stack.ReleaseARN} {
@@ -257,7 +259,10 @@ func usageOf(ctx context.Context, stack *local.Stack) (Usage, error) {
 		}
 		u.Invocations[name] = n
 	}
-	u.DynamoWrites = st.IndexWrites
+	if c := st.Capacity; c != nil {
+		u.DynamoReads, u.DynamoWrites = int64(math.Ceil(c.ReadUnits)), c.WriteUnits
+		return u, nil
+	}
 	for _, io := range []local.RowIO{st.BreakerRows, st.DeliveryRecords, st.ParkedItems, st.RoomItems} {
 		u.DynamoReads += io.Reads
 		u.DynamoWrites += io.Writes + io.Conflicts

@@ -61,7 +61,7 @@ func CostNote(s Scenario) string {
 		"  (%s; not re-checked online when written, 2026-11).\n"+
 		"  Assumed: functions at their deployed memory (%s) and a %d MB consumer,\n"+
 		"  %v of orchestrator work per invocation (plus the time a release invocation paces its ticks, as run), each consumer call billed for its %v latency\n"+
-		"  (again at the attempt's memory when the attempt waits for it), items under 1 KB, no free tier, SQS requests not counted.",
+		"  (again at the attempt's memory when the attempt waits for it), DynamoDB units by item size, no free tier, SQS requests not counted.",
 		p.TransitionsPerThousand, p.ExpressRequestsPerMillion, p.ExpressGBSecond, ExpressMemoryMB,
 		p.LambdaRequestsPerMillion, p.LambdaGBSecond, p.DynamoWritesPerMillion, p.DynamoReadsPerMillion, p.LogsPerGB,
 		p.S3PutsPerThousand, p.S3GetsPerThousand,
