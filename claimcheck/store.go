@@ -26,6 +26,13 @@ const EnvBucket = "BODY_BUCKET"
 // table item's 400 KB, so a document with its history always fits both.
 const DefaultThreshold = 64 << 10
 
+// RoomThreshold is the largest body a document waiting in the room
+// carries itself: a pass through the room writes the document's item
+// three times (its entry, the release's claim, the delete), each a
+// DynamoDB write unit per KB begun, so from about 3 KiB an S3 PUT and a
+// GET per try cost less than keeping the body in the item.
+const RoomThreshold = 4 << 10
+
 // API is the part of the S3 client the store calls; *s3.Client satisfies
 // it.
 type API interface {
@@ -116,6 +123,14 @@ func (s *Store) Redeem(ctx context.Context, doc message.Document) (message.Docum
 	}
 	doc.Message.Body, doc.BodyRef = string(body), nil
 	return doc, nil
+}
+
+// ForRoom is s for documents that enter the waiting room: its threshold
+// at most RoomThreshold.
+func (s *Store) ForRoom() *Store {
+	c := *s
+	c.Threshold = min(s.threshold(), RoomThreshold)
+	return &c
 }
 
 // threshold is Threshold or its default.

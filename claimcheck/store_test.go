@@ -132,3 +132,26 @@ func TestABodyNoLongerInTheBucketIsLost(t *testing.T) {
 	assert.True(t, claimcheck.Gone(err))
 	assert.False(t, claimcheck.Gone(errors.New("s3: 503")), "an S3 that fails for now is not a lost body")
 }
+
+// A store for the room keeps at most RoomThreshold of body in a document,
+// whatever larger threshold its own store has, and brings it back the
+// same way.
+func TestForRoomKeepsLessInTheDocument(t *testing.T) {
+	s := &claimcheck.Store{S3: bucket(t), Bucket: "bodies"}
+	body := strings.Repeat("y", claimcheck.RoomThreshold+1)
+	d := doc(body)
+	moved, err := s.Check(t.Context(), &d)
+	require.NoError(t, err)
+	assert.False(t, moved, "under the store's own threshold")
+
+	moved, err = s.ForRoom().Check(t.Context(), &d)
+	require.NoError(t, err)
+	assert.True(t, moved, "over the room's")
+	assert.Empty(t, d.Message.Body)
+	back, err := s.Redeem(t.Context(), d)
+	require.NoError(t, err)
+	assert.Equal(t, body, back.Message.Body)
+
+	small := &claimcheck.Store{S3: s.S3, Bucket: "bodies", Threshold: 1 << 10}
+	assert.Equal(t, 1<<10, small.ForRoom().Threshold, "a smaller threshold stays")
+}

@@ -88,6 +88,10 @@ type Handler struct {
 	// Bodies, if set, keeps the bodies too large for a document in S3;
 	// without it, such a message is parked as oversize.
 	Bodies Checker
+	// RoomBodies, if set, keeps in S3 the body of a document that enters
+	// the room when it is over claimcheck.RoomThreshold (Bodies' store
+	// ForRoom); nil leaves it in the document.
+	RoomBodies Checker
 	// Room and Launcher take the messages that would only wait (their
 	// breaker is not CLOSED, they are beyond the pace, or the room is
 	// being released) and start their breaker's controller; nil starts

@@ -2,18 +2,23 @@ package starter_test
 
 import (
 	"context"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker"
 	"github.com/redrive/redrive/breaker/breakertest"
+	"github.com/redrive/redrive/claimcheck"
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/emulate/ddbtest"
+	"github.com/redrive/redrive/emulate/s3local"
 	"github.com/redrive/redrive/lambda/telemetry"
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/room"
@@ -191,4 +196,36 @@ func TestARecordThatCannotEnterTheRoomStaysInTheDLQ(t *testing.T) {
 	assert.Equal(t, []string{"m-00", "m-01"}, failures(resp))
 	assert.Empty(t, r.sfn.Executions(t), "not started either")
 	assert.Empty(t, r.launcher.Keys())
+}
+
+// A message that goes to the room with a body over claimcheck.RoomThreshold
+// waits with a reference (its body in S3, for the release's execution to
+// fetch back); one started at once keeps its body in its execution input.
+func TestAWaitingMessagesLargeBodyGoesToS3(t *testing.T) {
+	r := newRoomEnv(t)
+	srv := httptest.NewServer(s3local.New())
+	t.Cleanup(srv.Close)
+	s3c := s3local.Client(srv.URL, srv.Client(), "us-east-1", aws.AnonymousCredentials{})
+	require.NoError(t, s3local.CreateBucket(t.Context(), s3c, "bodies"))
+	store := &claimcheck.Store{S3: s3c, Bucket: "bodies"}
+	r.h.Bodies, r.h.RoomBodies = store, store.ForRoom()
+	body := `{"pad":"` + strings.Repeat("p", claimcheck.RoomThreshold) + `"}`
+
+	resp := r.handle(t, events.SQSEvent{Records: []events.SQSMessage{record("m-direct", body, nil)}})
+	assert.Empty(t, failures(resp))
+	started := r.input(t, "m-direct-a1")
+	assert.Equal(t, body, started.Message.Body, "started at once: the body stays in the input")
+	assert.Nil(t, started.BodyRef)
+
+	r.trip(t)
+	r.h.Clock.(*breakertest.Clock).Advance(starter.StatesMaxAge) // the starter sees the trip
+	resp = r.handle(t, events.SQSEvent{Records: []events.SQSMessage{record("m-waits", body, nil)}})
+	assert.Empty(t, failures(resp))
+	docs := r.waiting(t)
+	require.Len(t, docs, 1)
+	require.NotNil(t, docs[0].BodyRef, "it waits with a reference")
+	assert.Empty(t, docs[0].Message.Body)
+	back, err := store.Redeem(t.Context(), docs[0])
+	require.NoError(t, err)
+	assert.Equal(t, body, back.Message.Body)
 }

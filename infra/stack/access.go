@@ -189,15 +189,17 @@ func grantAccess(s Settings, st *storage, fns map[string]*function, arns workflo
 	}
 
 	// Claim-checked bodies (claimcheck): the starter puts a body too large
-	// for a document under bodies/ (PutObject), the attempt gets it back
-	// for the delivery and park for the parking lot (GetObject). No
-	// function lists or deletes: a lifecycle rule expires the bodies, and
-	// no other function touches the bucket.
+	// for a document under bodies/ (PutObject), the starter and the Queue
+	// task (waitroom) one too large for a document that waits; the attempt
+	// gets it back for the delivery and park for the parking lot
+	// (GetObject). No function lists or deletes: a lifecycle rule expires
+	// the bodies, and no other function touches the bucket.
 	bodies := []string{st.bodyObjectsArn()}
 	starter.allow(bodies, "s3:PutObject")
+	waitroom.allow(bodies, "s3:PutObject")
 	attempt.allow(bodies, "s3:GetObject")
 	fns[parkFn].allow(bodies, "s3:GetObject")
-	for _, f := range []*function{starter, attempt, fns[parkFn]} {
+	for _, f := range []*function{starter, attempt, fns[parkFn], waitroom} {
 		suppress(f.role, "AwsSolutions-IAM5", "The claim check's keys are per message (bodies/<execution name>/<SHA-256>), "+
 			"unknown at deploy: the grant is the one S3 action the function makes, on the body bucket's bodies/ prefix only.",
 			&cdknag.RegexAppliesTo{Regex: jsii.String(bodyObjectsFinding)})

@@ -107,6 +107,7 @@ func TestBodyBucketGrants(t *testing.T) {
 				"Attempt: s3:GetObject on " + objects,
 				"Park: s3:GetObject on " + objects,
 				"Starter: s3:PutObject on " + objects,
+				"WaitingRoom: s3:PutObject on " + objects,
 			}
 			sort.Strings(allows)
 			assert.Equal(t, want, allows)

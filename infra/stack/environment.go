@@ -71,7 +71,7 @@ type refs struct {
 
 // environment is the variables function name gets: the common ones
 // (table, the policy variables that are set) and its own; the starter,
-// attempt and park the body bucket (BODY_BUCKET). Park needs no
+// attempt, park and waitroom the body bucket (BODY_BUCKET). Park needs no
 // state machine ARN, and the release function gets both of its from the
 // state machines' names (a reference would close a cycle: see
 // NewRedriveStack).
@@ -91,10 +91,11 @@ func environment(name string, s Settings, r refs) map[string]string {
 		setPace(env, s.Release)
 	}
 	switch name {
-	case starterFn, attemptFn, parkFn:
+	case starterFn, attemptFn, parkFn, waitroomFn:
 		// The starter puts a body too large for a document in the body
-		// bucket; the attempt gets it back for the delivery, park for
-		// the parking lot (claimcheck).
+		// bucket, the starter and the Queue task (waitroom) one too large
+		// for a document that waits; the attempt gets it back for the
+		// delivery, park for the parking lot (claimcheck).
 		env[envBodyBucket] = r.bodyBucket
 	}
 	switch name {

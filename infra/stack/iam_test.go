@@ -180,7 +180,7 @@ func TestLeastPrivilege(t *testing.T) {
 				on(release, "states:StartExecution"),
 				on(lot, "sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage"), on(dlq, "sqs:SendMessage")),
 			"WaitingRoom": join(logs("WaitingRoom"), xray, on(table, "dynamodb:PutItem"), pace,
-				on(release, "states:StartExecution")),
+				on(release, "states:StartExecution"), on(bodies, "s3:PutObject")),
 			"Release": join(logs("Release"), xray,
 				on(table, "dynamodb:GetItem"), pace, on(table, "dynamodb:DeleteItem", "dynamodb:UpdateItem", "dynamodb:GetItem"), turns, rulesRead, on(roomIndex, "dynamodb:Query"),
 				on(byName("Redrive-Redrive"), "states:StartExecution"), on(byName("Redrive-Release"), "states:StartExecution")),

@@ -44,6 +44,7 @@ func TestSuppressions(t *testing.T) {
 		"/Redrive/StarterRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::<BodyBucket.Arn>/bodies/*]",
 		"/Redrive/AttemptRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::<BodyBucket.Arn>/bodies/*]",
 		"/Redrive/ParkRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::<BodyBucket.Arn>/bodies/*]",
+		"/Redrive/WaitingRoomRole/DefaultPolicy/Resource: AwsSolutions-IAM5[Resource::<BodyBucket.Arn>/bodies/*]",
 	}
 	tests := []struct {
 		fixture string

@@ -248,7 +248,7 @@ func TestFunctionEnvironment(t *testing.T) {
 					"POISON_ERROR_TYPES": "ValidationError,SchemaError", "THROTTLE_ERROR_TYPES": "TooBusy,RateLimited",
 					"MAX_ATTEMPTS": "8", "BACKOFF_BASE": "2s", "BACKOFF_MAX": "5m0s", "DELIVERY_LEASE": "2m30s",
 					"UNKNOWN_OUTCOME": "park", "TABLE_RETRY_BUDGET": "2h0m0s"}),
-				waitroomFn: with(room),
+				waitroomFn: with(room, bodies),
 				adminFn: with(room, map[string]string{"PARKING_LOT_URL": lot,
 					"DLQ_URL": "https://sqs.eu-west-1.{AWS::URLSuffix}/123456789012/orders-dlq"}),
 				releaseFn: with(room, map[string]string{"RELEASE_STATE_MACHINE_ARN": byName("Redrive-Release"),
@@ -261,16 +261,16 @@ func TestFunctionEnvironment(t *testing.T) {
 				starterFn: with(room, parking, bodies, map[string]string{"STATE_MACHINE_ARN": redrive, "TARGET_KIND": "sqs",
 					"START_CONCURRENCY": "2", "BREAKER_KEY_POINTER": "/tenant/id", "BREAKER_KEY_DEFAULT": "default"}),
 				attemptFn:  with(room, bodies, map[string]string{"TARGET_KIND": "sqs", "TARGET_QUEUE_URL": source, "DELIVERY_LEASE": "1m30s"}),
-				waitroomFn: with(room),
+				waitroomFn: with(room, bodies),
 				adminFn: with(room, map[string]string{"PARKING_LOT_URL": lot,
 					"DLQ_URL": "{" + s.id(t, "AWS::SQS::Queue", "DeadLetterQueue") + "}"}),
 				releaseFn: with(map[string]string{"RELEASE_STATE_MACHINE_ARN": byName("Redrive-Release"),
 					"STATE_MACHINE_ARN": byName("Redrive-Redrive")}),
 			}
 		}
-		// The claim check's bucket goes to the starter, which puts large
-		// bodies there, and to the attempt and park, which get them back:
-		// to no other function.
+		// The claim check's bucket goes to the starter and the Queue task
+		// (waitroom), which put large bodies there, and to the attempt
+		// and park, which get them back: to no other function.
 		want[parkFn] = with(parking, bodies)
 
 		for _, spec := range functions {

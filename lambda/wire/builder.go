@@ -83,7 +83,7 @@ func (b *Builder) Starter(cfg starter.Config) (*starter.Handler, error) {
 		SFN: c.SFN, Lot: b.lot(cfg.Lot, cfg.Table), Config: cfg, Metrics: b.metrics, Logger: b.deps.Logger, Clock: b.deps.Clock,
 	}
 	if bodies := b.bodies(cfg.BodyBucket); bodies != nil {
-		h.Bodies = bodies
+		h.Bodies, h.RoomBodies = bodies, bodies.ForRoom()
 	}
 	if cfg.Table != "" {
 		h.Gate = pace.NewStore(c.DynamoDB, cfg.Table)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/redrive/redrive/admin"
 	"github.com/redrive/redrive/breaker"
+	"github.com/redrive/redrive/claimcheck"
 	"github.com/redrive/redrive/delivery"
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/lambda/config"
@@ -83,6 +84,10 @@ type RoomConfig struct {
 	// once. Default DefaultReleaseWorkers; 1 releases in line, one at a
 	// time (the local simulation does, so that its runs repeat).
 	Workers int
+	// BodyBucket is BODY_BUCKET: the Queue task keeps a waiting
+	// document's body over claimcheck.RoomThreshold there; empty, bodies
+	// wait in their documents.
+	BodyBucket string
 	// Pace is the release pace: RELEASE_START_RATE, RELEASE_MAX_RATE (one
 	// controller's share of the Express StartExecution quota),
 	// RELEASE_BACKOFF, RELEASE_TICK, RELEASE_LEASE; zero fields mean
@@ -99,6 +104,7 @@ func RoomConfigFromEnv(env *config.Env, table string) RoomConfig {
 		AttemptStateMachineARN: env.Value(EnvAttemptStateMachineARN),
 		TTL:                    env.PositiveDuration(EnvRoomTTL, DefaultRoomTTL),
 		Workers:                env.PositiveInt(EnvReleaseWorkers, DefaultReleaseWorkers),
+		BodyBucket:             env.Value(claimcheck.EnvBucket),
 		Pace:                   pace.PolicyFromEnv(env),
 	}
 	if p := c.ttlProblem(); p != "" && c.TTL > 0 {
@@ -157,14 +163,20 @@ func (b *Builder) room(cfg RoomConfig) (*room.Room, *release.Launcher) {
 }
 
 // WaitingRoom builds the waiting room's entry handler (the Queue task). It
-// needs Clients.DynamoDB and Clients.SFN.
+// needs Clients.DynamoDB and Clients.SFN, and with BODY_BUCKET set
+// Clients.S3.
 func (b *Builder) WaitingRoom(cfg RoomConfig) (*waitroom.Handler, error) {
 	c := b.deps.Clients
-	if err := errors.Join(cfg.Validate(), needs("waitroom", need{"DynamoDB", c.DynamoDB != nil}, need{"SFN", c.SFN != nil})); err != nil {
+	if err := errors.Join(cfg.Validate(), needs("waitroom", need{"DynamoDB", c.DynamoDB != nil}, need{"SFN", c.SFN != nil},
+		need{"S3", c.S3 != nil || cfg.BodyBucket == ""})); err != nil {
 		return nil, fmt.Errorf("wire: waitroom: %w", err)
 	}
 	rm, l := b.room(cfg)
-	return &waitroom.Handler{Room: rm, Launcher: l, Logger: b.deps.Logger, Clock: b.deps.Clock}, nil
+	h := &waitroom.Handler{Room: rm, Launcher: l, Logger: b.deps.Logger, Clock: b.deps.Clock}
+	if s := b.bodies(cfg.BodyBucket); s != nil {
+		h.Bodies = s.ForRoom()
+	}
+	return h, nil
 }
 
 // Release builds the controller's tick handler. It needs Clients.DynamoDB

@@ -20,7 +20,8 @@ type Launcher interface {
 }
 
 // Handler stores a waiting message's document in its breaker's room, then
-// makes sure the breaker's controller runs. Every field is required.
+// makes sure the breaker's controller runs. Every field but Bodies is
+// required.
 type Handler struct {
 	// Room holds the documents.
 	Room *room.Room
@@ -30,6 +31,17 @@ type Handler struct {
 	Logger *slog.Logger
 	// Clock stamps the entry.
 	Clock clock.Clock
+	// Bodies, if set, keeps in S3 the body of a document that would wait
+	// with one over claimcheck.RoomThreshold (a claimcheck.Store
+	// ForRoom): each pass through the room writes the document's item
+	// three times. Nil leaves every body in its document.
+	Bodies Checker
+}
+
+// Checker moves a body too large for a waiting document to the claim-check
+// store; *claimcheck.Store is one.
+type Checker interface {
+	Check(ctx context.Context, doc *message.Document) (bool, error)
 }
 
 // Output is the Queue state's result: where the document waits.
@@ -67,6 +79,13 @@ func (h *Handler) enter(ctx context.Context, event json.RawMessage) (Output, err
 		// tries again, a few times.
 		if doc.FailedRuns++; doc.FailedRuns >= MaxFailedRuns {
 			return Output{}, &TooManyFailedRuns{Runs: doc.FailedRuns, Last: *doc.Failure}
+		}
+	}
+	if h.Bodies != nil {
+		if _, err := h.Bodies.Check(ctx, &doc); err != nil {
+			// It waits with its body, which fits the item all the same.
+			h.Logger.WarnContext(ctx, "could not keep the waiting message's body in the claim-check bucket; it waits in its document",
+				"breaker", doc.BreakerKey, "originId", doc.OriginID, "error", err.Error())
 		}
 	}
 	e, err := Entry(doc, h.Clock.Now())

@@ -6,15 +6,19 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker/breakertest"
+	"github.com/redrive/redrive/claimcheck"
+	"github.com/redrive/redrive/emulate/s3local"
 	"github.com/redrive/redrive/lambda/retryable"
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/room"
@@ -284,4 +288,55 @@ func TestADocumentWhoseAttemptKeepsFailingToRunIsGivenUp(t *testing.T) {
 	require.ErrorAs(t, err, &giveUp)
 	assert.Equal(t, waitroom.MaxFailedRuns, giveUp.Runs)
 	assert.Contains(t, err.Error(), "Rate exceeded")
+}
+
+// A document that would wait with a body over claimcheck.RoomThreshold
+// waits with a reference instead (its body in S3), so that the room's
+// item stays small; when S3 fails, it waits with its body.
+func TestAWaitingDocumentsLargeBodyGoesToS3(t *testing.T) {
+	f := newFixture(t)
+	srv := httptest.NewServer(s3local.New())
+	t.Cleanup(srv.Close)
+	s3c := s3local.Client(srv.URL, srv.Client(), "us-east-1", aws.AnonymousCredentials{})
+	require.NoError(t, s3local.CreateBucket(t.Context(), s3c, "bodies"))
+	store := &claimcheck.Store{S3: s3c, Bucket: "bodies"}
+	f.handler.Bodies = store.ForRoom()
+	body := strings.Repeat("z", claimcheck.RoomThreshold+1)
+	d := doc(t, "m-big")
+	d.Message.Body = body
+	_, err := f.handler.Handle(t.Context(), raw(t, d))
+	require.NoError(t, err)
+	small := doc(t, "m-small")
+	_, err = f.handler.Handle(t.Context(), raw(t, small))
+	require.NoError(t, err)
+
+	entries := f.waiting(t, 2)
+	require.Len(t, entries, 2)
+	byID := map[string]message.Document{}
+	for _, e := range entries {
+		next, err := message.ParseDocument(e.Document)
+		require.NoError(t, err)
+		byID[next.Message.ID] = next
+	}
+	big := byID["m-big"]
+	require.NotNil(t, big.BodyRef, "the large body went to S3")
+	assert.Empty(t, big.Message.Body)
+	back, err := store.Redeem(t.Context(), big)
+	require.NoError(t, err)
+	assert.Equal(t, body, back.Message.Body, "and comes back byte for byte")
+	assert.Nil(t, byID["m-small"].BodyRef, "a small body stays")
+
+	f.handler.Bodies = &claimcheck.Store{S3: s3c, Bucket: "no-such-bucket"}
+	d.Message.ID = "m-big-2"
+	_, err = f.handler.Handle(t.Context(), raw(t, d))
+	require.NoError(t, err, "S3 failing is no reason to fail the entry")
+	found := false
+	for _, e := range f.waiting(t, 3) {
+		if next, err := message.ParseDocument(e.Document); err == nil && next.Message.ID == "m-big-2" {
+			found = true
+			assert.Equal(t, body, next.Message.Body, "it waits with its body")
+			assert.Nil(t, next.BodyRef)
+		}
+	}
+	assert.True(t, found, "it waits")
 }

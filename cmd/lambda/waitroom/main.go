@@ -1,8 +1,8 @@
 // Command waitroom is the Lambda function behind the attempt state
 // machine's Queue state: it stores a waiting message's document in its
 // breaker's room and makes sure the breaker's controller runs. Settings:
-// TABLE_NAME; RELEASE_STATE_MACHINE_ARN, ROOM_TTL, RELEASE_*
-// (wire.RoomFromEnv).
+// TABLE_NAME; RELEASE_STATE_MACHINE_ARN, ROOM_TTL, RELEASE_*; BODY_BUCKET,
+// where a waiting document's body over 4 KiB goes (wire.RoomFromEnv).
 package main
 
 import (
