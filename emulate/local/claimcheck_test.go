@@ -3,6 +3,7 @@ package local_test
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -90,3 +91,38 @@ func TestALargePoisonBodyIsParkedAsItCame(t *testing.T) {
 type PoisonMessage struct{}
 
 func (*PoisonMessage) Error() string { return "the consumer cannot process this message" }
+
+// TestABodyThatWaitsInTheRoomGoesByClaimCheck: a 10 KiB body fits its
+// document, until the message waits in the room (its first try failed):
+// the Queue task puts the body in S3, and the release's execution brings
+// it back to the consumer byte for byte.
+func TestABodyThatWaitsInTheRoomGoesByClaimCheck(t *testing.T) {
+	s := start(t, local.Options{InProcess: true})
+	var mu sync.Mutex
+	var got []string
+	require.NoError(t, s.Registry.Register(local.FunctionConsumer, typedhandler.New(
+		func(_ context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, r := range ev.Records {
+				got = append(got, r.Body)
+			}
+			if len(got) == 1 {
+				return events.SQSEventResponse{}, errors.New("not yet")
+			}
+			return events.SQSEventResponse{}, nil
+		})))
+	body := largeBody(10 << 10)
+	_, err := s.SendToDLQ(t.Context(), message.Message{Body: body})
+	require.NoError(t, err)
+	run(t, s)
+
+	require.Len(t, got, 2, "failed once, then delivered")
+	for i, g := range got {
+		assert.Equal(t, sha256.Sum256([]byte(body)), sha256.Sum256([]byte(g)), "try %d byte for byte", i+1)
+	}
+	objects, err := s.S3.ListObjectsV2(t.Context(), &s3.ListObjectsV2Input{Bucket: aws.String(local.BodyBucket)})
+	require.NoError(t, err)
+	assert.Len(t, objects.Contents, 1, "the waiting body went by claim check")
+	assert.Equal(t, int64(1), s.Stats().S3Puts)
+}
