@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -15,19 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/claimcheck"
-	"github.com/redrive/redrive/emulate/s3local"
+	"github.com/redrive/redrive/emulate/s3local/s3test"
 	"github.com/redrive/redrive/message"
 )
-
-// bucket starts an embedded S3 with a bucket and returns its client.
-func bucket(t *testing.T) *s3.Client {
-	t.Helper()
-	srv := httptest.NewServer(s3local.New())
-	t.Cleanup(srv.Close)
-	c := s3local.Client(srv.URL, srv.Client(), "us-east-1", aws.AnonymousCredentials{})
-	require.NoError(t, s3local.CreateBucket(t.Context(), c, "bodies"))
-	return c
-}
 
 // doc is a document with body.
 func doc(body string) message.Document {
@@ -45,7 +34,7 @@ func mebibyte() string {
 }
 
 func TestSmallBodiesStayInTheDocument(t *testing.T) {
-	s := &claimcheck.Store{S3: bucket(t), Bucket: "bodies"}
+	s := &claimcheck.Store{S3: s3test.Bucket(t, "bodies"), Bucket: "bodies"}
 	d := doc(strings.Repeat("x", claimcheck.DefaultThreshold))
 	moved, err := s.Check(t.Context(), &d)
 	require.NoError(t, err)
@@ -57,7 +46,7 @@ func TestSmallBodiesStayInTheDocument(t *testing.T) {
 // TestAMebibyteBodyComesBackByteForByte: a body over the threshold leaves
 // a reference the document validates with, and comes back as it was.
 func TestAMebibyteBodyComesBackByteForByte(t *testing.T) {
-	s := &claimcheck.Store{S3: bucket(t), Bucket: "bodies"}
+	s := &claimcheck.Store{S3: s3test.Bucket(t, "bodies"), Bucket: "bodies"}
 	body := mebibyte()
 	d := doc(body)
 	moved, err := s.Check(t.Context(), &d)
@@ -82,7 +71,7 @@ func TestAMebibyteBodyComesBackByteForByte(t *testing.T) {
 }
 
 func TestACorruptBodyIsRefused(t *testing.T) {
-	c := bucket(t)
+	c := s3test.Bucket(t, "bodies")
 	s := &claimcheck.Store{S3: c, Bucket: "bodies", Threshold: 10}
 	d := doc(strings.Repeat("y", 100))
 	_, err := s.Check(t.Context(), &d)
@@ -95,7 +84,7 @@ func TestACorruptBodyIsRefused(t *testing.T) {
 }
 
 func TestAMissingBucketIsAnError(t *testing.T) {
-	s := &claimcheck.Store{S3: bucket(t), Bucket: "no-such-bucket", Threshold: 10}
+	s := &claimcheck.Store{S3: s3test.Bucket(t, "bodies"), Bucket: "no-such-bucket", Threshold: 10}
 	d := doc(strings.Repeat("y", 100))
 	moved, err := s.Check(t.Context(), &d)
 	assert.Error(t, err)
@@ -124,7 +113,7 @@ func (failing) GetObject(context.Context, *s3.GetObjectInput, ...func(*s3.Option
 }
 
 func TestABodyNoLongerInTheBucketIsLost(t *testing.T) {
-	s := &claimcheck.Store{S3: bucket(t), Bucket: "bodies"}
+	s := &claimcheck.Store{S3: s3test.Bucket(t, "bodies"), Bucket: "bodies"}
 	d := doc("")
 	d.BodyRef = &message.BodyRef{Bucket: "bodies", Key: "bodies/expired", Size: 5, SHA256: strings.Repeat("a", 64)}
 	_, err := s.Redeem(t.Context(), d)
@@ -137,7 +126,7 @@ func TestABodyNoLongerInTheBucketIsLost(t *testing.T) {
 // whatever larger threshold its own store has, and brings it back the
 // same way.
 func TestForRoomKeepsLessInTheDocument(t *testing.T) {
-	s := &claimcheck.Store{S3: bucket(t), Bucket: "bodies"}
+	s := &claimcheck.Store{S3: s3test.Bucket(t, "bodies"), Bucket: "bodies"}
 	body := strings.Repeat("y", claimcheck.RoomThreshold+1)
 	d := doc(body)
 	moved, err := s.Check(t.Context(), &d)

@@ -2,13 +2,11 @@ package starter_test
 
 import (
 	"context"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,7 +16,7 @@ import (
 	"github.com/redrive/redrive/claimcheck"
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/emulate/ddbtest"
-	"github.com/redrive/redrive/emulate/s3local"
+	"github.com/redrive/redrive/emulate/s3local/s3test"
 	"github.com/redrive/redrive/lambda/telemetry"
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/room"
@@ -203,10 +201,7 @@ func TestARecordThatCannotEnterTheRoomStaysInTheDLQ(t *testing.T) {
 // fetch back); one started at once keeps its body in its execution input.
 func TestAWaitingMessagesLargeBodyGoesToS3(t *testing.T) {
 	r := newRoomEnv(t)
-	srv := httptest.NewServer(s3local.New())
-	t.Cleanup(srv.Close)
-	s3c := s3local.Client(srv.URL, srv.Client(), "us-east-1", aws.AnonymousCredentials{})
-	require.NoError(t, s3local.CreateBucket(t.Context(), s3c, "bodies"))
+	s3c := s3test.Bucket(t, "bodies")
 	store := &claimcheck.Store{S3: s3c, Bucket: "bodies"}
 	r.h.Bodies, r.h.RoomBodies = store, store.ForRoom()
 	body := `{"pad":"` + strings.Repeat("p", claimcheck.RoomThreshold) + `"}`

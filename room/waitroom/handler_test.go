@@ -6,19 +6,17 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/claimcheck"
-	"github.com/redrive/redrive/emulate/s3local"
+	"github.com/redrive/redrive/emulate/s3local/s3test"
 	"github.com/redrive/redrive/lambda/retryable"
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/room"
@@ -295,10 +293,7 @@ func TestADocumentWhoseAttemptKeepsFailingToRunIsGivenUp(t *testing.T) {
 // item stays small; when S3 fails, it waits with its body.
 func TestAWaitingDocumentsLargeBodyGoesToS3(t *testing.T) {
 	f := newFixture(t)
-	srv := httptest.NewServer(s3local.New())
-	t.Cleanup(srv.Close)
-	s3c := s3local.Client(srv.URL, srv.Client(), "us-east-1", aws.AnonymousCredentials{})
-	require.NoError(t, s3local.CreateBucket(t.Context(), s3c, "bodies"))
+	s3c := s3test.Bucket(t, "bodies")
 	store := &claimcheck.Store{S3: s3c, Bucket: "bodies"}
 	f.handler.Bodies = store.ForRoom()
 	body := strings.Repeat("z", claimcheck.RoomThreshold+1)
