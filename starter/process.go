@@ -133,12 +133,7 @@ func (h *Handler) enter(ctx context.Context, doc message.Document, now time.Time
 	if h.Room == nil {
 		return fmt.Errorf("starter: %s would wait, and there is no room", doc.RoomID())
 	}
-	if h.RoomBodies != nil {
-		if _, err := h.RoomBodies.Check(ctx, &doc); err != nil {
-			// It waits with its body, which fits the item all the same.
-			log.WarnContext(ctx, "could not keep the waiting message's body in the claim-check bucket; it waits in its document", slog.Any("error", err))
-		}
-	}
+	waitroom.KeepBody(ctx, h.RoomBodies, &doc, log)
 	e, err := waitroom.Entry(doc, now)
 	fresh := true
 	if err == nil && e.Place != nil {

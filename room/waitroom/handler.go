@@ -44,6 +44,19 @@ type Checker interface {
 	Check(ctx context.Context, doc *message.Document) (bool, error)
 }
 
+// KeepBody has bodies (nil: none) keep doc's body when it is too large for
+// a document that waits in the room. When that fails, doc waits with its
+// body, which fits the item all the same, and log says so.
+func KeepBody(ctx context.Context, bodies Checker, doc *message.Document, log *slog.Logger) {
+	if bodies == nil {
+		return
+	}
+	if _, err := bodies.Check(ctx, doc); err != nil {
+		log.WarnContext(ctx, "could not keep the waiting message's body in the claim-check bucket; it waits in its document",
+			"error", err.Error())
+	}
+}
+
 // Output is the Queue state's result: where the document waits.
 type Output struct {
 	// BreakerKey is the room's key.
@@ -81,13 +94,7 @@ func (h *Handler) enter(ctx context.Context, event json.RawMessage) (Output, err
 			return Output{}, &TooManyFailedRuns{Runs: doc.FailedRuns, Last: *doc.Failure}
 		}
 	}
-	if h.Bodies != nil {
-		if _, err := h.Bodies.Check(ctx, &doc); err != nil {
-			// It waits with its body, which fits the item all the same.
-			h.Logger.WarnContext(ctx, "could not keep the waiting message's body in the claim-check bucket; it waits in its document",
-				"breaker", doc.BreakerKey, "originId", doc.OriginID, "error", err.Error())
-		}
-	}
+	KeepBody(ctx, h.Bodies, &doc, h.Logger.With("breaker", doc.BreakerKey, "originId", doc.OriginID))
 	e, err := Entry(doc, h.Clock.Now())
 	if err != nil {
 		return Output{}, err
