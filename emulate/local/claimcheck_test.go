@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -34,14 +35,14 @@ func largeBody(n int) string {
 	return body + strings.Repeat("x", n-len(body))
 }
 
-// TestAMebibyteBodyReachesTheConsumerByteForByte: a body of SQS's largest
-// size does not fit an execution input or a table item; it travels by
-// claim check through the embedded S3 and reaches the consumer, through
-// the Lambda Invoke API's wire format, as it was sent.
-func TestAMebibyteBodyReachesTheConsumerByteForByte(t *testing.T) {
-	s := start(t, local.Options{InProcess: true})
+// consumeBodies has s's consumer keep the bodies of the records it is
+// called with, its first `failing` calls failing with a transient error,
+// and returns
+// what it kept so far.
+func consumeBodies(t *testing.T, s *local.Stack, failing int) func() []string {
 	var mu sync.Mutex
 	var got []string
+	calls := 0
 	require.NoError(t, s.Registry.Register(local.FunctionConsumer, typedhandler.New(
 		func(_ context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 			mu.Lock()
@@ -49,13 +50,31 @@ func TestAMebibyteBodyReachesTheConsumerByteForByte(t *testing.T) {
 			for _, r := range ev.Records {
 				got = append(got, r.Body)
 			}
+			if calls++; calls <= failing {
+				return events.SQSEventResponse{}, errors.New("not yet")
+			}
 			return events.SQSEventResponse{}, nil
 		})))
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
+	}
+}
+
+// TestAMebibyteBodyReachesTheConsumerByteForByte: a body of SQS's largest
+// size does not fit an execution input or a table item; it travels by
+// claim check through the embedded S3 and reaches the consumer, through
+// the Lambda Invoke API's wire format, as it was sent.
+func TestAMebibyteBodyReachesTheConsumerByteForByte(t *testing.T) {
+	s := start(t, local.Options{InProcess: true})
+	bodies := consumeBodies(t, s, 0)
 	body := largeBody(1 << 20)
 	_, err := s.SendToDLQ(t.Context(), message.Message{Body: body})
 	require.NoError(t, err)
 	run(t, s)
 
+	got := bodies()
 	require.Len(t, got, 1, "delivered once")
 	assert.Equal(t, sha256.Sum256([]byte(body)), sha256.Sum256([]byte(got[0])), "byte for byte")
 	objects, err := s.S3.ListObjectsV2(t.Context(), &s3.ListObjectsV2Input{Bucket: aws.String(local.BodyBucket)})
@@ -98,25 +117,13 @@ func (*PoisonMessage) Error() string { return "the consumer cannot process this 
 // it back to the consumer byte for byte.
 func TestABodyThatWaitsInTheRoomGoesByClaimCheck(t *testing.T) {
 	s := start(t, local.Options{InProcess: true})
-	var mu sync.Mutex
-	var got []string
-	require.NoError(t, s.Registry.Register(local.FunctionConsumer, typedhandler.New(
-		func(_ context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			for _, r := range ev.Records {
-				got = append(got, r.Body)
-			}
-			if len(got) == 1 {
-				return events.SQSEventResponse{}, errors.New("not yet")
-			}
-			return events.SQSEventResponse{}, nil
-		})))
+	bodies := consumeBodies(t, s, 1)
 	body := largeBody(10 << 10)
 	_, err := s.SendToDLQ(t.Context(), message.Message{Body: body})
 	require.NoError(t, err)
 	run(t, s)
 
+	got := bodies()
 	require.Len(t, got, 2, "failed once, then delivered")
 	for i, g := range got {
 		assert.Equal(t, sha256.Sum256([]byte(body)), sha256.Sum256([]byte(g)), "try %d byte for byte", i+1)
