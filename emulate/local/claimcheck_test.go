@@ -37,8 +37,7 @@ func largeBody(n int) string {
 
 // consumeBodies has s's consumer keep the bodies of the records it is
 // called with, its first `failing` calls failing with a transient error,
-// and returns
-// what it kept so far.
+// and returns what it kept so far.
 func consumeBodies(t *testing.T, s *local.Stack, failing int) func() []string {
 	var mu sync.Mutex
 	var got []string
