@@ -9,6 +9,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
+
+	"github.com/redrive/redrive/clock"
 )
 
 // StartAPI is the part of the Step Functions client a release calls;
@@ -150,15 +152,18 @@ func (r *Room) Release(ctx context.Context, rel Releaser, e Entry, now time.Time
 }
 
 // ReleaseDue releases up to n of key's entries that are due at now, the
-// i-th of them no sooner than i*step after now (sleep waits on the
-// caller's clock), at most workers at a time; proceed, when not nil, is
+// i-th of them no sooner than i*step after now on clk (nil: at once).
+// The times are kept from now, not from the release before, so the time
+// the tick spent before the first release and the releases' own calls
+// do not stretch it: n releases take n*step, as the pace meant. At most
+// workers go at a time; proceed, when not nil, is
 // asked before each release and stops the batch when it says no. A failed
 // release is counted and the batch goes on: a few errors slow a release,
 // they never stop it. Of a FIFO group's entries only its head, the first
 // in its order, is tried, once due; the listing looks FIFODepth entries
 // deep (FIFOLookahead times n, if more) to find them.
 func (r *Room) ReleaseDue(ctx context.Context, rel Releaser, key string, n int, now time.Time, step time.Duration,
-	sleep func(context.Context, time.Duration), proceed func(context.Context) bool) Counts {
+	clk clock.Clock, proceed func(context.Context) bool) Counts {
 	var c Counts
 	entries, behind, err := r.dueInTurn(ctx, key, n, now)
 	if err != nil {
@@ -190,8 +195,10 @@ func (r *Room) ReleaseDue(ctx context.Context, rel Releaser, key string, n int, 
 	}
 	for i, e := range entries {
 		if i > 0 {
-			if step > 0 {
-				sleep(ctx, step)
+			if clk != nil {
+				if d := now.Add(time.Duration(i) * step).Sub(clk.Now()); d > 0 {
+					clk.Sleep(ctx, d)
+				}
 			}
 			if proceed != nil && !proceed(ctx) {
 				break

@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redrive/redrive/breaker/breakertest"
 	"github.com/redrive/redrive/room"
 	"github.com/redrive/redrive/test/roomtest"
 )
@@ -260,20 +262,63 @@ func TestReleaseDueCountsWhatItDidAndGoesOnPastAFailure(t *testing.T) {
 func TestReleaseDueSpacesReleasesAndStopsWhenProceedSaysSo(t *testing.T) {
 	e := newEnv(t)
 	e.enter(t, entry("orders", "a#1", 0), entry("orders", "b#1", time.Second), entry("orders", "c#1", 2*time.Second))
-	var slept []time.Duration
-	sleep := func(_ context.Context, d time.Duration) { slept = append(slept, d) }
+	now := t0.Add(time.Minute)
+	clk := breakertest.NewClock(now)
 	asked := 0
 	proceed := func(context.Context) bool {
 		asked++
 		return asked < 2
 	}
-	api := express()
-	c := e.room.ReleaseDue(t.Context(), releaser(api), "orders", 3, t0.Add(time.Minute), 250*time.Millisecond, sleep, proceed)
+	api := &slowStarts{StartAPI: express(), clock: clk, took: 0}
+	c := e.room.ReleaseDue(t.Context(), releaser(api), "orders", 3, now, 250*time.Millisecond, clk, proceed)
 	require.NoError(t, c.Err)
 	assert.Equal(t, room.Counts{Listed: 3, Released: 2}, c)
 	assert.Equal(t, 2, asked, "not asked before the first release")
-	assert.Equal(t, []time.Duration{250 * time.Millisecond, 250 * time.Millisecond}, slept, "a step before each release but the first")
+	assert.Equal(t, []time.Duration{0, 250 * time.Millisecond}, api.at(now), "a step before each release but the first")
 	assert.Equal(t, []string{"c#1"}, e.left(t, "orders"))
+}
+
+func TestReleaseDueKeepsItsStepsFromTheTicksStart(t *testing.T) {
+	// The tick spent 100ms before its first release, and every start
+	// takes 100ms: the releases still go at 0, 250ms, 500ms and 750ms of
+	// the tick (the first as soon as it can), so four take the second
+	// the pace gave them, not 1.2s.
+	e := newEnv(t)
+	for i := range 4 {
+		e.enter(t, entry("orders", fmt.Sprintf("m%d#1", i), time.Duration(i)*time.Second))
+	}
+	start := t0.Add(time.Minute)
+	clk := breakertest.NewClock(start.Add(100 * time.Millisecond))
+	api := &slowStarts{StartAPI: express(), clock: clk, took: 100 * time.Millisecond}
+	c := e.room.ReleaseDue(t.Context(), releaser(api), "orders", 4, start, 250*time.Millisecond, clk, nil)
+	require.NoError(t, c.Err)
+	assert.Equal(t, 4, c.Released)
+	assert.Equal(t, []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond, 750 * time.Millisecond},
+		api.at(start))
+}
+
+// slowStarts is a Step Functions client whose starts take took on clock;
+// it notes when each began.
+type slowStarts struct {
+	room.StartAPI
+	clock *breakertest.Clock
+	took  time.Duration
+	began []time.Time
+}
+
+func (s *slowStarts) StartExecution(ctx context.Context, in *sfn.StartExecutionInput, opts ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error) {
+	s.began = append(s.began, s.clock.Now())
+	s.clock.Advance(s.took)
+	return s.StartAPI.StartExecution(ctx, in, opts...)
+}
+
+// at is when each start began, from t.
+func (s *slowStarts) at(t time.Time) []time.Duration {
+	out := make([]time.Duration, len(s.began))
+	for i, b := range s.began {
+		out[i] = b.Sub(t)
+	}
+	return out
 }
 
 func TestReleaseDueReportsAFailedList(t *testing.T) {

@@ -260,7 +260,7 @@ func (h *Handler) tick(ctx context.Context, in Input) (Output, error) {
 // says other keys' controllers release to the target too.
 func (h *Handler) release(ctx context.Context, out Output, row breaker.Row, quota int, shared bool, now time.Time) (Output, error) {
 	key, pol, in := out.BreakerKey, h.Launcher.Policy, out.Input
-	c := h.Room.ReleaseDue(ctx, h.Releaser, key, quota, now, pol.Tick/time.Duration(max(quota, 1)), h.Clock.Sleep, h.unthrottled(key, shared))
+	c := h.Room.ReleaseDue(ctx, h.Releaser, key, quota, now, pol.Tick/time.Duration(max(quota, 1)), h.Clock, h.unthrottled(key, shared))
 	out.Released, out.Skipped, out.Failed = c.Released, c.Skipped, c.Failed
 	if c.Err != nil {
 		h.Logger.WarnContext(ctx, "releases failed; the messages stay in line", "breaker", key,
