@@ -29,14 +29,6 @@ const gcWindow = 5 * time.Second
 // budget over gcWindow.
 const gcShareLimit = 0.5
 
-// gcPercent is the collector's pace during a run (GOGC): a run's heap is
-// mostly what is in flight, and the soft limit at 90% of the budget caps
-// it, so collecting when it has tripled rather than doubled trades some
-// memory under the limit for CPU (docs/performance-history.md: a sixth to
-// a fifth of the CPU for half as much memory again). A GOGC set in the
-// environment is kept.
-const gcPercent = 200
-
 // errOverBudget is why a run stopped for its memory budget: the
 // cancellation cause of its context. gcShare is set when the run was
 // stopped near the budget because the collector took most of the time.
@@ -162,17 +154,12 @@ func (m *gcMeter) share(now time.Time) (float64, bool) {
 // half the CPU time for gcWindow (the run would crawl on, collecting, to
 // stay under it); it also sets the collector's soft limit at 90% of the
 // budget, so that the heap is collected harder before the run is
-// stopped, and sets the collector's pace at gcPercent. A zero budget
-// watches nothing. Call stop when the run is over.
+// stopped. A zero budget watches nothing. Call stop when the run is over.
 func withMemoryBudget(ctx context.Context, budget uint64) (_ context.Context, stop func()) {
 	if budget == 0 {
 		return ctx, func() {}
 	}
 	previous := debug.SetMemoryLimit(int64(budget / 10 * 9))
-	userPace, pace := os.Getenv("GOGC") != "", 0
-	if !userPace {
-		pace = debug.SetGCPercent(gcPercent)
-	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})
 	if used := processMemory(); used > budget {
@@ -204,9 +191,6 @@ func withMemoryBudget(ctx context.Context, budget uint64) (_ context.Context, st
 		close(done)
 		cancel(nil)
 		debug.SetMemoryLimit(previous)
-		if !userPace {
-			debug.SetGCPercent(pace)
-		}
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"path/filepath"
-	"runtime/debug"
 	"testing"
 	"time"
 
@@ -50,24 +49,6 @@ func TestRunStopsAtTheMemoryBudget(t *testing.T) {
 	code, _, stderr = runCmd(t, "-scenario", writeTiny(t, dir), "-max-memory", "lots")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, `-max-memory "lots"`)
-}
-
-// TestARunPacesTheCollectorUnlessGOGCIsSet: the run's pace is gcPercent,
-// a GOGC of the user's wins, and both are undone when the run ends.
-func TestARunPacesTheCollectorUnlessGOGCIsSet(t *testing.T) {
-	before := debug.SetGCPercent(100)
-	defer debug.SetGCPercent(before)
-	t.Setenv("GOGC", "")
-	_, stop := withMemoryBudget(t.Context(), 1<<40)
-	assert.Equal(t, gcPercent, debug.SetGCPercent(gcPercent))
-	stop()
-	assert.Equal(t, 100, debug.SetGCPercent(100), "restored")
-
-	t.Setenv("GOGC", "150")
-	debug.SetGCPercent(150)
-	_, stop = withMemoryBudget(t.Context(), 1<<40)
-	assert.Equal(t, 150, debug.SetGCPercent(150), "GOGC kept")
-	stop()
 }
 
 func TestGCMeterMeasuresOverAWindow(t *testing.T) {

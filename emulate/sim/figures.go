@@ -24,7 +24,7 @@ type Summary struct {
 	// Strategies are the strategies' figures, in the table's order.
 	Strategies []Figures `json:"strategies"`
 	// WallSeconds is the wall-clock time of the whole play (the strategies
-	// run concurrently).
+	// run one after another).
 	WallSeconds float64 `json:"wallSeconds"`
 }
 

@@ -182,10 +182,11 @@ type journeySlot struct {
 	last journeyCandidate
 }
 
-// offer gives the slot an execution that ended.
-func (s *journeySlot) offer(c journeyCandidate) {
+// offer gives the slot an execution that ended; it reports whether the
+// slot picked it.
+func (s *journeySlot) offer(c journeyCandidate) bool {
 	if !s.kind.takes(c) {
-		return
+		return false
 	}
 	s.last = c
 	than := s.pick
@@ -194,7 +195,9 @@ func (s *journeySlot) offer(c journeyCandidate) {
 	}
 	if than.arn == "" || s.kind.better(c, than) {
 		s.pick = c
+		return true
 	}
+	return false
 }
 
 // settle records the read of c's history: j, or nil when it was not
@@ -213,8 +216,10 @@ func (s *journeySlot) settle(c journeyCandidate, j *Journey) {
 type journeyPicker struct {
 	// keep is the executor's Options.FinishedHistories: a finished
 	// execution's history is evicted once keep others finished after it
-	// (0: never).
-	keep int
+	// (0: never). retention is its Options.Retention: the whole execution
+	// is evicted that long after it stopped (0: never).
+	keep      int
+	retention time.Duration
 
 	mu        sync.Mutex
 	exec      *executor.Executor
@@ -227,9 +232,10 @@ type journeyPicker struct {
 }
 
 // newJourneyPicker returns a picker for an executor that keeps keep
-// finished executions' histories.
-func newJourneyPicker(keep int) *journeyPicker {
-	p := &journeyPicker{keep: keep}
+// finished executions' histories, and every finished execution for
+// retention after it stopped (0: for ever).
+func newJourneyPicker(keep int, retention time.Duration) *journeyPicker {
+	p := &journeyPicker{keep: keep, retention: retention}
 	for _, k := range journeyKinds {
 		p.slots = append(p.slots, journeySlot{kind: k})
 	}
@@ -268,15 +274,21 @@ func (p *journeyPicker) finished(x executor.Execution, outcome string) {
 	if outcome != "" {
 		c := journeyCandidate{arn: x.ARN, name: x.Name, outcome: outcome, start: x.StartDate, stop: x.StopDate, index: p.ended}
 		c.first = p.isFirst != nil && p.isFirst(x.Name)
+		picked := false
 		for i := range p.slots {
-			p.slots[i].offer(c)
+			picked = p.slots[i].offer(c) || picked
+		}
+		if picked && p.retention > 0 && p.exec != nil {
+			// Read it before the executor forgets it, unless a better
+			// pick replaced it by then.
+			p.exec.At(x.StopDate.Add(p.retention/2), p.readAtRisk)
 		}
 	}
 	if p.scheduled || p.exec == nil {
 		return
 	}
 	for _, s := range p.slots {
-		if p.atRisk(s.pick) {
+		if p.atRisk(s.pick, x.StopDate) {
 			p.scheduled = true
 			p.exec.At(x.StopDate, p.readAtRisk)
 			return
@@ -284,10 +296,12 @@ func (p *journeyPicker) finished(x executor.Execution, outcome string) {
 	}
 }
 
-// atRisk says whether c's history is to be read now: half as many
-// executions as the executor keeps ended after it. Call with p.mu held.
-func (p *journeyPicker) atRisk(c journeyCandidate) bool {
-	return c.arn != "" && p.keep > 0 && p.ended-c.index >= p.keep/2
+// atRisk says whether c's history is to be read at now: half as many
+// executions as the executor keeps ended after it, or half the
+// executor's retention passed since it stopped. Call with p.mu held.
+func (p *journeyPicker) atRisk(c journeyCandidate, now time.Time) bool {
+	return c.arn != "" && (p.keep > 0 && p.ended-c.index >= p.keep/2 ||
+		p.retention > 0 && !now.Before(c.stop.Add(p.retention/2)))
 }
 
 // readAtRisk reads the picks at risk of eviction, on the executor's
@@ -295,9 +309,10 @@ func (p *journeyPicker) atRisk(c journeyCandidate) bool {
 func (p *journeyPicker) readAtRisk(ctx context.Context) {
 	p.mu.Lock()
 	p.scheduled = false
+	now := p.exec.Now()
 	var due []journeyCandidate
 	for _, s := range p.slots {
-		if p.atRisk(s.pick) {
+		if p.atRisk(s.pick, now) {
 			due = append(due, s.pick)
 		}
 	}
@@ -340,7 +355,8 @@ func (p *journeyPicker) journey(ctx context.Context, c journeyCandidate) *Journe
 	p.mu.Unlock()
 	h, err := p.exec.History(ctx, c.arn)
 	if err != nil {
-		if !errors.Is(err, executor.ErrHistoryNotRecorded) && !errors.Is(err, executor.ErrHistoryEvicted) {
+		if !errors.Is(err, executor.ErrHistoryNotRecorded) && !errors.Is(err, executor.ErrHistoryEvicted) &&
+			!errors.Is(err, executor.ErrExecutionDoesNotExist) {
 			p.mu.Lock()
 			if p.err == nil {
 				p.err = fmt.Errorf("read the history of %s: %w", c.name, err)

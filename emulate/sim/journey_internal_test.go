@@ -18,18 +18,19 @@ const holdDefinition = `{"StartAt":"Hold","States":{"Hold":{"Type":"Wait","Secon
 
 // pickFrom runs n executions of holdDefinition, started a second apart,
 // each waiting wait(i) seconds, on an executor that keeps keep finished
-// histories and records running ones (0: all), with a journeyPicker
+// histories and records running ones (0: all) and forgets an execution
+// retention after it stopped (0: never), with a journeyPicker
 // watching (told of keep unless blind, so that it reads nothing before
 // the end); executions named "-parked" count as parked. It returns the
 // picker's journeys and how many histories it read.
-func pickFrom(t *testing.T, n, keep, running int, blind bool, wait func(i int) int) ([]Journey, int) {
+func pickFrom(t *testing.T, n, keep, running int, retention time.Duration, blind bool, wait func(i int) int) ([]Journey, int) {
 	t.Helper()
 	ctx := context.Background()
-	p := newJourneyPicker(keep)
+	p := newJourneyPicker(keep, retention)
 	if blind {
-		p = newJourneyPicker(0)
+		p = newJourneyPicker(0, 0)
 	}
-	exec := executor.New(executor.Options{Start: Epoch, FinishedHistories: keep, RunningHistories: running, Compact: true,
+	exec := executor.New(executor.Options{Start: Epoch, FinishedHistories: keep, RunningHistories: running, Retention: retention, Compact: true,
 		Finished: func(x executor.Execution) {
 			outcome := journeyDelivered
 			if strings.HasSuffix(x.Name, "-parked") {
@@ -71,7 +72,7 @@ func TestJourneyPickerReadsHistoriesBeforeTheyAreEvicted(t *testing.T) {
 	// one's is read as it is about to be evicted, not at the end; the
 	// longest (x-1234) ends last but one; of the parked ones, every tenth
 	// from x-0005, x-0055 is the first to wait longest (66s).
-	js, reads := pickFrom(t, 2000, 10, 0, false, func(i int) int {
+	js, reads := pickFrom(t, 2000, 10, 0, 0, false, func(i int) int {
 		if i == 1234 {
 			return 1000
 		}
@@ -96,12 +97,30 @@ func TestJourneyPickerReadsHistoriesBeforeTheyAreEvicted(t *testing.T) {
 	}, j.Steps)
 }
 
+func TestJourneyPickerReadsExecutionsBeforeTheExecutorForgetsThem(t *testing.T) {
+	// The executor keeps every history but forgets a whole execution 30s
+	// after it stopped: the picks are read before that, the same ones as
+	// when the histories are evicted by count.
+	js, reads := pickFrom(t, 2000, 0, 0, 30*time.Second, false, func(i int) int {
+		if i == 1234 {
+			return 1000
+		}
+		return 60 + i%7
+	})
+	assert.Equal(t, map[string]string{
+		"x-0000":        "the first message to arrive",
+		"x-1234":        "the delivered message that took longest",
+		"x-0055-parked": "the parked message that took longest",
+	}, whys(js))
+	assert.LessOrEqual(t, reads, 10, "a handful of histories read, not one per execution")
+}
+
 func TestJourneyPickerPassesOverHistoriesNotRecorded(t *testing.T) {
 	// Only 5 executions record their history at once, so the longest
 	// (x-0900, started while 60 others ran) has none: the longest one
 	// read, the first's, stands for it. The parked ones all take 60s:
 	// the first of them whose history was recorded is shown.
-	js, reads := pickFrom(t, 1000, 10, 5, false, func(i int) int {
+	js, reads := pickFrom(t, 1000, 10, 5, 0, false, func(i int) int {
 		switch i {
 		case 0:
 			return 100
@@ -122,7 +141,7 @@ func TestJourneyPickerFallsBackOnTheLastOnes(t *testing.T) {
 	// preferred evicted, and shows the last message delivered and the
 	// last parked instead (the executor keeps the last 10): x-0097 ends
 	// last, at 97+60+6 s. The first message's is gone.
-	js, reads := pickFrom(t, 100, 10, 0, true, func(i int) int { return 60 + i%7 })
+	js, reads := pickFrom(t, 100, 10, 0, 0, true, func(i int) int { return 60 + i%7 })
 	assert.Equal(t, map[string]string{
 		"x-0097":        "the last message delivered",
 		"x-0095-parked": "the last message parked",
@@ -131,7 +150,7 @@ func TestJourneyPickerFallsBackOnTheLastOnes(t *testing.T) {
 }
 
 func TestJourneyPickerWithoutExecutions(t *testing.T) {
-	p := newJourneyPicker(keptHistories)
+	p := newJourneyPicker(keptHistories, 0)
 	js, err := p.journeys(context.Background(), func(string) string { return "" })
 	require.NoError(t, err)
 	assert.Empty(t, js)

@@ -35,6 +35,11 @@ func (NaiveBackoff) Name() string { return "naive backoff" }
 // message again.
 const naiveRetryAfter = 30 * time.Second
 
+// naiveRetention is how long the naive run's executor keeps an execution
+// after it stopped: each is filed as it ends (Finished), so keeping the
+// million descriptions of a large run would only hold its memory.
+const naiveRetention = time.Minute
+
 // naiveConsumer is the consumer's function name in the naive run.
 const naiveConsumer = "consumer"
 
@@ -101,7 +106,7 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 	// Executions are named after their message: the first message's is
 	// the first's journey.
 	var accountErr error
-	journeys := newJourneyPicker(keptHistories)
+	journeys := newJourneyPicker(keptHistories, naiveRetention)
 	if len(msgs) > 0 {
 		first := msgs[0].ID
 		journeys.setFirst(func(name string) bool { return name == first })
@@ -110,7 +115,7 @@ func (n NaiveBackoff) Run(ctx context.Context, s Scenario, msgs []Message, obs O
 	if account.Has(quota.LambdaConcurrency) {
 		functions = executor.LimitConcurrency(reg, account)
 	}
-	exec := executor.New(executor.Options{Invoker: functions, Quotas: account, Start: Epoch, Seed: s.Seed, FinishedHistories: keptHistories, RunningHistories: keptHistories, Compact: true,
+	exec := executor.New(executor.Options{Invoker: functions, Quotas: account, Start: Epoch, Seed: s.Seed, FinishedHistories: keptHistories, RunningHistories: keptHistories, Retention: naiveRetention, Compact: true,
 		Finished: func(x executor.Execution) {
 			outcome, err := n.account(&out, x)
 			if err != nil && accountErr == nil {

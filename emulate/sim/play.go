@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/redrive/redrive/emulate/local"
@@ -31,8 +30,10 @@ func Strategies(invokeAPI bool, dynamoDB string) []Strategy {
 	return []Strategy{Redrive{DirectInvoke: !invokeAPI, DynamoDBEndpoint: dynamoDB, WaitingRoom: stackRoom}, NaiveBackoff{}, BulkMove{}}
 }
 
-// Play validates s and runs every strategy on it, concurrently (each on
-// its own virtual clock, so they do not interfere), then measures them.
+// Play validates s and runs every strategy on it, one after another (each
+// on its own virtual clock, so the order changes no figure), measuring
+// each as it ends: a run holds one strategy's messages, executions and
+// tables at a time, not all of them at once.
 func Play(ctx context.Context, s Scenario, strategies []Strategy, obs Observer) (Result, error) {
 	if err := s.Validate(); err != nil {
 		return Result{}, err
@@ -42,24 +43,13 @@ func Play(ctx context.Context, s Scenario, strategies []Strategy, obs Observer) 
 	}
 	wall := time.Now()
 	msgs := s.Plan()
-	res := Result{Scenario: s, Messages: msgs, Outcomes: make([]Outcome, len(strategies))}
-	errs := make([]error, len(strategies))
-	var wg sync.WaitGroup
-	for i, st := range strategies {
-		wg.Go(func() {
-			out, err := st.Run(ctx, s, msgs, obs)
-			if err != nil {
-				errs[i] = fmt.Errorf("sim: play %s with %s: %w", s.Name, st.Name(), err)
-				return
-			}
-			res.Outcomes[i] = out
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return Result{}, err
-	}
-	for _, out := range res.Outcomes {
+	res := Result{Scenario: s, Messages: msgs}
+	for _, st := range strategies {
+		out, err := st.Run(ctx, s, msgs, obs)
+		if err != nil {
+			return Result{}, fmt.Errorf("sim: play %s with %s: %w", s.Name, st.Name(), err)
+		}
+		res.Outcomes = append(res.Outcomes, out)
 		res.Metrics = append(res.Metrics, Measure(s, msgs, out, ListPrices))
 	}
 	res.Wall = time.Since(wall)

@@ -91,7 +91,7 @@ func (r Redrive) options(s Scenario, book *redriveBook, tally func(simtarget.Cal
 // Run implements Strategy.
 func (r Redrive) Run(ctx context.Context, s Scenario, msgs []Message, obs Observer) (_ Outcome, err error) {
 	wall := time.Now()
-	book := &redriveBook{delivered: map[string]deliveredAt{}, journeys: newJourneyPicker(keptHistories)}
+	book := &redriveBook{delivered: map[string]deliveredAt{}, journeys: newJourneyPicker(keptHistories, 0)}
 	calls := NewCallTally(s)
 	stack, err := local.Start(ctx, r.options(s, book, tallyCalls(calls, r.Name(), obs)))
 	if err != nil {

@@ -23,7 +23,7 @@ func WriteTable(w io.Writer, r Result) error {
 		return fmt.Errorf("sim: table: %w", err)
 	}
 	b.WriteString("\n" + CostNote(r.Scenario) + "\n")
-	fmt.Fprintf(&b, "Wall time of the whole run: %.1fs (strategies run concurrently).\n", r.Wall.Seconds())
+	fmt.Fprintf(&b, "Wall time of the whole run: %.1fs (strategies run one after another).\n", r.Wall.Seconds())
 	_, err := io.WriteString(w, b.String())
 	return err
 }
