@@ -106,11 +106,13 @@ type State struct {
 //
 // The first tick of an epoch releases Start per second. After a tick whose
 // quota was used in full, the rate doubles (slow start) until the first
-// throttle, which halves it; then it grows by 2% per tick (at least one
-// message per second) up to 95% of the rate at the last throttle, and by
-// 0.5% (at least a quarter) beyond, probing gently where the target gave
-// way before. A tick that finds new throttles multiplies it by Backoff
-// instead.
+// throttle, which halves it. Then, up to 95% of the rate at the last
+// throttle (the ceiling), it grows per tick by a quarter of the way there
+// or by 2% (at least one message per second), whichever is more; from
+// there to the ceiling by 0.2% (at least a quarter), probing gently where
+// the target gave way before, as each throttle costs a pause and a cut;
+// past the ceiling, where the target takes more than it did, by 1%. A
+// tick that finds new throttles multiplies it by Backoff instead.
 // Growth is clocked by the releases that were used, so a room that ran
 // short does not inflate the rate.
 func (p Policy) Step(s State, throttles int64) (State, int) {
@@ -125,9 +127,11 @@ func (p Policy) Step(s State, throttles int64) (State, int) {
 	case s.Full && s.Ceiling == 0:
 		s.Rate *= 2
 	case s.Full && s.Rate < 0.95*s.Ceiling:
-		s.Rate += max(1, s.Rate*0.02)
+		s.Rate += max(1, s.Rate*0.02, (0.95*s.Ceiling-s.Rate)/4)
+	case s.Full && s.Rate < s.Ceiling:
+		s.Rate += max(0.25, s.Rate*0.002)
 	case s.Full:
-		s.Rate += max(0.25, s.Rate*0.005)
+		s.Rate += max(0.25, s.Rate*0.01)
 	}
 	s.Rate = min(s.Rate, p.Max)
 	s.SeenThrottles = throttles

@@ -55,9 +55,9 @@ func TestTheBudgetBacksOffOnAReportedThrottleAndGrowsOnlyWhenUsed(t *testing.T) 
 	assert.Equal(t, 10, take(t, s, p, tick(0), 100, 0).N)
 	assert.Equal(t, 20, both(1, 100, 1), "a throttle reported by the second controller")
 	assert.Equal(t, 10, both(2, 100, 0), "halves the next tick's budget")
-	assert.Equal(t, 10, both(3, 5, 0), "the budget, 11, is not given out in full")
-	assert.Equal(t, 11, both(4, 100, 0), "so it did not grow")
-	assert.Equal(t, 12, both(5, 100, 0), "past the throttle, it grows slowly")
+	assert.Equal(t, 10, both(3, 5, 0), "the budget, 12, is not given out in full")
+	assert.Equal(t, 12, both(4, 100, 0), "so it did not grow")
+	assert.Equal(t, 14, both(5, 100, 0), "below the rate that was throttled, it grows by a quarter of the way")
 }
 
 // A budget smaller than the controllers serves each of them in turn: no
