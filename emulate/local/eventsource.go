@@ -62,13 +62,15 @@ type eventSource struct {
 	invoker   executor.Invoker
 	function  string
 	batchSize int
-	fail      func(error)  // reports an error the run must surface (virtual clock)
-	logger    *slog.Logger // reports an error a service carries on after
-	service   bool         // long-polls (run) rather than being woken
+	window    time.Duration // the batching window: how long after a send it polls
+	fail      func(error)   // reports an error the run must surface (virtual clock)
+	logger    *slog.Logger  // reports an error a service carries on after
+	service   bool          // long-polls (run) rather than being woken
 
-	mu    sync.Mutex
-	next  time.Time // the poll scheduled to run; zero when idle
-	stats SourceStats
+	mu       sync.Mutex
+	next     time.Time // the poll scheduled to run; zero when idle
+	unpolled int       // messages sent since the last poll began
+	stats    SourceStats
 }
 
 // longPoll is the mapping's long-poll wait, in seconds, and errorPause
@@ -103,13 +105,29 @@ func (s *eventSource) wake(at time.Time) {
 	s.exec.At(at, func(ctx context.Context) { s.poll(ctx, at) })
 }
 
+// sent wakes the source for n messages sent to the DLQ at at: once its
+// batching window has passed, so that the messages sent meanwhile go in
+// full batches, or at once when the messages sent since it last polled
+// fill a batch, as the mapping invokes a full batch without waiting.
+func (s *eventSource) sent(at time.Time, n int) {
+	s.mu.Lock()
+	s.unpolled += n
+	full := s.unpolled >= s.batchSize
+	s.mu.Unlock()
+	if full {
+		s.wake(at)
+		return
+	}
+	s.wake(at.Add(s.window))
+}
+
 // poll drains the visible messages batch by batch, then schedules the next
 // poll. A poll that was superseded by an earlier one does nothing.
 func (s *eventSource) poll(ctx context.Context, at time.Time) {
 	s.mu.Lock()
 	current := s.next.Equal(at)
 	if current {
-		s.next = time.Time{}
+		s.next, s.unpolled = time.Time{}, 0
 	}
 	s.mu.Unlock()
 	if !current {

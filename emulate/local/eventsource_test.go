@@ -123,6 +123,26 @@ func TestEventSourceBatchSize(t *testing.T) {
 	assert.Len(t, s.Target.Ledger().Deliveries(), 10)
 }
 
+func TestEventSourceBatchingWindowFillsTheBatches(t *testing.T) {
+	// 25 messages sent 100ms apart: without a window each is received as
+	// it comes, one invocation each; with a 1s window, ten at a time as
+	// each batch fills, and the last five when the window has passed.
+	for _, tt := range []struct {
+		window      time.Duration
+		invocations int64
+	}{{0, 25}, {time.Second, 3}} {
+		s := start(t, local.Options{BatchWindow: tt.window})
+		msgs := messages(25)
+		for i, m := range msgs {
+			s.SendToDLQAt(t0.Add(time.Duration(i)*100*time.Millisecond), m)
+		}
+		run(t, s)
+		st := s.Stats()
+		assert.EqualValues(t, tt.invocations, st.Invocations[local.FunctionStarter], "window %v", tt.window)
+		assert.Len(t, s.Target.Ledger().Deliveries(), 25, "window %v", tt.window)
+	}
+}
+
 // Through the API and in process alike.
 func TestThrottleStartExecution(t *testing.T) {
 	for _, inProcess := range []bool{false, true} {

@@ -163,6 +163,12 @@ type Options struct {
 
 	// BatchSize is the DLQ event source's batch size, 1 to 10. Default 10.
 	BatchSize int
+	// BatchWindow is the DLQ event source's batching window
+	// (MaximumBatchingWindowInSeconds), up to 5 minutes: on the virtual
+	// clock, a message sent to the DLQ is received that long after, with
+	// the others sent meanwhile, in full batches. Default 0: at once, as
+	// a mapping without a window polls.
+	BatchWindow time.Duration
 	// VisibilityTimeout is the DLQ's; a record the starter could not start
 	// reappears after it. Default 30s.
 	VisibilityTimeout time.Duration
@@ -252,6 +258,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("local: options: Workers %d: want at least 1", o.Workers)
 	case o.BatchSize < 1 || o.BatchSize > 10:
 		return fmt.Errorf("local: options: BatchSize %d: want 1 to 10, as an SQS event source allows", o.BatchSize)
+	case o.BatchWindow < 0 || o.BatchWindow > 5*time.Minute || o.BatchWindow%time.Second != 0:
+		return fmt.Errorf("local: options: BatchWindow %v: want whole seconds from 0 to 5m, as an SQS event source allows", o.BatchWindow)
 	case o.VisibilityTimeout < time.Second || o.VisibilityTimeout > 12*time.Hour:
 		return fmt.Errorf("local: options: VisibilityTimeout %v: want 1s to 12h, as SQS allows", o.VisibilityTimeout)
 	case !suffixPattern.MatchString(o.NameSuffix):

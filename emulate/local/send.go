@@ -46,7 +46,7 @@ func (s *Stack) SendToDLQ(ctx context.Context, msgs ...message.Message) ([]strin
 		s.sent = append(s.sent, Sent{ID: id, Body: m.Body, At: s.Executor.Now()})
 		s.mu.Unlock()
 	}
-	s.source.wake(s.Executor.Now())
+	s.source.sent(s.Executor.Now(), len(msgs))
 	return ids, nil
 }
 

@@ -229,7 +229,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	s.source = &eventSource{
 		exec: s.Executor, sqs: s.queues, server: s.SQSServer,
 		queueName: s.QueueName(DLQName), queueURL: s.DLQURL, queueARN: QueueARN(s.QueueName(DLQName)),
-		invoker: s.invoker, function: functionARN(FunctionStarter), batchSize: opts.BatchSize,
+		invoker: s.invoker, function: functionARN(FunctionStarter), batchSize: opts.BatchSize, window: opts.BatchWindow,
 		fail: s.fail, logger: logger(opts.Logs, s.Executor), service: opts.Scaled != nil,
 	}
 	s.sweeps = &sweepSchedule{exec: s.Executor, invoker: s.invoker, pace: pace.NewStore(s.dynamo.api, s.Table),

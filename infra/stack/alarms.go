@@ -58,7 +58,7 @@ func newAlarms(scope constructs.Construct, s Settings, st *storage, fns map[stri
 			// stays in ALARM while anything is parked, so later messages
 			// would notify no one. SQS counts SendMessage (the starter's
 			// and Park's), not what a DLQ's redrive policy moves in: with
-			// the advised policy (50 receives, 180 s visibility) those
+			// the advised policy (50 receives, 181 s visibility) those
 			// waited in the DLQ for over 2 hours, past both age alarms'
 			// defaults.
 			id: "ParkedMessagesAlarm",

@@ -59,10 +59,14 @@ func NewRedriveStack(scope constructs.Construct, id string, props *Props) (awscd
 	})
 
 	// Batch size and concurrency bound the StartExecution rate; see the
-	// README for the arithmetic.
+	// README for the arithmetic. The batching window fills the batches
+	// when messages arrive fast: each starter invocation writes its key's
+	// pace row once, so one invocation a message would reach the row's
+	// partition limit near 1,000 arrivals a second.
 	mapping := fns[starterFn].fn.AddEventSourceMapping(jsii.String("DeadLetterQueue"), &awslambda.EventSourceMappingOptions{
 		EventSourceArn:          st.dlq.QueueArn(),
 		BatchSize:               jsii.Number(float64(s.StarterBatchSize)),
+		MaxBatchingWindow:       awscdk.Duration_Seconds(jsii.Number(starterBatchWindow.Seconds())),
 		MaxConcurrency:          jsii.Number(float64(s.StarterMaxConcurrency)),
 		ReportBatchItemFailures: jsii.Bool(true),
 	})

@@ -170,7 +170,7 @@ func TestDemoQueues(t *testing.T) {
 	lot := s.id(t, "AWS::SQS::Queue", "ParkingLot")
 	assert.Equal(t, `{"deadLetterTargetArn":{"Fn::GetAtt":["`+lot+`","Arn"]},"maxReceiveCount":50}`, render(p["RedrivePolicy"]),
 		"what the starter cannot start goes to the parking lot, not to expiry")
-	assert.EqualValues(t, 180, p["VisibilityTimeout"], "6x the starter's timeout")
+	assert.EqualValues(t, 181, p["VisibilityTimeout"], "6x the starter's timeout plus the batching window")
 	assert.Equal(t, true, p["SqsManagedSseEnabled"])
 }
 
@@ -381,6 +381,7 @@ func TestEventSourceMapping(t *testing.T) {
 			starter, _ := s.function(t, starterFn)
 			assert.Equal(t, "{"+starter+"}", render(p["FunctionName"]))
 			assert.EqualValues(t, s.settings.StarterBatchSize, p["BatchSize"])
+			assert.EqualValues(t, 1, p["MaximumBatchingWindowInSeconds"], "batches filled when messages arrive fast")
 			assert.Equal(t, `{"MaximumConcurrency":`+render(float64(s.settings.StarterMaxConcurrency))+`}`, render(p["ScalingConfig"]))
 			assert.Equal(t, `["ReportBatchItemFailures"]`, render(p["FunctionResponseTypes"]))
 			if fixture == existingName {

@@ -29,9 +29,10 @@ const (
 	// (throttled, say) before SQS moves it from the demo DLQ to the parking
 	// lot, rather than let it expire.
 	dlqMaxReceives = 50
-	// dlqVisibility is 6x the starter's timeout, AWS's advice for SQS event
-	// sources, so throttled retries do not burn receives.
-	dlqVisibility = 6 * taskTimeout
+	// dlqVisibility is 6x the starter's timeout plus the batching window,
+	// AWS's advice for SQS event sources, so throttled retries do not burn
+	// receives.
+	dlqVisibility = 6*taskTimeout + starterBatchWindow
 )
 
 // The body bucket (claimcheck).
