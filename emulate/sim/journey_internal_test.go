@@ -68,51 +68,42 @@ func whys(js []Journey) map[string]string {
 }
 
 func TestJourneyPickerReadsHistoriesBeforeTheyAreEvicted(t *testing.T) {
-	// 2,000 executions, the executor keeping 10 histories: the first
-	// one's is read as it is about to be evicted, not at the end; the
-	// longest (x-1234) ends last but one; of the parked ones, every tenth
-	// from x-0005, x-0055 is the first to wait longest (66s).
-	js, reads := pickFrom(t, 2000, 10, 0, 0, false, func(i int) int {
-		if i == 1234 {
-			return 1000
-		}
-		return 60 + i%7
-	})
-	assert.Equal(t, map[string]string{
-		"x-0000":        "the first message to arrive",
-		"x-1234":        "the delivered message that took longest",
-		"x-0055-parked": "the parked message that took longest",
-	}, whys(js))
-	assert.LessOrEqual(t, reads, 10, "a handful of histories read, not one per execution")
+	// 2,000 executions, the executor keeping 10 histories, or keeping
+	// every history but forgetting a whole execution 30s after it
+	// stopped: the first one's is read before it goes, not at the end;
+	// the longest (x-1234) ends last but one; of the parked ones, every
+	// tenth from x-0005, x-0055 is the first to wait longest (66s).
+	for _, tt := range []struct {
+		name      string
+		keep      int
+		retention time.Duration
+	}{{"by count", 10, 0}, {"by age", 0, 30 * time.Second}} {
+		t.Run(tt.name, func(t *testing.T) {
+			js, reads := pickFrom(t, 2000, tt.keep, 0, tt.retention, false, func(i int) int {
+				if i == 1234 {
+					return 1000
+				}
+				return 60 + i%7
+			})
+			assert.Equal(t, map[string]string{
+				"x-0000":        "the first message to arrive",
+				"x-1234":        "the delivered message that took longest",
+				"x-0055-parked": "the parked message that took longest",
+			}, whys(js))
+			assert.LessOrEqual(t, reads, 10, "a handful of histories read, not one per execution")
 
-	j := js[0]
-	assert.Equal(t, "id-x-0000", j.Message)
-	assert.Equal(t, "delivered", j.Outcome)
-	assert.Equal(t, []Step{
-		{At: 0, Event: "execution started"},
-		{At: 0, State: "Hold", Event: "entered"},
-		{At: 60 * time.Second, State: "Hold", Event: "left", Detail: "after 1m0s"},
-		{At: 60 * time.Second, State: "Done", Event: "entered"},
-		{At: 60 * time.Second, Event: "execution succeeded"},
-	}, j.Steps)
-}
-
-func TestJourneyPickerReadsExecutionsBeforeTheExecutorForgetsThem(t *testing.T) {
-	// The executor keeps every history but forgets a whole execution 30s
-	// after it stopped: the picks are read before that, the same ones as
-	// when the histories are evicted by count.
-	js, reads := pickFrom(t, 2000, 0, 0, 30*time.Second, false, func(i int) int {
-		if i == 1234 {
-			return 1000
-		}
-		return 60 + i%7
-	})
-	assert.Equal(t, map[string]string{
-		"x-0000":        "the first message to arrive",
-		"x-1234":        "the delivered message that took longest",
-		"x-0055-parked": "the parked message that took longest",
-	}, whys(js))
-	assert.LessOrEqual(t, reads, 10, "a handful of histories read, not one per execution")
+			j := js[0]
+			assert.Equal(t, "id-x-0000", j.Message)
+			assert.Equal(t, "delivered", j.Outcome)
+			assert.Equal(t, []Step{
+				{At: 0, Event: "execution started"},
+				{At: 0, State: "Hold", Event: "entered"},
+				{At: 60 * time.Second, State: "Hold", Event: "left", Detail: "after 1m0s"},
+				{At: 60 * time.Second, State: "Done", Event: "entered"},
+				{At: 60 * time.Second, Event: "execution succeeded"},
+			}, j.Steps)
+		})
+	}
 }
 
 func TestJourneyPickerPassesOverHistoriesNotRecorded(t *testing.T) {
