@@ -1,5 +1,15 @@
 package starter
 
+import "time"
+
+// BatchWindow is the batching window of the DLQ event source that invokes
+// the starter (MaximumBatchingWindowInSeconds, as the CDK stack deploys it
+// and the simulation models it): the mapping invokes the starter with a
+// full batch, or with what arrived within the window. Each invocation
+// writes its keys' pace rows once, so messages arriving fast go ten to an
+// invocation rather than one, far under a row's partition limit.
+const BatchWindow = time.Second
+
 // StepFunctionsPayloadLimit is Step Functions' limit on an execution input
 // and on every state's input and output: 256 KiB of UTF-8.
 const StepFunctionsPayloadLimit = 256 << 10

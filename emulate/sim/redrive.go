@@ -17,6 +17,7 @@ import (
 	"github.com/redrive/redrive/emulate/simtarget"
 	"github.com/redrive/redrive/message"
 	"github.com/redrive/redrive/rules"
+	"github.com/redrive/redrive/starter"
 )
 
 // Redrive is the real orchestrator, assembled in process by local: the
@@ -51,10 +52,6 @@ func (Redrive) Name() string { return "redrive" }
 // records at once, and how many of the finished ones it keeps.
 const keptHistories = 1000
 
-// stackBatchWindow is the DLQ event source's batching window as the CDK
-// stack deploys it (infra/stack: starterBatchWindow).
-const stackBatchWindow = time.Second
-
 // options are the Stack's options for s, reporting the executions that
 // end to book and the consumer's calls to tally.
 func (r Redrive) options(s Scenario, book *redriveBook, tally func(simtarget.Call)) local.Options {
@@ -65,7 +62,7 @@ func (r Redrive) options(s Scenario, book *redriveBook, tally func(simtarget.Cal
 		Attempt:      attempt.Config{MaxAttempts: s.Retry.MaxAttempts, BackoffBase: s.Retry.BackoffBase, BackoffMax: s.Retry.BackoffMax},
 		Target:       s.TargetOptions(nil, tally),
 		DirectInvoke: r.DirectInvoke,
-		BatchWindow:  stackBatchWindow,
+		BatchWindow:  starter.BatchWindow,
 		// The endpoint is the caller's choice, e.g. DDB_ENDPOINT's;
 		// without one the table, the queues and the executor are
 		// reached in process, without the APIs' wire format.

@@ -40,12 +40,6 @@ type functionSpec struct {
 // refuses the event source mapping.
 const taskTimeout = 30 * time.Second
 
-// starterBatchWindow is the DLQ event source's batching window
-// (MaximumBatchingWindowInSeconds): the mapping invokes the starter with a
-// full batch, or with what arrived within it. The local simulation uses
-// the same (emulate/sim: stackBatchWindow).
-const starterBatchWindow = time.Second
-
 // adminTimeout bounds an admin command: a replay runs until about half a
 // minute before it, then stops, recorded as interrupted and resumable
 // (admin); the other commands take a second.

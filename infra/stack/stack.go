@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/redrive/redrive/starter"
 )
 
 // NewRedriveStack validates props and builds the Redrive stack in scope.
@@ -59,14 +61,12 @@ func NewRedriveStack(scope constructs.Construct, id string, props *Props) (awscd
 	})
 
 	// Batch size and concurrency bound the StartExecution rate; see the
-	// README for the arithmetic. The batching window fills the batches
-	// when messages arrive fast: each starter invocation writes its key's
-	// pace row once, so one invocation a message would reach the row's
-	// partition limit near 1,000 arrivals a second.
+	// README for the arithmetic; the batching window fills the batches
+	// (starter.BatchWindow).
 	mapping := fns[starterFn].fn.AddEventSourceMapping(jsii.String("DeadLetterQueue"), &awslambda.EventSourceMappingOptions{
 		EventSourceArn:          st.dlq.QueueArn(),
 		BatchSize:               jsii.Number(float64(s.StarterBatchSize)),
-		MaxBatchingWindow:       awscdk.Duration_Seconds(jsii.Number(starterBatchWindow.Seconds())),
+		MaxBatchingWindow:       awscdk.Duration_Seconds(jsii.Number(starter.BatchWindow.Seconds())),
 		MaxConcurrency:          jsii.Number(float64(s.StarterMaxConcurrency)),
 		ReportBatchItemFailures: jsii.Bool(true),
 	})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/redrive/redrive/dynamo"
 	"github.com/redrive/redrive/message"
+	"github.com/redrive/redrive/starter"
 )
 
 // Queue settings.
@@ -32,7 +33,7 @@ const (
 	// dlqVisibility is 6x the starter's timeout plus the batching window,
 	// AWS's advice for SQS event sources, so throttled retries do not burn
 	// receives.
-	dlqVisibility = 6*taskTimeout + starterBatchWindow
+	dlqVisibility = 6*taskTimeout + starter.BatchWindow
 )
 
 // The body bucket (claimcheck).
